@@ -1,0 +1,42 @@
+-- Conveyor belts (rules.md §4.3, §4.8, §4.25, §4.26, §5.2). Express belts move in both belt
+-- steps, normal belts only in the second. `ctx:convey` queues the move; the core resolves all
+-- belt moves of a step at the same time (contenders stay, trains move, belts never push).
+local arrows = { N = "^", E = ">", S = "v", W = "<" }
+
+return rally.element {
+  name = "conveyor",
+  describe = "Carries robots 1 square (express: 2) along its arrow; curves turn carried robots.",
+  params = {
+    dir = rally.param.dir { describe = "the arrow: where robots are carried" },
+    express = rally.param.bool { default = false, describe = "moves robots in both belt steps" },
+    turn = rally.param.rotation {
+      optional = true,
+      describe = "a curve: turns robots carried onto it, arriving from its curved input",
+    },
+    turns = rally.param.dir_map(rally.param.rotation(), {
+      optional = true,
+      describe = "a junction: the turn per direction of travel on arrival",
+    }),
+  },
+  glyph = function(tile)
+    local a = arrows[tile.dir]
+    return tile.express and a .. a or a
+  end,
+  steps = {
+    express_belts = function(ctx, tile, robot)
+      if tile.express then ctx:convey(robot, tile.dir) end
+    end,
+    belts = function(ctx, tile, robot)
+      ctx:convey(robot, tile.dir)
+    end,
+  },
+  -- A belt carried `robot` onto this square, travelling `travel`.
+  on_conveyed = function(ctx, tile, robot, travel)
+    if tile.turns then
+      local t = tile.turns[travel]
+      if t then ctx:rotate(robot, t) end
+    elseif tile.turn and rally.rotation_between(travel, tile.dir) == tile.turn then
+      ctx:rotate(robot, tile.turn)
+    end
+  end,
+}

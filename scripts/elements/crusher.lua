@@ -1,0 +1,15 @@
+-- Crushers (rules.md §4.4): on their active registers, destroy a robot on the square, step C5.
+return rally.element {
+  name = "crusher",
+  describe = "On its active registers, destroys a robot on this square in board step C5.",
+  params = { phases = rally.param.phases { describe = "active registers (default: every register)" } },
+  glyph = "X",
+  build = function(b) b:solid() end,
+  steps = {
+    crushers = function(ctx, tile, robot)
+      if rally.active(tile.phases, ctx.register) then
+        ctx:destroy(robot, "crusher")
+      end
+    end,
+  },
+}

@@ -1,0 +1,21 @@
+-- Checkpoint flags (rules.md §4.1, §7.1): touched in segment E only, in order; the archive
+-- moves onto any flag; a flag repairs 1 damage at the end of the turn.
+return rally.element {
+  name = "flag",
+  describe = "Checkpoint: touched in order at the end of a register; moves the archive; repairs 1 at end of turn.",
+  params = { number = rally.param.int { min = 1, describe = "its place in the order" } },
+  glyph = function(tile) return "F" .. tile.number end,
+  build = function(b, tile)
+    b:flag(tile.number)
+    b:solid()
+  end,
+  steps = {
+    touch = function(ctx, tile, robot)
+      ctx:touch_flag(robot, tile.number)
+      ctx:set_archive(robot)
+    end,
+    end_of_turn = function(ctx, tile, robot)
+      ctx:repair(robot, 1)
+    end,
+  },
+}

@@ -1,0 +1,12 @@
+-- Gears (rules.md §4.9): always on, step C4.
+return rally.element {
+  name = "gear",
+  describe = "Rotates a robot standing on it 90 degrees in board step C4.",
+  params = { turn = rally.param.rotation { describe = "left (counter-clockwise) or right" } },
+  glyph = function(tile) return tile.turn == "left" and "G<" or "G>" end,
+  steps = {
+    gears = function(ctx, tile, robot)
+      ctx:rotate(robot, tile.turn)
+    end,
+  },
+}

@@ -1,0 +1,17 @@
+-- Board lasers (rules.md §4.10, §6.1). The emitter sits in this square and the beam starts in
+-- it; it stops at walls and at the first robot. All lasers fire in segment D and their damage
+-- is applied together.
+return rally.element {
+  name = "laser",
+  describe = "Fires a beam of 1-3 damage along `dir` in segment D, stopped by walls and the first robot.",
+  params = {
+    dir = rally.param.dir { describe = "the beam's direction" },
+    strength = rally.param.int { min = 1, max = 3, default = 1, describe = "damage per hit" },
+  },
+  glyph = function(tile) return "L" .. (tile.strength > 1 and tostring(tile.strength) or "") end,
+  tile_steps = {
+    fire = function(ctx, tile)
+      ctx:fire_beam(tile.at, tile.dir, tile.strength, { cause = "laser" })
+    end,
+  },
+}

@@ -1,0 +1,223 @@
+//! The board: which element instances stand on which squares, and the static facts their
+//! scripts declared when the board was compiled (walls on edges, hazards, flags, docks).
+//! Those facts are native tables, so the hot paths (movement, beams) never call Lua for them.
+
+pub mod file;
+
+pub use file::{BoardRef, Layout, Origin};
+
+use crate::error::Result;
+use crate::geometry::{Dir, Pos};
+use crate::params::ParamSpecs;
+use serde_json::{Map, Value};
+
+/// One element instance on one square, with checked parameters.
+#[derive(Clone, Debug)]
+pub struct Tile {
+    /// Index of the element in the rule set the board was compiled against.
+    pub element: usize,
+    pub name: String,
+    pub at: Pos,
+    pub params: Map<String, Value>,
+}
+
+/// Which way a wall stops things crossing one side of a square.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Blocking {
+    /// Stops robots leaving the square through this side.
+    pub robots_out: bool,
+    /// Stops robots entering the square through this side.
+    pub robots_in: bool,
+    pub lasers_out: bool,
+    pub lasers_in: bool,
+}
+
+/// What element scripts may declare about their square when the board is compiled.
+#[derive(Clone, Debug, Default)]
+pub struct Facts {
+    pub width: i32,
+    /// Per square, per side (bit = `Dir::index`).
+    robots_out: Vec<u8>,
+    robots_in: Vec<u8>,
+    lasers_out: Vec<u8>,
+    lasers_in: Vec<u8>,
+    /// Robots are never placed here (re-entry) and a teleport onto it destroys: pits and kin.
+    hazard: Vec<bool>,
+    /// Something physically occupies the square (a teleporter cannot land here).
+    solid: Vec<bool>,
+    pub flags: Vec<(u32, Pos)>,
+    pub starts: Vec<(u32, Pos)>,
+}
+
+/// How `Board::compile` reaches the element declarations without depending on Lua.
+pub trait Catalogue {
+    /// The element's index and declared parameters, or a message (with a suggestion).
+    fn element(&self, name: &str) -> std::result::Result<(usize, &ParamSpecs), String>;
+    /// Runs the element's `build` declaration for one tile, if it has one.
+    fn build(&self, tile: &Tile, facts: &mut Facts) -> Result<()>;
+}
+
+#[derive(Clone, Debug)]
+pub struct Board {
+    pub name: String,
+    pub description: String,
+    pub width: i32,
+    pub height: i32,
+    /// In a fixed order (row, column, element name), so handlers run deterministically.
+    pub tiles: Vec<Tile>,
+    by_square: Vec<Vec<usize>>,
+    facts: Facts,
+}
+
+impl Board {
+    /// Checks every placement against the element declarations and runs their `build`.
+    pub fn compile(layout: &Layout, catalogue: &dyn Catalogue) -> Result<Board> {
+        let squares = (layout.width * layout.height) as usize;
+        let mut tiles = Vec::with_capacity(layout.placements.len());
+        for p in &layout.placements {
+            let (element, specs) = catalogue
+                .element(&p.element)
+                .map_err(|m| p.origin.error(m))?;
+            let mut params = crate::params::check_all(specs, &p.params, &p.element)
+                .map_err(|m| p.origin.error(m))?;
+            if p.quarter_turns != 0 {
+                for (name, value) in params.iter_mut() {
+                    *value = specs[name].kind.rotate(value, p.quarter_turns);
+                }
+            }
+            tiles.push(Tile {
+                element,
+                name: p.element.clone(),
+                at: p.at,
+                params,
+            });
+        }
+        tiles.sort_by(|a, b| (a.at.y, a.at.x, &a.name).cmp(&(b.at.y, b.at.x, &b.name)));
+        let mut board = Board {
+            name: layout.name.clone(),
+            description: layout.description.clone(),
+            width: layout.width,
+            height: layout.height,
+            tiles,
+            by_square: vec![Vec::new(); squares],
+            facts: Facts {
+                width: layout.width,
+                robots_out: vec![0; squares],
+                robots_in: vec![0; squares],
+                lasers_out: vec![0; squares],
+                lasers_in: vec![0; squares],
+                hazard: vec![false; squares],
+                solid: vec![false; squares],
+                flags: Vec::new(),
+                starts: Vec::new(),
+            },
+        };
+        for (index, tile) in board.tiles.iter().enumerate() {
+            let square = board
+                .index(tile.at)
+                .expect("placements are checked to be on the board");
+            board.by_square[square].push(index);
+            catalogue.build(tile, &mut board.facts)?;
+        }
+        board.facts.flags.sort();
+        board.facts.starts.sort();
+        Ok(board)
+    }
+
+    pub fn contains(&self, p: Pos) -> bool {
+        p.x >= 0 && p.y >= 0 && p.x < self.width && p.y < self.height
+    }
+
+    fn index(&self, p: Pos) -> Option<usize> {
+        self.contains(p).then(|| (p.y * self.width + p.x) as usize)
+    }
+
+    /// Tile indices on a square (empty off the board).
+    pub fn tiles_at(&self, p: Pos) -> &[usize] {
+        self.index(p).map_or(&[], |i| &self.by_square[i])
+    }
+
+    pub fn has_element(&self, p: Pos, name: &str) -> bool {
+        self.tiles_at(p).iter().any(|&t| self.tiles[t].name == name)
+    }
+
+    /// Can a robot cross from `from` to its neighbour in `dir`? (The edge may be a wall.)
+    pub fn robot_can_cross(&self, from: Pos, dir: Dir) -> bool {
+        !Self::crosses_wall(
+            &self.facts.robots_out,
+            &self.facts.robots_in,
+            self,
+            from,
+            dir,
+        )
+    }
+
+    /// Can a laser beam cross from `from` to its neighbour in `dir`?
+    pub fn laser_can_cross(&self, from: Pos, dir: Dir) -> bool {
+        !Self::crosses_wall(
+            &self.facts.lasers_out,
+            &self.facts.lasers_in,
+            self,
+            from,
+            dir,
+        )
+    }
+
+    fn crosses_wall(out: &[u8], into: &[u8], board: &Board, from: Pos, dir: Dir) -> bool {
+        let bit = |bits: &[u8], p: Pos, d: Dir| {
+            board
+                .index(p)
+                .is_some_and(|i| bits[i] & (1 << d.index()) != 0)
+        };
+        bit(out, from, dir) || bit(into, from.step(dir), dir.opposite())
+    }
+
+    /// A pit or anything else a robot must never be placed on. Off the board counts too.
+    pub fn is_hazard(&self, p: Pos) -> bool {
+        self.index(p).is_none_or(|i| self.facts.hazard[i])
+    }
+
+    pub fn is_solid(&self, p: Pos) -> bool {
+        self.index(p).is_some_and(|i| self.facts.solid[i])
+    }
+
+    /// `(number, square)` of every flag, in order.
+    pub fn flags(&self) -> &[(u32, Pos)] {
+        &self.facts.flags
+    }
+
+    pub fn starts(&self) -> &[(u32, Pos)] {
+        &self.facts.starts
+    }
+}
+
+impl Facts {
+    fn index(&self, p: Pos) -> usize {
+        (p.y * self.width + p.x) as usize
+    }
+
+    /// Declares a wall on side `side` of square `at`.
+    pub fn add_wall(&mut self, at: Pos, side: Dir, blocking: Blocking) {
+        let i = self.index(at);
+        let bit = 1 << side.index();
+        let set = |bits: &mut Vec<u8>, on: bool| {
+            if on {
+                bits[i] |= bit
+            }
+        };
+        set(&mut self.robots_out, blocking.robots_out);
+        set(&mut self.robots_in, blocking.robots_in);
+        set(&mut self.lasers_out, blocking.lasers_out);
+        set(&mut self.lasers_in, blocking.lasers_in);
+    }
+
+    pub fn set_hazard(&mut self, at: Pos) {
+        let i = self.index(at);
+        self.hazard[i] = true;
+    }
+
+    pub fn set_solid(&mut self, at: Pos) {
+        let i = self.index(at);
+        self.solid[i] = true;
+    }
+}

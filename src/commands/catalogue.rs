@@ -1,0 +1,63 @@
+//! `rally elements` and `rally variants`: what is loaded, with parameters and descriptions,
+//! taken from the scripts themselves.
+
+use super::Common;
+use crate::error::Result;
+use crate::params::ParamSpecs;
+use crate::variant::Variant;
+
+fn params_lines(params: &ParamSpecs) -> Vec<String> {
+    params
+        .iter()
+        .map(|(name, p)| {
+            let need = match (&p.default, p.required) {
+                (Some(d), _) => format!("default {d}"),
+                (None, true) => "required".into(),
+                (None, false) => "optional".into(),
+            };
+            let describe = if p.describe.is_empty() {
+                String::new()
+            } else {
+                format!(" — {}", p.describe)
+            };
+            format!("      {name}: {} ({need}){describe}", p.kind.describe())
+        })
+        .collect()
+}
+
+pub fn elements(common: &Common) -> Result<()> {
+    let rules = common.rules(None, Vec::new())?;
+    println!("Elements ({}):", rules.elements.len());
+    for e in &rules.elements {
+        println!("  {:<14} {}", e.name, e.describe);
+        println!("      ({})", e.file);
+        for line in params_lines(&e.params) {
+            println!("{line}");
+        }
+    }
+    println!("\nRules:");
+    for r in &rules.rules {
+        println!("  {:<14} {} ({})", r.name, r.describe, r.file);
+    }
+    println!("\nOrder of play (steps scripts can attach to):");
+    for s in &rules.order {
+        println!("  {:<15} {:<15} {}", s.name, s.segment.name(), s.describe);
+    }
+    Ok(())
+}
+
+pub fn variants(common: &Common) -> Result<()> {
+    let (_, dir) = common.folders(None)?;
+    let found = Variant::discover(&dir)?;
+    println!("Variants in {} ({}):", dir.display(), found.len());
+    for v in &found {
+        println!("  {:<18} {}", v.name, v.description);
+        for line in params_lines(&v.params) {
+            println!("{line}");
+        }
+        if !v.conflicts.is_empty() {
+            println!("      cannot be combined with: {}", v.conflicts.join(", "));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,603 @@
+//! The phase engine: walks the order of play (`order.rs`) for a register or a turn, calls the
+//! scripts attached to each step, and resolves the native parts (revealing and executing
+//! cards, re-entry). A register is a transaction: if any script fails, the state goes back to
+//! what it was before the register (design.md principle 5).
+
+use crate::board::{Board, Layout};
+use crate::cards::Card;
+use crate::detail;
+use crate::error::{Error, Result};
+use crate::geometry::{Dir, Pos};
+use crate::order::{Native, Segment};
+use crate::script::ctx::{card_table, Ctx, RobotView};
+use crate::script::sandbox::{Budget, BUDGET_MESSAGE, INSTRUCTION_BUDGET};
+use crate::script::{lua_message, Defs, RuleEvent, RuleSet, TileEvent};
+use crate::state::{GameState, RobotId};
+use crate::world::{Arrival, How, World};
+use mlua::{AnyUserData, Function, IntoLuaMulti, Lua, Table, Value};
+use std::cell::{Cell, Ref, RefCell};
+use std::rc::Rc;
+
+/// What a rule set needs to reach the game it is attached to. Lives in the Lua state's app
+/// data, so that `ctx:` primitives called from scripts can find the world.
+pub struct Link {
+    pub world: Rc<RefCell<World>>,
+    pub defs: Rc<Defs>,
+    budget: Rc<Budget>,
+    pub ctx: AnyUserData,
+    /// One view per robot, made once, so `robot == other` compares identity.
+    pub robots: Vec<AnyUserData>,
+    /// One read-only table per tile.
+    pub tiles: Vec<Table>,
+    /// Per step: the tiles whose element has a `tile_steps` handler for it.
+    tile_steps: Vec<Vec<usize>>,
+    handled: Table,
+    depth: Cell<u32>,
+    /// The cards revealed this register, per robot (a randomizer may have swapped one).
+    revealed: RefCell<Vec<Option<Card>>>,
+}
+
+impl Link {
+    fn new(rules: &RuleSet, world: Rc<RefCell<World>>) -> mlua::Result<Rc<Link>> {
+        let lua = &rules.lua;
+        let (board, count) = {
+            let w = world.borrow();
+            (w.board.clone(), w.state.robots.len())
+        };
+        let tiles = board
+            .tiles
+            .iter()
+            .map(|t| rules.tile_table(t))
+            .collect::<mlua::Result<_>>()?;
+        let robots = (0..count)
+            .map(|id| lua.create_userdata(RobotView(id)))
+            .collect::<mlua::Result<_>>()?;
+        let tile_steps = (0..rules.order.len())
+            .map(|step| {
+                (0..board.tiles.len())
+                    .filter(|&t| {
+                        rules.elements[board.tiles[t].element]
+                            .tile_steps
+                            .contains_key(&step)
+                    })
+                    .collect()
+            })
+            .collect();
+        let rally: Table = lua.globals().get("rally")?;
+        let link = Rc::new(Link {
+            world,
+            defs: rules.defs.clone(),
+            budget: rules.budget.clone(),
+            ctx: lua.create_userdata(Ctx)?,
+            robots,
+            tiles,
+            tile_steps,
+            handled: rally.get("HANDLED")?,
+            depth: Cell::new(0),
+            revealed: RefCell::new(vec![None; count]),
+        });
+        lua.set_app_data(link.clone());
+        Ok(link)
+    }
+}
+
+/// The engine as seen from one call: the Lua state and the game it is attached to.
+pub struct Engine<'a> {
+    pub lua: &'a Lua,
+    pub link: &'a Link,
+}
+
+impl<'a> Engine<'a> {
+    pub fn world(&self) -> std::cell::RefMut<'a, World> {
+        self.link.world.borrow_mut()
+    }
+
+    fn board(&self) -> Rc<Board> {
+        self.link.world.borrow().board.clone()
+    }
+
+    fn robot(&self, id: RobotId) -> AnyUserData {
+        self.link.robots[id].clone()
+    }
+
+    fn is_active(&self, id: RobotId) -> bool {
+        !self.link.world.borrow().state.robots[id].destroyed
+    }
+
+    fn robot_name(&self, id: RobotId) -> String {
+        self.link.world.borrow().state.robots[id].name.clone()
+    }
+
+    /// Calls a script handler under the instruction budget (shared by nested calls) and turns
+    /// a failure into a message that says which script, where and when.
+    pub fn call(
+        &self,
+        f: &Function,
+        args: impl IntoLuaMulti,
+        what: impl Fn() -> String,
+    ) -> Result<Value> {
+        let depth = self.link.depth.get();
+        if depth == 0 {
+            self.link.budget.reset(INSTRUCTION_BUDGET);
+        }
+        self.link.depth.set(depth + 1);
+        let result = f.call::<Value>(args);
+        self.link.depth.set(depth);
+        let describe = || {
+            let (turn, register) = {
+                let w = self.link.world.borrow();
+                (w.state.turn, w.state.register)
+            };
+            let when = if register > 0 {
+                format!("register {register}")
+            } else {
+                format!("turn {turn}")
+            };
+            format!("{}, {when}", what())
+        };
+        if self.link.budget.is_spent() && depth == 0 {
+            let place = match &result {
+                Err(e) => lua_message(e),
+                Ok(_) => BUDGET_MESSAGE.to_string(),
+            };
+            return Err(Error::Script(format!("{}: {place}", describe())));
+        }
+        result.map_err(|e| match &e {
+            mlua::Error::ExternalError(inner) if inner.downcast_ref::<Error>().is_some() => {
+                Error::Script(inner.to_string())
+            }
+            _ => Error::Script(format!("{}: {}", describe(), lua_message(&e))),
+        })
+    }
+
+    fn tile_handler_context(&self, tile: usize, hook: &str, robot: Option<RobotId>) -> String {
+        let board = self.board();
+        let t = &board.tiles[tile];
+        let file = &self.link.defs.elements[t.element].file;
+        let who = robot
+            .map(|r| format!(", robot {}", self.robot_name(r)))
+            .unwrap_or_default();
+        format!("element `{}` at {} ({file}), {hook}{who}", t.name, t.at)
+    }
+
+    /// Runs every step of one segment range: a register (A..E) or the turn's ends.
+    pub fn run_steps(&self, per_register: bool, only: Option<Segment>) -> Result<()> {
+        let defs = self.link.defs.clone();
+        for (id, step) in defs.order.iter().enumerate() {
+            if step.segment.per_register() != per_register {
+                continue;
+            }
+            if only.is_some_and(|s| s != step.segment) {
+                continue;
+            }
+            self.run_step(id)?;
+        }
+        Ok(())
+    }
+
+    fn run_step(&self, step: usize) -> Result<()> {
+        let defs = self.link.defs.clone();
+        let info = &defs.order[step];
+        {
+            let mut w = self.world();
+            w.state.segment = info.segment.name().to_string();
+            w.defer_damage = info.segment == Segment::Lasers;
+        }
+        for rule in &defs.rules {
+            if let Some(f) = rule.steps.get(&step) {
+                let what = || format!("rule `{}` ({}), step `{}`", rule.name, rule.file, info.name);
+                self.call(f, self.link.ctx.clone(), what)?;
+            }
+        }
+        let board = self.board();
+        for &t in &self.link.tile_steps[step] {
+            let f = &defs.elements[board.tiles[t].element].tile_steps[&step];
+            let what = || self.tile_handler_context(t, &format!("step `{}`", info.name), None);
+            self.call(f, (self.link.ctx.clone(), self.link.tiles[t].clone()), what)?;
+        }
+        // Robots on tiles with a handler for this step, in board order; a robot moved during
+        // the step is not visited again on its new square.
+        let standing: Vec<(RobotId, Pos)> = {
+            let w = self.link.world.borrow();
+            let mut v: Vec<(RobotId, Pos)> = w
+                .state
+                .robots
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.is_active())
+                .map(|(i, r)| (i, r.at))
+                .collect();
+            v.sort_by_key(|(i, p)| (p.y, p.x, *i));
+            v
+        };
+        for (id, at) in standing {
+            for &t in board.tiles_at(at) {
+                let Some(f) = defs.elements[board.tiles[t].element].steps.get(&step) else {
+                    continue;
+                };
+                let still_there = {
+                    let w = self.link.world.borrow();
+                    !w.state.robots[id].destroyed && w.state.robots[id].at == at
+                };
+                if still_there {
+                    let what =
+                        || self.tile_handler_context(t, &format!("step `{}`", info.name), Some(id));
+                    self.call(
+                        f,
+                        (
+                            self.link.ctx.clone(),
+                            self.link.tiles[t].clone(),
+                            self.robot(id),
+                        ),
+                        what,
+                    )?;
+                }
+            }
+        }
+        match info.native {
+            Some(Native::RevealCards) => self.reveal_cards()?,
+            Some(Native::ExecuteCards) => self.execute_cards()?,
+            Some(Native::Reenter) => self.reenter()?,
+            None => {}
+        }
+        self.flush_conveys()?;
+        let mut w = self.world();
+        w.flush_damage();
+        w.defer_damage = false;
+        Ok(())
+    }
+
+    /// Calls a tile event on every element of the robot's square; stops at the first handler
+    /// that returns something other than nil, and returns that.
+    fn tile_event(
+        &self,
+        event: TileEvent,
+        id: RobotId,
+        args: impl Fn(Table) -> mlua::Result<mlua::MultiValue>,
+    ) -> Result<Value> {
+        let board = self.board();
+        let at = self.link.world.borrow().state.robots[id].at;
+        for &t in board.tiles_at(at) {
+            let Some(f) = self.link.defs.elements[board.tiles[t].element]
+                .events
+                .get(&event)
+            else {
+                continue;
+            };
+            if !self.is_active(id) || self.link.world.borrow().state.robots[id].at != at {
+                break;
+            }
+            let args =
+                args(self.link.tiles[t].clone()).map_err(|e| Error::Script(lua_message(&e)))?;
+            let what = || self.tile_handler_context(t, event.name(), Some(id));
+            let result = self.call(f, args, what)?;
+            if !result.is_nil() {
+                return Ok(result);
+            }
+        }
+        Ok(Value::Nil)
+    }
+
+    fn reveal_cards(&self) -> Result<()> {
+        let (count, register) = {
+            let w = self.link.world.borrow();
+            (w.state.robots.len(), w.state.register)
+        };
+        for id in 0..count {
+            let card = {
+                let w = self.link.world.borrow();
+                let r = &w.state.robots[id];
+                if r.destroyed || r.powered_down {
+                    None
+                } else {
+                    r.card(register)
+                }
+            };
+            self.link.revealed.borrow_mut()[id] = card;
+            let Some(card) = card else { continue };
+            let swapped = self.tile_event(TileEvent::Reveal, id, |tile| {
+                (
+                    self.link.ctx.clone(),
+                    tile,
+                    self.robot(id),
+                    card_table(self.lua, &card)?,
+                )
+                    .into_lua_multi(self.lua)
+            })?;
+            if !swapped.is_nil() {
+                let new = crate::script::ctx::card_from_lua(&swapped)
+                    .map_err(|m| Error::Script(format!("on_reveal returned {m}")))?;
+                self.world().state.log(
+                    Some(id),
+                    "card_swapped",
+                    detail! {"from" => card.to_string(), "to" => new.to_string()},
+                );
+                self.link.revealed.borrow_mut()[id] = Some(new);
+            }
+        }
+        Ok(())
+    }
+
+    /// Robots execute their cards: higher priority first; cards without a priority after
+    /// those with one, in the order the robots are listed.
+    fn execute_cards(&self) -> Result<()> {
+        let mut queue: Vec<(RobotId, Card)> = self
+            .link
+            .revealed
+            .borrow()
+            .iter()
+            .enumerate()
+            .filter_map(|(id, c)| c.map(|c| (id, c)))
+            .collect();
+        queue.sort_by_key(|(id, c)| (c.priority.is_none(), std::cmp::Reverse(c.priority), *id));
+        for (id, card) in queue {
+            if self.is_active(id) {
+                self.execute_card(id, card)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One robot executes one card: rules and the robot's square may take it over
+    /// (`on_card`), otherwise it moves step by step or turns; then `on_card_end`.
+    pub fn execute_card(&self, id: RobotId, card: Card) -> Result<()> {
+        self.world()
+            .state
+            .log(Some(id), "card", detail! {"card" => card.to_string()});
+        let mut distance = card.kind.distance();
+        let card_arg = || card_table(self.lua, &card);
+        let defs = self.link.defs.clone();
+        for rule in &defs.rules {
+            let Some(f) = rule.events.get(&RuleEvent::Card) else {
+                continue;
+            };
+            let args = (
+                self.link.ctx.clone(),
+                self.robot(id),
+                card_arg().map_err(|e| Error::Script(lua_message(&e)))?,
+            );
+            let what = || {
+                format!(
+                    "rule `{}` ({}), on_card, robot {}",
+                    rule.name,
+                    rule.file,
+                    self.robot_name(id)
+                )
+            };
+            match self.interpret_card_result(self.call(f, args, what)?)? {
+                CardResult::Handled => return Ok(()),
+                CardResult::Distance(d) => distance = d,
+                CardResult::Normal => {}
+            }
+        }
+        let result = self.tile_event(TileEvent::Card, id, |tile| {
+            (self.link.ctx.clone(), tile, self.robot(id), card_arg()?).into_lua_multi(self.lua)
+        })?;
+        match self.interpret_card_result(result)? {
+            CardResult::Handled => return Ok(()),
+            CardResult::Distance(d) => distance = d,
+            CardResult::Normal => {}
+        }
+        if !self.is_active(id) {
+            return Ok(());
+        }
+        if let Some(rotation) = card.kind.rotation() {
+            self.world().rotate(id, rotation);
+        } else {
+            let facing = self.link.world.borrow().state.robots[id].facing;
+            let dir = if card.kind == crate::cards::CardKind::Back {
+                facing.opposite()
+            } else {
+                facing
+            };
+            self.move_robot(id, dir, distance, How::Card)?;
+        }
+        if self.is_active(id) {
+            self.tile_event(TileEvent::CardEnd, id, |tile| {
+                (self.link.ctx.clone(), tile, self.robot(id), card_arg()?).into_lua_multi(self.lua)
+            })?;
+        }
+        Ok(())
+    }
+
+    fn interpret_card_result(&self, v: Value) -> Result<CardResult> {
+        match v {
+            Value::Nil => Ok(CardResult::Normal),
+            Value::Table(t) if t == self.link.handled => Ok(CardResult::Handled),
+            Value::Table(t) => {
+                let d: Option<i32> = t
+                    .get("distance")
+                    .map_err(|e| Error::Script(lua_message(&e)))?;
+                d.map(CardResult::Distance).ok_or_else(|| {
+                    Error::Script(
+                        "on_card must return nil, rally.HANDLED or { distance = n }".into(),
+                    )
+                })
+            }
+            other => Err(Error::Script(format!(
+                "on_card must return nil, rally.HANDLED or {{ distance = n }}, not a {}",
+                other.type_name()
+            ))),
+        }
+    }
+
+    /// Moves a robot up to `squares` squares, pushing what is in the way; stops at a wall or
+    /// when the robot is destroyed. Tells each entered square's scripts. Returns squares moved.
+    pub fn move_robot(&self, id: RobotId, dir: Dir, squares: i32, how: How) -> Result<i32> {
+        let mut moved = 0;
+        for _ in 0..squares {
+            if !self.is_active(id) {
+                break;
+            }
+            let Some(arrivals) = self.world().step(id, dir, how) else {
+                break;
+            };
+            moved += 1;
+            self.arrive(&arrivals)?;
+        }
+        Ok(moved)
+    }
+
+    /// Puts a robot on a square directly and tells that square's scripts.
+    pub fn place(&self, id: RobotId, at: Pos, dir: Dir, how: How) -> Result<()> {
+        let arrival = self.world().place(id, at, dir, how);
+        if let Some(a) = arrival {
+            self.arrive(&[a])?;
+        }
+        Ok(())
+    }
+
+    /// Tells each square's `on_enter` scripts that a robot arrived.
+    pub fn arrive(&self, arrivals: &[Arrival]) -> Result<()> {
+        for a in arrivals {
+            self.tile_event(TileEvent::Enter, a.robot, |tile| {
+                let info = self.lua.create_table()?;
+                info.raw_set("how", a.how.name())?;
+                info.raw_set("dir", a.dir.name())?;
+                (self.link.ctx.clone(), tile, self.robot(a.robot), info).into_lua_multi(self.lua)
+            })?;
+        }
+        Ok(())
+    }
+
+    fn flush_conveys(&self) -> Result<()> {
+        let arrivals = self.world().flush_conveys();
+        for a in &arrivals {
+            self.tile_event(TileEvent::Conveyed, a.robot, |tile| {
+                (
+                    self.link.ctx.clone(),
+                    tile,
+                    self.robot(a.robot),
+                    a.dir.name(),
+                )
+                    .into_lua_multi(self.lua)
+            })?;
+        }
+        self.arrive(&arrivals)
+    }
+
+    fn reenter(&self) -> Result<()> {
+        let back = self.world().reenter_all();
+        let defs = self.link.defs.clone();
+        for id in back {
+            for rule in &defs.rules {
+                if let Some(f) = rule.events.get(&RuleEvent::Reenter) {
+                    let what = || {
+                        format!(
+                            "rule `{}` ({}), on_reenter, robot {}",
+                            rule.name,
+                            rule.file,
+                            self.robot_name(id)
+                        )
+                    };
+                    self.call(f, (self.link.ctx.clone(), self.robot(id)), what)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+enum CardResult {
+    Normal,
+    Handled,
+    Distance(i32),
+}
+
+/// A game in progress: the world, and the rule set currently attached to it.
+pub struct Game {
+    world: Rc<RefCell<World>>,
+    rules: RuleSet,
+    link: Rc<Link>,
+    layout: Layout,
+}
+
+impl Game {
+    /// Compiles the board against the rules and checks the robots stand on it.
+    pub fn new(layout: Layout, state: GameState, rules: RuleSet) -> Result<Game> {
+        let board = Rc::new(Board::compile(&layout, &rules)?);
+        let world = Rc::new(RefCell::new(World::new(board, state)));
+        let link = Link::new(&rules, world.clone()).map_err(|e| Error::Script(lua_message(&e)))?;
+        Ok(Game {
+            world,
+            rules,
+            link,
+            layout,
+        })
+    }
+
+    /// Swaps in a new rule set, keeping the state (hot reload). The board is compiled again
+    /// against the new element declarations; if that fails, nothing changes.
+    pub fn swap_rules(&mut self, rules: RuleSet) -> Result<()> {
+        let board = Rc::new(Board::compile(&self.layout, &rules)?);
+        let state = self.world.borrow().state.clone();
+        let world = Rc::new(RefCell::new(World::new(board, state)));
+        let link = Link::new(&rules, world.clone()).map_err(|e| Error::Script(lua_message(&e)))?;
+        self.rules.lua.remove_app_data::<Rc<Link>>();
+        (self.world, self.rules, self.link) = (world, rules, link);
+        Ok(())
+    }
+
+    /// Puts the game back in `state` (replaying from a saved position, `--repeat`).
+    pub fn restore(&mut self, state: GameState) {
+        self.world.borrow_mut().state = state;
+    }
+
+    pub fn rules(&self) -> &RuleSet {
+        &self.rules
+    }
+
+    pub fn state(&self) -> Ref<'_, GameState> {
+        Ref::map(self.world.borrow(), |w| &w.state)
+    }
+
+    pub fn board(&self) -> Rc<Board> {
+        self.world.borrow().board.clone()
+    }
+
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    fn engine(&self) -> Engine<'_> {
+        Engine {
+            lua: &self.rules.lua,
+            link: &self.link,
+        }
+    }
+
+    /// Runs `f` as a transaction: on error the state is restored as it was.
+    fn transaction(&mut self, f: impl FnOnce(&Engine) -> Result<()>) -> Result<()> {
+        let before = self.world.borrow().state.clone();
+        let result = f(&self.engine());
+        if let Err(e) = &result {
+            let mut w = self.world.borrow_mut();
+            w.state = before;
+            tracing::warn!("rolled back: {e}");
+        }
+        result
+    }
+
+    pub fn start_turn(&mut self) -> Result<()> {
+        self.transaction(|e| {
+            e.world().state.register = 0;
+            e.run_steps(false, Some(Segment::TurnStart))
+        })
+    }
+
+    /// Resolves register `register` (1..=5).
+    pub fn run_register(&mut self, register: u8) -> Result<()> {
+        self.transaction(|e| {
+            e.world().state.register = register;
+            e.run_steps(true, None)
+        })
+    }
+
+    /// Repairs, re-entry and the other end-of-turn steps; the next turn begins.
+    pub fn end_turn(&mut self) -> Result<()> {
+        self.transaction(|e| {
+            e.world().state.register = 0;
+            e.run_steps(false, Some(Segment::EndOfTurn))
+        })
+    }
+}

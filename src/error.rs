@@ -1,0 +1,114 @@
+//! One error type for everything a user can get wrong, always pointing at a place they can
+//! open: `file:line:column: message`. Lua errors already carry `file.lua:line:` in their text.
+
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A problem at a known place in a file.
+    #[error("{}:{line}:{column}: {message}", file.display())]
+    At {
+        file: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    /// A problem with a whole file (missing, unreadable).
+    #[error("{}: {message}", file.display())]
+    File { file: PathBuf, message: String },
+    /// A script failed while the rules ran; the message names the script file and line.
+    #[error("{0}")]
+    Script(String),
+    /// Anything else, already phrased for a person.
+    #[error("{0}")]
+    Other(String),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// A file's text kept around so that byte offsets (from TOML spans) become line:column.
+#[derive(Clone, Debug)]
+pub struct Source {
+    pub path: PathBuf,
+    pub text: String,
+}
+
+impl Source {
+    pub fn read(path: &Path) -> Result<Source> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::File {
+            file: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        Ok(Source {
+            path: path.to_path_buf(),
+            text,
+        })
+    }
+
+    /// The 1-based line and column of a byte offset.
+    pub fn locate(&self, offset: usize) -> (usize, usize) {
+        let before = &self.text[..offset.min(self.text.len())];
+        let line = before.matches('\n').count() + 1;
+        let column = before
+            .rfind('\n')
+            .map_or(before.len(), |nl| before.len() - nl - 1)
+            + 1;
+        (line, column)
+    }
+
+    pub fn error_at(&self, offset: usize, message: impl Into<String>) -> Error {
+        let (line, column) = self.locate(offset);
+        Error::At {
+            file: self.path.clone(),
+            line,
+            column,
+            message: message.into(),
+        }
+    }
+
+    /// Parses TOML, turning a syntax or schema error into `file:line:column: message`.
+    pub fn parse_toml<T: serde::de::DeserializeOwned>(&self) -> Result<T> {
+        toml::from_str(&self.text).map_err(|e| {
+            let offset = e.span().map_or(0, |s| s.start);
+            self.error_at(offset, e.message().trim().to_string())
+        })
+    }
+}
+
+/// "did you mean" for a misspelled name.
+pub fn suggest<'a>(wrong: &str, known: impl IntoIterator<Item = &'a str>) -> String {
+    let best = known
+        .into_iter()
+        .map(|k| (strsim::jaro_winkler(wrong, k), k))
+        .filter(|(score, _)| *score > 0.75)
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    match best {
+        Some((_, name)) => format!(" (did you mean `{name}`?)"),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_become_lines_and_columns() {
+        let s = Source {
+            path: "x.toml".into(),
+            text: "a = 1\nbb = 2\n".into(),
+        };
+        assert_eq!(s.locate(0), (1, 1));
+        assert_eq!(s.locate(6), (2, 1));
+        assert_eq!(s.locate(9), (2, 4));
+    }
+
+    #[test]
+    fn suggests_close_names() {
+        assert_eq!(
+            suggest("convyor", ["conveyor", "gear"]),
+            " (did you mean `conveyor`?)"
+        );
+        assert_eq!(suggest("zzz", ["conveyor", "gear"]), "");
+    }
+}

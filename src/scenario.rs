@@ -1,0 +1,385 @@
+//! Scenario files (`spec/formats.md`): a board, robots with programs, how many registers to
+//! resolve, and optionally what must be true afterwards. `rally run` and `rally test` use them.
+
+use crate::board::{BoardRef, Layout, Origin};
+use crate::cards::Card;
+use crate::engine::Game;
+use crate::error::{Error, Result, Source};
+use crate::geometry::{Dir, Pos};
+use crate::script::{RuleSet, Sources};
+use crate::state::{GameState, Robot, REGISTERS};
+use crate::variant::Choice;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use toml::Spanned;
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct ScenarioFile {
+    #[serde(default)]
+    description: String,
+    board: BoardRef,
+    #[serde(default)]
+    variants: Vec<String>,
+    #[serde(default)]
+    variant: BTreeMap<String, toml::Table>,
+    #[serde(default)]
+    seed: u64,
+    registers: Option<Spanned<u8>>,
+    #[serde(default)]
+    end_of_turn: bool,
+    #[serde(default)]
+    robot: Vec<Spanned<RobotFile>>,
+    #[serde(default)]
+    expect: BTreeMap<String, Spanned<Expect>>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct RobotFile {
+    name: String,
+    at: [i32; 2],
+    facing: Dir,
+    #[serde(default)]
+    damage: i32,
+    #[serde(default = "three")]
+    lives: i32,
+    #[serde(default)]
+    flags: u32,
+    archive: Option<[i32; 2]>,
+    #[serde(default)]
+    powered_down: bool,
+    #[serde(default)]
+    program: Vec<Card>,
+    #[serde(default)]
+    vars: Map<String, Value>,
+}
+
+fn three() -> i32 {
+    3
+}
+
+/// What must be true of one robot after the scenario; only the keys given are checked.
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    pub at: Option<[i32; 2]>,
+    pub facing: Option<Dir>,
+    pub damage: Option<i32>,
+    pub lives: Option<i32>,
+    pub flags: Option<u32>,
+    pub archive: Option<[i32; 2]>,
+    pub destroyed: Option<bool>,
+    pub powered_down: Option<bool>,
+    /// Script memory: each key given must be equal (e.g. an ice robot's speed).
+    pub vars: Option<Map<String, Value>>,
+}
+
+/// One expectation that did not hold.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    pub robot: String,
+    pub key: String,
+    pub expected: String,
+    pub actual: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub path: PathBuf,
+    pub description: String,
+    pub layout: Layout,
+    pub robots: Vec<Robot>,
+    pub seed: u64,
+    pub registers: u8,
+    pub end_of_turn: bool,
+    pub variants: Vec<Choice>,
+    pub expect: Vec<(String, Expect)>,
+}
+
+impl Scenario {
+    pub fn load(path: &Path) -> Result<Scenario> {
+        let source = Source::read(path)?;
+        let file: ScenarioFile = source.parse_toml()?;
+        let whole = Origin {
+            file: path.to_path_buf(),
+            line: 1,
+            column: 1,
+        };
+        let layout = match file.board {
+            BoardRef::Inline(board) => Layout::from_file(*board, &source)?,
+            BoardRef::Path(p) => {
+                let board_path = path.parent().unwrap_or(Path::new(".")).join(p.get_ref());
+                if !board_path.is_file() {
+                    return Err(
+                        whole.error(format!("board file `{}` not found", board_path.display()))
+                    );
+                }
+                Layout::load(&board_path)?
+            }
+        };
+        let mut robots: Vec<Robot> = Vec::new();
+        for spanned in &file.robot {
+            let r = spanned.get_ref();
+            let at_err = |m: String| source.error_at(spanned.span().start, m);
+            let at = Pos::from(r.at);
+            if !(0..layout.width).contains(&at.x) || !(0..layout.height).contains(&at.y) {
+                return Err(at_err(format!(
+                    "robot `{}` at {at} is outside the {}×{} board",
+                    r.name, layout.width, layout.height
+                )));
+            }
+            if let Some(other) = robots.iter().find(|o| o.at == at) {
+                return Err(at_err(format!(
+                    "robots `{}` and `{}` both stand on {at}",
+                    other.name, r.name
+                )));
+            }
+            if robots.iter().any(|o| o.name == r.name) {
+                return Err(at_err(format!("two robots are named `{}`", r.name)));
+            }
+            if r.program.len() > REGISTERS {
+                return Err(at_err(format!(
+                    "robot `{}` has {} cards; a program holds at most {REGISTERS}",
+                    r.name,
+                    r.program.len()
+                )));
+            }
+            let mut robot = Robot::new(&r.name, at, r.facing);
+            robot.damage = r.damage;
+            robot.lives = r.lives;
+            robot.flags = r.flags;
+            robot.archive = r.archive.map(Pos::from).unwrap_or(at);
+            robot.powered_down = r.powered_down;
+            robot.vars = r.vars.clone();
+            robot.program = r.program.iter().copied().map(Some).collect();
+            robots.push(robot);
+        }
+        let longest = robots
+            .iter()
+            .map(|r| r.program.len())
+            .max()
+            .unwrap_or(0)
+            .max(1) as u8;
+        let registers = match &file.registers {
+            Some(r) if !(1..=REGISTERS as u8).contains(r.get_ref()) => {
+                return Err(source.error_at(
+                    r.span().start,
+                    format!("registers = {}: expected 1 to {REGISTERS}", r.get_ref()),
+                ))
+            }
+            Some(r) => *r.get_ref(),
+            None => longest,
+        };
+        let mut expect = Vec::new();
+        for (name, e) in file.expect {
+            if !robots.iter().any(|r| r.name == name) {
+                let known: Vec<&str> = robots.iter().map(|r| r.name.as_str()).collect();
+                return Err(source.error_at(
+                    e.span().start,
+                    format!(
+                        "[expect.{name}]: there is no robot `{name}`{}",
+                        crate::error::suggest(&name, known)
+                    ),
+                ));
+            }
+            expect.push((name, e.into_inner()));
+        }
+        for name in file.variant.keys() {
+            if !file.variants.contains(name) {
+                return Err(whole.error(format!(
+                    "[variant.{name}] sets parameters, but `{name}` is not in `variants`"
+                )));
+            }
+        }
+        let variants = file
+            .variants
+            .iter()
+            .map(|name| Choice {
+                name: name.clone(),
+                params: file.variant.get(name).cloned().unwrap_or_default(),
+            })
+            .collect();
+        Ok(Scenario {
+            path: path.to_path_buf(),
+            description: file.description,
+            layout,
+            robots,
+            seed: file.seed,
+            registers,
+            end_of_turn: file.end_of_turn,
+            variants,
+            expect,
+        })
+    }
+
+    pub fn has_expectations(&self) -> bool {
+        !self.expect.is_empty()
+    }
+
+    /// Where the rules come from, given the scripts and variants folders and any extra
+    /// variants from the command line.
+    pub fn sources(&self, scripts: &Path, variants: &Path, extra: &[String]) -> Sources {
+        let mut choices = self.variants.clone();
+        for name in extra {
+            if !choices.iter().any(|c| &c.name == name) {
+                choices.push(Choice {
+                    name: name.clone(),
+                    params: toml::Table::new(),
+                });
+            }
+        }
+        Sources {
+            scripts: scripts.to_path_buf(),
+            variants: variants.to_path_buf(),
+            choices,
+        }
+    }
+
+    /// A game at the scenario's starting position, not yet resolved.
+    pub fn start(&self, rules: RuleSet) -> Result<Game> {
+        let state = GameState::new(self.robots.clone(), self.seed);
+        Game::new(self.layout.clone(), state, rules)
+    }
+
+    /// Resolves the scenario's registers (and end of turn) on a started game.
+    pub fn resolve(&self, game: &mut Game) -> Result<()> {
+        game.start_turn()?;
+        for register in 1..=self.registers {
+            game.run_register(register)?;
+        }
+        if self.end_of_turn {
+            game.end_turn()?;
+        }
+        Ok(())
+    }
+
+    /// Every expectation that does not hold in `state`.
+    pub fn check(&self, state: &GameState) -> Vec<Failure> {
+        let mut failures = Vec::new();
+        for (name, e) in &self.expect {
+            let robot = state
+                .robots
+                .iter()
+                .find(|r| &r.name == name)
+                .expect("checked at load");
+            let mut check = |key: &str, expected: Option<String>, actual: String| {
+                if let Some(expected) = expected {
+                    if expected != actual {
+                        failures.push(Failure {
+                            robot: name.clone(),
+                            key: key.into(),
+                            expected,
+                            actual,
+                        });
+                    }
+                }
+            };
+            let pos = |p: [i32; 2]| Pos::from(p).to_string();
+            check("at", e.at.map(pos), robot.at.to_string());
+            check(
+                "facing",
+                e.facing.map(|d| d.to_string()),
+                robot.facing.to_string(),
+            );
+            check(
+                "damage",
+                e.damage.map(|d| d.to_string()),
+                robot.damage.to_string(),
+            );
+            check(
+                "lives",
+                e.lives.map(|d| d.to_string()),
+                robot.lives.to_string(),
+            );
+            check(
+                "flags",
+                e.flags.map(|d| d.to_string()),
+                robot.flags.to_string(),
+            );
+            check("archive", e.archive.map(pos), robot.archive.to_string());
+            check(
+                "destroyed",
+                e.destroyed.map(|d| d.to_string()),
+                robot.destroyed.to_string(),
+            );
+            check(
+                "powered_down",
+                e.powered_down.map(|d| d.to_string()),
+                robot.powered_down.to_string(),
+            );
+            for (key, want) in e.vars.iter().flatten() {
+                let got = robot.vars.get(key).cloned().unwrap_or(Value::Null);
+                if !json_equal(want, &got) {
+                    failures.push(Failure {
+                        robot: name.clone(),
+                        key: format!("vars.{key}"),
+                        expected: want.to_string(),
+                        actual: got.to_string(),
+                    });
+                }
+            }
+        }
+        failures
+    }
+
+    /// Every file the scenario depends on (hot reload watches them).
+    pub fn files(&self) -> Vec<PathBuf> {
+        let mut files = vec![self.path.clone()];
+        files.extend(self.layout.files.iter().cloned());
+        files
+    }
+}
+
+/// JSON equality where 2 and 2.0 are the same number (TOML and Lua disagree on that).
+fn json_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// Every `.toml` scenario under `paths` (files, or folders searched recursively), sorted.
+pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    for path in paths {
+        if path.is_file() {
+            found.push(path.clone());
+        } else if path.is_dir() {
+            walk(path, &mut found)?;
+        } else {
+            return Err(Error::File {
+                file: path.clone(),
+                message: "no such file or folder".into(),
+            });
+        }
+    }
+    Ok(found)
+}
+
+fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> Result<()> {
+    let entries = std::fs::read_dir(dir).map_err(|e| Error::File {
+        file: dir.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for p in paths {
+        if p.is_dir() {
+            walk(&p, found)?;
+        } else if p.extension().is_some_and(|x| x == "toml") {
+            found.push(p);
+        }
+    }
+    Ok(())
+}

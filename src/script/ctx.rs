@@ -1,0 +1,418 @@
+//! What scripts hold: `ctx`, the door to the primitives, and read-only robot views.
+//!
+//! Both are tiny native objects that look the game up when used (through the Lua state's app
+//! data), so a handler call costs no copying of state. Every change a script makes goes
+//! through a `ctx:` method, which enforces the physical rules in `world.rs`.
+
+use super::{located, pos_table};
+use crate::cards::{Card, CardKind};
+use crate::engine::{Engine, Link};
+use crate::error::Error;
+use crate::geometry::{Dir, Pos, Rotation};
+use crate::state::RobotId;
+use crate::world::How;
+use mlua::{
+    AnyUserData, Lua, LuaSerdeExt, Table, UserData, UserDataFields, UserDataMethods, Value,
+};
+use std::rc::Rc;
+
+/// The `ctx` every handler receives.
+pub struct Ctx;
+
+/// A robot as scripts see it: `robot.name`, `robot.at`, `robot.facing`, `robot.vars`, ...
+pub struct RobotView(pub RobotId);
+
+fn link(lua: &Lua) -> mlua::Result<Rc<Link>> {
+    lua.app_data_ref::<Rc<Link>>()
+        .map(|l| l.clone())
+        .ok_or_else(|| located(lua, "this rule set is not attached to a game"))
+}
+
+/// Runs a primitive with the engine of the game this Lua state is attached to.
+fn with_engine<R>(
+    lua: &Lua,
+    f: impl FnOnce(&Engine) -> crate::error::Result<R>,
+) -> mlua::Result<R> {
+    let link = link(lua)?;
+    let engine = Engine { lua, link: &link };
+    f(&engine).map_err(|e| match e {
+        Error::Script(_) => mlua::Error::external(e),
+        other => located(lua, other),
+    })
+}
+
+fn robot_id(lua: &Lua, v: &AnyUserData) -> mlua::Result<RobotId> {
+    v.borrow::<RobotView>()
+        .map(|r| r.0)
+        .map_err(|_| located(lua, "expected a robot"))
+}
+
+pub fn pos_arg(lua: &Lua, t: &Table) -> mlua::Result<Pos> {
+    let x: Option<i32> = t.get("x")?;
+    let y: Option<i32> = t.get("y")?;
+    match (x, y) {
+        (Some(x), Some(y)) => Ok(Pos::new(x, y)),
+        _ => match (t.get::<Option<i32>>(1)?, t.get::<Option<i32>>(2)?) {
+            (Some(x), Some(y)) => Ok(Pos::new(x, y)),
+            _ => Err(located(
+                lua,
+                "expected a square: { x = .., y = .. } or { x, y }",
+            )),
+        },
+    }
+}
+
+fn dir_arg(lua: &Lua, s: &str) -> mlua::Result<Dir> {
+    Dir::parse(s).ok_or_else(|| located(lua, format!("`{s}` is not a direction (N/E/S/W)")))
+}
+
+fn how_arg(lua: &Lua, s: Option<String>, default: How) -> mlua::Result<How> {
+    match s {
+        None => Ok(default),
+        Some(s) => How::parse(&s).ok_or_else(|| {
+            located(
+                lua,
+                format!("`{s}` is not a way of moving: card, push, belt or script"),
+            )
+        }),
+    }
+}
+
+/// A card as scripts see it: `{ name = "move2", priority = 700, distance = 2, rotation = nil }`.
+pub fn card_table(lua: &Lua, card: &Card) -> mlua::Result<Table> {
+    let t = lua.create_table()?;
+    t.raw_set("name", card.kind.name())?;
+    t.raw_set("priority", card.priority)?;
+    t.raw_set("distance", card.kind.distance())?;
+    t.raw_set("rotation", card.kind.rotation().map(|r| r.name()))?;
+    t.raw_set("back", card.kind == CardKind::Back)?;
+    Ok(t)
+}
+
+/// A card a script gives back: `"move2"`, `"move2@700"` or a card table.
+pub fn card_from_lua(v: &Value) -> Result<Card, String> {
+    match v {
+        Value::String(s) => Card::parse(&s.to_string_lossy()),
+        Value::Table(t) => {
+            let name: String = t.get("name").map_err(|e| e.to_string())?;
+            let mut card = Card::parse(&name)?;
+            if let Ok(Some(p)) = t.get::<Option<u16>>("priority") {
+                card.priority = Some(p);
+            }
+            Ok(card)
+        }
+        other => Err(format!("a {} where a card was expected", other.type_name())),
+    }
+}
+
+impl UserData for RobotView {
+    fn add_fields<F: UserDataFields<Self>>(fields: &mut F) {
+        fn get<R>(
+            lua: &Lua,
+            id: RobotId,
+            f: impl FnOnce(&crate::state::Robot) -> R,
+        ) -> mlua::Result<R> {
+            let link = link(lua)?;
+            let world = link.world.borrow();
+            Ok(f(&world.state.robots[id]))
+        }
+        fields.add_field_method_get("name", |lua, this| get(lua, this.0, |r| r.name.clone()));
+        fields.add_field_method_get("at", |lua, this| {
+            pos_table(lua, get(lua, this.0, |r| r.at)?)
+        });
+        fields.add_field_method_get("x", |lua, this| get(lua, this.0, |r| r.at.x));
+        fields.add_field_method_get("y", |lua, this| get(lua, this.0, |r| r.at.y));
+        fields.add_field_method_get("facing", |lua, this| get(lua, this.0, |r| r.facing.name()));
+        fields.add_field_method_get("damage", |lua, this| get(lua, this.0, |r| r.damage));
+        fields.add_field_method_get("lives", |lua, this| get(lua, this.0, |r| r.lives));
+        fields.add_field_method_get("flags", |lua, this| get(lua, this.0, |r| r.flags));
+        fields.add_field_method_get("archive", |lua, this| {
+            pos_table(lua, get(lua, this.0, |r| r.archive)?)
+        });
+        fields.add_field_method_get("destroyed", |lua, this| get(lua, this.0, |r| r.destroyed));
+        fields.add_field_method_get("powered_down", |lua, this| {
+            get(lua, this.0, |r| r.powered_down)
+        });
+        fields.add_field_method_get("vars", |lua, this| {
+            let vars = get(lua, this.0, |r| r.vars.clone())?;
+            lua.to_value(&vars)
+        });
+    }
+
+    fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
+        methods.add_meta_method("__tostring", |lua, this, ()| {
+            let link = link(lua)?;
+            let name = link.world.borrow().state.robots[this.0].name.clone();
+            Ok(format!("robot {name}"))
+        });
+    }
+}
+
+impl UserData for Ctx {
+    fn add_fields<F: UserDataFields<Self>>(fields: &mut F) {
+        fields.add_field_method_get("register", |lua, _| {
+            Ok(link(lua)?.world.borrow().state.register)
+        });
+        fields.add_field_method_get("turn", |lua, _| Ok(link(lua)?.world.borrow().state.turn));
+        fields.add_field_method_get("width", |lua, _| Ok(link(lua)?.world.borrow().board.width));
+        fields.add_field_method_get("height", |lua, _| {
+            Ok(link(lua)?.world.borrow().board.height)
+        });
+        fields.add_field_method_get("segment", |lua, _| {
+            Ok(link(lua)?.world.borrow().state.segment.clone())
+        });
+    }
+
+    fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
+        // --- Looking at the board -------------------------------------------------------
+        methods.add_method("robots", |lua, _, ()| {
+            let link = link(lua)?;
+            let active: Vec<AnyUserData> = {
+                let w = link.world.borrow();
+                (0..w.state.robots.len())
+                    .filter(|&i| w.state.robots[i].is_active())
+                    .map(|i| link.robots[i].clone())
+                    .collect()
+            };
+            Ok(active)
+        });
+        methods.add_method("robot_at", |lua, _, at: Table| {
+            let at = pos_arg(lua, &at)?;
+            let link = link(lua)?;
+            let id = link.world.borrow().robot_at(at);
+            Ok(id.map(|i| link.robots[i].clone()))
+        });
+        methods.add_method("tiles_at", |lua, _, at: Table| {
+            let at = pos_arg(lua, &at)?;
+            let link = link(lua)?;
+            let board = link.world.borrow().board.clone();
+            Ok(board
+                .tiles_at(at)
+                .iter()
+                .map(|&t| link.tiles[t].clone())
+                .collect::<Vec<_>>())
+        });
+        methods.add_method("has", |lua, _, (at, element): (Table, String)| {
+            let at = pos_arg(lua, &at)?;
+            Ok(link(lua)?.world.borrow().board.has_element(at, &element))
+        });
+        methods.add_method("on_board", |lua, _, at: Table| {
+            let at = pos_arg(lua, &at)?;
+            Ok(link(lua)?.world.borrow().board.contains(at))
+        });
+        methods.add_method("can_move", |lua, _, (at, dir): (Table, String)| {
+            let (at, dir) = (pos_arg(lua, &at)?, dir_arg(lua, &dir)?);
+            Ok(link(lua)?.world.borrow().board.robot_can_cross(at, dir))
+        });
+        methods.add_method("is_hazard", |lua, _, at: Table| {
+            let at = pos_arg(lua, &at)?;
+            Ok(link(lua)?.world.borrow().board.is_hazard(at))
+        });
+        methods.add_method("is_solid", |lua, _, at: Table| {
+            let at = pos_arg(lua, &at)?;
+            Ok(link(lua)?.world.borrow().board.is_solid(at))
+        });
+        methods.add_method("flag_count", |lua, _, ()| {
+            Ok(link(lua)?.world.borrow().board.flags().len())
+        });
+
+        // --- Moving robots ----------------------------------------------------------------
+        methods.add_method(
+            "move",
+            |lua, _, (robot, dir, squares, how): (AnyUserData, String, Option<i32>, Option<String>)| {
+                let (id, dir) = (robot_id(lua, &robot)?, dir_arg(lua, &dir)?);
+                let how = how_arg(lua, how, How::Script)?;
+                with_engine(lua, |e| e.move_robot(id, dir, squares.unwrap_or(1), how))
+            },
+        );
+        methods.add_method("push", |lua, _, (robot, dir): (AnyUserData, String)| {
+            let (id, dir) = (robot_id(lua, &robot)?, dir_arg(lua, &dir)?);
+            with_engine(lua, |e| e.move_robot(id, dir, 1, How::Push)).map(|moved| moved == 1)
+        });
+        methods.add_method(
+            "place",
+            |lua, _, (robot, at, how, dir): (AnyUserData, Table, Option<String>, Option<String>)| {
+                let (id, at) = (robot_id(lua, &robot)?, pos_arg(lua, &at)?);
+                let how = how_arg(lua, how, How::Script)?;
+                let link = link(lua)?;
+                if let Some(other) = link.world.borrow().robot_at(at) {
+                    if other != id {
+                        return Err(located(lua, format!("cannot place a robot on {at}: a robot stands there")));
+                    }
+                }
+                let facing = link.world.borrow().state.robots[id].facing;
+                let dir = match dir {
+                    Some(d) => dir_arg(lua, &d)?,
+                    None => facing,
+                };
+                with_engine(lua, |e| e.place(id, at, dir, how))
+            },
+        );
+        methods.add_method(
+            "rotate",
+            |lua, _, (robot, rotation): (AnyUserData, String)| {
+                let id = robot_id(lua, &robot)?;
+                let rotation = Rotation::parse(&rotation).ok_or_else(|| {
+                    located(
+                        lua,
+                        format!("`{rotation}` is not a rotation (left/right/uturn)"),
+                    )
+                })?;
+                link(lua)?.world.borrow_mut().rotate(id, rotation);
+                Ok(())
+            },
+        );
+        methods.add_method("face", |lua, _, (robot, dir): (AnyUserData, String)| {
+            let (id, dir) = (robot_id(lua, &robot)?, dir_arg(lua, &dir)?);
+            link(lua)?.world.borrow_mut().face(id, dir);
+            Ok(())
+        });
+        methods.add_method("convey", |lua, _, (robot, dir): (AnyUserData, String)| {
+            let (id, dir) = (robot_id(lua, &robot)?, dir_arg(lua, &dir)?);
+            link(lua)?.world.borrow_mut().convey(id, dir);
+            Ok(())
+        });
+
+        // --- Lasers and damage --------------------------------------------------------------
+        methods.add_method(
+            "fire_beam",
+            |lua, _, (from, dir, strength, opts): (Table, String, Option<i32>, Option<Table>)| {
+                let (from, dir) = (pos_arg(lua, &from)?, dir_arg(lua, &dir)?);
+                let shooter: Option<AnyUserData> =
+                    opts.as_ref().map_or(Ok(None), |o| o.get("from"))?;
+                let cause: Option<String> = opts.as_ref().map_or(Ok(None), |o| o.get("cause"))?;
+                let link = link(lua)?;
+                let mut w = link.world.borrow_mut();
+                let hit = w.trace_beam(from, dir, shooter.is_some());
+                if let Some(target) = hit {
+                    let cause = cause.unwrap_or_else(|| {
+                        if shooter.is_some() {
+                            "robot laser".into()
+                        } else {
+                            "laser".into()
+                        }
+                    });
+                    w.damage(target, strength.unwrap_or(1), &cause);
+                }
+                Ok(hit.map(|i| link.robots[i].clone()))
+            },
+        );
+        methods.add_method(
+            "damage",
+            |lua, _, (robot, amount, cause): (AnyUserData, i32, Option<String>)| {
+                let id = robot_id(lua, &robot)?;
+                link(lua)?.world.borrow_mut().damage(
+                    id,
+                    amount,
+                    cause.as_deref().unwrap_or("script"),
+                );
+                Ok(())
+            },
+        );
+        methods.add_method(
+            "destroy",
+            |lua, _, (robot, cause): (AnyUserData, Option<String>)| {
+                let id = robot_id(lua, &robot)?;
+                link(lua)?
+                    .world
+                    .borrow_mut()
+                    .destroy(id, cause.as_deref().unwrap_or("script"));
+                Ok(())
+            },
+        );
+        methods.add_method(
+            "repair",
+            |lua, _, (robot, amount): (AnyUserData, Option<i32>)| {
+                let id = robot_id(lua, &robot)?;
+                link(lua)?
+                    .world
+                    .borrow_mut()
+                    .repair(id, amount.unwrap_or(1));
+                Ok(())
+            },
+        );
+
+        // --- Checkpoints ----------------------------------------------------------------------
+        methods.add_method(
+            "touch_flag",
+            |lua, _, (robot, number): (AnyUserData, u32)| {
+                let id = robot_id(lua, &robot)?;
+                Ok(link(lua)?.world.borrow_mut().touch_flag(id, number))
+            },
+        );
+        methods.add_method(
+            "set_archive",
+            |lua, _, (robot, at): (AnyUserData, Option<Table>)| {
+                let id = robot_id(lua, &robot)?;
+                let link = link(lua)?;
+                let at = match at {
+                    Some(t) => pos_arg(lua, &t)?,
+                    None => link.world.borrow().state.robots[id].at,
+                };
+                link.world.borrow_mut().set_archive(id, at);
+                Ok(())
+            },
+        );
+
+        // --- Script memory, randomness, log -----------------------------------------------
+        methods.add_method(
+            "set_var",
+            |lua, _, (robot, key, value): (AnyUserData, String, Value)| {
+                let id = robot_id(lua, &robot)?;
+                let json: serde_json::Value = lua.from_value(value)?;
+                let link = link(lua)?;
+                let mut w = link.world.borrow_mut();
+                let vars = &mut w.state.robots[id].vars;
+                if json.is_null() {
+                    vars.remove(&key);
+                } else {
+                    vars.insert(key, json);
+                }
+                Ok(())
+            },
+        );
+        methods.add_method("game_var", |lua, _, key: String| {
+            let link = link(lua)?;
+            let v = link.world.borrow().state.vars.get(&key).cloned();
+            lua.to_value(&v)
+        });
+        methods.add_method("set_game_var", |lua, _, (key, value): (String, Value)| {
+            let json: serde_json::Value = lua.from_value(value)?;
+            let link = link(lua)?;
+            let mut w = link.world.borrow_mut();
+            if json.is_null() {
+                w.state.vars.remove(&key);
+            } else {
+                w.state.vars.insert(key, json);
+            }
+            Ok(())
+        });
+        methods.add_method("random", |lua, _, n: u64| {
+            if n == 0 {
+                return Err(located(lua, "ctx:random(n) needs n >= 1"));
+            }
+            Ok(link(lua)?.world.borrow_mut().state.rng.roll(n))
+        });
+        methods.add_method(
+            "log",
+            |lua, _, (robot, what, detail): (Option<AnyUserData>, String, Option<Table>)| {
+                let id = robot.as_ref().map(|r| robot_id(lua, r)).transpose()?;
+                let detail: serde_json::Map<String, serde_json::Value> = match detail {
+                    Some(t) => lua.from_value(Value::Table(t))?,
+                    None => serde_json::Map::new(),
+                };
+                link(lua)?.world.borrow_mut().state.log(id, &what, detail);
+                Ok(())
+            },
+        );
+        methods.add_method("card", |lua, _, robot: AnyUserData| {
+            let id = robot_id(lua, &robot)?;
+            let link = link(lua)?;
+            let card = {
+                let w = link.world.borrow();
+                w.state.robots[id].card(w.state.register.max(1))
+            };
+            card.map(|c| card_table(lua, &c)).transpose()
+        });
+    }
+}

@@ -1,0 +1,312 @@
+//! Reading what scripts declare (`rally.element { ... }`, `rally.rule { ... }`) into native
+//! definitions, checking every key so that a typo is a clear error, not a silent no-op.
+
+use crate::params::{Kind, ParamSpec, ParamSpecs};
+use mlua::{Function, LuaSerdeExt, Table, Value};
+use std::collections::HashMap;
+
+/// A board element as its script declared it.
+#[derive(Clone, Debug)]
+pub struct ElementDef {
+    pub name: String,
+    pub describe: String,
+    /// The script file, as shown in messages.
+    pub file: String,
+    pub params: ParamSpecs,
+    /// Text drawn for this element in `rally run`: a string or `function(tile) -> string`.
+    pub glyph: Option<Value>,
+    pub build: Option<Function>,
+    /// Step handlers called for each robot standing on a tile, by step id.
+    pub steps: HashMap<usize, Function>,
+    /// Step handlers called once for every tile, occupied or not, by step id.
+    pub tile_steps: HashMap<usize, Function>,
+    pub events: HashMap<TileEvent, Function>,
+}
+
+/// Moments (not steps) when the core asks the element on a square.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TileEvent {
+    /// A robot entered the square (by card, push, belt, placement...).
+    Enter,
+    /// A robot standing here is about to execute its card; may replace the execution.
+    Card,
+    /// A robot finished its card's movement here.
+    CardEnd,
+    /// A robot standing here revealed its card; may swap it.
+    Reveal,
+    /// A belt carried a robot onto this square.
+    Conveyed,
+}
+
+impl TileEvent {
+    pub const ALL: [(&'static str, TileEvent); 5] = [
+        ("on_enter", TileEvent::Enter),
+        ("on_card", TileEvent::Card),
+        ("on_card_end", TileEvent::CardEnd),
+        ("on_reveal", TileEvent::Reveal),
+        ("on_conveyed", TileEvent::Conveyed),
+    ];
+
+    pub fn name(self) -> &'static str {
+        TileEvent::ALL.iter().find(|(_, e)| *e == self).unwrap().0
+    }
+}
+
+/// A game-wide rule (robot lasers, a variant's house rule) as its script declared it.
+#[derive(Clone, Debug)]
+pub struct RuleDef {
+    pub name: String,
+    pub describe: String,
+    pub file: String,
+    pub steps: HashMap<usize, Function>,
+    pub events: HashMap<RuleEvent, Function>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RuleEvent {
+    /// Any robot is about to execute its card (before the square's `on_card`).
+    Card,
+    /// A robot was destroyed.
+    Destroyed,
+    /// A robot re-entered the board.
+    Reenter,
+}
+
+impl RuleEvent {
+    pub const ALL: [(&'static str, RuleEvent); 3] = [
+        ("on_card", RuleEvent::Card),
+        ("on_destroyed", RuleEvent::Destroyed),
+        ("on_reenter", RuleEvent::Reenter),
+    ];
+
+    pub fn name(self) -> &'static str {
+        RuleEvent::ALL.iter().find(|(_, e)| *e == self).unwrap().0
+    }
+}
+
+/// Whether a declaration replaces one of the same name (variants overriding a standard
+/// element or rule), or removes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Replace {
+    No,
+    Yes,
+}
+
+fn check_keys(table: &Table, allowed: &[&str], what: &str) -> mlua::Result<()> {
+    for pair in table.pairs::<Value, Value>() {
+        let (key, _) = pair?;
+        let key = key.to_string()?;
+        if !allowed.contains(&key.as_str()) {
+            return Err(mlua::Error::runtime(format!(
+                "{what}: unknown field `{key}`{}, expected one of {}",
+                crate::error::suggest(&key, allowed.iter().copied()),
+                allowed.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn required_name(table: &Table, what: &str) -> mlua::Result<String> {
+    match table.get::<Value>("name")? {
+        Value::String(s) => Ok(s.to_str()?.to_string()),
+        _ => Err(mlua::Error::runtime(format!(
+            "{what} needs `name = \"...\"`"
+        ))),
+    }
+}
+
+fn optional_fn(table: &Table, key: &str, what: &str) -> mlua::Result<Option<Function>> {
+    match table.get::<Value>(key)? {
+        Value::Nil => Ok(None),
+        Value::Function(f) => Ok(Some(f)),
+        other => Err(mlua::Error::runtime(format!(
+            "{what}: `{key}` must be a function, got a {}",
+            other.type_name()
+        ))),
+    }
+}
+
+/// Reads `{ step_name = function ... }`, checking each step name against the order of play.
+fn step_table(
+    table: &Table,
+    key: &str,
+    steps: &dyn Fn(&str) -> Option<usize>,
+    step_names: &[String],
+    what: &str,
+) -> mlua::Result<HashMap<usize, Function>> {
+    let mut out = HashMap::new();
+    let Some(handlers) = table.get::<Option<Table>>(key)? else {
+        return Ok(out);
+    };
+    for pair in handlers.pairs::<String, Value>() {
+        let (name, handler) = pair?;
+        let id = steps(&name).ok_or_else(|| {
+            mlua::Error::runtime(format!(
+                "{what}: `{key}.{name}` is not a step of the order of play{}; steps are {}",
+                crate::error::suggest(&name, step_names.iter().map(String::as_str)),
+                step_names.join(", ")
+            ))
+        })?;
+        match handler {
+            Value::Function(f) => {
+                out.insert(id, f);
+            }
+            other => {
+                return Err(mlua::Error::runtime(format!(
+                    "{what}: `{key}.{name}` must be a function, got a {}",
+                    other.type_name()
+                )))
+            }
+        }
+    }
+    Ok(out)
+}
+
+pub fn parse_kind(lua: &mlua::Lua, spec: &Table, what: &str) -> mlua::Result<Kind> {
+    let kind: String = spec.get("kind").map_err(|_| {
+        mlua::Error::runtime(format!(
+            "{what}: a parameter must be declared with rally.param.*"
+        ))
+    })?;
+    let inner = || -> mlua::Result<Box<Kind>> {
+        let of: Table = spec.get("of")?;
+        Ok(Box::new(parse_kind(lua, &of, what)?))
+    };
+    Ok(match kind.as_str() {
+        "dir" => Kind::Dir,
+        "rotation" => Kind::Rotation,
+        "bool" => Kind::Bool,
+        "int" => Kind::Int {
+            min: spec.get("min")?,
+            max: spec.get("max")?,
+        },
+        "string" => Kind::Str {
+            choices: spec
+                .get::<Option<Vec<String>>>("choices")?
+                .unwrap_or_default(),
+        },
+        "list" => Kind::List(inner()?),
+        "dir_map" => Kind::DirMap(inner()?),
+        other => {
+            return Err(mlua::Error::runtime(format!(
+                "{what}: unknown parameter kind `{other}`"
+            )))
+        }
+    })
+}
+
+pub fn parse_param(lua: &mlua::Lua, spec: &Table, what: &str) -> mlua::Result<ParamSpec> {
+    let kind = parse_kind(lua, spec, what)?;
+    let default = match spec.get::<Value>("default")? {
+        Value::Nil => None,
+        v => Some(lua.from_value::<serde_json::Value>(v)?),
+    };
+    let optional: bool = spec.get::<Option<bool>>("optional")?.unwrap_or(false);
+    Ok(ParamSpec {
+        kind,
+        required: !optional && default.is_none(),
+        default,
+        describe: spec.get::<Option<String>>("describe")?.unwrap_or_default(),
+    })
+}
+
+pub fn parse_element(
+    lua: &mlua::Lua,
+    decl: &Table,
+    file: &str,
+    steps: &dyn Fn(&str) -> Option<usize>,
+    step_names: &[String],
+) -> mlua::Result<(ElementDef, Replace)> {
+    let name = required_name(decl, "rally.element")?;
+    let what = format!("element `{name}`");
+    let mut allowed = vec![
+        "name",
+        "describe",
+        "params",
+        "glyph",
+        "build",
+        "steps",
+        "tile_steps",
+        "replace",
+    ];
+    allowed.extend(TileEvent::ALL.iter().map(|(n, _)| *n));
+    check_keys(decl, &allowed, &what)?;
+    let mut params = ParamSpecs::new();
+    if let Some(specs) = decl.get::<Option<Table>>("params")? {
+        for pair in specs.pairs::<String, Table>() {
+            let (pname, spec) = pair?;
+            let what = format!("{what}, parameter `{pname}`");
+            params.insert(pname, parse_param(lua, &spec, &what)?);
+        }
+    }
+    let mut events = HashMap::new();
+    for (key, event) in TileEvent::ALL {
+        if let Some(f) = optional_fn(decl, key, &what)? {
+            events.insert(event, f);
+        }
+    }
+    let glyph = match decl.get::<Value>("glyph")? {
+        Value::Nil => None,
+        v @ (Value::String(_) | Value::Function(_)) => Some(v),
+        other => {
+            return Err(mlua::Error::runtime(format!(
+                "{what}: `glyph` must be a string or a function(tile), got a {}",
+                other.type_name()
+            )))
+        }
+    };
+    let replace = if decl.get::<Option<bool>>("replace")?.unwrap_or(false) {
+        Replace::Yes
+    } else {
+        Replace::No
+    };
+    Ok((
+        ElementDef {
+            describe: decl.get::<Option<String>>("describe")?.unwrap_or_default(),
+            file: file.to_string(),
+            params,
+            glyph,
+            build: optional_fn(decl, "build", &what)?,
+            steps: step_table(decl, "steps", steps, step_names, &what)?,
+            tile_steps: step_table(decl, "tile_steps", steps, step_names, &what)?,
+            events,
+            name,
+        },
+        replace,
+    ))
+}
+
+pub fn parse_rule(
+    decl: &Table,
+    file: &str,
+    steps: &dyn Fn(&str) -> Option<usize>,
+    step_names: &[String],
+) -> mlua::Result<(RuleDef, Replace)> {
+    let name = required_name(decl, "rally.rule")?;
+    let what = format!("rule `{name}`");
+    let mut allowed = vec!["name", "describe", "steps", "replace"];
+    allowed.extend(RuleEvent::ALL.iter().map(|(n, _)| *n));
+    check_keys(decl, &allowed, &what)?;
+    let mut events = HashMap::new();
+    for (key, event) in RuleEvent::ALL {
+        if let Some(f) = optional_fn(decl, key, &what)? {
+            events.insert(event, f);
+        }
+    }
+    let replace = if decl.get::<Option<bool>>("replace")?.unwrap_or(false) {
+        Replace::Yes
+    } else {
+        Replace::No
+    };
+    Ok((
+        RuleDef {
+            describe: decl.get::<Option<String>>("describe")?.unwrap_or_default(),
+            file: file.to_string(),
+            steps: step_table(decl, "steps", steps, step_names, &what)?,
+            events,
+            name,
+        },
+        replace,
+    ))
+}

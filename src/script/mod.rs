@@ -1,0 +1,474 @@
+//! The Lua host: builds a sandboxed rule set from the element scripts and the switched-on
+//! variants. A rule set is immutable once built; hot reload builds a new one off to the side
+//! and swaps it in whole (design.md principle 7), so no Lua handle outlives its rule set.
+
+pub mod ctx;
+pub mod decl;
+pub mod sandbox;
+
+pub use decl::{ElementDef, RuleDef, RuleEvent, TileEvent};
+
+use crate::board::{Blocking, Catalogue, Facts, Tile};
+use crate::error::{Error, Result};
+use crate::geometry::{Dir, Pos};
+use crate::order::Step;
+use crate::params::ParamSpecs;
+use crate::variant::{Choice, Variant};
+use decl::Replace;
+use mlua::{Lua, LuaSerdeExt, Table, UserDataMethods, Value};
+use sandbox::Budget;
+use serde_json::{Map, Value as Json};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+/// Where a rule set's scripts come from.
+#[derive(Clone, Debug)]
+pub struct Sources {
+    /// The folder holding `elements/` and `rules/`.
+    pub scripts: PathBuf,
+    /// The folder holding one folder per variant.
+    pub variants: PathBuf,
+    pub choices: Vec<Choice>,
+}
+
+/// One complete, loaded set of rules: a Lua state and everything its scripts declared.
+pub struct RuleSet {
+    pub lua: Lua,
+    pub budget: Rc<Budget>,
+    pub defs: Rc<Defs>,
+}
+
+impl std::ops::Deref for RuleSet {
+    type Target = Defs;
+    fn deref(&self) -> &Defs {
+        &self.defs
+    }
+}
+
+/// What the scripts of a rule set declared: the order of play, elements, rules, variants.
+pub struct Defs {
+    pub order: Vec<Step>,
+    step_index: HashMap<String, usize>,
+    pub elements: Vec<ElementDef>,
+    element_index: HashMap<String, usize>,
+    pub rules: Vec<RuleDef>,
+    pub variants: Vec<(Variant, Map<String, Json>)>,
+    /// Every script file loaded, for the watcher and for messages.
+    pub files: Vec<PathBuf>,
+}
+
+/// The text of an mlua error, without the Rust wrapping: scripts' errors already begin
+/// with `file.lua:line:`.
+pub fn lua_message(e: &mlua::Error) -> String {
+    match e {
+        mlua::Error::CallbackError { cause, .. } => lua_message(cause),
+        mlua::Error::WithContext { context, cause } => format!("{context}: {}", lua_message(cause)),
+        mlua::Error::RuntimeError(m) => m.clone(),
+        mlua::Error::SyntaxError { message, .. } => message.clone(),
+        mlua::Error::MemoryError(_) => format!(
+            "out of memory: the scripts exceeded the {} MiB limit",
+            sandbox::MEMORY_LIMIT / (1024 * 1024)
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// An error raised by a native function, located at the Lua line that called it.
+pub fn located(lua: &Lua, message: impl std::fmt::Display) -> mlua::Error {
+    let place = lua
+        .inspect_stack(1, |d| {
+            let src = d
+                .source()
+                .short_src
+                .map(|s| s.to_string())
+                .unwrap_or_default();
+            d.current_line().map(|l| format!("{src}:{l}: "))
+        })
+        .flatten()
+        .unwrap_or_default();
+    mlua::Error::runtime(format!("{place}{message}"))
+}
+
+/// How a file is named in messages: relative to the current folder when it is below it.
+pub fn display_path(path: &Path) -> String {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    path.strip_prefix(&cwd)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+#[derive(Default)]
+struct Collected {
+    elements: Vec<(ElementDef, Replace)>,
+    rules: Vec<(RuleDef, Replace)>,
+}
+
+fn lua_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "lua"))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+impl RuleSet {
+    pub fn load(sources: &Sources) -> Result<RuleSet> {
+        let variants = crate::variant::select(&sources.variants, &sources.choices)?;
+        let mut order = crate::order::standard();
+        for (variant, _) in &variants {
+            for step in &variant.steps {
+                crate::order::insert(&mut order, step).map_err(|m| Error::File {
+                    file: variant.dir.join("variant.toml"),
+                    message: m,
+                })?;
+            }
+        }
+        let step_index: HashMap<String, usize> = order
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.name.clone(), i))
+            .collect();
+        let step_names: Vec<String> = order.iter().map(|s| s.name.clone()).collect();
+
+        let budget = Rc::new(Budget::default());
+        let lua = sandbox::new_lua(budget.clone()).map_err(|e| Error::Script(lua_message(&e)))?;
+        let collected = Rc::new(RefCell::new(Collected::default()));
+        let current_file = Rc::new(RefCell::new(String::new()));
+        let script_err = |e: mlua::Error| Error::Script(lua_message(&e));
+
+        let rally = lua.create_table().map_err(script_err)?;
+        {
+            let (collected, file) = (collected.clone(), current_file.clone());
+            let (index, names) = (step_index.clone(), step_names.clone());
+            let element = lua
+                .create_function(move |lua, decl: Table| {
+                    let steps = |n: &str| index.get(n).copied();
+                    let parsed = decl::parse_element(lua, &decl, &file.borrow(), &steps, &names)
+                        .map_err(|e| located(lua, lua_message(&e)))?;
+                    collected.borrow_mut().elements.push(parsed);
+                    Ok(decl)
+                })
+                .map_err(script_err)?;
+            rally.raw_set("element", element).map_err(script_err)?;
+        }
+        {
+            let (collected, file) = (collected.clone(), current_file.clone());
+            let (index, names) = (step_index.clone(), step_names.clone());
+            let rule = lua
+                .create_function(move |lua, decl: Table| {
+                    let steps = |n: &str| index.get(n).copied();
+                    let parsed = decl::parse_rule(&decl, &file.borrow(), &steps, &names)
+                        .map_err(|e| located(lua, lua_message(&e)))?;
+                    collected.borrow_mut().rules.push(parsed);
+                    Ok(decl)
+                })
+                .map_err(script_err)?;
+            rally.raw_set("rule", rule).map_err(script_err)?;
+        }
+        lua.load(include_str!("prelude.lua"))
+            .set_name("@rally/prelude.lua")
+            .call::<()>(rally.clone())
+            .map_err(script_err)?;
+        lua.globals().raw_set("rally", rally).map_err(script_err)?;
+
+        let mut files: Vec<(PathBuf, Option<Map<String, Json>>)> = Vec::new();
+        for sub in ["rules", "elements"] {
+            files.extend(
+                lua_files(&sources.scripts.join(sub))
+                    .into_iter()
+                    .map(|f| (f, None)),
+            );
+        }
+        if files.is_empty() {
+            return Err(Error::Other(format!(
+                "no element scripts found in {} (expected {}/elements/*.lua); pass --scripts DIR",
+                sources.scripts.display(),
+                sources.scripts.display()
+            )));
+        }
+        for (variant, params) in &variants {
+            files.extend(
+                variant
+                    .files
+                    .iter()
+                    .map(|f| (f.clone(), Some(params.clone()))),
+            );
+        }
+
+        let mut defs = Defs {
+            order,
+            step_index,
+            elements: Vec::new(),
+            element_index: HashMap::new(),
+            rules: Vec::new(),
+            variants,
+            files: files.iter().map(|(f, _)| f.clone()).collect(),
+        };
+        for (path, params) in &files {
+            let shown = display_path(path);
+            *current_file.borrow_mut() = shown.clone();
+            run_file(&lua, &budget, path, &shown, params.as_ref())?;
+            let found = std::mem::take(&mut *collected.borrow_mut());
+            defs.merge(found, &shown)?;
+        }
+        Ok(RuleSet {
+            lua,
+            budget,
+            defs: Rc::new(defs),
+        })
+    }
+
+    /// A tile as Lua sees it: its parameters plus `at`, `x`, `y` and `element`, read-only.
+    pub fn tile_table(&self, tile: &Tile) -> mlua::Result<Table> {
+        let data = self.lua.to_value(&tile.params)?;
+        let data = match data {
+            Value::Table(t) => t,
+            _ => self.lua.create_table()?,
+        };
+        data.raw_set("at", pos_table(&self.lua, tile.at)?)?;
+        data.raw_set("x", tile.at.x)?;
+        data.raw_set("y", tile.at.y)?;
+        data.raw_set("element", tile.name.as_str())?;
+        read_only(&self.lua, data, "tile")
+    }
+}
+
+fn run_file(
+    lua: &Lua,
+    budget: &Budget,
+    path: &Path,
+    shown: &str,
+    params: Option<&Map<String, Json>>,
+) -> Result<()> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::File {
+        file: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    let err = |e: mlua::Error| Error::Script(lua_message(&e));
+    let mut extra = Vec::new();
+    if let Some(params) = params {
+        extra.push(("params", lua.to_value(params).map_err(err)?));
+    }
+    let env = sandbox::strict_env(lua, &extra).map_err(err)?;
+    budget.reset(sandbox::INSTRUCTION_BUDGET);
+    let result = lua
+        .load(text.as_str())
+        .set_name(format!("@{shown}"))
+        .set_mode(mlua::chunk::ChunkMode::Text)
+        .set_environment(env)
+        .exec();
+    if budget.is_spent() {
+        return Err(Error::Script(format!(
+            "{shown}: {}",
+            sandbox::BUDGET_MESSAGE
+        )));
+    }
+    result.map_err(err)
+}
+
+impl Defs {
+    fn merge(&mut self, found: Collected, file: &str) -> Result<()> {
+        for (def, replace) in found.elements {
+            match (self.element_index.get(&def.name), replace) {
+                (Some(&i), Replace::Yes) => self.elements[i] = def,
+                (Some(&i), Replace::No) => {
+                    return Err(Error::Script(format!(
+                        "{file}: element `{}` is already defined in {}; to change it, declare it with `replace = true`",
+                        def.name, self.elements[i].file
+                    )))
+                }
+                (None, Replace::Yes) => {
+                    return Err(Error::Script(format!(
+                        "{file}: element `{}` says `replace = true` but no element of that name is loaded",
+                        def.name
+                    )))
+                }
+                (None, Replace::No) => {
+                    self.element_index.insert(def.name.clone(), self.elements.len());
+                    self.elements.push(def);
+                }
+            }
+        }
+        for (def, replace) in found.rules {
+            let existing = self.rules.iter().position(|r| r.name == def.name);
+            match (existing, replace) {
+                (Some(i), Replace::Yes) => self.rules[i] = def,
+                (Some(i), Replace::No) => {
+                    return Err(Error::Script(format!(
+                        "{file}: rule `{}` is already defined in {}; to change it, declare it with `replace = true`",
+                        def.name, self.rules[i].file
+                    )))
+                }
+                (None, Replace::Yes) => {
+                    return Err(Error::Script(format!(
+                        "{file}: rule `{}` says `replace = true` but no rule of that name is loaded",
+                        def.name
+                    )))
+                }
+                (None, Replace::No) => self.rules.push(def),
+            }
+        }
+        Ok(())
+    }
+
+    pub fn step_id(&self, name: &str) -> Option<usize> {
+        self.step_index.get(name).copied()
+    }
+
+    pub fn element_id(&self, name: &str) -> Option<usize> {
+        self.element_index.get(name).copied()
+    }
+}
+
+pub fn pos_table(lua: &Lua, p: Pos) -> mlua::Result<Table> {
+    let t = lua.create_table_with_capacity(0, 2)?;
+    t.raw_set("x", p.x)?;
+    t.raw_set("y", p.y)?;
+    Ok(t)
+}
+
+/// A proxy that reads `data` and refuses writes: scripts keep no state in what they are given.
+pub fn read_only(lua: &Lua, data: Table, what: &'static str) -> mlua::Result<Table> {
+    let proxy = lua.create_table()?;
+    let meta = lua.create_table()?;
+    meta.raw_set("__index", data.clone())?;
+    meta.raw_set(
+        "__newindex",
+        lua.create_function(move |lua, (_, key): (Value, Value)| -> mlua::Result<()> {
+            Err(located(
+                lua,
+                format!(
+                    "cannot set `{}` on a {what}: it is read-only (keep state with ctx:set_var)",
+                    key.to_string()?
+                ),
+            ))
+        })?,
+    )?;
+    meta.raw_set(
+        "__pairs",
+        lua.create_function(move |lua, _: Value| {
+            let next: mlua::Function = lua.globals().get("next")?;
+            Ok((next, data.clone(), Value::Nil))
+        })?,
+    )?;
+    proxy.set_metatable(Some(meta))?;
+    Ok(proxy)
+}
+
+/// The builder `build(b, tile)` declarations write static facts through.
+struct FactsBuilder<'a> {
+    facts: &'a mut Facts,
+    at: Pos,
+}
+
+fn dir_arg(lua: &Lua, text: &str) -> mlua::Result<Dir> {
+    Dir::parse(text).ok_or_else(|| located(lua, format!("`{text}` is not a direction (N/E/S/W)")))
+}
+
+impl Catalogue for RuleSet {
+    fn element(&self, name: &str) -> std::result::Result<(usize, &ParamSpecs), String> {
+        match self.element_id(name) {
+            Some(i) => Ok((i, &self.elements[i].params)),
+            None => Err(format!(
+                "unknown element `{name}`{}",
+                crate::error::suggest(name, self.elements.iter().map(|e| e.name.as_str()))
+            )),
+        }
+    }
+
+    fn build(&self, tile: &Tile, facts: &mut Facts) -> Result<()> {
+        let Some(build) = &self.elements[tile.element].build else {
+            return Ok(());
+        };
+        let builder = RefCell::new(FactsBuilder { facts, at: tile.at });
+        let table = self
+            .tile_table(tile)
+            .map_err(|e| Error::Script(lua_message(&e)))?;
+        self.budget.reset(sandbox::INSTRUCTION_BUDGET);
+        let result = self.lua.scope(|scope| {
+            let b = scope.create_any_userdata(
+                &builder,
+                |reg: &mut mlua::UserDataRegistry<&RefCell<FactsBuilder>>| {
+                    reg.add_method(
+                        "wall",
+                        |lua, this, (side, opts): (String, Option<Table>)| {
+                            let side = dir_arg(lua, &side)?;
+                            let opt = |k: &str| -> mlua::Result<Option<Value>> {
+                                opts.as_ref()
+                                    .map_or(Ok(None), |t| t.get::<Option<Value>>(k))
+                            };
+                            // `pass = "out"`: robots and lasers may leave through this side, not enter.
+                            let pass = match opt("pass")? {
+                                None | Some(Value::Nil) => None,
+                                Some(v) => Some(v.to_string()?),
+                            };
+                            let lasers = !matches!(opt("lasers")?, Some(Value::Boolean(false)));
+                            let (out, inn) = match pass.as_deref() {
+                                None => (true, true),
+                                Some("out") => (false, true),
+                                Some("in") => (true, false),
+                                Some(other) => {
+                                    return Err(located(
+                                        lua,
+                                        format!("pass = `{other}`: expected \"out\" or \"in\""),
+                                    ))
+                                }
+                            };
+                            let blocking = Blocking {
+                                robots_out: out,
+                                robots_in: inn,
+                                lasers_out: out && lasers,
+                                lasers_in: inn && lasers,
+                            };
+                            let mut b = this.borrow_mut();
+                            let at = b.at;
+                            b.facts.add_wall(at, side, blocking);
+                            Ok(())
+                        },
+                    );
+                    reg.add_method("hazard", |_, this, ()| {
+                        let mut b = this.borrow_mut();
+                        let at = b.at;
+                        b.facts.set_hazard(at);
+                        Ok(())
+                    });
+                    reg.add_method("solid", |_, this, ()| {
+                        let mut b = this.borrow_mut();
+                        let at = b.at;
+                        b.facts.set_solid(at);
+                        Ok(())
+                    });
+                    reg.add_method("flag", |_, this, number: u32| {
+                        let mut b = this.borrow_mut();
+                        let at = b.at;
+                        b.facts.flags.push((number, at));
+                        Ok(())
+                    });
+                    reg.add_method("start", |_, this, number: u32| {
+                        let mut b = this.borrow_mut();
+                        let at = b.at;
+                        b.facts.starts.push((number, at));
+                        Ok(())
+                    });
+                },
+            )?;
+            build.call::<()>((b, table))
+        });
+        result.map_err(|e| {
+            Error::Script(format!(
+                "element `{}` at {}, build: {}",
+                tile.name,
+                tile.at,
+                lua_message(&e)
+            ))
+        })
+    }
+}

@@ -1,0 +1,82 @@
+-- The Lua half of the `rally` API: pure helpers that need no access to the game.
+-- Loaded into every rule set before any element or variant script. The native half
+-- (`rally.element`, `rally.rule`, and every `ctx:` primitive) is in src/script/.
+local rally = ...
+
+rally.dirs = { "N", "E", "S", "W" }
+local index = { N = 1, E = 2, S = 3, W = 4 }
+local delta = { N = { 0, -1 }, E = { 1, 0 }, S = { 0, 1 }, W = { -1, 0 } }
+local quarter = { left = 3, right = 1, uturn = 2 }
+
+--- The direction `dir` turned by `rotation` ("left", "right" or "uturn").
+function rally.turn(dir, rotation)
+  local i = index[dir] or error("not a direction: " .. tostring(dir), 2)
+  local q = quarter[rotation] or error("not a rotation: " .. tostring(rotation), 2)
+  return rally.dirs[(i - 1 + q) % 4 + 1]
+end
+
+function rally.opposite(dir)
+  return rally.turn(dir, "uturn")
+end
+
+--- The rotation that turns `from` into `to` ("left", "right", "uturn"), or nil if equal.
+function rally.rotation_between(from, to)
+  local q = (index[to] - index[from]) % 4
+  return ({ [1] = "right", [2] = "uturn", [3] = "left" })[q]
+end
+
+--- dx, dy of one step in `dir` (north is y - 1).
+function rally.delta(dir)
+  local d = delta[dir] or error("not a direction: " .. tostring(dir), 2)
+  return d[1], d[2]
+end
+
+--- The square `n` (default 1) steps from `pos` in `dir`, as { x =, y = }.
+function rally.step(pos, dir, n)
+  local dx, dy = rally.delta(dir)
+  n = n or 1
+  return { x = pos.x + dx * n, y = pos.y + dy * n }
+end
+
+--- Is `register` (1..5) one of the `phases` listed on a tile?
+function rally.active(phases, register)
+  for _, p in ipairs(phases) do
+    if p == register then return true end
+  end
+  return false
+end
+
+-- Parameter declarations: `params = { dir = rally.param.dir(), express = rally.param.bool { default = false } }`.
+-- Options for every kind: `default = value`, `optional = true`, `describe = "text"`.
+local function kind(name)
+  return function(opts)
+    local spec = { kind = name }
+    for k, v in pairs(opts or {}) do spec[k] = v end
+    return spec
+  end
+end
+rally.param = {
+  dir = kind("dir"),
+  rotation = kind("rotation"),
+  bool = kind("bool"),
+  int = kind("int"),            -- options: min, max
+  string = kind("string"),      -- option: choices = { ... }
+  phases = function(opts)       -- a list of registers 1..5; default every register
+    local spec = { kind = "list", of = { kind = "int", min = 1, max = 5 }, default = { 1, 2, 3, 4, 5 } }
+    for k, v in pairs(opts or {}) do spec[k] = v end
+    return spec
+  end,
+  list = function(of, opts)
+    local spec = kind("list")(opts)
+    spec.of = of
+    return spec
+  end,
+  dir_map = function(of, opts)  -- a table keyed by direction, e.g. { N = "right" }
+    local spec = kind("dir_map")(opts)
+    spec.of = of
+    return spec
+  end,
+}
+
+--- Returned by `on_card` to say "this element resolved the card; do not execute it".
+rally.HANDLED = setmetatable({}, { __tostring = function() return "rally.HANDLED" end })

@@ -1,0 +1,114 @@
+//! The sandboxed Lua state every rule set runs in (design.md principle 6): only safe
+//! libraries, no way to load bytecode or reach the file system, strict globals, a memory
+//! limit, and an instruction budget per handler call that a script cannot catch its way out of.
+
+use mlua::{HookTriggers, Lua, LuaOptions, StdLib, Table, Value, VmState};
+use std::cell::Cell;
+use std::rc::Rc;
+
+/// Instructions one top-level handler call may run (nested calls share it).
+pub const INSTRUCTION_BUDGET: i64 = 5_000_000;
+/// Memory one rule set may hold.
+pub const MEMORY_LIMIT: usize = 64 * 1024 * 1024;
+/// How often the budget hook runs.
+const HOOK_EVERY: u32 = 1_000;
+
+/// The instruction budget of the call in progress. Once spent it stays spent, so the hook
+/// keeps raising even inside `pcall` until the call unwinds.
+#[derive(Debug, Default)]
+pub struct Budget {
+    remaining: Cell<i64>,
+    spent: Cell<bool>,
+}
+
+impl Budget {
+    pub fn reset(&self, instructions: i64) {
+        self.remaining.set(instructions);
+        self.spent.set(false);
+    }
+
+    pub fn is_spent(&self) -> bool {
+        self.spent.get()
+    }
+}
+
+pub const BUDGET_MESSAGE: &str =
+    "instruction budget exceeded: the script ran too long (an endless loop?)";
+
+/// A fresh sandboxed state. `print` goes to tracing; `math.random` is installed later by the
+/// host, from the game's RNG.
+pub fn new_lua(budget: Rc<Budget>) -> mlua::Result<Lua> {
+    let lua = Lua::new_with(
+        StdLib::TABLE | StdLib::STRING | StdLib::MATH | StdLib::UTF8 | StdLib::COROUTINE,
+        LuaOptions::default(),
+    )?;
+    lua.set_memory_limit(MEMORY_LIMIT)?;
+    let globals = lua.globals();
+    for name in ["load", "loadfile", "dofile", "collectgarbage", "require"] {
+        globals.raw_set(name, Value::Nil)?;
+    }
+    let string: Table = globals.get("string")?;
+    string.raw_set("dump", Value::Nil)?;
+    let math: Table = globals.get("math")?;
+    math.raw_set("randomseed", Value::Nil)?;
+    globals.raw_set(
+        "print",
+        lua.create_function(|_, args: mlua::Variadic<Value>| {
+            let text: Vec<String> = args
+                .iter()
+                .map(|v| v.to_string().unwrap_or_default())
+                .collect();
+            tracing::info!(target: "script", "{}", text.join("\t"));
+            Ok(())
+        })?,
+    )?;
+    budget.reset(INSTRUCTION_BUDGET);
+    lua.set_global_hook(
+        HookTriggers::new().every_nth_instruction(HOOK_EVERY),
+        move |_, _| {
+            let left = budget.remaining.get() - HOOK_EVERY as i64;
+            budget.remaining.set(left);
+            if left < 0 {
+                budget.spent.set(true);
+                return Err(mlua::Error::runtime(BUDGET_MESSAGE));
+            }
+            Ok(VmState::Continue)
+        },
+    )?;
+    Ok(lua)
+}
+
+/// A strict `_ENV` for one chunk: it reads the shared globals, an unknown name is an error
+/// (typos surface at once), and assigning a global is an error (scripts keep no state).
+pub fn strict_env(lua: &Lua, extra: &[(&str, Value)]) -> mlua::Result<Table> {
+    let env = lua.create_table()?;
+    for (name, value) in extra {
+        env.raw_set(*name, value.clone())?;
+    }
+    let meta = lua.create_table()?;
+    let globals = lua.globals();
+    meta.raw_set(
+        "__index",
+        lua.create_function(move |_, (_, key): (Table, Value)| {
+            let value: Value = globals.raw_get(key.clone())?;
+            if value.is_nil() {
+                return Err(mlua::Error::runtime(format!(
+                    "undeclared global `{}` (declare it with `local`, or check the spelling)",
+                    key.to_string()?
+                )));
+            }
+            Ok(value)
+        })?,
+    )?;
+    meta.raw_set(
+        "__newindex",
+        lua.create_function(|_, (_, key, _): (Table, Value, Value)| -> mlua::Result<()> {
+            Err(mlua::Error::runtime(format!(
+                "assignment to global `{}`: scripts keep no globals; use `local`, or robot/game vars for state",
+                key.to_string()?
+            )))
+        })?,
+    )?;
+    env.set_metatable(Some(meta))?;
+    Ok(env)
+}

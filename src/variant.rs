@@ -1,0 +1,182 @@
+//! House-rule variants: a folder `variants/NAME/` with a `variant.toml` (what it is, its Lua
+//! files, its parameters, the steps it adds, what it cannot be combined with) and its scripts.
+//! Nothing of a variant is loaded unless a game or scenario switches it on.
+
+use crate::error::{Error, Result, Source};
+use crate::order::NewStep;
+use crate::params::{Kind, ParamSpec, ParamSpecs};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct VariantFile {
+    name: String,
+    description: String,
+    #[serde(default)]
+    files: Vec<String>,
+    #[serde(default)]
+    conflicts: Vec<String>,
+    #[serde(default)]
+    params: BTreeMap<String, ParamFile>,
+    #[serde(default)]
+    step: Vec<NewStep>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct ParamFile {
+    kind: String,
+    default: toml::Value,
+    #[serde(default)]
+    describe: String,
+    min: Option<i64>,
+    max: Option<i64>,
+    #[serde(default)]
+    choices: Vec<String>,
+}
+
+/// A variant as its folder describes it.
+#[derive(Clone, Debug)]
+pub struct Variant {
+    pub name: String,
+    pub description: String,
+    pub dir: PathBuf,
+    pub files: Vec<PathBuf>,
+    pub conflicts: Vec<String>,
+    pub params: ParamSpecs,
+    pub steps: Vec<NewStep>,
+}
+
+/// A variant switched on, with the parameter values a game or scenario set.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Choice {
+    pub name: String,
+    pub params: toml::Table,
+}
+
+impl Variant {
+    pub fn load(dir: &Path) -> Result<Variant> {
+        let source = Source::read(&dir.join("variant.toml"))?;
+        let file: VariantFile = source.parse_toml()?;
+        let whole = |message: String| Error::File {
+            file: source.path.clone(),
+            message,
+        };
+        let mut params = ParamSpecs::new();
+        for (name, p) in file.params {
+            let kind = match p.kind.as_str() {
+                "dir" => Kind::Dir,
+                "rotation" => Kind::Rotation,
+                "bool" => Kind::Bool,
+                "int" => Kind::Int { min: p.min, max: p.max },
+                "string" => Kind::Str { choices: p.choices },
+                other => {
+                    return Err(whole(format!(
+                        "parameter `{name}`: unknown kind `{other}`, expected dir, rotation, bool, int or string"
+                    )))
+                }
+            };
+            let default = kind
+                .check(&p.default)
+                .map_err(|e| whole(format!("parameter `{name}`: default: {e}")))?;
+            params.insert(
+                name,
+                ParamSpec {
+                    kind,
+                    required: false,
+                    default: Some(default),
+                    describe: p.describe,
+                },
+            );
+        }
+        let files = file.files.iter().map(|f| dir.join(f)).collect::<Vec<_>>();
+        for f in &files {
+            if !f.is_file() {
+                return Err(whole(format!(
+                    "lists `{}`, which does not exist",
+                    f.display()
+                )));
+            }
+        }
+        Ok(Variant {
+            name: file.name,
+            description: file.description,
+            dir: dir.to_path_buf(),
+            files,
+            conflicts: file.conflicts,
+            params,
+            steps: file.step,
+        })
+    }
+
+    /// Every variant folder under `root`, sorted by name.
+    pub fn discover(root: &Path) -> Result<Vec<Variant>> {
+        let mut found = Vec::new();
+        let Ok(entries) = std::fs::read_dir(root) else {
+            return Ok(found);
+        };
+        let mut dirs: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.join("variant.toml").is_file())
+            .collect();
+        dirs.sort();
+        for dir in dirs {
+            found.push(Variant::load(&dir)?);
+        }
+        Ok(found)
+    }
+
+    /// The parameter values for a choice: defaults, overridden by what the choice sets.
+    pub fn resolve_params(
+        &self,
+        given: &toml::Table,
+    ) -> std::result::Result<Map<String, Value>, String> {
+        crate::params::check_all(&self.params, given, &format!("variant {}", self.name))
+            .map_err(|e| e.replace("element `variant ", "variant `"))
+    }
+}
+
+/// Finds the chosen variants under `root` and checks they can be combined.
+pub fn select(root: &Path, choices: &[Choice]) -> Result<Vec<(Variant, Map<String, Value>)>> {
+    let mut selected: Vec<(Variant, Map<String, Value>)> = Vec::new();
+    for choice in choices {
+        if selected.iter().any(|(v, _)| v.name == choice.name) {
+            continue;
+        }
+        let dir = root.join(&choice.name);
+        if !dir.join("variant.toml").is_file() {
+            let known: Vec<String> = Variant::discover(root)?
+                .into_iter()
+                .map(|v| v.name)
+                .collect();
+            return Err(Error::Other(format!(
+                "unknown variant `{}`{} (variants in {}: {})",
+                choice.name,
+                crate::error::suggest(&choice.name, known.iter().map(String::as_str)),
+                root.display(),
+                if known.is_empty() {
+                    "none".into()
+                } else {
+                    known.join(", ")
+                }
+            )));
+        }
+        let variant = Variant::load(&dir)?;
+        for (other, _) in &selected {
+            if variant.conflicts.contains(&other.name) || other.conflicts.contains(&variant.name) {
+                return Err(Error::Other(format!(
+                    "variants `{}` and `{}` cannot be combined (one lists the other under `conflicts`)",
+                    other.name, variant.name
+                )));
+            }
+        }
+        let params = variant
+            .resolve_params(&choice.params)
+            .map_err(Error::Other)?;
+        selected.push((variant, params));
+    }
+    Ok(selected)
+}

@@ -1,0 +1,490 @@
+//! The physical rules, enforced once, natively (design.md principle 3): stepping and pushing
+//! chains against walls, the board edge, simultaneous belt moves, laser beams, damage,
+//! destruction, repairs and re-entry. Nothing here calls Lua; the engine calls the squares'
+//! scripts around these primitives (a robot entering a pit is destroyed by `pit.lua`).
+
+use crate::board::Board;
+use crate::detail;
+use crate::geometry::{Dir, Pos, Rotation};
+use crate::state::{GameState, RobotId, LETHAL_DAMAGE};
+use std::rc::Rc;
+
+/// How a robot came to enter a square; scripts see it as `how` ("card", "push", ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum How {
+    /// Executing its own program card.
+    Card,
+    /// Pushed by a robot or a board element.
+    Push,
+    /// Carried by a belt or current.
+    Belt,
+    /// Moved by a script in some other way (a slide, a teleport...).
+    Script,
+}
+
+impl How {
+    pub fn name(self) -> &'static str {
+        match self {
+            How::Card => "card",
+            How::Push => "push",
+            How::Belt => "belt",
+            How::Script => "script",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<How> {
+        [How::Card, How::Push, How::Belt, How::Script]
+            .into_iter()
+            .find(|h| h.name() == text)
+    }
+}
+
+/// A robot that arrived on a square, for the engine to tell that square's scripts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Arrival {
+    pub robot: RobotId,
+    pub at: Pos,
+    pub dir: Dir,
+    pub how: How,
+}
+
+/// Damage waiting to be applied at the end of a step (segment D fires all at once).
+#[derive(Clone, Debug)]
+struct Hit {
+    robot: RobotId,
+    amount: i32,
+    cause: String,
+}
+
+/// The game state together with the board it is played on, and what the current step has
+/// queued (belt moves and laser hits are applied together when the step ends).
+#[derive(Clone, Debug)]
+pub struct World {
+    pub board: Rc<Board>,
+    pub state: GameState,
+    conveys: Vec<(RobotId, Dir)>,
+    hits: Vec<Hit>,
+    /// Damage is queued instead of applied at once (segment D: one volley).
+    pub defer_damage: bool,
+}
+
+impl World {
+    pub fn new(board: Rc<Board>, state: GameState) -> World {
+        World {
+            board,
+            state,
+            conveys: Vec::new(),
+            hits: Vec::new(),
+            defer_damage: false,
+        }
+    }
+
+    pub fn robot_at(&self, p: Pos) -> Option<RobotId> {
+        self.state.robot_at(p)
+    }
+
+    /// One square of movement in `dir`, pushing any robots ahead (rules.md §3.2). Either the
+    /// whole chain moves or, if any robot in it would cross a wall, nothing does.
+    /// Returns the arrivals (pushed robots first), or `None` if blocked.
+    pub fn step(&mut self, id: RobotId, dir: Dir, how: How) -> Option<Vec<Arrival>> {
+        let mut chain = vec![id];
+        let mut p = self.state.robots[id].at;
+        loop {
+            if !self.board.robot_can_cross(p, dir) {
+                if chain.len() > 1 {
+                    self.state
+                        .log(Some(id), "push_blocked", detail! {"dir" => dir});
+                }
+                return None;
+            }
+            p = p.step(dir);
+            match self.robot_at(p) {
+                Some(next) if self.board.contains(p) => chain.push(next),
+                _ => break,
+            }
+        }
+        let mut arrivals = Vec::with_capacity(chain.len());
+        for (i, &rid) in chain.iter().enumerate().rev() {
+            let how = if i == 0 { how } else { How::Push };
+            let to = self.state.robots[rid].at.step(dir);
+            self.state.robots[rid].at = to;
+            let what = if i == 0 { "moved" } else { "pushed" };
+            self.state.log(
+                Some(rid),
+                what,
+                detail! {"dir" => dir, "to" => to, "how" => how.name()},
+            );
+            if self.fell_off(rid) {
+                continue;
+            }
+            arrivals.push(Arrival {
+                robot: rid,
+                at: to,
+                dir,
+                how,
+            });
+        }
+        Some(arrivals)
+    }
+
+    /// Destroys a robot standing off the board; true if it did.
+    fn fell_off(&mut self, id: RobotId) -> bool {
+        let off = !self.board.contains(self.state.robots[id].at);
+        if off {
+            self.destroy(id, "off the board");
+        }
+        off
+    }
+
+    /// Puts a robot on a square directly (teleports, slides, re-entry by scripts).
+    pub fn place(&mut self, id: RobotId, at: Pos, dir: Dir, how: How) -> Option<Arrival> {
+        self.state.robots[id].at = at;
+        self.state.log(
+            Some(id),
+            "placed",
+            detail! {"to" => at, "how" => how.name()},
+        );
+        (!self.fell_off(id)).then_some(Arrival {
+            robot: id,
+            at,
+            dir,
+            how,
+        })
+    }
+
+    pub fn rotate(&mut self, id: RobotId, rotation: Rotation) {
+        let r = &mut self.state.robots[id];
+        r.facing = r.facing.turned(rotation);
+        let facing = r.facing;
+        self.state.log(
+            Some(id),
+            "turned",
+            detail! {"rotation" => rotation.name(), "facing" => facing},
+        );
+    }
+
+    pub fn face(&mut self, id: RobotId, dir: Dir) {
+        self.state.robots[id].facing = dir;
+        self.state.log(Some(id), "faced", detail! {"facing" => dir});
+    }
+
+    pub fn destroy(&mut self, id: RobotId, cause: &str) {
+        if self.state.robots[id].destroyed {
+            return;
+        }
+        self.state.destructions += 1;
+        let order = self.state.destructions;
+        let r = &mut self.state.robots[id];
+        r.destroyed = true;
+        r.lives -= 1;
+        r.destroyed_order = Some(order);
+        let lives = r.lives;
+        self.state.log(
+            Some(id),
+            "destroyed",
+            detail! {"cause" => cause, "lives" => lives},
+        );
+    }
+
+    /// Deals damage now, or queues it while damage is deferred (segment D).
+    pub fn damage(&mut self, id: RobotId, amount: i32, cause: &str) {
+        if self.defer_damage {
+            self.hits.push(Hit {
+                robot: id,
+                amount,
+                cause: cause.to_string(),
+            });
+        } else {
+            self.apply_damage(id, amount, cause);
+        }
+    }
+
+    fn apply_damage(&mut self, id: RobotId, amount: i32, cause: &str) {
+        if amount <= 0 || self.state.robots[id].destroyed {
+            return;
+        }
+        let r = &mut self.state.robots[id];
+        r.damage = (r.damage + amount).min(LETHAL_DAMAGE);
+        let total = r.damage;
+        self.state.log(
+            Some(id),
+            "damaged",
+            detail! {"amount" => amount, "cause" => cause, "damage" => total},
+        );
+        if total >= LETHAL_DAMAGE {
+            self.destroy(id, cause);
+        }
+    }
+
+    /// Applies every queued hit together: robots destroyed by this volley still fired in it.
+    pub fn flush_damage(&mut self) {
+        for hit in std::mem::take(&mut self.hits) {
+            self.apply_damage(hit.robot, hit.amount, &hit.cause);
+        }
+    }
+
+    pub fn repair(&mut self, id: RobotId, amount: i32) {
+        let r = &mut self.state.robots[id];
+        let before = r.damage;
+        r.damage = (r.damage - amount).max(0);
+        let repaired = before - r.damage;
+        if repaired > 0 {
+            let damage = r.damage;
+            self.state.log(
+                Some(id),
+                "repaired",
+                detail! {"amount" => repaired, "damage" => damage},
+            );
+        }
+    }
+
+    /// Counts checkpoint `number` if it is the robot's next one (rules.md §7.1).
+    pub fn touch_flag(&mut self, id: RobotId, number: u32) -> bool {
+        let r = &mut self.state.robots[id];
+        if r.flags + 1 != number {
+            return false;
+        }
+        r.flags = number;
+        let total = self
+            .board
+            .flags()
+            .iter()
+            .map(|(n, _)| *n)
+            .max()
+            .unwrap_or(0);
+        self.state
+            .log(Some(id), "flag", detail! {"number" => number});
+        if number >= total {
+            self.state.log(Some(id), "won", detail! {});
+        }
+        true
+    }
+
+    pub fn set_archive(&mut self, id: RobotId, at: Pos) {
+        if self.state.robots[id].archive != at {
+            self.state.robots[id].archive = at;
+            self.state.log(Some(id), "archived", detail! {"at" => at});
+        }
+    }
+
+    /// Queues a belt move, resolved with all the others when the step ends.
+    pub fn convey(&mut self, id: RobotId, dir: Dir) {
+        if !self.conveys.iter().any(|(r, _)| *r == id) {
+            self.conveys.push((id, dir));
+        }
+    }
+
+    /// Resolves the queued belt moves at the same time (rules.md §5.2): moves across walls,
+    /// into a square two robots want, and head-on swaps are cancelled; then, until nothing
+    /// changes, a move into a square held by a robot that is not leaving is cancelled. Belts
+    /// never push. Returns the arrivals.
+    pub fn flush_conveys(&mut self) -> Vec<Arrival> {
+        let moves = std::mem::take(&mut self.conveys);
+        if moves.is_empty() {
+            return Vec::new();
+        }
+        let robots = &self.state.robots;
+        let from: Vec<Pos> = moves.iter().map(|(id, _)| robots[*id].at).collect();
+        let to: Vec<Pos> = moves
+            .iter()
+            .map(|(id, d)| robots[*id].at.step(*d))
+            .collect();
+        let passable: Vec<bool> = moves
+            .iter()
+            .map(|(id, d)| self.board.robot_can_cross(robots[*id].at, *d))
+            .collect();
+        // Two robots wanting one square, or swapping squares: both stay.
+        let mut ok = passable.clone();
+        for i in 0..moves.len() {
+            for j in 0..moves.len() {
+                let clash = to[i] == to[j] || (to[i] == from[j] && to[j] == from[i]);
+                if i != j && passable[i] && passable[j] && clash {
+                    ok[i] = false;
+                }
+            }
+        }
+        loop {
+            let mut changed = false;
+            for i in 0..moves.len() {
+                if !ok[i] {
+                    continue;
+                }
+                if let Some(holder) = self.robot_at(to[i]) {
+                    let leaving = moves.iter().zip(&ok).any(|((r, _), &k)| *r == holder && k);
+                    if !leaving {
+                        ok[i] = false;
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let mut arrivals = Vec::new();
+        for (i, &(id, dir)) in moves.iter().enumerate() {
+            if ok[i] {
+                self.state.robots[id].at = to[i];
+                self.state
+                    .log(Some(id), "conveyed", detail! {"dir" => dir, "to" => to[i]});
+            }
+        }
+        for (i, &(id, dir)) in moves.iter().enumerate() {
+            if ok[i] && !self.fell_off(id) {
+                arrivals.push(Arrival {
+                    robot: id,
+                    at: to[i],
+                    dir,
+                    how: How::Belt,
+                });
+            }
+        }
+        arrivals
+    }
+
+    /// Traces a beam from `from` in `dir` and returns the first robot in it. The beam starts
+    /// in `from` itself (a board laser's emitter square) unless `skip_start` (a robot firing).
+    /// Walls stop it.
+    pub fn trace_beam(&self, from: Pos, dir: Dir, skip_start: bool) -> Option<RobotId> {
+        let mut p = from;
+        if !skip_start {
+            if let Some(r) = self.robot_at(p) {
+                return Some(r);
+            }
+        }
+        while self.board.contains(p) && self.board.laser_can_cross(p, dir) {
+            p = p.step(dir);
+            if !self.board.contains(p) {
+                return None;
+            }
+            if let Some(r) = self.robot_at(p) {
+                return Some(r);
+            }
+        }
+        None
+    }
+
+    /// Is there a robot within `range` squares of `from` looking along `dir` (walls block)?
+    fn robot_in_sight(&self, from: Pos, dir: Dir, range: i32) -> bool {
+        let mut p = from;
+        for _ in 0..range {
+            if !self.board.robot_can_cross(p, dir) {
+                return false;
+            }
+            p = p.step(dir);
+            if self.robot_at(p).is_some() {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Re-entry at the end of the turn (rules.md §7.5): in order of destruction, each robot
+    /// with a life left returns to its archive with 2 damage, facing as it did. If the archive
+    /// is taken, it goes to the nearest free square around it (ring by ring, clockwise from
+    /// north) that is not a hazard and has a facing with no robot within 3 squares in sight.
+    /// Returns the robots that re-entered.
+    pub fn reenter_all(&mut self) -> Vec<RobotId> {
+        const REENTRY_DAMAGE: i32 = 2;
+        let mut waiting: Vec<RobotId> = (0..self.state.robots.len())
+            .filter(|&i| {
+                let r = &self.state.robots[i];
+                r.destroyed && r.lives > 0
+            })
+            .collect();
+        waiting.sort_by_key(|&i| self.state.robots[i].destroyed_order.unwrap_or(0));
+        let mut back = Vec::new();
+        for id in waiting {
+            let (archive, facing) = (self.state.robots[id].archive, self.state.robots[id].facing);
+            let spot = if self.robot_at(archive).is_none() && self.board.contains(archive) {
+                Some((archive, facing))
+            } else {
+                self.free_square_near(archive, facing)
+            };
+            let Some((at, facing)) = spot else {
+                self.state
+                    .log(Some(id), "reentry_failed", detail! {"archive" => archive});
+                continue;
+            };
+            let r = &mut self.state.robots[id];
+            r.at = at;
+            r.facing = facing;
+            r.destroyed = false;
+            r.destroyed_order = None;
+            r.damage = REENTRY_DAMAGE;
+            self.state.log(
+                Some(id),
+                "reentered",
+                detail! {"at" => at, "facing" => facing, "damage" => REENTRY_DAMAGE},
+            );
+            back.push(id);
+        }
+        back
+    }
+
+    fn free_square_near(&self, center: Pos, preferred: Dir) -> Option<(Pos, Dir)> {
+        let reach = self.board.width.max(self.board.height);
+        for ring in 1..=reach {
+            for p in ring_squares(center, ring) {
+                if self.board.is_hazard(p) || self.robot_at(p).is_some() {
+                    continue;
+                }
+                let facings = std::iter::once(preferred).chain(Dir::ALL);
+                if let Some(f) = facings.into_iter().find(|&f| !self.robot_in_sight(p, f, 3)) {
+                    return Some((p, f));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// The squares at Chebyshev distance `ring` from `c`, clockwise starting due north.
+fn ring_squares(c: Pos, ring: i32) -> Vec<Pos> {
+    let mut out = Vec::with_capacity(8 * ring as usize);
+    // Walk the square's perimeter clockwise from the top-left corner, then rotate the list so
+    // it starts at the square due north of the centre.
+    let (x0, y0, x1, y1) = (c.x - ring, c.y - ring, c.x + ring, c.y + ring);
+    for x in x0..x1 {
+        out.push(Pos::new(x, y0));
+    }
+    for y in y0..y1 {
+        out.push(Pos::new(x1, y));
+    }
+    for x in (x0 + 1..=x1).rev() {
+        out.push(Pos::new(x, y1));
+    }
+    for y in (y0 + 1..=y1).rev() {
+        out.push(Pos::new(x0, y));
+    }
+    let north = out
+        .iter()
+        .position(|p| *p == Pos::new(c.x, y0))
+        .unwrap_or(0);
+    out.rotate_left(north);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ring_starts_north_and_goes_clockwise() {
+        let r = ring_squares(Pos::new(5, 5), 1);
+        assert_eq!(
+            r,
+            vec![
+                Pos::new(5, 4),
+                Pos::new(6, 4),
+                Pos::new(6, 5),
+                Pos::new(6, 6),
+                Pos::new(5, 6),
+                Pos::new(4, 6),
+                Pos::new(4, 5),
+                Pos::new(4, 4)
+            ]
+        );
+        assert_eq!(ring_squares(Pos::new(0, 0), 2).len(), 16);
+    }
+}
