@@ -13,7 +13,7 @@ use crate::script::ctx::{card_table, Ctx, RobotView};
 use crate::script::sandbox::{Budget, BUDGET_MESSAGE, INSTRUCTION_BUDGET};
 use crate::script::{lua_message, Defs, RuleEvent, RuleSet, TileEvent};
 use crate::state::{GameState, RobotId};
-use crate::world::{Arrival, How, World};
+use crate::world::{Arrival, Blocked, How, World};
 use mlua::{AnyUserData, Function, IntoLuaMulti, Lua, Table, Value};
 use std::cell::{Cell, Ref, RefCell};
 use std::rc::Rc;
@@ -35,6 +35,12 @@ pub struct Link {
     depth: Cell<u32>,
     /// The cards revealed this register, per robot (a randomizer may have swapped one).
     revealed: RefCell<Vec<Option<Card>>>,
+    /// The robot executing its card right now, and that card: squares it enters by the card
+    /// are told which card moved it (`info.card` in `on_enter`; the ice needs its distance).
+    executing: Cell<Option<(RobotId, Card)>>,
+    /// The direction of the executing robot's last step during its card (`info.dir` in
+    /// `on_card_end`: where an oil slide goes).
+    last_step: Cell<Option<Dir>>,
 }
 
 impl Link {
@@ -75,6 +81,8 @@ impl Link {
             handled: rally.get("HANDLED")?,
             depth: Cell::new(0),
             revealed: RefCell::new(vec![None; count]),
+            executing: Cell::new(None),
+            last_step: Cell::new(None),
         });
         lua.set_app_data(link.clone());
         Ok(link)
@@ -341,11 +349,21 @@ impl<'a> Engine<'a> {
     /// One robot executes one card: rules and the robot's square may take it over
     /// (`on_card`), otherwise it moves step by step or turns; then `on_card_end`.
     pub fn execute_card(&self, id: RobotId, card: Card) -> Result<()> {
+        let outer = self.link.executing.replace(Some((id, card)));
+        let result = self.resolve_card(id, card);
+        self.link.executing.set(outer);
+        result
+    }
+
+    fn resolve_card(&self, id: RobotId, card: Card) -> Result<()> {
         self.world()
             .state
             .log(Some(id), "card", detail! {"card" => card.to_string()});
         let mut distance = card.kind.distance();
         let card_arg = || card_table(self.lua, &card);
+        let start = self.link.world.borrow().state.robots[id].at;
+        self.link.last_step.set(None);
+        let mut handled = false;
         let defs = self.link.defs.clone();
         for rule in &defs.rules {
             let Some(f) = rule.events.get(&RuleEvent::Card) else {
@@ -365,23 +383,32 @@ impl<'a> Engine<'a> {
                 )
             };
             match self.interpret_card_result(self.call(f, args, what)?)? {
-                CardResult::Handled => return Ok(()),
+                CardResult::Handled => {
+                    handled = true;
+                    break;
+                }
                 CardResult::Distance(d) => distance = d,
                 CardResult::Normal => {}
             }
         }
-        let result = self.tile_event(TileEvent::Card, id, |tile| {
-            (self.link.ctx.clone(), tile, self.robot(id), card_arg()?).into_lua_multi(self.lua)
-        })?;
-        match self.interpret_card_result(result)? {
-            CardResult::Handled => return Ok(()),
-            CardResult::Distance(d) => distance = d,
-            CardResult::Normal => {}
+        if !handled {
+            let result = self.tile_event(TileEvent::Card, id, |tile| {
+                (self.link.ctx.clone(), tile, self.robot(id), card_arg()?)
+                    .into_lua_multi(self.lua)
+            })?;
+            match self.interpret_card_result(result)? {
+                CardResult::Handled => handled = true,
+                CardResult::Distance(d) => distance = d,
+                CardResult::Normal => {}
+            }
         }
         if !self.is_active(id) {
             return Ok(());
         }
-        if let Some(rotation) = card.kind.rotation() {
+        if handled {
+            // A script resolved the card (a teleport, an ice slide); its square still hears
+            // that the card ended there.
+        } else if let Some(rotation) = card.kind.rotation() {
             self.world().rotate(id, rotation);
         } else {
             let facing = self.link.world.borrow().state.robots[id].facing;
@@ -393,8 +420,14 @@ impl<'a> Engine<'a> {
             self.move_robot(id, dir, distance, How::Card)?;
         }
         if self.is_active(id) {
+            let moved = self.link.world.borrow().state.robots[id].at != start;
+            let last_step = self.link.last_step.get();
             self.tile_event(TileEvent::CardEnd, id, |tile| {
-                (self.link.ctx.clone(), tile, self.robot(id), card_arg()?).into_lua_multi(self.lua)
+                let info = self.lua.create_table()?;
+                info.raw_set("moved", moved)?;
+                info.raw_set("dir", last_step.map(Dir::name))?;
+                (self.link.ctx.clone(), tile, self.robot(id), card_arg()?, info)
+                    .into_lua_multi(self.lua)
             })?;
         }
         Ok(())
@@ -423,19 +456,137 @@ impl<'a> Engine<'a> {
 
     /// Moves a robot up to `squares` squares, pushing what is in the way; stops at a wall or
     /// when the robot is destroyed. Tells each entered square's scripts. Returns squares moved.
+    /// Every edge crossed (or bumped into) is told to both squares' `on_cross`, which may
+    /// make a square cost the mover extra movement points (a ramp going up).
     pub fn move_robot(&self, id: RobotId, dir: Dir, squares: i32, how: How) -> Result<i32> {
+        let executing = self.link.executing.get();
+        let card = executing
+            .filter(|(r, _)| how == How::Card && *r == id)
+            .map(|(_, c)| c);
         let mut moved = 0;
-        for _ in 0..squares {
-            if !self.is_active(id) {
-                break;
-            }
-            let Some(arrivals) = self.world().step(id, dir, how) else {
-                break;
+        let mut left = squares;
+        while left > 0 && self.is_active(id) {
+            left -= 1;
+            let step = self.world().step(id, dir, how);
+            let arrivals = match step {
+                Ok(arrivals) => arrivals,
+                Err(Blocked { robot, at, dir }) => {
+                    let pushed = robot != id;
+                    let crossing = Crossing {
+                        how: if pushed { How::Push } else { how },
+                        blocked: true,
+                        remaining: if pushed { 0 } else { left },
+                        card,
+                        pusher: pushed.then_some(id),
+                    };
+                    self.cross(robot, at, dir, &crossing)?;
+                    break;
+                }
             };
             moved += 1;
-            self.arrive(&arrivals)?;
+            for a in &arrivals {
+                // An earlier arrival's script may have moved this robot on (a ramp rolling a
+                // robot back pushes its pusher back): then it is no longer arriving here.
+                if !self.is_at(a.robot, a.at) {
+                    continue;
+                }
+                if executing.is_some_and(|(r, _)| r == a.robot) {
+                    self.link.last_step.set(Some(a.dir));
+                }
+                let own = a.robot == id;
+                let crossing = Crossing {
+                    how: a.how,
+                    blocked: false,
+                    remaining: if own { left } else { 0 },
+                    card,
+                    pusher: (!own).then_some(id),
+                };
+                let cost = self.cross(a.robot, a.at.step(a.dir.opposite()), a.dir, &crossing)?;
+                if own {
+                    left -= cost;
+                }
+                if self.is_at(a.robot, a.at) {
+                    self.arrive(std::slice::from_ref(a))?;
+                }
+            }
         }
         Ok(moved)
+    }
+
+    /// Is the robot on the board, on square `at`? (A script may have moved it meanwhile.)
+    fn is_at(&self, id: RobotId, at: Pos) -> bool {
+        let w = self.link.world.borrow();
+        let r = &w.state.robots[id];
+        r.is_active() && r.at == at
+    }
+
+    /// Calls `on_cross` on the square `robot` left (or tried to leave) going `dir` from
+    /// `from`, then on the square beyond that edge. Returns the extra movement points the
+    /// handlers asked for (`{ cost = n }`). Stops if a handler moves or destroys the robot.
+    fn cross(&self, robot: RobotId, from: Pos, dir: Dir, c: &Crossing) -> Result<i32> {
+        let board = self.board();
+        let now = self.link.world.borrow().state.robots[robot].at;
+        let mut cost = 0;
+        for (square, leaving) in [(from, true), (from.step(dir), false)] {
+            for &t in board.tiles_at(square) {
+                let Some(f) = self.link.defs.elements[board.tiles[t].element]
+                    .events
+                    .get(&TileEvent::Cross)
+                else {
+                    continue;
+                };
+                if !self.is_active(robot) || self.link.world.borrow().state.robots[robot].at != now
+                {
+                    return Ok(cost);
+                }
+                let side = if leaving { dir } else { dir.opposite() };
+                let info = || -> mlua::Result<Table> {
+                    let info = self.lua.create_table()?;
+                    info.raw_set("dir", dir.name())?;
+                    info.raw_set("side", side.name())?;
+                    info.raw_set("how", c.how.name())?;
+                    info.raw_set("leaving", leaving)?;
+                    info.raw_set("blocked", c.blocked)?;
+                    info.raw_set("remaining", c.remaining)?;
+                    if let Some(card) = &c.card {
+                        info.raw_set("card", card_table(self.lua, card)?)?;
+                    }
+                    if let Some(p) = c.pusher {
+                        info.raw_set("pusher", self.robot(p))?;
+                    }
+                    Ok(info)
+                };
+                let info = info().map_err(|e| Error::Script(lua_message(&e)))?;
+                let what = || self.tile_handler_context(t, "on_cross", Some(robot));
+                let result = self.call(
+                    f,
+                    (self.link.ctx.clone(), self.link.tiles[t].clone(), self.robot(robot), info),
+                    what,
+                )?;
+                cost += match result {
+                    Value::Nil => 0,
+                    Value::Table(t) => t
+                        .get::<Option<i32>>("cost")
+                        .ok()
+                        .flatten()
+                        .filter(|n| *n >= 0)
+                        .ok_or_else(|| {
+                            Error::Script(format!(
+                                "{}: on_cross must return nil or {{ cost = n }} (n >= 0)",
+                                what()
+                            ))
+                        })?,
+                    other => {
+                        return Err(Error::Script(format!(
+                            "{}: on_cross must return nil or {{ cost = n }}, not a {}",
+                            what(),
+                            other.type_name()
+                        )))
+                    }
+                };
+            }
+        }
+        Ok(cost)
     }
 
     /// Puts a robot on a square directly and tells that square's scripts.
@@ -447,21 +598,67 @@ impl<'a> Engine<'a> {
         Ok(())
     }
 
-    /// Tells each square's `on_enter` scripts that a robot arrived.
+    /// Tells each square's `on_enter` scripts, then the rules' `on_enter`, that a robot
+    /// arrived. `info` is `{ how =, dir = }`, plus `card` when the robot moved by its card.
     pub fn arrive(&self, arrivals: &[Arrival]) -> Result<()> {
+        let info = |a: &Arrival| -> mlua::Result<Table> {
+            let info = self.lua.create_table()?;
+            info.raw_set("how", a.how.name())?;
+            info.raw_set("dir", a.dir.name())?;
+            if let Some((id, card)) = self.link.executing.get() {
+                if a.how == How::Card && id == a.robot {
+                    info.raw_set("card", card_table(self.lua, &card)?)?;
+                }
+            }
+            Ok(info)
+        };
+        let defs = self.link.defs.clone();
         for a in arrivals {
             self.tile_event(TileEvent::Enter, a.robot, |tile| {
-                let info = self.lua.create_table()?;
-                info.raw_set("how", a.how.name())?;
-                info.raw_set("dir", a.dir.name())?;
-                (self.link.ctx.clone(), tile, self.robot(a.robot), info).into_lua_multi(self.lua)
+                (self.link.ctx.clone(), tile, self.robot(a.robot), info(a)?)
+                    .into_lua_multi(self.lua)
             })?;
+            for rule in &defs.rules {
+                let Some(f) = rule.events.get(&RuleEvent::Enter) else {
+                    continue;
+                };
+                if !self.is_active(a.robot) {
+                    break;
+                }
+                let args = info(a)
+                    .and_then(|i| (self.link.ctx.clone(), self.robot(a.robot), i).into_lua_multi(self.lua))
+                    .map_err(|e| Error::Script(lua_message(&e)))?;
+                let what = || {
+                    format!(
+                        "rule `{}` ({}), on_enter, robot {}",
+                        rule.name,
+                        rule.file,
+                        self.robot_name(a.robot)
+                    )
+                };
+                self.call(f, args, what)?;
+            }
         }
         Ok(())
     }
 
     fn flush_conveys(&self) -> Result<()> {
         let arrivals = self.world().flush_conveys();
+        // Belt moves are resolved together, so the edges they crossed are told afterwards.
+        let crossing = Crossing {
+            how: How::Belt,
+            blocked: false,
+            remaining: 0,
+            card: None,
+            pusher: None,
+        };
+        for a in &arrivals {
+            self.cross(a.robot, a.at.step(a.dir.opposite()), a.dir, &crossing)?;
+        }
+        let arrivals: Vec<Arrival> = arrivals
+            .into_iter()
+            .filter(|a| self.is_at(a.robot, a.at))
+            .collect();
         for a in &arrivals {
             self.tile_event(TileEvent::Conveyed, a.robot, |tile| {
                 (
@@ -496,6 +693,19 @@ impl<'a> Engine<'a> {
         }
         Ok(())
     }
+}
+
+/// How a robot came to cross an edge, for `on_cross`'s `info`.
+struct Crossing {
+    how: How,
+    /// A wall stopped it at the edge.
+    blocked: bool,
+    /// Movement points the robot has left after this square (0 when pushed or carried).
+    remaining: i32,
+    /// The program card whose movement this is (for a pushed robot: its pusher's card).
+    card: Option<Card>,
+    /// The robot that pushed it.
+    pusher: Option<RobotId>,
 }
 
 enum CardResult {
@@ -538,6 +748,13 @@ impl Game {
         Ok(())
     }
 
+    /// Ends the game and hands back its rule set, detached, to start another game with it
+    /// (`rally watch` re-runs an edited scenario with the last good rules this way).
+    pub fn into_rules(self) -> RuleSet {
+        self.rules.lua.remove_app_data::<Rc<Link>>();
+        self.rules
+    }
+
     /// Puts the game back in `state` (replaying from a saved position, `--repeat`).
     pub fn restore(&mut self, state: GameState) {
         self.world.borrow_mut().state = state;
@@ -549,6 +766,12 @@ impl Game {
 
     pub fn state(&self) -> Ref<'_, GameState> {
         Ref::map(self.world.borrow(), |w| &w.state)
+    }
+
+    /// The state, to change between registers from native code: the turn loop deals cards,
+    /// installs programs and applies power down here (`game::Match`). Scripts never get it.
+    pub fn state_mut(&self) -> std::cell::RefMut<'_, GameState> {
+        std::cell::RefMut::map(self.world.borrow_mut(), |w| &mut w.state)
     }
 
     pub fn board(&self) -> Rc<Board> {
@@ -566,13 +789,23 @@ impl Game {
         }
     }
 
-    /// Runs `f` as a transaction: on error the state is restored as it was.
+    /// Runs `f` as a transaction: on error the state is restored as it was. The event log
+    /// only grows, so it is cut back to its length instead of being copied.
     fn transaction(&mut self, f: impl FnOnce(&Engine) -> Result<()>) -> Result<()> {
-        let before = self.world.borrow().state.clone();
+        let (before, logged) = {
+            let mut w = self.world.borrow_mut();
+            let events = std::mem::take(&mut w.state.events);
+            let before = w.state.clone();
+            w.state.events = events;
+            (before, w.state.events.len())
+        };
         let result = f(&self.engine());
         if let Err(e) = &result {
             let mut w = self.world.borrow_mut();
+            let mut events = std::mem::take(&mut w.state.events);
+            events.truncate(logged);
             w.state = before;
+            w.state.events = events;
             tracing::warn!("rolled back: {e}");
         }
         result

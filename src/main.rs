@@ -1,7 +1,7 @@
 //! The `rally` command line. Parsing only: every command is implemented in `rally::commands`.
 
-use clap::{Parser, Subcommand};
-use rally::commands::{self, run::RunOptions, Common};
+use clap::{CommandFactory, Parser, Subcommand};
+use rally::commands::{self, render::RenderOptions, run::RunOptions, Common};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -37,23 +37,99 @@ enum Command {
     /// Resolve a scenario: the board before and after, the event log, the expectations
     Run {
         /// The scenario file (.toml)
-        scenario: PathBuf,
+        #[arg(required_unless_present = "replay")]
+        scenario: Option<PathBuf>,
         /// Print only the final state as JSON
         #[arg(long)]
         json: bool,
         /// Resolve it N times in-process and print the median time per resolution
         #[arg(long, value_name = "N")]
         repeat: Option<u32>,
+        /// Also write a replay log (JSON) of the resolution to LOG
+        #[arg(long, value_name = "LOG")]
+        record: Option<PathBuf>,
+        /// Resolve a recorded replay log again under the current rules and print what changed
+        #[arg(long, value_name = "LOG", conflicts_with_all = ["scenario", "json", "repeat", "record"])]
+        replay: Option<PathBuf>,
+    },
+    /// Run a scenario, then again on every change to its files, printing what changed (hot reload)
+    Watch {
+        /// The scenario file (.toml)
+        scenario: PathBuf,
+        /// Look at the files every 100 ms instead of waiting for change events (network and VM file systems)
+        #[arg(long)]
+        poll: bool,
+        /// Print how long each reload took: debounce, rebuild, re-run, save to result
+        #[arg(long)]
+        timings: bool,
+        /// How long the files must stay unchanged before a reload, in milliseconds
+        #[arg(long, value_name = "MS", default_value_t = 40)]
+        debounce: u64,
     },
     /// Run every scenario with an [expect] table under the paths; ends with `N passed, M failed`
     Test {
         /// Scenario files or folders (searched recursively) [default: tests/scenarios]
         paths: Vec<PathBuf>,
     },
+    /// Draw a board, or a scenario's board with its robots, as SVG or PNG
+    Render {
+        /// A board (.toml, or a Tiled map .tmj/.json/.tmx) or a scenario (.toml)
+        file: PathBuf,
+        /// The picture: FILE.svg, FILE.png, or - for SVG on standard output [default: the input's name with .svg]
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// For a scenario: draw the robots after resolving it, not where they start
+        #[arg(long)]
+        after: bool,
+    },
+    /// Write a self-contained HTML page that plays a replay log or a scenario register by register
+    Replay {
+        /// A replay log (.json, from `rally run --record`) or a scenario (.toml)
+        file: PathBuf,
+        /// The page [default: the input's name with .html]
+        #[arg(short, long, value_name = "FILE.html")]
+        output: Option<PathBuf>,
+    },
+    /// Print the completion script for a shell (e.g. `rally completions bash > /etc/bash_completion.d/rally`)
+    Completions {
+        /// bash, zsh, fish, elvish or powershell
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) of rally and its commands (e.g. `rally man | man -l -`)
+    Man,
     /// List the board elements the scripts define, with parameters, and the order of play
     Elements,
     /// List the variants, with parameters
     Variants,
+    /// Play a whole game: people at this terminal and bots (see docs/games.md)
+    Play {
+        /// The game file (.toml) [not needed with --resume]
+        #[arg(required_unless_present = "resume")]
+        game: Option<PathBuf>,
+        /// No pauses between registers
+        #[arg(long)]
+        fast: bool,
+        /// Continue a saved game where it stopped
+        #[arg(long, value_name = "SAVE")]
+        resume: Option<PathBuf>,
+        /// Where to save after every register [default: saves/GAME.save.json; with --resume, SAVE]
+        #[arg(long, value_name = "FILE")]
+        save: Option<PathBuf>,
+    },
+    /// Play bot-only games of a game file on every core and summarise them for balancing
+    Sim {
+        /// The game file (.toml); people at the terminal are replaced by bots
+        game: PathBuf,
+        /// How many games (per column)
+        #[arg(long, default_value_t = 1000)]
+        games: u32,
+        /// A second column with these variants (comma-separated) on top of the file's
+        #[arg(long, value_name = "V,W")]
+        compare: Option<String>,
+        /// Worker threads [default: one per core]
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -85,20 +161,95 @@ fn main() -> ExitCode {
     };
     let result = match &cli.command {
         Command::Run {
+            replay: Some(log), ..
+        } => commands::run::replay(log, &common),
+        Command::Run {
             scenario,
             json,
             repeat,
+            record,
+            replay: None,
         } => commands::run::run(
-            scenario,
+            scenario.as_deref().expect("clap requires a scenario without --replay"),
             &RunOptions {
                 json: *json,
                 repeat: *repeat,
+                record: record.clone(),
+            },
+            &common,
+        ),
+        Command::Watch {
+            scenario,
+            poll,
+            timings,
+            debounce,
+        } => commands::watch::watch(
+            scenario,
+            &commands::watch::WatchOptions {
+                poll: *poll,
+                timings: *timings,
+                quiet: std::time::Duration::from_millis(*debounce),
             },
             &common,
         ),
         Command::Test { paths } => commands::test::test(paths, &common),
+        Command::Render {
+            file,
+            output,
+            after,
+        } => commands::render::render(
+            file,
+            &RenderOptions {
+                output: output
+                    .clone()
+                    .unwrap_or_else(|| commands::render::default_output(file)),
+                after: *after,
+            },
+            &common,
+        )
+        .map(|_| true),
+        Command::Replay { file, output } => commands::viewer::replay(
+            file,
+            &output
+                .clone()
+                .unwrap_or_else(|| commands::viewer::default_output(file)),
+            &common,
+        )
+        .map(|_| true),
+        Command::Completions { shell } => {
+            commands::completions::completions(*shell, &mut Cli::command()).map(|_| true)
+        }
+        Command::Man => commands::completions::man(Cli::command()).map(|_| true),
         Command::Elements => commands::catalogue::elements(&common).map(|_| true),
         Command::Variants => commands::catalogue::variants(&common).map(|_| true),
+        Command::Play {
+            game,
+            fast,
+            resume,
+            save,
+        } => commands::play::play(
+            game.as_deref(),
+            &commands::play::PlayOptions {
+                fast: *fast,
+                resume: resume.clone(),
+                save: save.clone(),
+            },
+            &common,
+        ),
+        Command::Sim {
+            game,
+            games,
+            compare,
+            threads,
+        } => commands::sim::sim(
+            game,
+            &commands::sim::SimOptions {
+                games: *games,
+                compare: compare.clone(),
+                threads: *threads,
+            },
+            &common,
+        ),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

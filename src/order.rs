@@ -70,7 +70,7 @@ pub struct Step {
 pub fn standard() -> Vec<Step> {
     use Native::*;
     use Segment::*;
-    let table: [(&str, Segment, Option<Native>, &str); 16] = [
+    let table: [(&str, Segment, Option<Native>, &str); 17] = [
         ("turn_start", TurnStart, None, "start of the turn"),
         (
             "register_start",
@@ -89,6 +89,14 @@ pub fn standard() -> Vec<Step> {
             RobotsMove,
             Some(ExecuteCards),
             "B: handlers run first (trap doors), then robots execute cards by priority",
+        ),
+        // Robots that had no card this register (powered down, idle) still get a turn to
+        // act by momentum here, after every card: an ice robot's slide (rules.md §8.9 #12).
+        (
+            "after_cards",
+            RobotsMove,
+            None,
+            "B: after every card; robots without a card (powered down, idle) act here",
         ),
         (
             "express_belts",

@@ -2,7 +2,7 @@
 //! glance. Each square is drawn as two characters (the element's `glyph`, or the robot's
 //! initial and an arrow for its facing); walls are drawn as `|` and `--` on the square's edges.
 
-use crate::board::Board;
+use crate::board::{Board, Tile};
 use crate::geometry::{Dir, Pos};
 use crate::script::{lua_message, RuleSet};
 use crate::state::{Event, GameState};
@@ -13,25 +13,39 @@ use std::fmt::Write;
 pub fn glyphs(rules: &RuleSet, board: &Board) -> Vec<String> {
     let mut out = vec![String::from("."); (board.width * board.height) as usize];
     for tile in &board.tiles {
-        let def = &rules.elements[tile.element];
-        let glyph = match &def.glyph {
-            Some(Value::String(s)) => s.to_string_lossy(),
-            Some(Value::Function(f)) => rules
-                .tile_table(tile)
-                .and_then(|t| f.call::<String>(t))
-                .unwrap_or_else(|e| {
-                    tracing::warn!("glyph of `{}`: {}", tile.name, lua_message(&e));
-                    "?".into()
-                }),
-            _ => tile.name.chars().take(2).collect(),
-        };
+        let glyph = glyph(rules, tile);
         let i = (tile.at.y * board.width + tile.at.x) as usize;
-        // Later (non-floor) elements on a square draw over earlier ones; walls draw as edges.
-        if tile.name != "floor" && tile.name != "wall" {
+        // Later (non-floor) elements on a square draw over earlier ones; walls draw as edges,
+        // and so do edge elements whose glyph is "" (one-way walls, ledges, repulsors).
+        if tile.name != "floor" && tile.name != "wall" && !glyph.is_empty() {
             out[i] = glyph;
         }
     }
     out
+}
+
+/// The glyph of one tile: its script's `glyph`, else the first two letters of its name.
+pub fn glyph(rules: &RuleSet, tile: &Tile) -> String {
+    text_of(rules, tile, rules.elements[tile.element].glyph.as_ref(), "glyph")
+        .unwrap_or_else(|| tile.name.chars().take(2).collect())
+}
+
+/// A declared text: a string, or `function(tile) -> string` called with the tile (`what` names
+/// the key in the warning when the function fails).
+pub fn text_of(rules: &RuleSet, tile: &Tile, value: Option<&Value>, what: &str) -> Option<String> {
+    match value? {
+        Value::String(s) => Some(s.to_string_lossy()),
+        Value::Function(f) => Some(
+            rules
+                .tile_table(tile)
+                .and_then(|t| f.call::<String>(t))
+                .unwrap_or_else(|e| {
+                    tracing::warn!("{what} of `{}`: {}", tile.name, lua_message(&e));
+                    "?".into()
+                }),
+        ),
+        _ => None,
+    }
 }
 
 fn arrow(d: Dir) -> char {
@@ -45,6 +59,18 @@ fn arrow(d: Dir) -> char {
 
 /// The board with the robots standing on it.
 pub fn board(board: &Board, glyphs: &[String], state: &GameState) -> String {
+    board_painted(board, glyphs, state, &|_, _, cell| cell)
+}
+
+/// The board as [`board`] draws it, with every two-character cell passed through `paint`
+/// (its square, the robot standing there, the padded cell text) so a terminal can colour it
+/// without upsetting the column widths (`rally play`).
+pub fn board_painted(
+    board: &Board,
+    glyphs: &[String],
+    state: &GameState,
+    paint: &dyn Fn(Pos, Option<usize>, String) -> String,
+) -> String {
     let mut out = String::new();
     let _ = write!(out, "    ");
     for x in 0..board.width {
@@ -57,7 +83,8 @@ pub fn board(board: &Board, glyphs: &[String], state: &GameState) -> String {
             let p = Pos::new(x, y);
             let wall_west = !board.robot_can_cross(p, Dir::W);
             out.push(if wall_west { '|' } else { ' ' });
-            let cell = match state.robots.iter().find(|r| !r.destroyed && r.at == p) {
+            let robot = state.robots.iter().position(|r| !r.destroyed && r.at == p);
+            let cell = match robot.map(|id| &state.robots[id]) {
                 Some(r) => format!(
                     "{}{}",
                     r.name.chars().next().unwrap_or('?'),
@@ -65,7 +92,7 @@ pub fn board(board: &Board, glyphs: &[String], state: &GameState) -> String {
                 ),
                 None => glyphs[(y * board.width + x) as usize].clone(),
             };
-            let _ = write!(out, "{cell:<2}");
+            out.push_str(&paint(p, robot, format!("{cell:<2}")));
         }
         let east_wall = !board.robot_can_cross(Pos::new(board.width - 1, y), Dir::E);
         out.push_str(if east_wall { "|\n" } else { "\n" });
@@ -129,4 +156,20 @@ pub fn event(e: &Event) -> String {
         let _ = write!(line, " {k}={v}");
     }
     line
+}
+
+/// A scenario's expectation results: `✓ all expectations hold`, or one `✗` line per failure.
+pub fn expectations(failures: &[crate::scenario::Failure]) -> String {
+    if failures.is_empty() {
+        return "✓ all expectations hold\n".into();
+    }
+    let mut out = String::new();
+    for f in failures {
+        let _ = writeln!(
+            out,
+            "✗ {}: {} expected {}, got {}",
+            f.robot, f.key, f.expected, f.actual
+        );
+    }
+    out
 }

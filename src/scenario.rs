@@ -75,6 +75,9 @@ pub struct Expect {
     pub powered_down: Option<bool>,
     /// Script memory: each key given must be equal (e.g. an ice robot's speed).
     pub vars: Option<Map<String, Value>>,
+    /// How many times each event was logged for this robot, by event name
+    /// (`events = { option_offered = 5, slid = 0 }`): for effects that leave no other trace.
+    pub events: Option<BTreeMap<String, usize>>,
 }
 
 /// One expectation that did not hold.
@@ -258,6 +261,13 @@ impl Scenario {
 
     /// Every expectation that does not hold in `state`.
     pub fn check(&self, state: &GameState) -> Vec<Failure> {
+        let logged = |robot: &str, what: &str| {
+            state
+                .events
+                .iter()
+                .filter(|e| e.robot.as_deref() == Some(robot) && e.what == what)
+                .count()
+        };
         let mut failures = Vec::new();
         for (name, e) in &self.expect {
             let robot = state
@@ -310,6 +320,17 @@ impl Scenario {
                 e.powered_down.map(|d| d.to_string()),
                 robot.powered_down.to_string(),
             );
+            for (what, &want) in e.events.iter().flatten() {
+                let got = logged(name, what);
+                if got != want {
+                    failures.push(Failure {
+                        robot: name.clone(),
+                        key: format!("events.{what}"),
+                        expected: want.to_string(),
+                        actual: got.to_string(),
+                    });
+                }
+            }
             for (key, want) in e.vars.iter().flatten() {
                 let got = robot.vars.get(key).cloned().unwrap_or(Value::Null);
                 if !json_equal(want, &got) {

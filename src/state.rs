@@ -30,7 +30,8 @@ pub struct Robot {
     /// What scripts remember about this robot (an ice robot's speed, a portal cooldown...).
     pub vars: Map<String, Value>,
     /// The cards in registers 1..=5; `None` is an empty register (the robot idles).
-    #[serde(skip_serializing)]
+    /// Not part of the JSON state; saves store it beside the state (`game::save`).
+    #[serde(skip_serializing, default)]
     pub program: Vec<Option<Card>>,
     /// When it was destroyed this turn (order of destruction decides re-entry, §7.5).
     #[serde(skip)]

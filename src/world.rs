@@ -48,6 +48,15 @@ pub struct Arrival {
     pub how: How,
 }
 
+/// Where a move was stopped: `robot` (the mover, or the front of the chain it pushed) could
+/// not cross the edge of `at` towards `dir` (a wall, a one-way wall, a ledge from below...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Blocked {
+    pub robot: RobotId,
+    pub at: Pos,
+    pub dir: Dir,
+}
+
 /// Damage waiting to be applied at the end of a step (segment D fires all at once).
 #[derive(Clone, Debug)]
 struct Hit {
@@ -85,8 +94,8 @@ impl World {
 
     /// One square of movement in `dir`, pushing any robots ahead (rules.md §3.2). Either the
     /// whole chain moves or, if any robot in it would cross a wall, nothing does.
-    /// Returns the arrivals (pushed robots first), or `None` if blocked.
-    pub fn step(&mut self, id: RobotId, dir: Dir, how: How) -> Option<Vec<Arrival>> {
+    /// Returns the arrivals (pushed robots first), or where the move was stopped.
+    pub fn step(&mut self, id: RobotId, dir: Dir, how: How) -> Result<Vec<Arrival>, Blocked> {
         let mut chain = vec![id];
         let mut p = self.state.robots[id].at;
         loop {
@@ -95,7 +104,8 @@ impl World {
                     self.state
                         .log(Some(id), "push_blocked", detail! {"dir" => dir});
                 }
-                return None;
+                let robot = *chain.last().expect("the chain starts with the mover");
+                return Err(Blocked { robot, at: p, dir });
             }
             p = p.step(dir);
             match self.robot_at(p) {
@@ -124,7 +134,7 @@ impl World {
                 how,
             });
         }
-        Some(arrivals)
+        Ok(arrivals)
     }
 
     /// Destroys a robot standing off the board; true if it did.
@@ -235,6 +245,15 @@ impl World {
                 "repaired",
                 detail! {"amount" => repaired, "damage" => damage},
             );
+        }
+    }
+
+    /// Sets how many lives a robot has left (house rules such as more lives); never below 0.
+    pub fn set_lives(&mut self, id: RobotId, lives: i32) {
+        let lives = lives.max(0);
+        if self.state.robots[id].lives != lives {
+            self.state.robots[id].lives = lives;
+            self.state.log(Some(id), "lives", detail! {"lives" => lives});
         }
     }
 

@@ -7,7 +7,7 @@ return rally.rule {
     fire = function(ctx)
       for _, robot in ipairs(ctx:robots()) do
         if not robot.powered_down then
-          ctx:fire_beam(robot.at, robot.facing, 1, { from = robot, cause = "robot laser" })
+          ctx:fire_beam(robot, robot.facing, 1, { cause = "robot laser" })
         end
       end
     end,

@@ -79,6 +79,10 @@ struct CoursePart {
     at: [i32; 2],
     #[serde(default)]
     rotate: u16,
+    /// Elements of that board the course leaves out, such as its own flags and start
+    /// squares when the course places its own: `without = ["flag", "start"]`.
+    #[serde(default)]
+    without: Vec<String>,
 }
 
 /// A scenario's `board`: a path to a board file, or the board itself inline.
@@ -109,9 +113,34 @@ impl<'de> Deserialize<'de> for BoardRef {
     }
 }
 
+impl BoardRef {
+    /// The layout this names: an inline board, or a board file relative to the file
+    /// (`source`) that refers to it (scenarios and game files).
+    pub fn layout(self, source: &Source) -> Result<Layout> {
+        match self {
+            BoardRef::Inline(board) => Layout::from_file(*board, source),
+            BoardRef::Path(p) => {
+                let beside = source.path.parent().unwrap_or(Path::new("."));
+                let board_path = beside.join(p.get_ref());
+                if !board_path.is_file() {
+                    return Err(Error::File {
+                        file: source.path.clone(),
+                        message: format!("board file `{}` not found", board_path.display()),
+                    });
+                }
+                Layout::load(&board_path)
+            }
+        }
+    }
+}
+
 impl Layout {
     /// Reads a board file (and, for a course, the boards it names).
     pub fn load(path: &Path) -> Result<Layout> {
+        // Boards drawn in the Tiled map editor load like TOML boards (src/tiled.rs).
+        if crate::tiled::is_map(path) {
+            return crate::tiled::load(path);
+        }
         let source = Source::read(path)?;
         let file: BoardFile = source.parse_toml()?;
         let mut layout = Layout::from_file(file, &source)?;
@@ -206,6 +235,9 @@ impl Layout {
             width = width.max(offset.x + w);
             height = height.max(offset.y + h);
             for mut p in sub.placements {
+                if part.without.contains(&p.element) {
+                    continue;
+                }
                 let local = rotate_pos(p.at, quarter_turns, sub.width, sub.height);
                 p.at = Pos::new(local.x + offset.x, local.y + offset.y);
                 p.quarter_turns = (p.quarter_turns + quarter_turns) % 4;
@@ -283,7 +315,7 @@ fn grid_rows(grid: &str) -> Vec<(usize, Vec<&str>)> {
 }
 
 /// A legend value: `"name"`, `{ element = "name", ...params }`, or a list of those.
-fn legend_entries(value: &toml::Value) -> Result<Vec<(String, toml::Table)>, String> {
+pub(crate) fn legend_entries(value: &toml::Value) -> Result<Vec<(String, toml::Table)>, String> {
     match value {
         toml::Value::String(name) => Ok(vec![(name.clone(), toml::Table::new())]),
         toml::Value::Table(table) => {

@@ -55,9 +55,31 @@ pub fn variants(common: &Common) -> Result<()> {
         for line in params_lines(&v.params) {
             println!("{line}");
         }
+        for step in &v.steps {
+            let (place, anchor) = match (&step.before, &step.after) {
+                (Some(a), _) => ("before", a),
+                (_, Some(a)) => ("after", a),
+                _ => continue,
+            };
+            println!(
+                "      adds step {} ({place} {anchor}){}",
+                step.name,
+                if step.describe.is_empty() {
+                    String::new()
+                } else {
+                    format!(" — {}", step.describe)
+                }
+            );
+        }
         if !v.conflicts.is_empty() {
             println!("      cannot be combined with: {}", v.conflicts.join(", "));
         }
+        let files: Vec<String> = v
+            .files
+            .iter()
+            .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .collect();
+        println!("      files: {}", files.join(", "));
     }
     Ok(())
 }

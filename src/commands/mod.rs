@@ -2,8 +2,14 @@
 //! one module each, on top of the library.
 
 pub mod catalogue;
+pub mod completions;
+pub mod render;
+pub mod play;
 pub mod run;
+pub mod sim;
 pub mod test;
+pub mod viewer;
+pub mod watch;
 
 use crate::error::{Error, Result};
 use crate::script::{RuleSet, Sources};

@@ -1,9 +1,13 @@
 //! `rally run SCENARIO`: resolve a scenario and show the board before and after, the event
-//! log and the expectations; or the final state as JSON; or time it (`--repeat N`).
+//! log and the expectations; or the final state as JSON; or time it (`--repeat N`); or record
+//! it (`--record LOG`) and later resolve the recording again under the current rules
+//! (`rally run --replay LOG`, see `replay.rs`).
 
 use super::Common;
+use crate::diff::{self, Outcome};
 use crate::error::Result;
 use crate::render;
+use crate::replay::ReplayLog;
 use crate::scenario::Scenario;
 use serde_json::json;
 use std::path::Path;
@@ -12,6 +16,8 @@ use std::time::{Duration, Instant};
 pub struct RunOptions {
     pub json: bool,
     pub repeat: Option<u32>,
+    /// Write a replay log of the resolution here.
+    pub record: Option<std::path::PathBuf>,
 }
 
 /// Returns whether every expectation held (true when there are none).
@@ -46,6 +52,13 @@ pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
     let before = render::board(&game.board(), &glyphs, &game.state());
     scenario.resolve(&mut game)?;
     let state = game.state();
+    if let Some(log) = &opts.record {
+        let (scripts, variants) = common.folders(Some(path))?;
+        let choices = scenario
+            .sources(&scripts, &variants, &common.extra_variants)
+            .choices;
+        ReplayLog::record(&scenario, &choices, &state, log).write(log)?;
+    }
     let failures = scenario.check(&state);
     if opts.json {
         let out = json!({
@@ -84,16 +97,25 @@ pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
         println!("  {}", render::event(e));
     }
     if scenario.has_expectations() {
-        println!();
-        if failures.is_empty() {
-            println!("✓ all expectations hold");
-        }
-        for f in &failures {
-            println!(
-                "✗ {}: {} expected {}, got {}",
-                f.robot, f.key, f.expected, f.actual
-            );
-        }
+        print!("\n{}", render::expectations(&failures));
     }
     Ok(failures.is_empty())
+}
+
+/// `rally run --replay LOG`: resolves a recorded game again under the rules on disk now (and
+/// any `--variant` added) and prints what changed. Returns whether nothing did.
+pub fn replay(log_path: &Path, common: &Common) -> Result<bool> {
+    let log = ReplayLog::read(log_path)?;
+    let scenario = log.scenario(log_path)?;
+    let rules = common.rules(Some(&scenario.path), scenario.variants.clone())?;
+    let mut game = scenario.start(rules)?;
+    scenario.resolve(&mut game)?;
+    let diff = diff::compare(&log.outcome(), &Outcome::of(&game.state()));
+    println!(
+        "{} replayed on {} under the current rules, against the recording:",
+        log_path.display(),
+        scenario.path.display()
+    );
+    print!("{diff}");
+    Ok(diff.is_empty())
 }

@@ -48,8 +48,10 @@ fn robot_id(lua: &Lua, v: &AnyUserData) -> mlua::Result<RobotId> {
 }
 
 pub fn pos_arg(lua: &Lua, t: &Table) -> mlua::Result<Pos> {
-    let x: Option<i32> = t.get("x")?;
-    let y: Option<i32> = t.get("y")?;
+    let (x, y): (Option<i32>, Option<i32>) = {
+        let keys = lua.app_data_ref::<super::Keys>().expect("keys are installed with the rule set");
+        (t.get(keys.x.clone())?, t.get(keys.y.clone())?)
+    };
     match (x, y) {
         (Some(x), Some(y)) => Ok(Pos::new(x, y)),
         _ => match (t.get::<Option<i32>>(1)?, t.get::<Option<i32>>(2)?) {
@@ -103,6 +105,26 @@ pub fn card_from_lua(v: &Value) -> Result<Card, String> {
         }
         other => Err(format!("a {} where a card was expected", other.type_name())),
     }
+}
+
+/// A Lua value as JSON for the state (vars, event details), with every object's keys sorted:
+/// Lua's `pairs` order differs between runs, and the same game must give the same output
+/// byte for byte (design.md principle 4).
+fn json_from_lua(lua: &Lua, value: Value) -> mlua::Result<serde_json::Value> {
+    fn sort(v: serde_json::Value) -> serde_json::Value {
+        match v {
+            serde_json::Value::Object(map) => {
+                let mut entries: Vec<_> = map.into_iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(&b.0));
+                serde_json::Value::Object(entries.into_iter().map(|(k, v)| (k, sort(v))).collect())
+            }
+            serde_json::Value::Array(items) => {
+                serde_json::Value::Array(items.into_iter().map(sort).collect())
+            }
+            other => other,
+        }
+    }
+    Ok(sort(lua.from_value(value)?))
 }
 
 impl UserData for RobotView {
@@ -192,6 +214,19 @@ impl UserData for Ctx {
                 .map(|&t| link.tiles[t].clone())
                 .collect::<Vec<_>>())
         });
+        // Every tile of one element on the board, in board order (row, then column): a
+        // portal finds its twin, a designer's element finds its partners.
+        methods.add_method("find_tiles", |lua, _, element: String| {
+            let link = link(lua)?;
+            let board = link.world.borrow().board.clone();
+            Ok(board
+                .tiles
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| t.name == element)
+                .map(|(i, _)| link.tiles[i].clone())
+                .collect::<Vec<_>>())
+        });
         methods.add_method("has", |lua, _, (at, element): (Table, String)| {
             let at = pos_arg(lua, &at)?;
             Ok(link(lua)?.world.borrow().board.has_element(at, &element))
@@ -276,21 +311,25 @@ impl UserData for Ctx {
         // --- Lasers and damage --------------------------------------------------------------
         methods.add_method(
             "fire_beam",
-            |lua, _, (from, dir, strength, opts): (Table, String, Option<i32>, Option<Table>)| {
-                let (from, dir) = (pos_arg(lua, &from)?, dir_arg(lua, &dir)?);
-                let shooter: Option<AnyUserData> =
-                    opts.as_ref().map_or(Ok(None), |o| o.get("from"))?;
-                let cause: Option<String> = opts.as_ref().map_or(Ok(None), |o| o.get("cause"))?;
+            // `from` is a square (a board laser: the beam starts in it) or a robot (its laser:
+            // the beam starts in the next square, so the shooter never hits itself).
+            |lua, _, (from, dir, strength, opts): (Value, String, Option<i32>, Option<Table>)| {
+                let dir = dir_arg(lua, &dir)?;
                 let link = link(lua)?;
+                let (start, shooter) = match &from {
+                    Value::Table(t) => (pos_arg(lua, t)?, None),
+                    Value::UserData(u) => {
+                        let id = robot_id(lua, u)?;
+                        (link.world.borrow().state.robots[id].at, Some(id))
+                    }
+                    _ => return Err(located(lua, "fire_beam: `from` must be a square or a robot")),
+                };
+                let cause: Option<String> = opts.as_ref().map_or(Ok(None), |o| o.get("cause"))?;
                 let mut w = link.world.borrow_mut();
-                let hit = w.trace_beam(from, dir, shooter.is_some());
+                let hit = w.trace_beam(start, dir, shooter.is_some());
                 if let Some(target) = hit {
                     let cause = cause.unwrap_or_else(|| {
-                        if shooter.is_some() {
-                            "robot laser".into()
-                        } else {
-                            "laser".into()
-                        }
+                        if shooter.is_some() { "robot laser".into() } else { "laser".into() }
                     });
                     w.damage(target, strength.unwrap_or(1), &cause);
                 }
@@ -332,6 +371,16 @@ impl UserData for Ctx {
             },
         );
 
+        // Sets the robot's lives left (a house rule giving more or fewer lives); logs `lives`.
+        methods.add_method(
+            "set_lives",
+            |lua, _, (robot, lives): (AnyUserData, i32)| {
+                let id = robot_id(lua, &robot)?;
+                link(lua)?.world.borrow_mut().set_lives(id, lives);
+                Ok(())
+            },
+        );
+
         // --- Checkpoints ----------------------------------------------------------------------
         methods.add_method(
             "touch_flag",
@@ -359,7 +408,7 @@ impl UserData for Ctx {
             "set_var",
             |lua, _, (robot, key, value): (AnyUserData, String, Value)| {
                 let id = robot_id(lua, &robot)?;
-                let json: serde_json::Value = lua.from_value(value)?;
+                let json = json_from_lua(lua, value)?;
                 let link = link(lua)?;
                 let mut w = link.world.borrow_mut();
                 let vars = &mut w.state.robots[id].vars;
@@ -374,10 +423,11 @@ impl UserData for Ctx {
         methods.add_method("game_var", |lua, _, key: String| {
             let link = link(lua)?;
             let v = link.world.borrow().state.vars.get(&key).cloned();
-            lua.to_value(&v)
+            // A missing var is nil (serializing `None` would give serde's `null` userdata).
+            v.map_or(Ok(Value::Nil), |v| lua.to_value(&v))
         });
         methods.add_method("set_game_var", |lua, _, (key, value): (String, Value)| {
-            let json: serde_json::Value = lua.from_value(value)?;
+            let json = json_from_lua(lua, value)?;
             let link = link(lua)?;
             let mut w = link.world.borrow_mut();
             if json.is_null() {
@@ -398,13 +448,37 @@ impl UserData for Ctx {
             |lua, _, (robot, what, detail): (Option<AnyUserData>, String, Option<Table>)| {
                 let id = robot.as_ref().map(|r| robot_id(lua, r)).transpose()?;
                 let detail: serde_json::Map<String, serde_json::Value> = match detail {
-                    Some(t) => lua.from_value(Value::Table(t))?,
+                    Some(t) => match json_from_lua(lua, Value::Table(t))? {
+                        serde_json::Value::Object(map) => map,
+                        _ => serde_json::Map::new(), // an empty Lua table reads as a list
+                    },
                     None => serde_json::Map::new(),
                 };
                 link(lua)?.world.borrow_mut().state.log(id, &what, detail);
                 Ok(())
             },
         );
+        // A program card drawn at random (game RNG) from the classic deck, leaving out the
+        // cards in robots' registers: the undealt remainder (a randomizer, rules.md §4.21).
+        methods.add_method("random_card", |lua, _, ()| {
+            let link = link(lua)?;
+            let mut w = link.world.borrow_mut();
+            let held: Vec<Card> = w
+                .state
+                .robots
+                .iter()
+                .flat_map(|r| r.program.iter().flatten().copied())
+                .collect();
+            let pool: Vec<Card> = Card::classic_deck()
+                .into_iter()
+                .filter(|c| !held.contains(c))
+                .collect();
+            if pool.is_empty() {
+                return Err(located(lua, "ctx:random_card(): every card of the deck is held"));
+            }
+            let pick = w.state.rng.roll(pool.len() as u64) as usize - 1;
+            card_table(lua, &pool[pick])
+        });
         methods.add_method("card", |lua, _, robot: AnyUserData| {
             let id = robot_id(lua, &robot)?;
             let link = link(lua)?;

@@ -15,12 +15,98 @@ pub struct ElementDef {
     pub params: ParamSpecs,
     /// Text drawn for this element in `rally run`: a string or `function(tile) -> string`.
     pub glyph: Option<Value>,
+    /// How `rally render` draws it when it has no built-in drawing (`draw = { ... }`).
+    pub draw: Option<Draw>,
     pub build: Option<Function>,
     /// Step handlers called for each robot standing on a tile, by step id.
     pub steps: HashMap<usize, Function>,
     /// Step handlers called once for every tile, occupied or not, by step id.
     pub tile_steps: HashMap<usize, Function>,
     pub events: HashMap<TileEvent, Function>,
+}
+
+/// An element's own look in the SVG picture: `draw = { color = "#4a8", label = "Z", shape = "circle" }`.
+/// Lets a designer's new element be recognisable without touching the renderer.
+#[derive(Clone, Debug)]
+pub struct Draw {
+    /// Fill colour, `#rgb` or `#rrggbb` (checked, so it can go into SVG as is).
+    pub color: Option<String>,
+    /// Text on the square: a string or `function(tile) -> string`; default: the glyph.
+    pub label: Option<Value>,
+    pub shape: Shape,
+}
+
+/// The outline `draw.shape` asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// The whole square.
+    Square,
+    /// A disc in the middle of the square.
+    Circle,
+    /// A band along the side named by the tile's `side` parameter (edge elements).
+    Edge,
+}
+
+impl Shape {
+    pub const ALL: [(&'static str, Shape); 3] = [
+        ("square", Shape::Square),
+        ("circle", Shape::Circle),
+        ("edge", Shape::Edge),
+    ];
+}
+
+fn parse_draw(decl: &Table, what: &str) -> mlua::Result<Option<Draw>> {
+    let table = match decl.get::<Value>("draw")? {
+        Value::Nil => return Ok(None),
+        Value::Table(t) => t,
+        other => {
+            return Err(mlua::Error::runtime(format!(
+                "{what}: `draw` must be a table {{ color = \"#rrggbb\", label = ..., shape = ... }}, got a {}",
+                other.type_name()
+            )))
+        }
+    };
+    let what = format!("{what}, draw");
+    check_keys(&table, &["color", "label", "shape"], &what)?;
+    let color = table.get::<Option<String>>("color")?;
+    if let Some(c) = &color {
+        let hex = c.strip_prefix('#').unwrap_or("");
+        if !matches!(hex.len(), 3 | 6) || !hex.chars().all(|ch| ch.is_ascii_hexdigit()) {
+            return Err(mlua::Error::runtime(format!(
+                "{what}: color = \"{c}\": expected \"#rgb\" or \"#rrggbb\""
+            )));
+        }
+    }
+    let label = match table.get::<Value>("label")? {
+        Value::Nil => None,
+        v @ (Value::String(_) | Value::Function(_)) => Some(v),
+        other => {
+            return Err(mlua::Error::runtime(format!(
+                "{what}: `label` must be a string or a function(tile), got a {}",
+                other.type_name()
+            )))
+        }
+    };
+    let shape = match table.get::<Option<String>>("shape")? {
+        None => Shape::Square,
+        Some(name) => Shape::ALL
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, s)| *s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Shape::ALL.iter().map(|(n, _)| *n).collect();
+                mlua::Error::runtime(format!(
+                    "{what}: shape = \"{name}\"{}: expected one of {}",
+                    crate::error::suggest(&name, names.iter().copied()),
+                    names.join(", ")
+                ))
+            })?,
+    };
+    Ok(Some(Draw {
+        color,
+        label,
+        shape,
+    }))
 }
 
 /// Moments (not steps) when the core asks the element on a square.
@@ -30,21 +116,28 @@ pub enum TileEvent {
     Enter,
     /// A robot standing here is about to execute its card; may replace the execution.
     Card,
-    /// A robot finished its card's movement here.
+    /// A robot finished its card here (also when a script resolved the card). Gets
+    /// `(ctx, tile, robot, card, info)`; `info.moved` says whether the card changed the
+    /// robot's square, `info.dir` the direction of its last step (nil if it took none).
     CardEnd,
     /// A robot standing here revealed its card; may swap it.
     Reveal,
     /// A belt carried a robot onto this square.
     Conveyed,
+    /// A robot crossed an edge of this square, leaving or entering it (before the entered
+    /// square's `on_enter`), or a wall on that edge stopped it (`info.blocked`): ledges,
+    /// repulsor fields, ramps. Called on both squares of the edge.
+    Cross,
 }
 
 impl TileEvent {
-    pub const ALL: [(&'static str, TileEvent); 5] = [
+    pub const ALL: [(&'static str, TileEvent); 6] = [
         ("on_enter", TileEvent::Enter),
         ("on_card", TileEvent::Card),
         ("on_card_end", TileEvent::CardEnd),
         ("on_reveal", TileEvent::Reveal),
         ("on_conveyed", TileEvent::Conveyed),
+        ("on_cross", TileEvent::Cross),
     ];
 
     pub fn name(self) -> &'static str {
@@ -70,13 +163,18 @@ pub enum RuleEvent {
     Destroyed,
     /// A robot re-entered the board.
     Reenter,
+    /// Any robot arrived on any square (by card, push, belt or script), after that square's
+    /// own `on_enter`: for rules that track where robots are, such as whether a robot is
+    /// still on the ice.
+    Enter,
 }
 
 impl RuleEvent {
-    pub const ALL: [(&'static str, RuleEvent); 3] = [
+    pub const ALL: [(&'static str, RuleEvent); 4] = [
         ("on_card", RuleEvent::Card),
         ("on_destroyed", RuleEvent::Destroyed),
         ("on_reenter", RuleEvent::Reenter),
+        ("on_enter", RuleEvent::Enter),
     ];
 
     pub fn name(self) -> &'static str {
@@ -225,6 +323,7 @@ pub fn parse_element(
         "describe",
         "params",
         "glyph",
+        "draw",
         "build",
         "steps",
         "tile_steps",
@@ -267,6 +366,7 @@ pub fn parse_element(
             file: file.to_string(),
             params,
             glyph,
+            draw: parse_draw(decl, &what)?,
             build: optional_fn(decl, "build", &what)?,
             steps: step_table(decl, "steps", steps, step_names, &what)?,
             tile_steps: step_table(decl, "tile_steps", steps, step_names, &what)?,

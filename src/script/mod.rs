@@ -140,19 +140,35 @@ impl RuleSet {
 
         let budget = Rc::new(Budget::default());
         let lua = sandbox::new_lua(budget.clone()).map_err(|e| Error::Script(lua_message(&e)))?;
+        Keys::install(&lua).map_err(|e| Error::Script(lua_message(&e)))?;
         let collected = Rc::new(RefCell::new(Collected::default()));
         let current_file = Rc::new(RefCell::new(String::new()));
         let script_err = |e: mlua::Error| Error::Script(lua_message(&e));
 
         let rally = lua.create_table().map_err(script_err)?;
+        // `rally.elements.NAME` / `rally.rules.NAME`: the declaration tables loaded so far, so
+        // a variant can build on a standard element or rule (reuse its params, call its
+        // handlers around its own) instead of copying it. Reading an unknown name is an error.
+        let declared_elements = lua.create_table().map_err(script_err)?;
+        let declared_rules = lua.create_table().map_err(script_err)?;
+        sandbox::strict_table(&lua, &declared_elements, "rally.elements").map_err(script_err)?;
+        sandbox::strict_table(&lua, &declared_rules, "rally.rules").map_err(script_err)?;
+        rally
+            .raw_set("elements", declared_elements.clone())
+            .map_err(script_err)?;
+        rally
+            .raw_set("rules", declared_rules.clone())
+            .map_err(script_err)?;
         {
             let (collected, file) = (collected.clone(), current_file.clone());
             let (index, names) = (step_index.clone(), step_names.clone());
+            let declared = declared_elements;
             let element = lua
                 .create_function(move |lua, decl: Table| {
                     let steps = |n: &str| index.get(n).copied();
                     let parsed = decl::parse_element(lua, &decl, &file.borrow(), &steps, &names)
                         .map_err(|e| located(lua, lua_message(&e)))?;
+                    declared.raw_set(parsed.0.name.as_str(), decl.clone())?;
                     collected.borrow_mut().elements.push(parsed);
                     Ok(decl)
                 })
@@ -162,11 +178,13 @@ impl RuleSet {
         {
             let (collected, file) = (collected.clone(), current_file.clone());
             let (index, names) = (step_index.clone(), step_names.clone());
+            let declared = declared_rules;
             let rule = lua
                 .create_function(move |lua, decl: Table| {
                     let steps = |n: &str| index.get(n).copied();
                     let parsed = decl::parse_rule(&decl, &file.borrow(), &steps, &names)
                         .map_err(|e| located(lua, lua_message(&e)))?;
+                    declared.raw_set(parsed.0.name.as_str(), decl.clone())?;
                     collected.borrow_mut().rules.push(parsed);
                     Ok(decl)
                 })
@@ -177,6 +195,7 @@ impl RuleSet {
             .set_name("@rally/prelude.lua")
             .call::<()>(rally.clone())
             .map_err(script_err)?;
+        sandbox::strict_table(&lua, &rally, "rally").map_err(script_err)?;
         lua.globals().raw_set("rally", rally).map_err(script_err)?;
 
         let mut files: Vec<(PathBuf, Option<Map<String, Json>>)> = Vec::new();
@@ -328,11 +347,25 @@ impl Defs {
     }
 }
 
+/// Lua strings made once per rule set for the keys of squares, which scripts read and write
+/// on every hot path (making a Lua string from a Rust `&str` costs a hash and an allocation).
+pub struct Keys {
+    pub x: mlua::String,
+    pub y: mlua::String,
+}
+
+impl Keys {
+    fn install(lua: &Lua) -> mlua::Result<()> {
+        let keys = Keys { x: lua.create_string("x")?, y: lua.create_string("y")? };
+        lua.set_app_data(keys);
+        Ok(())
+    }
+}
+
+/// A square as scripts see it: `{ x = .., y = .. }`.
 pub fn pos_table(lua: &Lua, p: Pos) -> mlua::Result<Table> {
-    let t = lua.create_table_with_capacity(0, 2)?;
-    t.raw_set("x", p.x)?;
-    t.raw_set("y", p.y)?;
-    Ok(t)
+    let keys = lua.app_data_ref::<Keys>().expect("keys are installed with the rule set");
+    lua.create_table_from([(keys.x.clone(), p.x), (keys.y.clone(), p.y)])
 }
 
 /// A proxy that reads `data` and refuses writes: scripts keep no state in what they are given.

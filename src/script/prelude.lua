@@ -78,5 +78,11 @@ rally.param = {
   end,
 }
 
+--- For `on_card`: the card's first square is lost (water, oil: rules.md §4.28, §4.12).
+--- Returns `{ distance = n - 1 }` for a movement card, nil (no change) for a rotation.
+function rally.lose_first_square(card)
+  if card.distance > 0 then return { distance = card.distance - 1 } end
+end
+
 --- Returned by `on_card` to say "this element resolved the card; do not execute it".
 rally.HANDLED = setmetatable({}, { __tostring = function() return "rally.HANDLED" end })

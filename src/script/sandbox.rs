@@ -62,6 +62,7 @@ pub fn new_lua(budget: Rc<Budget>) -> mlua::Result<Lua> {
             Ok(())
         })?,
     )?;
+    strict_globals(&lua)?;
     budget.reset(INSTRUCTION_BUDGET);
     lua.set_global_hook(
         HookTriggers::new().every_nth_instruction(HOOK_EVERY),
@@ -80,35 +81,57 @@ pub fn new_lua(budget: Rc<Budget>) -> mlua::Result<Lua> {
 
 /// A strict `_ENV` for one chunk: it reads the shared globals, an unknown name is an error
 /// (typos surface at once), and assigning a global is an error (scripts keep no state).
+/// Reads go through a plain table chain (env -> globals), so the common case costs a table
+/// lookup; only a missing name reaches the erroring function on the globals' metatable.
 pub fn strict_env(lua: &Lua, extra: &[(&str, Value)]) -> mlua::Result<Table> {
     let env = lua.create_table()?;
     for (name, value) in extra {
         env.raw_set(*name, value.clone())?;
     }
     let meta = lua.create_table()?;
-    let globals = lua.globals();
-    meta.raw_set(
-        "__index",
-        lua.create_function(move |_, (_, key): (Table, Value)| {
-            let value: Value = globals.raw_get(key.clone())?;
-            if value.is_nil() {
-                return Err(mlua::Error::runtime(format!(
-                    "undeclared global `{}` (declare it with `local`, or check the spelling)",
-                    key.to_string()?
-                )));
-            }
-            Ok(value)
-        })?,
-    )?;
+    meta.raw_set("__index", lua.globals())?;
     meta.raw_set(
         "__newindex",
-        lua.create_function(|_, (_, key, _): (Table, Value, Value)| -> mlua::Result<()> {
-            Err(mlua::Error::runtime(format!(
-                "assignment to global `{}`: scripts keep no globals; use `local`, or robot/game vars for state",
-                key.to_string()?
-            )))
+        lua.create_function(|lua, (_, key, _): (Table, Value, Value)| -> mlua::Result<()> {
+            Err(super::located(
+                lua,
+                format!(
+                    "assignment to global `{}`: scripts keep no globals; use `local`, or robot/game vars for state",
+                    key.to_string()?
+                ),
+            ))
         })?,
     )?;
     env.set_metatable(Some(meta))?;
     Ok(env)
+}
+
+/// Makes reading an undeclared global an error (see `strict_env`).
+fn strict_globals(lua: &Lua) -> mlua::Result<()> {
+    let meta = lua.create_table()?;
+    meta.raw_set(
+        "__index",
+        lua.create_function(|lua, (_, key): (Table, Value)| -> mlua::Result<Value> {
+            Err(super::located(
+                lua,
+                format!(
+                    "undeclared global `{}` (declare it with `local`, or check the spelling)",
+                    key.to_string()?
+                ),
+            ))
+        })?,
+    )?;
+    lua.globals().set_metatable(Some(meta))
+}
+
+/// Makes reading a missing key of `table` an error (so `rally.HANDELD` is caught, not nil).
+pub fn strict_table(lua: &Lua, table: &Table, name: &'static str) -> mlua::Result<()> {
+    let meta = lua.create_table()?;
+    meta.raw_set(
+        "__index",
+        lua.create_function(move |lua, (_, key): (Table, Value)| -> mlua::Result<Value> {
+            Err(super::located(lua, format!("`{name}.{}` does not exist", key.to_string()?)))
+        })?,
+    )?;
+    table.set_metatable(Some(meta))
 }

@@ -1,0 +1,39 @@
+-- Portals (rules.md §4.16, §9.2 #14). A robot that enters a portal while executing a movement
+-- card is moved at once to the other portal of the same colour, keeps its facing, and carries
+-- on with the rest of its card from there (the core continues the move from wherever the
+-- robot now stands). If a robot stands on that twin portal, this portal is open floor.
+-- Arriving on the twin does not send the robot back; pushed and carried robots never jump.
+
+--- The other portal of `tile`'s colour; a colour must come in exactly one pair.
+local function twin_of(ctx, tile)
+  local twin
+  for _, t in ipairs(ctx:find_tiles("portal")) do
+    if t.color == tile.color and (t.x ~= tile.x or t.y ~= tile.y) then
+      if twin then
+        error("portal colour `" .. tile.color .. "` is used by more than two portals; pair them by colour")
+      end
+      twin = t
+    end
+  end
+  if not twin then
+    error("the portal at " .. tile.x .. "," .. tile.y .. " has no twin of colour `" .. tile.color .. "`")
+  end
+  return twin
+end
+
+return rally.element {
+  name = "portal",
+  describe = "A robot entering it by a movement card jumps to the same-coloured portal and moves on.",
+  params = { color = rally.param.string { describe = "portals of one colour form a pair" } },
+  glyph = function(tile) return "@" .. tile.color:sub(1, 1) end,
+  on_enter = function(ctx, tile, robot, info)
+    if info.how ~= "card" then return end
+    local twin = twin_of(ctx, tile)
+    if ctx:robot_at(twin.at) then
+      ctx:log(robot, "portal_blocked", { at = { twin.x, twin.y } })
+      return
+    end
+    ctx:log(robot, "portal", { from = { tile.x, tile.y }, to = { twin.x, twin.y } })
+    ctx:place(robot, twin.at, "script")
+  end,
+}

@@ -1,0 +1,12 @@
+-- Randomizers (rules.md §4.21, §9.2 #18). When a robot standing here reveals its card, the
+-- card is swapped for one drawn at random from the cards not in anyone's registers; the robot
+-- executes the new card at the new card's priority. Only the current register is affected,
+-- decided anew each register; a locked card stays in its register.
+return rally.element {
+  name = "randomizer",
+  describe = "Swaps the card a robot standing here reveals for a random card from the deck.",
+  glyph = "?",
+  on_reveal = function(ctx, tile, robot, card)
+    return ctx:random_card()
+  end,
+}

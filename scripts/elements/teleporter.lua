@@ -1,0 +1,23 @@
+-- Teleporters (rules.md §4.23, §9.2 #16). A robot standing here that executes a movement card
+-- reappears the card's distance plus 2 squares ahead (Back Up: 2 squares forward, as both
+-- guides' tables say), skipping walls and everything between. If a robot or a non-flat device
+-- (`b:solid()`: flags, crushers...) holds the arrival square, the teleporter does nothing and
+-- the card is executed normally. Arriving in a pit or off the board destroys; the arrival
+-- square's other effects apply. It takes precedence over water on the same square.
+return rally.element {
+  name = "teleporter",
+  describe = "A movement card executed here jumps the robot card+2 squares forward (Back Up: 2), ignoring walls.",
+  glyph = "T",
+  on_card = function(ctx, tile, robot, card)
+    if card.distance == 0 then return end
+    local squares = card.back and 2 or card.distance + 2
+    local target = rally.step(robot.at, robot.facing, squares)
+    if ctx:on_board(target) and (ctx:robot_at(target) or ctx:is_solid(target)) then
+      ctx:log(robot, "teleport_failed", { to = { target.x, target.y } })
+      return
+    end
+    ctx:log(robot, "teleported", { to = { target.x, target.y }, squares = squares })
+    ctx:place(robot, target, "script")
+    return rally.HANDLED
+  end,
+}

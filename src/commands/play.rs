@@ -1,0 +1,433 @@
+//! `rally play GAME` / `rally play --resume SAVE`: a whole game at the terminal. People
+//! program from a numbered hand and answer each decision at a prompt; bots decide for the
+//! others. Each register is shown event by event with the board after it, with a pause
+//! between registers (a key press on a terminal; `--fast` skips it). The game is saved
+//! after every stage, and a finished game leaves its replay beside the save. Rule files are
+//! watched: changes are picked up between registers (hot reload).
+
+use super::Common;
+use crate::cards::Card;
+use crate::engine::Game;
+use crate::error::{Error, Result};
+use crate::game::bot::Bots;
+use crate::game::deal::{self, Hand};
+use crate::game::save::{self, Save};
+use crate::game::{Driver, Match, Outcome, Phase, Seats, Setup, Stage};
+use crate::geometry::{Dir, Pos};
+use crate::reload::{HotReload, Reloaded, WatchOptions};
+use crate::render;
+use crate::script::Sources;
+use crate::state::{RobotId, REGISTERS};
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub struct PlayOptions {
+    /// No pauses between registers.
+    pub fast: bool,
+    /// Continue this save instead of starting the game anew.
+    pub resume: Option<PathBuf>,
+    /// Where to keep the save [default: saves/GAME.save.json].
+    pub save: Option<PathBuf>,
+}
+
+/// Plays a game to its end; true when it finished.
+pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Result<bool> {
+    let (mut m, extra, save_path) = match &opts.resume {
+        Some(path) => {
+            let save = Save::load(path)?;
+            let setup = Setup::load(&save.game)?;
+            if !common.extra_variants.is_empty() {
+                eprintln!("note: --variant is ignored on resume; the save's variants are used");
+            }
+            let extra = save.extra_variants.clone();
+            let rules = common_for(common, &extra).rules(Some(&save.game), setup.variants.clone())?;
+            let save_path = opts.save.clone().unwrap_or_else(|| path.clone());
+            (Match::resume(setup, rules, save)?, extra, save_path)
+        }
+        None => {
+            let path = game_path.ok_or_else(|| {
+                Error::Other("rally play needs a game file, or --resume SAVE".into())
+            })?;
+            let setup = Setup::load(path)?;
+            let rules = common.rules(Some(path), setup.variants.clone())?;
+            let save_path = opts.save.clone().unwrap_or_else(|| default_save(path));
+            let extra = common.extra_variants.clone();
+            (Match::start(setup, rules)?, extra, save_path)
+        }
+    };
+    let (scripts, variants) = common.folders(Some(&m.setup.path))?;
+    let sources = Sources {
+        scripts,
+        variants,
+        choices: m.setup.choices(&extra),
+    };
+    let mut hot = match HotReload::new(sources, &WatchOptions::default()) {
+        Ok(hot) => Some(hot),
+        Err(e) => {
+            eprintln!("note: hot reload is off: {e}");
+            None
+        }
+    };
+    let stdin = std::io::stdin();
+    let interactive = stdin.is_terminal();
+    let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let mut table = Terminal {
+        bots: Bots::new(m.setup.seats.iter().map(|s| s.strength)),
+        drivers: m.setup.seats.iter().map(|s| s.driver).collect(),
+        input: Box::new(stdin.lock()),
+        colour,
+    };
+    let fast = opts.fast;
+    println!("{}", title(&m));
+    if opts.resume.is_some() {
+        println!(
+            "Resumed from {} at turn {}, {}.",
+            save_path.display(),
+            m.game.state().turn,
+            describe_phase(m.progress.phase)
+        );
+    }
+    while !m.is_over() {
+        if let Some(reloaded) = hot.as_mut().and_then(|h| h.at_boundary(&mut m.game)) {
+            println!("{reloaded}");
+        }
+        if m.progress.phase == Phase::Program {
+            println!("\n══ Turn {} ══", m.game.state().turn);
+        }
+        let stage = match m.advance(&mut table) {
+            Ok(stage) => stage,
+            // A script failed and was rolled back: wait for a fixed script, then retry.
+            Err(Error::Script(message)) if hot.is_some() => {
+                println!("✗ {message}\n  paused: save a fixed script to go on");
+                let hot = hot.as_mut().expect("checked");
+                while let Some(reloaded) = hot.wait(&mut m.game, None) {
+                    println!("{reloaded}");
+                    if matches!(reloaded, Reloaded::Swapped { .. }) {
+                        break;
+                    }
+                }
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        show(&m, &stage, colour);
+        save::write_json(&save_path, &m.save(&extra))?;
+        if matches!(stage, Stage::Register { .. }) && !fast && !m.is_over() {
+            pause(&mut table, interactive)?;
+        }
+    }
+    let replay = replay_path(&save_path);
+    save::write_json(&replay, &m.replay(&extra))?;
+    println!("{}", outcome_text(&m));
+    println!("Replay written to {}.", replay.display());
+    Ok(true)
+}
+
+fn common_for(common: &Common, extra: &[String]) -> Common {
+    Common {
+        extra_variants: extra.to_vec(),
+        ..common.clone()
+    }
+}
+
+fn default_save(game: &Path) -> PathBuf {
+    let stem = game.file_stem().map_or("game".into(), |s| s.to_string_lossy().to_string());
+    PathBuf::from("saves").join(format!("{stem}.save.json"))
+}
+
+/// `saves/x.save.json` → `saves/x.replay.json`.
+fn replay_path(save: &Path) -> PathBuf {
+    let name = save.file_name().map_or("game".into(), |n| n.to_string_lossy().to_string());
+    let stem = name
+        .strip_suffix(".save.json")
+        .or_else(|| name.strip_suffix(".json"))
+        .unwrap_or(&name);
+    save.with_file_name(format!("{stem}.replay.json"))
+}
+
+fn title(m: &Match) -> String {
+    let board = m.game.board();
+    let mut out = format!("{} — {} ({}×{})", m.setup.path.display(), board.name, board.width, board.height);
+    if !m.setup.description.is_empty() {
+        out.push_str(&format!("\n{}", m.setup.description));
+    }
+    for seat in &m.setup.seats {
+        let who = match seat.driver {
+            Driver::Human => "you, at this terminal".to_string(),
+            Driver::Bot => format!("{} bot", seat.strength.name()),
+        };
+        out.push_str(&format!("\n  {} ({who}), dock {}", robot_label(&seat.name), seat.dock));
+    }
+    out
+}
+
+/// A robot as the board shows it: its initial.
+fn robot_label(name: &str) -> String {
+    format!("{name} (drawn as {})", name.chars().next().unwrap_or('?'))
+}
+
+fn outcome_text(m: &Match) -> String {
+    match &m.progress.outcome {
+        Some(Outcome::Won { robot, turn }) => {
+            format!("🏁 {robot} touched the last flag on turn {turn} and wins!")
+        }
+        Some(Outcome::NoneLeft { turn }) => format!("Every robot is out of lives after turn {turn}: nobody wins."),
+        Some(Outcome::TurnLimit { turn }) => format!("Turn limit reached after turn {turn}: nobody wins."),
+        None => "The game is not over.".into(),
+    }
+}
+
+/// What a stage did: the events, then the board.
+fn show(m: &Match, stage: &Stage, colour: bool) {
+    let state = m.game.state();
+    match stage {
+        Stage::Programmed { .. } => {
+            for e in stage.events() {
+                if e.what != "programmed" {
+                    println!("  {}", render::event(e));
+                }
+            }
+            return;
+        }
+        Stage::Register { register, .. } => println!("\n── Register {register} ──"),
+        Stage::EndOfTurn { .. } => println!("\n── End of turn ──"),
+    }
+    let mut segment = "";
+    for e in stage.events() {
+        if e.segment != segment {
+            segment = &e.segment;
+            println!("  {segment}:");
+        }
+        println!("    {}", render::event(e));
+    }
+    drop(state);
+    println!("{}", draw(&m.game, colour));
+    print!("{}", render::robots(&m.game.state()));
+}
+
+/// The board with robots, coloured on a terminal: each robot its own colour, hazards dark,
+/// belts cyan, flags yellow, repair sites green, lasers red, gears magenta.
+fn draw(game: &Game, colour: bool) -> String {
+    let board = game.board();
+    let glyphs = render::glyphs(game.rules(), &board);
+    let state = game.state();
+    if !colour {
+        return render::board(&board, &glyphs, &state);
+    }
+    const ROBOTS: [&str; 6] = ["1;31", "1;34", "1;32", "1;35", "1;36", "1;33"];
+    let paint = |p: Pos, robot: Option<usize>, cell: String| {
+        let style = match robot {
+            Some(id) => ROBOTS[id % ROBOTS.len()].to_string(),
+            None => {
+                let top = board
+                    .tiles_at(p)
+                    .iter()
+                    .map(|&t| board.tiles[t].name.as_str())
+                    .rfind(|n| *n != "floor" && *n != "wall");
+                match top {
+                    Some("pit") => "100;30".into(),
+                    Some("conveyor") | Some("current") => "36".into(),
+                    Some("flag") => "1;33".into(),
+                    Some("repair") => "32".into(),
+                    Some("laser") => "31".into(),
+                    Some("gear") => "35".into(),
+                    Some(_) => "37".into(),
+                    None => "2".into(),
+                }
+            }
+        };
+        format!("\x1b[{style}m{cell}\x1b[0m")
+    };
+    render::board_painted(&board, &glyphs, &state, &paint)
+}
+
+fn pause(table: &mut Terminal, interactive: bool) -> Result<()> {
+    if interactive {
+        print!("(Enter for the next register) ");
+        let _ = std::io::stdout().flush();
+        table.line()?;
+    } else {
+        std::thread::sleep(Duration::from_millis(600));
+    }
+    Ok(())
+}
+
+/// The seats of a game at the terminal: prompts for people, bots for the others.
+struct Terminal {
+    bots: Bots,
+    drivers: Vec<Driver>,
+    input: Box<dyn BufRead>,
+    colour: bool,
+}
+
+impl Terminal {
+    fn line(&mut self) -> Result<String> {
+        let mut line = String::new();
+        let n = self
+            .input
+            .read_line(&mut line)
+            .map_err(|e| Error::Other(format!("reading the terminal: {e}")))?;
+        if n == 0 {
+            return Err(Error::Other(
+                "the input ended before the game did (resume later with --resume)".into(),
+            ));
+        }
+        Ok(line.trim().to_string())
+    }
+
+    fn ask(&mut self, prompt: &str) -> Result<String> {
+        print!("{prompt} ");
+        let _ = std::io::stdout().flush();
+        let answer = self.line()?;
+        if !std::io::stdin().is_terminal() {
+            println!("{answer}");
+        }
+        Ok(answer)
+    }
+
+    fn yes_no(&mut self, prompt: &str) -> Result<bool> {
+        loop {
+            match self.ask(&format!("{prompt} [y/N]"))?.to_ascii_lowercase().as_str() {
+                "" | "n" | "no" => return Ok(false),
+                "y" | "yes" => return Ok(true),
+                _ => println!("  answer y or n"),
+            }
+        }
+    }
+
+    fn human(&self, robot: RobotId) -> bool {
+        self.drivers[robot] == Driver::Human
+    }
+}
+
+/// Parses "3 1 4" (or "3,1,4") as hand positions and checks them as a program.
+fn parse_choice(text: &str, hand: &Hand) -> std::result::Result<Vec<Card>, String> {
+    let mut cards = Vec::new();
+    for word in text.split(|c: char| c == ',' || c.is_whitespace()).filter(|w| !w.is_empty()) {
+        let n: usize = word
+            .parse()
+            .map_err(|_| format!("`{word}` is not a card number"))?;
+        let card = hand
+            .cards
+            .get(n.wrapping_sub(1))
+            .ok_or_else(|| format!("there is no card {n}: the hand has 1 to {}", hand.cards.len()))?;
+        cards.push(*card);
+    }
+    deal::check_program(hand, &cards)?;
+    Ok(cards)
+}
+
+impl Seats for Terminal {
+    fn program(&mut self, game: &mut Game, hand: &Hand) -> Result<Vec<Card>> {
+        if !self.human(hand.robot) {
+            return self.bots.program(game, hand);
+        }
+        let (header, registers) = {
+            let state = game.state();
+            let r = &state.robots[hand.robot];
+            let board = game.board();
+            let total = board.flags().len();
+            let next = board
+                .flags()
+                .iter()
+                .find(|(n, _)| *n == r.flags + 1)
+                .map_or(String::new(), |(n, at)| format!(", next flag F{n} at {at}"));
+            let header = format!(
+                "\n{}: at {} facing {}, damage {}, lives {}, flags {}/{total}{next}",
+                r.name, r.at, r.facing, r.damage, r.lives, r.flags
+            );
+            let registers: Vec<String> = (0..REGISTERS)
+                .map(|i| match r.program.get(i).copied().flatten() {
+                    Some(c) if deal::is_locked(r.damage, i) => format!("{}:🔒{c}", i + 1),
+                    _ if hand.open.contains(&i) => format!("{}:?", i + 1),
+                    _ => format!("{}:-", i + 1),
+                })
+                .collect();
+            (header, registers)
+        };
+        println!("{}", draw(game, self.colour));
+        println!("{header}");
+        println!("Registers  {}", registers.join("  "));
+        let numbered: Vec<String> = hand
+            .cards
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{}) {c}", i + 1))
+            .collect();
+        println!("Hand       {}", numbered.join("   "));
+        let needed = hand.open.len().min(hand.cards.len());
+        if needed == 0 {
+            println!("No cards to play: the locked registers run as they are.");
+            return Ok(Vec::new());
+        }
+        let slots: Vec<String> = hand.open.iter().take(needed).map(|i| (i + 1).to_string()).collect();
+        loop {
+            let answer = self.ask(&format!(
+                "Cards for registers {} ({needed} numbers, in order, e.g. `{}`):",
+                slots.join(" "),
+                (1..=needed).map(|n| n.to_string()).collect::<Vec<_>>().join(" ")
+            ))?;
+            match parse_choice(&answer, hand) {
+                Ok(cards) => return Ok(cards),
+                Err(m) => println!("  {m}; try again"),
+            }
+        }
+    }
+
+    fn power_down(&mut self, game: &mut Game, robot: RobotId) -> Result<bool> {
+        if !self.human(robot) {
+            return self.bots.power_down(game, robot);
+        }
+        let (name, damage) = {
+            let r = &game.state().robots[robot];
+            (r.name.clone(), r.damage)
+        };
+        self.yes_no(&format!(
+            "{name} has {damage} damage. Power down next turn (discard all damage; no cards, moves or firing)?"
+        ))
+    }
+
+    fn stay_down(&mut self, game: &mut Game, robot: RobotId) -> Result<bool> {
+        if !self.human(robot) {
+            return self.bots.stay_down(game, robot);
+        }
+        let name = game.state().robots[robot].name.clone();
+        self.yes_no(&format!("{name} is powered down. Stay down next turn too?"))
+    }
+
+    fn reenter(&mut self, game: &mut Game, robot: RobotId) -> Result<(Dir, bool)> {
+        if !self.human(robot) {
+            return self.bots.reenter(game, robot);
+        }
+        let (name, at, facing) = {
+            let r = &game.state().robots[robot];
+            (r.name.clone(), r.at, r.facing)
+        };
+        println!("{}", draw(game, self.colour));
+        let dir = loop {
+            let answer = self.ask(&format!(
+                "{name} re-enters at {at} with 2 damage. Facing? [N/E/S/W, Enter keeps {facing}]"
+            ))?;
+            if answer.is_empty() {
+                break facing;
+            }
+            match Dir::parse(&answer.to_ascii_uppercase()) {
+                Some(d) => break d,
+                None => println!("  answer N, E, S or W"),
+            }
+        };
+        let down = self.yes_no(&format!("Re-enter {name} powered down (skip next turn, discard damage)?"))?;
+        Ok((dir, down))
+    }
+}
+
+/// The phase a save resumes at, for messages.
+fn describe_phase(phase: Phase) -> String {
+    match phase {
+        Phase::Program => "the deal".into(),
+        Phase::Register(r) => format!("register {r}"),
+        Phase::EndOfTurn => "the end of the turn".into(),
+        Phase::Over => "the end".into(),
+    }
+}

@@ -1,0 +1,104 @@
+//! `rally render BOARD|SCENARIO -o FILE.svg|FILE.png`: a top-down picture of a board, or of a
+//! scenario's board with its robots (at the start, or with `--after` once it is resolved).
+
+use super::Common;
+use crate::board::{Board, Layout};
+use crate::error::{Error, Result};
+use crate::scenario::Scenario;
+use crate::svg;
+use std::path::{Path, PathBuf};
+
+pub struct RenderOptions {
+    /// `.svg`, `.png`, or `-` for SVG on standard output.
+    pub output: PathBuf,
+    /// Draw a scenario's robots after resolving it instead of where they start.
+    pub after: bool,
+}
+
+pub fn render(path: &Path, opts: &RenderOptions, common: &Common) -> Result<()> {
+    let svg = if is_scenario(path)? {
+        let scenario = Scenario::load(path)?;
+        let rules = common.rules(Some(path), scenario.variants.clone())?;
+        let mut game = scenario.start(rules)?;
+        if opts.after {
+            scenario.resolve(&mut game)?;
+        }
+        let board = game.board();
+        let robots = game.state().robots.clone();
+        svg::picture(
+            game.rules(),
+            &board,
+            &robots,
+            &svg::Options {
+                title: Some(board.name.clone()),
+            },
+        )
+    } else {
+        if opts.after {
+            return Err(Error::Other(format!(
+                "--after needs a scenario; {} is a board",
+                path.display()
+            )));
+        }
+        let layout = Layout::load(path)?;
+        let rules = common.rules(Some(path), Vec::new())?;
+        let board = Board::compile(&layout, &rules)?;
+        svg::picture(
+            &rules,
+            &board,
+            &[],
+            &svg::Options {
+                title: Some(board.name.clone()),
+            },
+        )
+    };
+    write_picture(&opts.output, &svg)
+}
+
+/// Writes `svg` where `output` says, as PNG when it ends in `.png`.
+pub fn write_picture(output: &Path, svg: &str) -> Result<()> {
+    if output == Path::new("-") {
+        print!("{svg}");
+        return Ok(());
+    }
+    let file_err = |message: String| Error::File {
+        file: output.to_path_buf(),
+        message,
+    };
+    let bytes = match output.extension().and_then(|e| e.to_str()) {
+        Some("png") => svg::to_png(svg).map_err(file_err)?,
+        Some("svg") => svg.as_bytes().to_vec(),
+        _ => {
+            return Err(file_err(
+                "the picture's file name must end in .svg or .png (or be - for SVG on standard output)"
+                    .into(),
+            ))
+        }
+    };
+    std::fs::write(output, bytes).map_err(|e| file_err(e.to_string()))
+}
+
+/// A scenario names its `board` (a path or an inline table); a board file does not (a course's
+/// `[[board]]` is a list of parts). Non-TOML files (Tiled maps) are boards.
+fn is_scenario(path: &Path) -> Result<bool> {
+    if path.extension().is_none_or(|e| e != "toml") {
+        return Ok(false);
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| Error::File {
+        file: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| Error::File {
+        file: path.to_path_buf(),
+        message: e.message().to_string(),
+    })?;
+    Ok(matches!(
+        table.get("board"),
+        Some(toml::Value::String(_) | toml::Value::Table(_))
+    ))
+}
+
+/// The default picture name: the input's, with `.svg`.
+pub fn default_output(input: &Path) -> PathBuf {
+    PathBuf::from(input.file_stem().unwrap_or_default()).with_extension("svg")
+}

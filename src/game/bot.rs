@@ -1,0 +1,349 @@
+//! Bots that plan with the engine itself: a candidate program is tried by restoring the
+//! current state, putting the cards in the robot's registers, running the registers and
+//! scoring where the robot ends up. Because the real rules resolve every candidate, a bot
+//! understands any scripted element or variant without knowing it exists.
+//!
+//! The search goes register by register (a beam search): each kept partial program is
+//! extended with one card of each kind left in the hand, the register is simulated, and the
+//! best partial programs are kept. The weak bot keeps one (greedy, fast enough for thousands
+//! of games a minute); the strong bot keeps several. Other robots' unlocked registers are
+//! secret while programming, so they idle in the simulation (their locked cards still run).
+//! There is no randomness: ties go to the first candidate, so bots are deterministic.
+
+use super::deal::Hand;
+use super::Seats;
+use crate::board::Board;
+use crate::cards::{Card, CardKind};
+use crate::engine::Game;
+use crate::error::Result;
+use crate::geometry::{Dir, Pos};
+use crate::state::{GameState, RobotId};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// How hard a bot thinks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Strength {
+    /// Greedy: the best card for each register in turn.
+    #[default]
+    Weak,
+    /// Keeps the best few partial programs at every register.
+    Strong,
+}
+
+impl Strength {
+    /// Partial programs kept after each register.
+    fn beam(self) -> usize {
+        match self {
+            Strength::Weak => 1,
+            Strength::Strong => 6,
+        }
+    }
+
+    /// Damage from which the bot announces power down.
+    fn power_down_at(self) -> i32 {
+        match self {
+            Strength::Weak => 7,
+            Strength::Strong => 5,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Strength::Weak => "weak",
+            Strength::Strong => "strong",
+        }
+    }
+}
+
+/// Weights of the score (higher is better); one square nearer the next flag is worth 10.
+const FLAG_VALUE: i64 = 1000;
+const SQUARE_VALUE: i64 = 10;
+const QUARTER_TURN_VALUE: i64 = 4;
+const DAMAGE_VALUE: i64 = 6;
+const DESTROYED_VALUE: i64 = 600;
+const LAST_LIFE_VALUE: i64 = 5000;
+/// Distance given to squares from which the flag cannot be reached on foot.
+const FAR: i32 = 100;
+
+/// Walking distance from every square to one flag, ignoring belts and other robots.
+struct DistanceMap {
+    width: i32,
+    dist: Vec<i32>,
+}
+
+impl DistanceMap {
+    /// Breadth-first search outwards from the flag over squares a robot may stand on.
+    fn new(board: &Board, flag: Pos) -> DistanceMap {
+        let index = |p: Pos| (p.y * board.width + p.x) as usize;
+        let mut dist = vec![FAR; (board.width * board.height) as usize];
+        let mut queue = std::collections::VecDeque::from([flag]);
+        dist[index(flag)] = 0;
+        while let Some(p) = queue.pop_front() {
+            for d in Dir::ALL {
+                let q = p.step(d);
+                if board.contains(q)
+                    && !board.is_hazard(q)
+                    && dist[index(q)] == FAR
+                    && board.robot_can_cross(q, d.opposite())
+                {
+                    dist[index(q)] = dist[index(p)] + 1;
+                    queue.push_back(q);
+                }
+            }
+        }
+        DistanceMap {
+            width: board.width,
+            dist,
+        }
+    }
+
+    fn at(&self, board: &Board, p: Pos) -> i32 {
+        if board.contains(p) {
+            self.dist[(p.y * self.width + p.x) as usize]
+        } else {
+            FAR
+        }
+    }
+
+    /// The directions that lead one square nearer the flag from `p`.
+    fn downhill(&self, board: &Board, p: Pos) -> Vec<Dir> {
+        let here = self.at(board, p);
+        Dir::ALL
+            .into_iter()
+            .filter(|&d| board.robot_can_cross(p, d) && self.at(board, p.step(d)) < here)
+            .collect()
+    }
+
+    /// Quarter turns needed to face a downhill direction (0 on the flag or with none).
+    fn turn_cost(&self, board: &Board, p: Pos, facing: Dir) -> i64 {
+        self.downhill(board, p)
+            .into_iter()
+            .map(|d| quarter_turns(facing, d))
+            .min()
+            .unwrap_or(0)
+    }
+}
+
+fn quarter_turns(from: Dir, to: Dir) -> i64 {
+    let diff = (to.index() + 4 - from.index()) % 4;
+    diff.min(4 - diff) as i64
+}
+
+/// A partial program and the state after its last simulated register.
+struct Partial {
+    cards: Vec<Card>,
+    state: GameState,
+    value: i64,
+    /// Destroyed or finished: later registers are filled without simulating.
+    settled: bool,
+}
+
+/// One bot, for one robot.
+pub struct Bot {
+    pub strength: Strength,
+    /// Distance maps per (board, flag square); a hot reload compiles a new board.
+    maps: HashMap<(usize, Pos), Rc<DistanceMap>>,
+}
+
+impl Bot {
+    pub fn new(strength: Strength) -> Bot {
+        Bot {
+            strength,
+            maps: HashMap::new(),
+        }
+    }
+
+    /// The distance map to the robot's next flag (the last one once all are touched).
+    fn map_for(&mut self, board: &Rc<Board>, flags_touched: u32) -> Option<Rc<DistanceMap>> {
+        let flags = board.flags();
+        let (_, at) = flags
+            .iter()
+            .find(|(n, _)| *n == flags_touched + 1)
+            .or(flags.last())?;
+        let key = (Rc::as_ptr(board) as usize, *at);
+        Some(
+            self.maps
+                .entry(key)
+                .or_insert_with(|| Rc::new(DistanceMap::new(board, *at)))
+                .clone(),
+        )
+    }
+
+    /// How good `state` is for `id`, which had touched `start_flags` flags before.
+    fn value(&mut self, board: &Rc<Board>, state: &GameState, id: RobotId, start_flags: u32) -> i64 {
+        let r = &state.robots[id];
+        let mut value = (r.flags as i64 - start_flags as i64) * FLAG_VALUE;
+        if r.destroyed {
+            value -= if r.lives <= 0 { LAST_LIFE_VALUE } else { DESTROYED_VALUE };
+            return value;
+        }
+        if let Some(map) = self.map_for(board, r.flags) {
+            value -= SQUARE_VALUE * map.at(board, r.at) as i64;
+            value -= QUARTER_TURN_VALUE * map.turn_cost(board, r.at, r.facing);
+        }
+        value - DAMAGE_VALUE * r.damage as i64
+    }
+
+    /// Chooses the cards for the hand's open registers by simulating candidates. The game is
+    /// left exactly as it was found.
+    pub fn plan(&mut self, game: &mut Game, hand: &Hand) -> Result<Vec<Card>> {
+        let id = hand.robot;
+        let needed = hand.open.len().min(hand.cards.len());
+        let original = game.state().clone();
+        let board = game.board();
+        let start_flags = original.robots[id].flags;
+        let mut base = original.clone();
+        base.events.clear();
+        let start_value = self.value(&board, &base, id, start_flags);
+        let mut beam = vec![Partial {
+            cards: Vec::new(),
+            state: base,
+            value: start_value,
+            settled: false,
+        }];
+        let result = self.search(game, hand, &board, start_flags, &mut beam);
+        game.restore(original);
+        result?;
+        let best = &beam[0];
+        let mut cards = best.cards.clone();
+        // A settled program (destroyed, or won) still fills its registers, in hand order.
+        for c in &hand.cards {
+            if cards.len() >= needed {
+                break;
+            }
+            if !cards.contains(c) {
+                cards.push(*c);
+            }
+        }
+        Ok(cards)
+    }
+
+    fn search(
+        &mut self,
+        game: &mut Game,
+        hand: &Hand,
+        board: &Rc<Board>,
+        start_flags: u32,
+        beam: &mut Vec<Partial>,
+    ) -> Result<()> {
+        let id = hand.robot;
+        let last_flag = board.flags().last().map_or(0, |(n, _)| *n);
+        for register in 1..=crate::state::REGISTERS as u8 {
+            let slot = register as usize - 1;
+            let open = hand.open.contains(&slot);
+            let mut next: Vec<Partial> = Vec::new();
+            for partial in beam.drain(..) {
+                if partial.settled {
+                    next.push(partial);
+                    continue;
+                }
+                let choices: Vec<Option<Card>> = if open {
+                    best_of_each_kind(&hand.cards, &partial.cards)
+                        .into_iter()
+                        .map(Some)
+                        .collect()
+                } else {
+                    vec![None]
+                };
+                if choices.is_empty() {
+                    next.push(partial);
+                    continue;
+                }
+                for choice in choices {
+                    let mut state = partial.state.clone();
+                    if let Some(card) = choice {
+                        state.robots[id].program.resize(crate::state::REGISTERS, None);
+                        state.robots[id].program[slot] = Some(card);
+                    }
+                    game.restore(state);
+                    game.run_register(register)?;
+                    let after = game.state().clone();
+                    let value = self.value(board, &after, id, start_flags);
+                    let r = &after.robots[id];
+                    let settled = r.destroyed || r.flags >= last_flag;
+                    let mut cards = partial.cards.clone();
+                    cards.extend(choice);
+                    next.push(Partial {
+                        cards,
+                        state: after,
+                        value,
+                        settled,
+                    });
+                }
+            }
+            // Stable: among equal values the earlier candidate (hand order) stays first.
+            next.sort_by_key(|p| std::cmp::Reverse(p.value));
+            next.truncate(self.strength.beam());
+            *beam = next;
+        }
+        Ok(())
+    }
+
+    /// Power down once damage reaches the bot's threshold (it loses a turn, sheds all damage).
+    pub fn wants_power_down(&self, damage: i32) -> bool {
+        damage >= self.strength.power_down_at()
+    }
+
+    /// The facing that needs the fewest turns towards the next flag.
+    pub fn reentry_facing(&mut self, game: &Game, id: RobotId) -> Dir {
+        let board = game.board();
+        let state = game.state();
+        let r = &state.robots[id];
+        match self.map_for(&board, r.flags) {
+            Some(map) => Dir::ALL
+                .into_iter()
+                .min_by_key(|&d| map.turn_cost(&board, r.at, d))
+                .unwrap_or(r.facing),
+            None => r.facing,
+        }
+    }
+}
+
+/// For each card kind still in the hand, its highest-priority card (higher moves first),
+/// in a fixed kind order so the search is deterministic.
+fn best_of_each_kind(hand: &[Card], used: &[Card]) -> Vec<Card> {
+    CardKind::ALL
+        .into_iter()
+        .filter_map(|kind| {
+            hand.iter()
+                .filter(|c| c.kind == kind && !used.contains(c))
+                .max_by_key(|c| c.priority)
+                .copied()
+        })
+        .collect()
+}
+
+/// Seats where every robot is driven by a bot (simulations, tests, stand-ins).
+pub struct Bots {
+    bots: Vec<Bot>,
+}
+
+impl Bots {
+    pub fn new(strengths: impl IntoIterator<Item = Strength>) -> Bots {
+        Bots {
+            bots: strengths.into_iter().map(Bot::new).collect(),
+        }
+    }
+}
+
+impl Seats for Bots {
+    fn program(&mut self, game: &mut Game, hand: &Hand) -> Result<Vec<Card>> {
+        self.bots[hand.robot].plan(game, hand)
+    }
+
+    fn power_down(&mut self, game: &mut Game, robot: RobotId) -> Result<bool> {
+        let damage = game.state().robots[robot].damage;
+        Ok(self.bots[robot].wants_power_down(damage))
+    }
+
+    fn stay_down(&mut self, _game: &mut Game, _robot: RobotId) -> Result<bool> {
+        Ok(false)
+    }
+
+    fn reenter(&mut self, game: &mut Game, robot: RobotId) -> Result<(Dir, bool)> {
+        Ok((self.bots[robot].reentry_facing(game, robot), false))
+    }
+}

@@ -1,0 +1,591 @@
+//! Whole games (rules.md §2): a game file names the course, the robots and who drives them;
+//! [`Match`] plays it turn by turn on top of the engine's [`Game`]: power down takes effect,
+//! cards are dealt and programmed, the five registers run, the end of the turn repairs and
+//! re-enters robots, and the first robot to touch the last flag wins at once.
+//!
+//! The turn loop is a small state machine ([`Phase`]) advanced one stage at a time, so the
+//! caller can draw, pause and save between registers, and a saved game resumes exactly where
+//! it stopped. Decisions (programs, power down, re-entry) come from a [`Seats`]
+//! implementation: bots ([`bot`]), or people at the terminal (`commands::play`).
+
+pub mod bot;
+pub mod deal;
+pub mod save;
+pub mod sim;
+
+use crate::board::{Board, BoardRef, Layout, Origin};
+use crate::board::file::Placement;
+use crate::cards::Card;
+use crate::detail;
+use crate::engine::Game;
+use crate::error::{Error, Result, Source};
+use crate::geometry::{Dir, Pos};
+use crate::script::RuleSet;
+use crate::state::{Event, GameState, Robot, RobotId};
+use crate::variant::Choice;
+use bot::Strength;
+use deal::Hand;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use toml::Spanned;
+
+/// Who decides for a robot.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Driver {
+    /// A person at this terminal.
+    Human,
+    /// A bot of the robot's `strength`.
+    #[default]
+    Bot,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct GameFile {
+    #[serde(default)]
+    description: String,
+    board: BoardRef,
+    #[serde(default)]
+    seed: u64,
+    #[serde(default = "default_lives")]
+    lives: i32,
+    #[serde(default = "default_turn_limit")]
+    turn_limit: u32,
+    #[serde(default)]
+    variants: Vec<String>,
+    #[serde(default)]
+    variant: BTreeMap<String, toml::Table>,
+    flags: Option<Spanned<Vec<[i32; 2]>>>,
+    #[serde(default)]
+    robot: Vec<Spanned<SeatFile>>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct SeatFile {
+    name: String,
+    #[serde(default)]
+    driver: Driver,
+    #[serde(default)]
+    strength: Strength,
+    start: Option<u32>,
+    #[serde(default = "north")]
+    facing: Dir,
+}
+
+fn default_lives() -> i32 {
+    3
+}
+
+fn default_turn_limit() -> u32 {
+    100
+}
+
+fn north() -> Dir {
+    Dir::N
+}
+
+/// One robot of the game file and who drives it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Seat {
+    pub name: String,
+    pub driver: Driver,
+    /// The bot's strength; for a person, the bot that stands in for them in `rally sim`.
+    pub strength: Strength,
+    /// The start square (dock) number.
+    pub dock: u32,
+    pub facing: Dir,
+}
+
+/// A game file, read and checked (everything but the board's elements, which need the rules).
+#[derive(Clone, Debug)]
+pub struct Setup {
+    pub path: PathBuf,
+    pub description: String,
+    pub layout: Layout,
+    pub seats: Vec<Seat>,
+    pub seed: u64,
+    pub lives: i32,
+    /// After this many turns without a winner the game ends undecided.
+    pub turn_limit: u32,
+    pub variants: Vec<Choice>,
+}
+
+impl Setup {
+    pub fn load(path: &Path) -> Result<Setup> {
+        let source = Source::read(path)?;
+        let file: GameFile = source.parse_toml()?;
+        let whole = Origin {
+            file: path.to_path_buf(),
+            line: 1,
+            column: 1,
+        };
+        let mut layout = file.board.layout(&source)?;
+        if let Some(flags) = &file.flags {
+            // The game's flags replace the board's own.
+            layout.placements.retain(|p| p.element != "flag");
+            let (line, column) = source.locate(flags.span().start);
+            for (i, &[x, y]) in flags.get_ref().iter().enumerate() {
+                let at = Pos::new(x, y);
+                if !(0..layout.width).contains(&x) || !(0..layout.height).contains(&y) {
+                    return Err(source.error_at(
+                        flags.span().start,
+                        format!(
+                            "flag {} at {at} is outside the {}×{} board",
+                            i + 1,
+                            layout.width,
+                            layout.height
+                        ),
+                    ));
+                }
+                let mut params = toml::Table::new();
+                params.insert("number".into(), toml::Value::Integer(i as i64 + 1));
+                layout.placements.push(Placement {
+                    element: "flag".into(),
+                    at,
+                    params,
+                    quarter_turns: 0,
+                    origin: Origin {
+                        file: path.to_path_buf(),
+                        line,
+                        column,
+                    },
+                });
+            }
+        }
+        if file.robot.is_empty() {
+            return Err(whole.error("a game needs at least one [[robot]]"));
+        }
+        let mut seats: Vec<Seat> = Vec::new();
+        for (i, spanned) in file.robot.iter().enumerate() {
+            let r = spanned.get_ref();
+            if seats.iter().any(|s| s.name == r.name) {
+                return Err(source.error_at(
+                    spanned.span().start,
+                    format!("two robots are named `{}`", r.name),
+                ));
+            }
+            let dock = r.start.unwrap_or(i as u32 + 1);
+            if let Some(other) = seats.iter().find(|s| s.dock == dock) {
+                return Err(source.error_at(
+                    spanned.span().start,
+                    format!(
+                        "robots `{}` and `{}` both start on dock {dock}",
+                        other.name, r.name
+                    ),
+                ));
+            }
+            seats.push(Seat {
+                name: r.name.clone(),
+                driver: r.driver,
+                strength: r.strength,
+                dock,
+                facing: r.facing,
+            });
+        }
+        if file.lives < 1 {
+            return Err(whole.error(format!("lives = {}: expected at least 1", file.lives)));
+        }
+        for name in file.variant.keys() {
+            if !file.variants.contains(name) {
+                return Err(whole.error(format!(
+                    "[variant.{name}] sets parameters, but `{name}` is not in `variants`"
+                )));
+            }
+        }
+        let variants = file
+            .variants
+            .iter()
+            .map(|name| Choice {
+                name: name.clone(),
+                params: file.variant.get(name).cloned().unwrap_or_default(),
+            })
+            .collect();
+        Ok(Setup {
+            path: path.to_path_buf(),
+            description: file.description,
+            layout,
+            seats,
+            seed: file.seed,
+            lives: file.lives,
+            turn_limit: file.turn_limit.max(1),
+            variants,
+        })
+    }
+
+    /// The game's variants plus `extra` names (from `--variant`), without duplicates.
+    pub fn choices(&self, extra: &[String]) -> Vec<Choice> {
+        let mut choices = self.variants.clone();
+        for name in extra {
+            if !choices.iter().any(|c| &c.name == name) {
+                choices.push(Choice {
+                    name: name.clone(),
+                    params: toml::Table::new(),
+                });
+            }
+        }
+        choices
+    }
+
+    /// The robots on their docks, compiled against `rules` to find the start squares.
+    fn robots(&self, rules: &RuleSet) -> Result<Vec<Robot>> {
+        let board = Board::compile(&self.layout, rules)?;
+        if board.flags().is_empty() {
+            return Err(Error::File {
+                file: self.path.clone(),
+                message: "the course has no flags: add `flag` elements to the board or a `flags` list"
+                    .into(),
+            });
+        }
+        self.seats
+            .iter()
+            .map(|seat| {
+                let at = board
+                    .starts()
+                    .iter()
+                    .find(|(n, _)| *n == seat.dock)
+                    .map(|(_, at)| *at)
+                    .ok_or_else(|| Error::File {
+                        file: self.path.clone(),
+                        message: format!(
+                            "robot `{}` starts on dock {}, but the board has no `start` square number {}",
+                            seat.name, seat.dock, seat.dock
+                        ),
+                    })?;
+                let mut robot = Robot::new(&seat.name, at, seat.facing);
+                robot.lives = self.lives;
+                Ok(robot)
+            })
+            .collect()
+    }
+}
+
+/// Where a game stands: what the next call to [`Match::advance`] does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Power down takes effect, cards are dealt and programmed.
+    Program,
+    /// This register (1..=5) runs next.
+    Register(u8),
+    /// Repairs, re-entry and the decisions for the next turn.
+    EndOfTurn,
+    /// The game is over.
+    Over,
+}
+
+/// How a game ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "end")]
+pub enum Outcome {
+    /// A robot touched the last flag.
+    Won { robot: String, turn: u32 },
+    /// Every robot lost its last life.
+    NoneLeft { turn: u32 },
+    /// Nobody won within the game's turn limit.
+    TurnLimit { turn: u32 },
+}
+
+/// The turn loop's own state, beside the engine's `GameState`; saved with it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Progress {
+    pub phase: Phase,
+    /// Robots that announced power down for the next turn.
+    pub announced: Vec<bool>,
+    pub outcome: Option<Outcome>,
+}
+
+/// What one robot was dealt and programmed in a turn (the replay keeps it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Dealt {
+    pub robot: String,
+    pub hand: Vec<Card>,
+    pub program: Vec<Option<Card>>,
+    pub power_down: bool,
+}
+
+/// One turn of a finished or running game: the deal and every event, in order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TurnRecord {
+    pub turn: u32,
+    pub dealt: Vec<Dealt>,
+    pub events: Vec<Event>,
+}
+
+/// What [`Match::advance`] just did, with the events it produced.
+#[derive(Clone, Debug)]
+pub enum Stage {
+    /// The turn began: power down took effect, and these hands were dealt and programmed.
+    Programmed { hands: Vec<Hand>, events: Vec<Event> },
+    Register { register: u8, events: Vec<Event> },
+    EndOfTurn { events: Vec<Event> },
+}
+
+impl Stage {
+    pub fn events(&self) -> &[Event] {
+        match self {
+            Stage::Programmed { events, .. }
+            | Stage::Register { events, .. }
+            | Stage::EndOfTurn { events } => events,
+        }
+    }
+}
+
+/// Where the decisions of a game come from. Every method gets the game, so a bot can
+/// simulate with the engine itself; what it changes there must be restored before returning.
+pub trait Seats {
+    /// The cards for the hand's open registers, in order (see [`deal::check_program`]).
+    fn program(&mut self, game: &mut Game, hand: &Hand) -> Result<Vec<Card>>;
+    /// Whether a damaged robot announces power down for the next turn (§7.4).
+    fn power_down(&mut self, game: &mut Game, robot: RobotId) -> Result<bool>;
+    /// Whether a powered-down robot stays down for the next turn.
+    fn stay_down(&mut self, game: &mut Game, robot: RobotId) -> Result<bool>;
+    /// A robot back on its archive square (§7.5): its facing, and whether it re-enters
+    /// powered down.
+    fn reenter(&mut self, game: &mut Game, robot: RobotId) -> Result<(Dir, bool)>;
+}
+
+/// A game being played: the engine's game plus the turn loop around it.
+pub struct Match {
+    pub setup: Setup,
+    pub game: Game,
+    pub progress: Progress,
+    /// Every turn so far; empty unless `record` (simulations skip it).
+    pub history: Vec<TurnRecord>,
+    pub record: bool,
+}
+
+impl Match {
+    /// A new game at its start: every robot on its dock, turn 1.
+    pub fn start(setup: Setup, rules: RuleSet) -> Result<Match> {
+        let robots = setup.robots(&rules)?;
+        let count = robots.len();
+        let state = GameState::new(robots, setup.seed);
+        let game = Game::new(setup.layout.clone(), state, rules)?;
+        Ok(Match {
+            setup,
+            game,
+            progress: Progress {
+                phase: Phase::Program,
+                announced: vec![false; count],
+                outcome: None,
+            },
+            history: Vec::new(),
+            record: true,
+        })
+    }
+
+    pub fn is_over(&self) -> bool {
+        self.progress.phase == Phase::Over
+    }
+
+    /// Plays until the game is over.
+    pub fn play_out(&mut self, seats: &mut dyn Seats) -> Result<()> {
+        while !self.is_over() {
+            self.advance(seats)?;
+        }
+        Ok(())
+    }
+
+    /// Runs the next stage: the deal and programming, one register, or the end of the turn.
+    /// A stage is a transaction: if a script or a seat fails, the game is left as it was, so
+    /// the stage can be tried again (after a hot reload fixed the script, say).
+    pub fn advance(&mut self, seats: &mut dyn Seats) -> Result<Stage> {
+        let (state, progress, turns) = (
+            self.game.state().clone(),
+            self.progress.clone(),
+            self.history.len(),
+        );
+        let result = match self.progress.phase {
+            Phase::Program => self.begin_turn(seats),
+            Phase::Register(r) => self.register(r),
+            Phase::EndOfTurn => self.end_turn(seats),
+            Phase::Over => Err(Error::Other("the game is already over".into())),
+        };
+        let stage = match result {
+            Ok(stage) => stage,
+            Err(e) => {
+                self.game.restore(state);
+                self.progress = progress;
+                self.history.truncate(turns);
+                return Err(e);
+            }
+        };
+        if self.record {
+            if let Some(turn) = self.history.last_mut() {
+                turn.events.extend_from_slice(stage.events());
+            }
+        }
+        Ok(stage)
+    }
+
+    /// Events since the last stage, taken out of the state so it stays small to copy (the
+    /// bots clone it for every candidate program).
+    fn take_events(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.game.state_mut().events)
+    }
+
+    fn begin_turn(&mut self, seats: &mut dyn Seats) -> Result<Stage> {
+        {
+            let mut state = self.game.state_mut();
+            state.register = 0;
+            state.segment = "turn_start".into();
+            for id in 0..state.robots.len() {
+                let r = &mut state.robots[id];
+                let down = self.progress.announced[id] && !r.destroyed;
+                r.powered_down = down;
+                if down {
+                    // §7.4.2: all damage is discarded; no cards, no moves, no firing.
+                    let discarded = r.damage;
+                    r.damage = 0;
+                    r.program.iter_mut().for_each(|c| *c = None);
+                    state.log(
+                        Some(id),
+                        "powered_down",
+                        detail! {"discarded" => discarded},
+                    );
+                }
+            }
+        }
+        self.progress.announced.iter_mut().for_each(|a| *a = false);
+        self.game.start_turn()?;
+        let hands = deal::deal(&mut self.game.state_mut());
+        let mut programs = Vec::with_capacity(hands.len());
+        for hand in &hands {
+            let chosen = seats.program(&mut self.game, hand)?;
+            deal::check_program(hand, &chosen).map_err(|m| {
+                Error::Other(format!(
+                    "the program for {}: {m}",
+                    self.game.state().robots[hand.robot].name
+                ))
+            })?;
+            let damaged = self.game.state().robots[hand.robot].damage > 0;
+            if damaged && seats.power_down(&mut self.game, hand.robot)? {
+                self.progress.announced[hand.robot] = true;
+            }
+            programs.push(chosen);
+        }
+        let mut dealt = Vec::with_capacity(hands.len());
+        {
+            let mut state = self.game.state_mut();
+            state.segment = "program".into();
+            for (hand, chosen) in hands.iter().zip(&programs) {
+                deal::install(&mut state, hand, chosen);
+                let program = state.robots[hand.robot].program.clone();
+                let shown: Vec<String> = program
+                    .iter()
+                    .map(|c| c.map_or("-".to_string(), |c| c.to_string()))
+                    .collect();
+                let power_down = self.progress.announced[hand.robot];
+                state.log(
+                    Some(hand.robot),
+                    "programmed",
+                    detail! {"program" => shown, "power_down" => power_down},
+                );
+                dealt.push(Dealt {
+                    robot: state.robots[hand.robot].name.clone(),
+                    hand: hand.cards.clone(),
+                    program,
+                    power_down,
+                });
+            }
+        }
+        if self.record {
+            let turn = self.game.state().turn;
+            self.history.push(TurnRecord {
+                turn,
+                dealt,
+                events: Vec::new(),
+            });
+        }
+        self.progress.phase = Phase::Register(1);
+        Ok(Stage::Programmed {
+            hands,
+            events: self.take_events(),
+        })
+    }
+
+    fn register(&mut self, register: u8) -> Result<Stage> {
+        self.game.run_register(register)?;
+        let events = self.take_events();
+        let state = self.game.state();
+        // §7.1: the first robot to touch the last flag wins; a tie in the same segment E
+        // goes to the higher card priority this register [prop.].
+        let winner = events
+            .iter()
+            .filter(|e| e.what == "won")
+            .filter_map(|e| e.robot.as_deref().and_then(|n| state.find(n)))
+            .max_by_key(|&id| {
+                let priority = state.robots[id].card(register).and_then(|c| c.priority);
+                (priority, std::cmp::Reverse(id))
+            });
+        self.progress.phase = match winner {
+            Some(id) => {
+                self.progress.outcome = Some(Outcome::Won {
+                    robot: state.robots[id].name.clone(),
+                    turn: state.turn,
+                });
+                Phase::Over
+            }
+            None if (register as usize) < crate::state::REGISTERS => Phase::Register(register + 1),
+            None => Phase::EndOfTurn,
+        };
+        drop(state);
+        Ok(Stage::Register { register, events })
+    }
+
+    fn end_turn(&mut self, seats: &mut dyn Seats) -> Result<Stage> {
+        let destroyed: Vec<bool> = self
+            .game
+            .state()
+            .robots
+            .iter()
+            .map(|r| r.destroyed)
+            .collect();
+        self.game.end_turn()?;
+        for (id, &was_destroyed) in destroyed.iter().enumerate() {
+            let (back, on_archive, down) = {
+                let r = &self.game.state().robots[id];
+                (was_destroyed && !r.destroyed, r.at == r.archive, r.powered_down)
+            };
+            if back {
+                // The player picks the facing on the archive square; a robot placed beside
+                // it keeps the facing the engine found clear of other robots (§7.5).
+                let (facing, powered) = seats.reenter(&mut self.game, id)?;
+                self.progress.announced[id] = powered;
+                if on_archive {
+                    let mut state = self.game.state_mut();
+                    if state.robots[id].facing != facing {
+                        state.robots[id].facing = facing;
+                        state.log(Some(id), "faced", detail! {"facing" => facing});
+                    }
+                }
+            } else if down && !was_destroyed {
+                self.progress.announced[id] = seats.stay_down(&mut self.game, id)?;
+            }
+        }
+        let mut state = self.game.state_mut();
+        deal::wipe(&mut state, &destroyed);
+        let turn = state.turn;
+        let outcome = if state.robots.iter().all(|r| r.destroyed && r.lives <= 0) {
+            Some(Outcome::NoneLeft { turn })
+        } else if turn >= self.setup.turn_limit {
+            Some(Outcome::TurnLimit { turn })
+        } else {
+            None
+        };
+        if outcome.is_some() {
+            self.progress.outcome = outcome;
+            self.progress.phase = Phase::Over;
+        } else {
+            state.turn += 1;
+            self.progress.phase = Phase::Program;
+        }
+        drop(state);
+        Ok(Stage::EndOfTurn {
+            events: self.take_events(),
+        })
+    }
+}

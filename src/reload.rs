@@ -1,0 +1,736 @@
+//! Hot reload (design.md principle 7): when a playtester saves a script, build a complete new
+//! rule set off to the side and swap it in at a register boundary; a rule set that does not
+//! load cleanly is reported and the last good one keeps running. Rules are swapped, never state.
+//!
+//! Two layers, so that every long-running command can use the part it needs:
+//!
+//! - [`Watcher`] turns file-system events into settled [`Change`]s. A notify thread watches
+//!   *folders* (editors save by writing a temporary file and renaming it over the old one,
+//!   which a watch on the old file would miss) and sends only the paths of `.lua`/`.toml`
+//!   files over a channel; the engine thread, which owns the (non-`Send`) Lua states, waits
+//!   for a quiet period so that a burst of saves becomes one change, then compares content
+//!   hashes so that a save that changed nothing (or a file touched and put back) is ignored.
+//! - [`HotReload`] attaches a watcher to a running [`Game`]: at each register boundary
+//!   ([`HotReload::at_boundary`]) it rebuilds the rules from scratch if anything changed,
+//!   swaps them in with a new generation number if they load and the board compiles against
+//!   them, and otherwise reports the error and keeps the old ones. A command whose register
+//!   failed waits for a fix with [`HotReload::wait`].
+//!
+//! `rally watch` (`commands/watch.rs`) uses the watcher directly, because it restarts its
+//! scenario from the beginning on every change instead of continuing a game.
+
+use crate::engine::Game;
+use crate::error::{Error, Result};
+use crate::script::{display_path, RuleSet, Sources};
+use notify::{EventKind, RecursiveMode};
+use notify_debouncer_full::{
+    new_debouncer, new_debouncer_opt, DebounceEventResult, Debouncer, NoCache, RecommendedCache,
+};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::hash::{DefaultHasher, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+/// How long the files must stay quiet before a change is acted on. Rebuilding everything
+/// costs a few milliseconds, so this is most of the save-to-result latency: short enough to
+/// feel immediate, long enough that one editor save (write, rename, chmod) is one change.
+pub const DEFAULT_QUIET: Duration = Duration::from_millis(40);
+
+/// How long notify-debouncer-full holds raw events to pair a rename's two halves and drop
+/// duplicates. Kept short: the quiet period above does the real debouncing.
+const PAIRING: Duration = Duration::from_millis(10);
+const PAIRING_TICK: Duration = Duration::from_millis(5);
+
+/// How often `--poll` looks at the files (file systems without change events: network
+/// shares, some containers and VMs).
+pub const POLL_INTERVAL: Duration = Duration::from_millis(100);
+
+#[derive(Clone, Debug)]
+pub struct WatchOptions {
+    /// Look at the files every [`POLL_INTERVAL`] instead of asking for change events.
+    pub poll: bool,
+    /// See [`DEFAULT_QUIET`].
+    pub quiet: Duration,
+}
+
+impl Default for WatchOptions {
+    fn default() -> WatchOptions {
+        WatchOptions {
+            poll: false,
+            quiet: DEFAULT_QUIET,
+        }
+    }
+}
+
+/// What a watcher looks at: whole folders (every `.lua` and `.toml` in them, recursively) and
+/// single files (through their folder, so that a save by rename is seen).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Watched {
+    pub folders: Vec<PathBuf>,
+    pub files: Vec<PathBuf>,
+}
+
+impl Watched {
+    /// The rule files of `sources`: the scripts folder and the folder of every variant
+    /// switched on (named by the choice, so that a variant which fails to load is watched too).
+    pub fn rules(sources: &Sources) -> Watched {
+        let mut folders = vec![sources.scripts.clone()];
+        folders.extend(sources.choices.iter().map(|c| sources.variants.join(&c.name)));
+        Watched {
+            folders,
+            files: Vec::new(),
+        }
+    }
+}
+
+/// A settled set of saves that changed the content of at least one watched file.
+#[derive(Clone, Debug)]
+pub struct Change {
+    /// The files created, changed or deleted, sorted.
+    pub paths: Vec<PathBuf>,
+    /// When the first file-system event of the burst arrived.
+    pub first_seen: Instant,
+    /// When the files had been quiet for the quiet period.
+    pub settled: Instant,
+}
+
+impl Change {
+    /// The time spent waiting for the files to settle (the debounce).
+    pub fn debounce(&self) -> Duration {
+        self.settled - self.first_seen
+    }
+
+    /// The changed files as a person reads them: `scripts/elements/gear.lua, boards/x.toml`.
+    pub fn describe(&self) -> String {
+        describe_paths(&self.paths)
+    }
+}
+
+fn describe_paths(paths: &[PathBuf]) -> String {
+    let names: Vec<String> = paths.iter().map(|p| display_path(p)).collect();
+    names.join(", ")
+}
+
+/// The two notify back ends have different types; both are debounced the same way.
+enum Backend {
+    Events(Debouncer<notify::RecommendedWatcher, RecommendedCache>),
+    Poll(Debouncer<notify::PollWatcher, NoCache>),
+}
+
+impl Backend {
+    fn watch(&mut self, path: &Path, mode: RecursiveMode) -> notify::Result<()> {
+        match self {
+            Backend::Events(d) => d.watch(path, mode),
+            Backend::Poll(d) => d.watch(path, mode),
+        }
+    }
+
+    fn unwatch(&mut self, path: &Path) -> notify::Result<()> {
+        match self {
+            Backend::Events(d) => d.unwatch(path),
+            Backend::Poll(d) => d.unwatch(path),
+        }
+    }
+}
+
+/// What the notify thread sends: the paths that may have changed, and when the earliest of
+/// their events arrived; or a watcher error, as text.
+enum Message {
+    Paths { paths: Vec<PathBuf>, first: Instant },
+    Failed(String),
+}
+
+/// A burst of events not yet acted on.
+struct Pending {
+    paths: Vec<PathBuf>,
+    first_seen: Instant,
+    last_batch: Instant,
+}
+
+/// Watches folders and files and reports settled content changes. See the module docs.
+pub struct Watcher {
+    backend: Backend,
+    rx: Receiver<Message>,
+    /// What notify watches: each folder recursively, each single file's folder not.
+    registered: Vec<(PathBuf, RecursiveMode)>,
+    /// Absolute paths of the watched folders and files.
+    folders: Vec<PathBuf>,
+    files: Vec<PathBuf>,
+    /// The content hash of every watched file that exists.
+    hashes: BTreeMap<PathBuf, u64>,
+    quiet: Duration,
+    pending: Option<Pending>,
+}
+
+impl Watcher {
+    pub fn new(watched: &Watched, opts: &WatchOptions) -> Result<Watcher> {
+        let (tx, rx) = channel();
+        // Runs on the debouncer's thread: keep only names that can matter, send paths only.
+        let handler = move |result: DebounceEventResult| {
+            let message = match result {
+                Ok(events) => {
+                    let Some(first) = events.iter().map(|e| e.time).min() else {
+                        return;
+                    };
+                    // Reading a file is an event too (inotify reports opens and closes): ours
+                    // would wake us up again, for ever.
+                    let paths: Vec<PathBuf> = events
+                        .iter()
+                        .filter(|e| !matches!(e.event.kind, EventKind::Access(_)))
+                        .flat_map(|e| e.event.paths.iter())
+                        .filter(|p| may_matter(p))
+                        .cloned()
+                        .collect();
+                    if paths.is_empty() {
+                        return;
+                    }
+                    Message::Paths { paths, first }
+                }
+                Err(errors) => Message::Failed(
+                    errors
+                        .iter()
+                        .map(|e| e.to_string())
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                ),
+            };
+            let _ = tx.send(message);
+        };
+        let failed = |e: notify::Error| Error::Other(format!("cannot watch files: {e}"));
+        let backend = if opts.poll {
+            let config = notify::Config::default()
+                .with_poll_interval(POLL_INTERVAL)
+                .with_compare_contents(true);
+            Backend::Poll(
+                new_debouncer_opt(PAIRING, Some(PAIRING_TICK), handler, NoCache, config)
+                    .map_err(failed)?,
+            )
+        } else {
+            Backend::Events(new_debouncer(PAIRING, Some(PAIRING_TICK), handler).map_err(failed)?)
+        };
+        let mut watcher = Watcher {
+            backend,
+            rx,
+            registered: Vec::new(),
+            folders: Vec::new(),
+            files: Vec::new(),
+            hashes: BTreeMap::new(),
+            quiet: opts.quiet,
+            pending: None,
+        };
+        watcher.set_watched(watched)?;
+        Ok(watcher)
+    }
+
+    /// Changes what is watched (a scenario switched a variant on, or names another board).
+    /// Files that become watched are taken as they are now, not reported as changes; files
+    /// already watched keep their old hash, so a save made meanwhile is still reported.
+    pub fn set_watched(&mut self, watched: &Watched) -> Result<()> {
+        let before = (
+            std::mem::take(&mut self.folders),
+            std::mem::take(&mut self.files),
+        );
+        self.folders = watched.folders.iter().filter_map(|p| absolute(p)).collect();
+        self.files = watched.files.iter().filter_map(|p| absolute(p)).collect();
+        let mut wanted: Vec<(PathBuf, RecursiveMode)> = self
+            .folders
+            .iter()
+            .map(|f| (f.clone(), RecursiveMode::Recursive))
+            .collect();
+        for file in &self.files {
+            if let Some(dir) = file.parent() {
+                if !self.folders.iter().any(|f| dir.starts_with(f))
+                    && !wanted.iter().any(|(w, _)| w == dir)
+                {
+                    wanted.push((dir.to_path_buf(), RecursiveMode::NonRecursive));
+                }
+            }
+        }
+        for (path, _) in &self.registered {
+            if !wanted.iter().any(|(w, _)| w == path) {
+                // The folder may be gone already; nothing to undo then.
+                let _ = self.backend.unwatch(path);
+            }
+        }
+        for (path, mode) in &wanted {
+            if !self.registered.iter().any(|(r, _)| r == path) {
+                self.backend.watch(path, *mode).map_err(|e| Error::File {
+                    file: path.clone(),
+                    message: format!("cannot watch: {e}"),
+                })?;
+            }
+        }
+        self.registered = wanted;
+        // Files watched before keep what was known of them (present or not), so that the next
+        // look still reports a save made meanwhile; files watched from now on are taken as
+        // they are.
+        let now = self.scan();
+        let was_watched = |path: &Path| watches(&before.0, &before.1, path);
+        let mut hashes = std::mem::take(&mut self.hashes);
+        hashes.retain(|path, _| self.is_watched(path));
+        for (path, hash) in now {
+            if !was_watched(&path) {
+                hashes.insert(path, hash);
+            }
+        }
+        self.hashes = hashes;
+        Ok(())
+    }
+
+    /// Every watched file that exists now, with its content hash.
+    fn scan(&self) -> BTreeMap<PathBuf, u64> {
+        let mut found = BTreeMap::new();
+        for folder in &self.folders {
+            walk(folder, &mut found);
+        }
+        for file in &self.files {
+            if let Some(h) = hash_file(file) {
+                found.insert(file.clone(), h);
+            }
+        }
+        found
+    }
+
+    fn is_watched(&self, path: &Path) -> bool {
+        watches(&self.folders, &self.files, path)
+    }
+
+    /// The watched files whose content differs from the last look, updating the hashes.
+    /// A path that is not a file (a folder renamed or deleted) makes it look at everything.
+    fn changed(&mut self, paths: &[PathBuf]) -> Vec<PathBuf> {
+        let everything = paths
+            .iter()
+            .any(|p| p.is_dir() || (p.extension().is_none() && !p.exists()));
+        let now: BTreeMap<PathBuf, u64> = if everything {
+            self.scan()
+        } else {
+            let mut now = self.hashes.clone();
+            for p in paths.iter().filter(|p| self.is_watched(p)) {
+                match hash_file(p) {
+                    Some(h) => now.insert(p.clone(), h),
+                    None => now.remove(p),
+                };
+            }
+            now
+        };
+        let mut changed: Vec<PathBuf> = now
+            .iter()
+            .filter(|(p, h)| self.hashes.get(*p) != Some(h))
+            .map(|(p, _)| p.clone())
+            .chain(self.hashes.keys().filter(|p| !now.contains_key(*p)).cloned())
+            .collect();
+        changed.sort();
+        changed.dedup();
+        self.hashes = now;
+        changed
+    }
+
+    fn receive(&mut self, message: Message) {
+        match message {
+            Message::Paths { mut paths, first } => {
+                tracing::debug!("file events: {}", describe_paths(&paths));
+                let p = self.pending.get_or_insert(Pending {
+                    paths: Vec::new(),
+                    first_seen: first,
+                    last_batch: first,
+                });
+                p.paths.append(&mut paths);
+                p.first_seen = p.first_seen.min(first);
+                p.last_batch = Instant::now();
+            }
+            Message::Failed(e) => tracing::warn!("file watcher: {e}"),
+        }
+    }
+
+    /// A settled change, if the files have been quiet long enough; never blocks. Call it at
+    /// register boundaries.
+    pub fn poll_change(&mut self) -> Option<Change> {
+        while let Ok(message) = self.rx.try_recv() {
+            self.receive(message);
+        }
+        let p = self.pending.as_ref()?;
+        if p.last_batch.elapsed() < self.quiet {
+            return None;
+        }
+        let p = self.pending.take()?;
+        let paths = self.changed(&p.paths);
+        if paths.is_empty() {
+            tracing::debug!("saved without changes: {}", describe_paths(&p.paths));
+            return None;
+        }
+        Some(Change {
+            paths,
+            first_seen: p.first_seen,
+            settled: Instant::now(),
+        })
+    }
+
+    /// Blocks until a settled change, or until `timeout` has passed (`None`: wait for ever).
+    pub fn wait_change(&mut self, timeout: Option<Duration>) -> Option<Change> {
+        let deadline = timeout.map(|t| Instant::now() + t);
+        loop {
+            if let Some(change) = self.poll_change() {
+                return Some(change);
+            }
+            let now = Instant::now();
+            if deadline.is_some_and(|d| now >= d) {
+                return None;
+            }
+            // Wake when the pending burst has been quiet long enough, at the deadline, or
+            // when the next events arrive, whichever is first.
+            let settle = self.pending.as_ref().map(|p| p.last_batch + self.quiet);
+            let wake = match (settle, deadline) {
+                (Some(s), Some(d)) => Some(s.min(d)),
+                (s, d) => s.or(d),
+            };
+            let message = match wake {
+                Some(w) => match self.rx.recv_timeout(w.saturating_duration_since(now)) {
+                    Ok(m) => m,
+                    Err(RecvTimeoutError::Timeout) => continue,
+                    Err(RecvTimeoutError::Disconnected) => return None,
+                },
+                None => match self.rx.recv() {
+                    Ok(m) => m,
+                    Err(_) => return None,
+                },
+            };
+            self.receive(message);
+        }
+    }
+}
+
+/// Whether `path` is one of `files`, or a rule file in one of `folders`.
+fn watches(folders: &[PathBuf], files: &[PathBuf], path: &Path) -> bool {
+    files.iter().any(|f| f == path)
+        || (is_rule_file(path) && folders.iter().any(|f| path.starts_with(f)))
+}
+
+/// Names worth sending to the engine thread: rule and board files, and names without an
+/// extension (they may be folders, renamed or deleted with what is inside).
+fn may_matter(path: &Path) -> bool {
+    is_rule_file(path) || (path.extension().is_none() && !is_temporary(path))
+}
+
+fn is_rule_file(path: &Path) -> bool {
+    path.extension().is_some_and(|x| x == "lua" || x == "toml") && !is_temporary(path)
+}
+
+/// Editor temporary, lock and backup files: `.gear.lua.swp`, `.#gear.lua`, `gear.lua~`,
+/// `#gear.lua#` (a save by rename writes one of these first).
+fn is_temporary(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_none_or(|n| n.starts_with('.') || n.starts_with('#') || n.ends_with('~'))
+}
+
+fn walk(dir: &Path, found: &mut BTreeMap<PathBuf, u64>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.filter_map(|e| e.ok()) {
+        let path = entry.path();
+        if path.is_dir() {
+            walk(&path, found);
+        } else if is_rule_file(&path) {
+            if let Some(h) = hash_file(&path) {
+                found.insert(path, h);
+            }
+        }
+    }
+}
+
+fn hash_file(path: &Path) -> Option<u64> {
+    let bytes = std::fs::read(path).ok()?;
+    let mut h = DefaultHasher::new();
+    h.write(&bytes);
+    Some(h.finish())
+}
+
+/// An absolute path for `path`, resolving symbolic links where it exists, so that it
+/// compares equal to the paths notify reports. `None` when neither it nor its folder exists.
+fn absolute(path: &Path) -> Option<PathBuf> {
+    if let Ok(p) = path.canonicalize() {
+        return Some(p);
+    }
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    let dir = dir.unwrap_or(Path::new(".")).canonicalize().ok()?;
+    Some(dir.join(path.file_name()?))
+}
+
+/// What one hot reload did.
+#[derive(Debug)]
+pub enum Reloaded {
+    /// New rules are attached to the game; they apply from the next register.
+    Swapped {
+        generation: u64,
+        changed: Vec<PathBuf>,
+        /// Waiting for the files to settle.
+        debounce: Duration,
+        /// Building the rule set and compiling the board against it.
+        rebuild: Duration,
+    },
+    /// The new rules did not load (or the board does not compile against them); the game
+    /// keeps rules `generation`.
+    Failed {
+        generation: u64,
+        changed: Vec<PathBuf>,
+        error: Error,
+    },
+}
+
+impl fmt::Display for Reloaded {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reloaded::Swapped {
+                generation,
+                changed,
+                ..
+            } => write!(
+                f,
+                "↻ rules v{generation} ({} changed): the new rules apply from the next register",
+                describe_paths(changed)
+            ),
+            Reloaded::Failed {
+                generation, error, ..
+            } => write!(f, "{}", failure_message(*generation, error)),
+        }
+    }
+}
+
+/// The message for a reload that failed, the same in every command.
+pub fn failure_message(generation: u64, error: &Error) -> String {
+    format!("✗ reload failed, still using rules v{generation}\n  {error}")
+}
+
+/// Hot reload for a game in progress (`rally play` and other long-running commands).
+///
+/// ```no_run
+/// # fn demo(mut game: rally::engine::Game, sources: rally::script::Sources) -> rally::Result<()> {
+/// use rally::reload::{HotReload, Reloaded, WatchOptions};
+/// let mut hot = HotReload::new(sources, &WatchOptions::default())?;
+/// game.start_turn()?;
+/// for register in 1..=5 {
+///     if let Some(reloaded) = hot.at_boundary(&mut game) {
+///         println!("{reloaded}");
+///     }
+///     // A script error rolls the register back: pause until a fixed script loads, retry.
+///     while let Err(e) = game.run_register(register) {
+///         println!("✗ {e}\n  paused: save a fixed script to go on");
+///         loop {
+///             let reloaded = hot.wait(&mut game, None).expect("the watcher runs");
+///             println!("{reloaded}");
+///             if matches!(reloaded, Reloaded::Swapped { .. }) {
+///                 break;
+///             }
+///         }
+///     }
+/// }
+/// # Ok(()) }
+/// ```
+pub struct HotReload {
+    watcher: Watcher,
+    sources: Sources,
+    generation: u64,
+}
+
+impl HotReload {
+    /// Watches the rule files of `sources`, the sources the game's current rules (generation
+    /// 1) were loaded from.
+    pub fn new(sources: Sources, opts: &WatchOptions) -> Result<HotReload> {
+        let watcher = Watcher::new(&Watched::rules(&sources), opts)?;
+        Ok(HotReload {
+            watcher,
+            sources,
+            generation: 1,
+        })
+    }
+
+    /// The generation of the rules attached to the game: 1 at the start, one more per swap.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// Call between registers: if rule files changed, rebuilds and (if they load) swaps.
+    /// Never blocks on the files.
+    pub fn at_boundary(&mut self, game: &mut Game) -> Option<Reloaded> {
+        let change = self.watcher.poll_change()?;
+        Some(self.rebuild(game, change))
+    }
+
+    /// Blocks until rule files change (or `timeout` passes), then rebuilds and swaps as
+    /// [`HotReload::at_boundary`] does. For a game paused on a script error.
+    pub fn wait(&mut self, game: &mut Game, timeout: Option<Duration>) -> Option<Reloaded> {
+        let change = self.watcher.wait_change(timeout)?;
+        Some(self.rebuild(game, change))
+    }
+
+    /// A complete new rule set from the files, attached only if it loads and the board
+    /// compiles against it. The old rule set (and every Lua handle into it) is dropped.
+    fn rebuild(&mut self, game: &mut Game, change: Change) -> Reloaded {
+        let start = Instant::now();
+        match RuleSet::load(&self.sources).and_then(|rules| game.swap_rules(rules)) {
+            Ok(()) => {
+                self.generation += 1;
+                Reloaded::Swapped {
+                    generation: self.generation,
+                    debounce: change.debounce(),
+                    rebuild: start.elapsed(),
+                    changed: change.paths,
+                }
+            }
+            Err(error) => Reloaded::Failed {
+                generation: self.generation,
+                changed: change.paths,
+                error,
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Scenario;
+
+    const SCENARIO: &str = r#"
+board = { grid = ". R .", legend = { "." = "floor", "R" = { element = "gear", turn = "right" } } }
+[[robot]]
+name = "A"
+at = [1, 0]
+facing = "N"
+program = ["uturn", "uturn", "uturn"]
+"#;
+
+    /// A copy of the standard scripts and a scenario, in a temporary folder.
+    fn setup() -> (tempfile::TempDir, Scenario, Sources) {
+        let dir = tempfile::tempdir().unwrap();
+        let scripts = dir.path().join("scripts");
+        for sub in ["elements", "rules"] {
+            std::fs::create_dir_all(scripts.join(sub)).unwrap();
+            let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts").join(sub);
+            for entry in std::fs::read_dir(from).unwrap() {
+                let entry = entry.unwrap();
+                std::fs::copy(entry.path(), scripts.join(sub).join(entry.file_name())).unwrap();
+            }
+        }
+        let path = dir.path().join("scenario.toml");
+        std::fs::write(&path, SCENARIO).unwrap();
+        let scenario = Scenario::load(&path).unwrap();
+        let sources = scenario.sources(&scripts, &dir.path().join("variants"), &[]);
+        (dir, scenario, sources)
+    }
+
+    fn gear(dir: &Path) -> PathBuf {
+        dir.join("scripts/elements/gear.lua")
+    }
+
+    /// Rewrites the gear's handler line (which must be in `gear.lua`) as `with`.
+    fn edit_gear(dir: &Path, with: &str) {
+        const LINE: &str = "ctx:rotate(robot, tile.turn)";
+        let text = std::fs::read_to_string(gear(dir)).unwrap();
+        assert!(text.contains(LINE), "gear.lua no longer says {LINE}");
+        std::fs::write(gear(dir), text.replace(LINE, with)).unwrap();
+    }
+
+    fn wait(hot: &mut HotReload, game: &mut Game) -> Reloaded {
+        hot.wait(game, Some(Duration::from_secs(10)))
+            .expect("the change was seen within 10 s")
+    }
+
+    #[test]
+    fn swaps_rules_keeps_state_and_drops_the_old_lua() {
+        let (dir, scenario, sources) = setup();
+        let mut game = scenario.start(RuleSet::load(&sources).unwrap()).unwrap();
+        let mut hot = HotReload::new(sources, &WatchOptions::default()).unwrap();
+        game.start_turn().unwrap();
+        game.run_register(1).unwrap();
+        let after_one = game.state().robots[0].clone();
+        let old_lua = game.rules().lua.weak();
+
+        // A save that changes nothing is not a change.
+        std::fs::write(gear(dir.path()), std::fs::read(gear(dir.path())).unwrap()).unwrap();
+        assert!(hot.watcher.wait_change(Some(Duration::from_millis(400))).is_none());
+
+        std::fs::write(
+            gear(dir.path()),
+            std::fs::read_to_string(gear(dir.path())).unwrap() + "\n-- edited\n",
+        )
+        .unwrap();
+        match wait(&mut hot, &mut game) {
+            Reloaded::Swapped {
+                generation,
+                changed,
+                ..
+            } => {
+                assert_eq!(generation, 2);
+                assert!(changed[0].ends_with("gear.lua"), "{changed:?}");
+            }
+            other => panic!("expected a swap, got {other}"),
+        }
+        assert_eq!(game.state().robots[0], after_one, "the state is kept");
+        assert!(
+            old_lua.try_upgrade().is_none(),
+            "a Lua handle of the old rule set survived the swap"
+        );
+        game.run_register(2).unwrap();
+    }
+
+    #[test]
+    fn broken_rules_are_reported_and_the_old_ones_keep_running() {
+        let (dir, scenario, sources) = setup();
+        let mut game = scenario.start(RuleSet::load(&sources).unwrap()).unwrap();
+        let mut hot = HotReload::new(sources, &WatchOptions::default()).unwrap();
+        std::fs::write(gear(dir.path()), "return rally.element {\n  name = \n").unwrap();
+        let failed = wait(&mut hot, &mut game);
+        let text = failed.to_string();
+        assert!(
+            text.starts_with("✗ reload failed, still using rules v1"),
+            "{text}"
+        );
+        assert!(text.contains("gear.lua:"), "names the file and line: {text}");
+        game.start_turn().unwrap();
+        game.run_register(1).unwrap();
+        assert_eq!(game.state().robots[0].facing.to_string(), "W");
+    }
+
+    #[test]
+    fn a_register_that_fails_is_rolled_back_and_resumes_after_a_fix() {
+        let (dir, scenario, sources) = setup();
+        let mut game = scenario.start(RuleSet::load(&sources).unwrap()).unwrap();
+        let mut hot = HotReload::new(sources, &WatchOptions::default()).unwrap();
+        let good = std::fs::read_to_string(gear(dir.path())).unwrap();
+        // Loads cleanly, fails when the gear turns a robot.
+        edit_gear(dir.path(), "ctx:rotate(robot, tile.turn .. nil)");
+        assert!(matches!(wait(&mut hot, &mut game), Reloaded::Swapped { generation: 2, .. }));
+        game.start_turn().unwrap();
+        let before = game.state().robots[0].clone();
+        let error = game.run_register(1).unwrap_err().to_string();
+        assert!(error.contains("gear.lua:"), "{error}");
+        assert_eq!(game.state().robots[0], before, "rolled back");
+
+        std::fs::write(gear(dir.path()), &good).unwrap();
+        assert!(matches!(wait(&mut hot, &mut game), Reloaded::Swapped { generation: 3, .. }));
+        game.run_register(1).unwrap();
+        assert_eq!(game.state().robots[0].facing.to_string(), "W");
+        // Turn the other way from now on: the uturn then the gear bring it back to north.
+        edit_gear(
+            dir.path(),
+            "ctx:rotate(robot, tile.turn == 'left' and 'right' or 'left')",
+        );
+        assert!(matches!(wait(&mut hot, &mut game), Reloaded::Swapped { generation: 4, .. }));
+        game.run_register(2).unwrap();
+        assert_eq!(game.state().robots[0].facing.to_string(), "N");
+    }
+
+    #[test]
+    fn temporary_files_do_not_matter() {
+        for name in [".gear.lua.swp", ".#gear.lua", "gear.lua~", "#gear.lua#", "notes.txt"] {
+            assert!(!may_matter(Path::new(name)), "{name}");
+        }
+        for name in ["gear.lua", "board.toml", "elements"] {
+            assert!(may_matter(Path::new(name)), "{name}");
+        }
+    }
+}

@@ -1,0 +1,370 @@
+//! Whole games (docs/games.md): dealing, locking, power down, winning, saves, bots, `rally sim`
+//! and `rally play` at a (piped) terminal. Fixtures are in tests/games/ and games/.
+
+use rally::cards::Card;
+use rally::engine::Game;
+use rally::game::bot::{Bots, Strength};
+use rally::game::deal::{self, Hand};
+use rally::game::save::Save;
+use rally::game::{sim, Match, Outcome, Phase, Seats, Setup, Stage};
+use rally::geometry::{Dir, Pos};
+use rally::script::{RuleSet, Sources};
+use rally::state::{GameState, Robot, RobotId};
+use std::path::Path;
+
+fn sources(setup: &Setup) -> Sources {
+    Sources {
+        scripts: "scripts".into(),
+        variants: "variants".into(),
+        choices: setup.choices(&[]),
+    }
+}
+
+fn start(game: &str) -> Match {
+    let setup = Setup::load(Path::new(game)).unwrap();
+    let rules = RuleSet::load(&sources(&setup)).unwrap();
+    Match::start(setup, rules).unwrap()
+}
+
+/// Seats for rule tests: programs rotation cards first (so a robot stays on its square),
+/// records every hand, and answers the other questions as told.
+#[derive(Default)]
+struct Scripted {
+    hands: Vec<Hand>,
+    power_down: Vec<RobotId>,
+}
+
+impl Seats for Scripted {
+    fn program(&mut self, _game: &mut Game, hand: &Hand) -> rally::Result<Vec<Card>> {
+        self.hands.push(hand.clone());
+        let mut cards = hand.cards.clone();
+        cards.sort_by_key(|c| c.kind.rotation().is_none());
+        cards.truncate(hand.open.len());
+        Ok(cards)
+    }
+    fn power_down(&mut self, _game: &mut Game, robot: RobotId) -> rally::Result<bool> {
+        Ok(self.power_down.contains(&robot))
+    }
+    fn stay_down(&mut self, _game: &mut Game, robot: RobotId) -> rally::Result<bool> {
+        Ok(self.power_down.contains(&robot))
+    }
+    fn reenter(&mut self, game: &mut Game, robot: RobotId) -> rally::Result<(Dir, bool)> {
+        Ok((game.state().robots[robot].facing, false))
+    }
+}
+
+/// The arena fixture with B powered down from the start (it neither moves nor fires).
+fn arena() -> Match {
+    let mut m = start("tests/games/sprint.toml");
+    m.progress.announced[1] = true;
+    m
+}
+
+#[test]
+fn hand_size_is_nine_minus_damage_and_locked_cards_stay_out_of_the_deck() {
+    // rules.md §1.3 and §2 step 1: 9 − damage cards; locked registers keep their cards,
+    // which are not shuffled back into the deck.
+    let locked_card = Card::parse("move3@840").unwrap();
+    let robots: Vec<Robot> = (0..10)
+        .map(|d| {
+            let mut r = Robot::new(format!("R{d}"), Pos::new(d, 0), Dir::N);
+            r.damage = d;
+            if d >= 5 {
+                r.program = vec![None, None, None, None, Some(Card::parse(&format!("left@{}", 70 + 20 * d)).unwrap())];
+            }
+            r
+        })
+        .collect();
+    let mut state = GameState::new(robots, 9);
+    state.robots[9].program[4] = Some(locked_card);
+    state.robots[9].damage = 9;
+    let hands = deal::deal(&mut state);
+    let sizes: Vec<usize> = hands.iter().map(|h| h.cards.len()).collect();
+    assert_eq!(sizes, vec![9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
+    let opens: Vec<usize> = hands.iter().map(|h| h.open.len()).collect();
+    assert_eq!(opens, vec![5, 5, 5, 5, 5, 4, 3, 2, 1, 0], "damage − 4 registers locked");
+    let dealt: Vec<Card> = hands.iter().flat_map(|h| h.cards.clone()).collect();
+    let mut unique = dealt.clone();
+    unique.sort_by_key(|c| c.priority);
+    unique.dedup();
+    assert_eq!(unique.len(), dealt.len(), "no card dealt twice");
+    assert!(!dealt.contains(&locked_card), "a locked card is not in the deck");
+    // A robot with 9 damage has all registers locked; its empty ones got a card face up
+    // (§7.4.5), and the locked move3 stayed.
+    assert_eq!(state.robots[9].program[4], Some(locked_card));
+    assert!(state.robots[9].program.iter().all(|c| c.is_some()));
+}
+
+#[test]
+fn locked_registers_keep_their_cards_and_repairs_unlock_the_lowest_first() {
+    // rules.md §1.3: locked = damage − 4 highest registers; each repaired point frees the
+    // lowest-numbered locked register first; cleanup wipes only unlocked registers.
+    let program: Vec<Option<Card>> = ["move1@490", "move1@500", "move1@510", "left@70", "right@80"]
+        .iter()
+        .map(|c| Some(Card::parse(c).unwrap()))
+        .collect();
+    let mut r = Robot::new("A", Pos::new(0, 0), Dir::N);
+    r.damage = 6;
+    r.program = program.clone();
+    let mut state = GameState::new(vec![r], 0);
+    deal::wipe(&mut state, &[false]);
+    assert_eq!(state.robots[0].program[..3], [None, None, None]);
+    assert_eq!(state.robots[0].program[3..], program[3..], "registers 4 and 5 locked at 6 damage");
+    state.robots[0].damage = 5; // one point repaired: register 4 unlocks, 5 stays
+    deal::wipe(&mut state, &[false]);
+    assert_eq!(state.robots[0].program[3], None);
+    assert_eq!(state.robots[0].program[4], program[4]);
+    // A destroyed robot loses every card (§6.5).
+    deal::wipe(&mut state, &[true]);
+    assert!(state.robots[0].program.iter().all(|c| c.is_none()));
+}
+
+#[test]
+fn a_locked_register_runs_its_card_again_next_turn() {
+    let mut m = arena();
+    let uturn = Card::parse("uturn@10").unwrap();
+    {
+        let mut s = m.game.state_mut();
+        s.robots[0].damage = 5;
+        s.robots[0].program = vec![None, None, None, None, Some(uturn)];
+    }
+    let mut seats = Scripted::default();
+    m.advance(&mut seats).unwrap();
+    let hand = &seats.hands[0];
+    assert_eq!(hand.cards.len(), 4);
+    assert_eq!(hand.open, vec![0, 1, 2, 3]);
+    assert_eq!(m.game.state().robots[0].program[4], Some(uturn));
+    let mut executed = Vec::new();
+    while m.progress.phase != Phase::EndOfTurn {
+        if let Stage::Register { events, .. } = m.advance(&mut seats).unwrap() {
+            executed.extend(events.into_iter().filter(|e| e.what == "card" && e.robot.as_deref() == Some("A")));
+        }
+    }
+    assert_eq!(executed.len(), 5);
+    assert_eq!(executed[4].detail["card"], "uturn@10");
+}
+
+#[test]
+fn power_down_takes_effect_next_turn_discards_damage_and_skips_the_turn() {
+    // rules.md §7.4: announced in turn N, the robot plays turn N; in N+1 its damage is
+    // discarded, it gets no cards, does not move and does not fire.
+    let mut m = arena();
+    m.game.state_mut().robots[0].damage = 3;
+    // B stays down too, so nothing moves A in turn 2.
+    let mut seats = Scripted {
+        power_down: vec![0, 1],
+        ..Default::default()
+    };
+    m.advance(&mut seats).unwrap(); // turn 1: deal and program
+    assert_eq!(m.progress.announced, vec![true, false]);
+    while m.progress.phase != Phase::Program {
+        m.advance(&mut seats).unwrap();
+    }
+    assert!(!m.game.state().robots[0].powered_down, "turn 1 is played normally");
+    seats.hands.clear();
+    seats.power_down.clear();
+    // B is put in line with A's laser for turn 2.
+    let (at, facing) = (m.game.state().robots[0].at, m.game.state().robots[0].facing);
+    {
+        let mut s = m.game.state_mut();
+        let target = at.offset(facing, 1);
+        if target.x < 0 || target.y < 0 || target.x > 4 || target.y > 4 {
+            s.robots[0].facing = facing.opposite();
+        }
+        let ahead = s.robots[0].at.offset(s.robots[0].facing, 1);
+        s.robots[1].at = ahead;
+    }
+    let facing = m.game.state().robots[0].facing;
+    let mut events = m.advance(&mut seats).unwrap().events().to_vec();
+    while m.progress.phase != Phase::Program {
+        events.extend(m.advance(&mut seats).unwrap().events().to_vec());
+    }
+    let a = &m.game.state().robots[0];
+    assert!(events.iter().any(|e| e.what == "powered_down" && e.robot.as_deref() == Some("A")));
+    assert_eq!(a.damage, 0, "all damage discarded");
+    assert!(seats.hands.iter().all(|h| h.robot != 0), "no cards dealt to a powered-down robot");
+    assert_eq!((a.at, a.facing), (at, facing), "no moves");
+    assert!(!events
+        .iter()
+        .any(|e| e.what == "damaged" && e.detail.get("cause").and_then(|c| c.as_str()) == Some("robot laser") && e.robot.as_deref() == Some("B")));
+}
+
+#[test]
+fn touching_the_last_flag_wins_at_once() {
+    // rules.md §2 step 4E and §7.1: the game ends in the register the last flag is touched.
+    let mut m = start("tests/games/sprint.toml");
+    m.game.state_mut().robots[0].at = Pos::new(0, 0); // on F1, the only flag, walled in N and W
+    let mut seats = Scripted::default();
+    m.advance(&mut seats).unwrap();
+    let stage = m.advance(&mut seats).unwrap();
+    assert!(matches!(stage, Stage::Register { register: 1, .. }));
+    assert!(m.is_over());
+    assert_eq!(
+        m.progress.outcome,
+        Some(Outcome::Won {
+            robot: "A".into(),
+            turn: 1
+        })
+    );
+    assert!(m.advance(&mut seats).is_err(), "nothing runs after the winner");
+}
+
+#[test]
+fn resume_then_finish_equals_the_uninterrupted_game_byte_for_byte() {
+    let mut whole = start("games/bots.toml");
+    let mut bots = Bots::new([Strength::Weak; 4]);
+    whole.play_out(&mut bots).unwrap();
+    let expected = serde_json::to_string(&whole.save(&[])).unwrap();
+    let expected_replay = serde_json::to_string(&whole.replay(&[])).unwrap();
+
+    for stop_after in [1, 4, 9] {
+        let mut first = start("games/bots.toml");
+        let mut bots = Bots::new([Strength::Weak; 4]);
+        for _ in 0..stop_after {
+            first.advance(&mut bots).unwrap();
+        }
+        // Through the file format, as `rally play --resume` does.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("game.save.json");
+        rally::game::save::write_json(&path, &first.save(&[])).unwrap();
+        drop(first);
+        let save = Save::load(&path).unwrap();
+        let setup = Setup::load(&save.game).unwrap();
+        let rules = RuleSet::load(&sources(&setup)).unwrap();
+        let mut resumed = Match::resume(setup, rules, save).unwrap();
+        resumed.play_out(&mut Bots::new([Strength::Weak; 4])).unwrap();
+        assert_eq!(serde_json::to_string(&resumed.save(&[])).unwrap(), expected, "stopped after {stop_after} stages");
+        assert_eq!(serde_json::to_string(&resumed.replay(&[])).unwrap(), expected_replay);
+    }
+}
+
+/// Bots wrapped so every program they choose is checked against the hand.
+struct Checked(Bots, usize);
+
+impl Seats for Checked {
+    fn program(&mut self, game: &mut Game, hand: &Hand) -> rally::Result<Vec<Card>> {
+        let before = serde_json::to_string(&*game.state()).unwrap();
+        let cards = self.0.program(game, hand)?;
+        assert_eq!(before, serde_json::to_string(&*game.state()).unwrap(), "planning leaves the game as it was");
+        deal::check_program(hand, &cards).unwrap_or_else(|m| panic!("illegal program {cards:?} for {hand:?}: {m}"));
+        self.1 += 1;
+        Ok(cards)
+    }
+    fn power_down(&mut self, game: &mut Game, robot: RobotId) -> rally::Result<bool> {
+        self.0.power_down(game, robot)
+    }
+    fn stay_down(&mut self, game: &mut Game, robot: RobotId) -> rally::Result<bool> {
+        self.0.stay_down(game, robot)
+    }
+    fn reenter(&mut self, game: &mut Game, robot: RobotId) -> rally::Result<(Dir, bool)> {
+        self.0.reenter(game, robot)
+    }
+}
+
+#[test]
+fn bots_never_choose_an_illegal_program_and_are_deterministic() {
+    for strength in [Strength::Weak, Strength::Strong] {
+        let mut outcomes = Vec::new();
+        for _ in 0..2 {
+            let mut m = start("games/bots.toml");
+            let mut seats = Checked(Bots::new([strength; 4]), 0);
+            m.play_out(&mut seats).unwrap();
+            assert!(seats.1 > 4);
+            outcomes.push(serde_json::to_string(&m.replay(&[])).unwrap());
+        }
+        assert_eq!(outcomes[0], outcomes[1], "{strength:?} bots are deterministic");
+    }
+}
+
+#[test]
+fn strong_bots_win_more_often_than_weak_ones() {
+    // One strong bot against three weak ones, twelve games: it should win more than its share.
+    let setup = Setup::load(Path::new("games/bots.toml")).unwrap();
+    let rules = RuleSet::load(&sources(&setup)).unwrap();
+    let mut m = Match::start(setup, rules).unwrap();
+    m.record = false;
+    let start_state = m.game.state().clone();
+    let start_progress = m.progress.clone();
+    let mut strong_wins = 0;
+    for seed in 0..12 {
+        let mut s = start_state.clone();
+        s.rng = rally::state::Rng::new(seed);
+        m.game.restore(s);
+        m.progress = start_progress.clone();
+        m.setup.seats[(seed % 4) as usize].strength = Strength::Strong;
+        let result = sim::play_one(&mut m).unwrap();
+        if let Some(Outcome::Won { robot, .. }) = &result.outcome {
+            if *robot == m.setup.seats[(seed % 4) as usize].name {
+                strong_wins += 1;
+            }
+        }
+        m.setup.seats[(seed % 4) as usize].strength = Strength::Weak;
+    }
+    assert!(strong_wins > 3, "the strong bot won {strong_wins} of 12");
+}
+
+#[test]
+fn sim_summary_does_not_depend_on_the_thread_count() {
+    let setup = Setup::load(Path::new("games/bots.toml")).unwrap();
+    let src = sources(&setup);
+    let one = sim::run(&setup, &src, 6, 1, &mut |_| {}).unwrap();
+    let two = sim::run(&setup, &src, 6, 2, &mut |_| {}).unwrap();
+    assert_eq!(one.games, 6);
+    assert_eq!((one.won, &one.win_turns, &one.deaths, &one.damage), (two.won, &two.win_turns, &two.deaths, &two.damage));
+    let table = sim::table(&[("standard".into(), &one), ("again".into(), &two)]);
+    assert!(table.contains("finish rate"), "{table}");
+    assert!(table.contains("deaths per game"), "{table}");
+}
+
+#[test]
+fn rally_play_at_a_piped_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let save = dir.path().join("duel.save.json");
+    let mut input = String::new();
+    for _ in 0..40 {
+        input.push_str("1 2 3 4 5\nn\n");
+    }
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rally"))
+        .args(["play", "tests/games/duel.toml", "--fast", "--save"])
+        .arg(&save)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("Hand       1) "), "the hand is numbered:\n{stdout}");
+    assert!(stdout.contains("Cards for registers 1 2 3 4 5"), "{stdout}");
+    assert!(stdout.contains("── Register 5 ──"), "{stdout}");
+    assert!(stdout.contains("Replay written to"), "{stdout}");
+    assert!(!stdout.contains("\x1b["), "no colour when piped");
+    let replay: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("duel.replay.json")).unwrap()).unwrap();
+    assert!(replay["outcome"]["end"].is_string());
+    assert_eq!(replay["turns"][0]["dealt"][0]["robot"], "You");
+    // The save is complete and resumable: resuming a finished game just reports the end.
+    let again = std::process::Command::new(env!("CARGO_BIN_EXE_rally"))
+        .args(["play", "--fast", "--resume"])
+        .arg(&save)
+        .output()
+        .unwrap();
+    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+}
+
+#[test]
+fn game_file_errors_name_the_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.toml");
+    std::fs::write(
+        &path,
+        "board = \"missing.toml\"\n[[robot]]\nname = \"A\"\ndriver = \"robot\"\n",
+    )
+    .unwrap();
+    let e = Setup::load(&path).unwrap_err().to_string();
+    assert!(e.contains("bad.toml:4"), "{e}");
+    assert!(e.contains("human") && e.contains("bot"), "{e}");
+}

@@ -1,0 +1,196 @@
+//! Keeps scripts/types/rally.lua (the LuaLS annotations editors use for completion and type
+//! checks) in step with the scripting API: every `ctx` method and field, robot field, `build`
+//! builder method, `rally.*` and `rally.param.*` member, declaration key and step of the order
+//! of play must be annotated, and nothing annotated may be missing from the API.
+//!
+//! The API side is read from the running host where it can be (the `rally` table a rule set
+//! builds, the keys `rally.element{}` and `rally.rule{}` accept, the order of play), and from
+//! the method registrations in src/script/ for the native userdata.
+
+use rally::script::{RuleSet, Sources};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+const ANNOTATIONS: &str = "scripts/types/rally.lua";
+
+type Names = BTreeSet<String>;
+
+fn annotations() -> String {
+    std::fs::read_to_string(ANNOTATIONS).unwrap()
+}
+
+/// The names after `prefix` up to the first character that cannot be in a name.
+fn names_after(text: &str, prefix: &str) -> Names {
+    text.lines()
+        .filter_map(|l| l.trim_start().strip_prefix(prefix))
+        .map(|rest| {
+            rest.chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect::<String>()
+        })
+        .filter(|n| !n.is_empty())
+        .collect()
+}
+
+/// The `---@field` names of one `---@class` block of the annotations.
+fn class_fields(text: &str, class: &str) -> Names {
+    let start = text
+        .find(&format!("---@class {class}\n"))
+        .unwrap_or_else(|| panic!("{ANNOTATIONS} has no ---@class {class}"));
+    let block: String = text[start..]
+        .lines()
+        .skip(1)
+        .take_while(|l| l.starts_with("---@field"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    names_after(&block, "---@field ")
+}
+
+/// The first string literal after each `call` in `source` (method registrations, whose name
+/// may be on the next line).
+fn registered(source: &str, call: &str) -> Names {
+    source
+        .match_indices(call)
+        .filter_map(|(i, _)| {
+            let rest = &source[i + call.len()..];
+            let open = rest.find('"')?;
+            let close = rest[open + 1..].find('"')?;
+            Some(rest[open + 1..open + 1 + close].to_string())
+        })
+        .collect()
+}
+
+/// The part of `source` from `from` up to `to` (or the end).
+fn section<'a>(source: &'a str, from: &str, to: Option<&str>) -> &'a str {
+    let start = source.find(from).unwrap_or_else(|| panic!("no `{from}`"));
+    let rest = &source[start..];
+    match to.and_then(|t| rest.find(t)) {
+        Some(end) => &rest[..end],
+        None => rest,
+    }
+}
+
+fn same(what: &str, api: Names, annotated: Names) {
+    let missing: Vec<_> = api.difference(&annotated).collect();
+    let stale: Vec<_> = annotated.difference(&api).collect();
+    assert!(
+        missing.is_empty() && stale.is_empty(),
+        "{what}: not annotated in {ANNOTATIONS}: {missing:?}; annotated but not in the API: {stale:?}"
+    );
+}
+
+fn rules_from(scripts: &Path) -> rally::Result<RuleSet> {
+    RuleSet::load(&Sources {
+        scripts: scripts.to_path_buf(),
+        variants: PathBuf::from("variants"),
+        choices: Vec::new(),
+    })
+}
+
+#[test]
+fn ctx_methods_and_fields() {
+    let ctx = std::fs::read_to_string("src/script/ctx.rs").unwrap();
+    let text = annotations();
+    let ctx_impl = section(&ctx, "impl UserData for Ctx", Some("\nimpl "));
+    same(
+        "ctx methods",
+        registered(ctx_impl, "add_method("),
+        names_after(&text, "function Ctx:"),
+    );
+    same(
+        "ctx fields",
+        registered(ctx_impl, "add_field_method_get("),
+        class_fields(&text, "rally.Ctx"),
+    );
+    let robot_impl = section(&ctx, "impl UserData for RobotView", Some("\nimpl "));
+    same(
+        "robot fields",
+        registered(robot_impl, "add_field_method_get("),
+        class_fields(&text, "rally.Robot"),
+    );
+}
+
+#[test]
+fn builder_methods() {
+    let host = std::fs::read_to_string("src/script/mod.rs").unwrap();
+    same(
+        "build(b, tile) methods",
+        registered(&host, "reg.add_method("),
+        names_after(&annotations(), "function Builder:"),
+    );
+}
+
+#[test]
+fn rally_table() {
+    let rules = rules_from(Path::new("scripts")).unwrap();
+    let rally: mlua::Table = rules.lua.globals().get("rally").unwrap();
+    let keys = |t: &mlua::Table| -> Names {
+        t.clone()
+            .pairs::<String, mlua::Value>()
+            .map(|p| p.unwrap().0)
+            .collect()
+    };
+    let text = annotations();
+    let mut annotated = names_after(&text, "function rally.");
+    annotated.extend(names_after(&text, "rally."));
+    same("rally.*", keys(&rally), annotated);
+    let param: mlua::Table = rally.get("param").unwrap();
+    same(
+        "rally.param.*",
+        keys(&param),
+        names_after(&text, "function rally.param."),
+    );
+}
+
+/// The keys a declaration accepts, read from the error a wrong key gets.
+fn accepted_keys(declaration: &str) -> Names {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("elements")).unwrap();
+    std::fs::write(dir.path().join("elements/probe.lua"), declaration).unwrap();
+    let message = rules_from(dir.path()).err().unwrap().to_string();
+    let list = message
+        .split("expected one of ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no key list in: {message}"));
+    list.split(',').map(|k| k.trim().to_string()).collect()
+}
+
+#[test]
+fn declaration_keys() {
+    let text = annotations();
+    same(
+        "rally.element { ... } keys",
+        accepted_keys(r#"rally.element { name = "probe", probe_key = 1 }"#),
+        class_fields(&text, "rally.ElementDecl"),
+    );
+    same(
+        "rally.rule { ... } keys",
+        accepted_keys(r#"rally.rule { name = "probe", probe_key = 1 }"#),
+        class_fields(&text, "rally.RuleDecl"),
+    );
+    same(
+        "draw = { ... } keys",
+        accepted_keys(r#"rally.element { name = "probe", draw = { probe_key = 1 } }"#),
+        class_fields(&text, "rally.Draw"),
+    );
+}
+
+#[test]
+fn steps_of_the_order_of_play() {
+    same(
+        "steps",
+        rally::order::standard().into_iter().map(|s| s.name).collect(),
+        class_fields(&annotations(), "rally.Steps"),
+    );
+}
+
+#[test]
+fn the_editor_config_points_at_the_annotations() {
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(".luarc.json").unwrap()).unwrap();
+    let library = config["workspace.library"].as_array().unwrap();
+    assert!(library.iter().any(|l| Path::new(l.as_str().unwrap())
+        .join("rally.lua")
+        .is_file()));
+    assert_eq!(config["runtime.version"], "Lua 5.4");
+}

@@ -1,0 +1,226 @@
+//! Variants from the command line: what scenario files cannot check themselves (errors, the
+//! `rally variants` listing, `--variant`, logged events) and the walk-through of
+//! docs/variants.md (copy the Ice Rink, change one rule, see the difference).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs `rally` with the project's scripts and the given variants folder.
+fn rally(variants: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rally"))
+        .arg("--scripts")
+        .arg(root().join("scripts"))
+        .arg("--variants")
+        .arg(variants)
+        .args(args)
+        .output()
+        .expect("rally runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Two robots facing each other on plain floor, with `extra` lines (variants...) on top.
+fn duel(dir: &Path, extra: &str) -> PathBuf {
+    let path = dir.join("duel.toml");
+    std::fs::write(
+        &path,
+        format!(
+            r#"{extra}
+[board]
+grid = ". . . ."
+[board.legend]
+"." = "floor"
+[[robot]]
+name = "A"
+at = [0, 0]
+facing = "E"
+[[robot]]
+name = "B"
+at = [3, 0]
+facing = "W"
+"#
+        ),
+    )
+    .unwrap();
+    path
+}
+
+fn robot_damage(json: &serde_json::Value, name: &str) -> i64 {
+    json["robots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == name)
+        .unwrap()["damage"]
+        .as_i64()
+        .unwrap()
+}
+
+#[test]
+fn incompatible_variants_are_an_error_naming_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = duel(dir.path(), r#"variants = ["no-robot-lasers", "rear-lasers"]"#);
+    let out = rally(&root().join("variants"), &["run", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("`no-robot-lasers`") && err.contains("`rear-lasers`"), "{err}");
+    assert!(err.contains("cannot be combined"), "{err}");
+
+    // The same when the second one comes from the command line.
+    let file = duel(dir.path(), r#"variants = ["rear-lasers"]"#);
+    let out = rally(
+        &root().join("variants"),
+        &["run", file.to_str().unwrap(), "--variant", "no-robot-lasers"],
+    );
+    let err = text(&out.stderr);
+    assert!(err.contains("`no-robot-lasers`") && err.contains("`rear-lasers`"), "{err}");
+}
+
+#[test]
+fn variant_flag_switches_a_variant_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = duel(dir.path(), "");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", file.to_str().unwrap(), "--json"];
+        args.extend(extra);
+        let out = rally(&root().join("variants"), &args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    assert_eq!(robot_damage(&run(&[]), "A"), 1);
+    assert_eq!(
+        robot_damage(&run(&["--variant", "no-robot-lasers"]), "A"),
+        0
+    );
+}
+
+#[test]
+fn nothing_of_a_variant_is_loaded_unless_switched_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ice.toml");
+    std::fs::write(
+        &file,
+        "[board]\ngrid = \"~ ~\"\n[board.legend]\n\"~\" = \"ice\"\n",
+    )
+    .unwrap();
+    let out = rally(&root().join("variants"), &["run", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("unknown element `ice`"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn variants_command_lists_every_variant_with_parameters() {
+    let out = rally(&root().join("variants"), &["variants"]);
+    assert!(out.status.success());
+    let listing = text(&out.stdout);
+    for needle in [
+        "ice-rink",
+        "speed_damage",
+        "repair-2005",
+        "more-lives",
+        "extra",
+        "no-robot-lasers",
+        "rear-lasers",
+        "gold-belts",
+        "gold_belts",
+    ] {
+        assert!(listing.contains(needle), "`{needle}` missing from:\n{listing}");
+    }
+}
+
+#[test]
+fn repair_2005_logs_the_option_drawn() {
+    let scenario = root().join("tests/scenarios/variants/repair_2005_double_wrench.toml");
+    let out = rally(
+        &root().join("variants"),
+        &["run", scenario.to_str().unwrap(), "--json"],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let drawn = json["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["what"] == "option_drawn")
+        .count();
+    assert_eq!(drawn, 1);
+}
+
+#[test]
+fn ice_chart_is_in_the_json_vars() {
+    let scenario = root().join("tests/scenarios/ice-rink/spinbot_1_move1.toml");
+    let out = rally(
+        &root().join("variants"),
+        &["run", scenario.to_str().unwrap(), "--json"],
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        json["robots"][0]["vars"]["ice"],
+        serde_json::json!({"spin": 1, "vx": -1, "vy": -1})
+    );
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+    }
+}
+
+/// docs/variants.md, "Walk-through": copy ice-rink, rename it, lower the speed limit in Lua,
+/// switch it on in one scenario and see a different result.
+#[test]
+fn guide_walkthrough_copy_ice_rink_and_change_a_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let variants = dir.path().join("variants");
+    copy_dir(&root().join("variants/ice-rink"), &variants.join("slow-rink"));
+    let toml = variants.join("slow-rink/variant.toml");
+    let text_of = |p: &Path| std::fs::read_to_string(p).unwrap();
+    let changed = text_of(&toml).replace("name = \"ice-rink\"", "name = \"slow-rink\"");
+    std::fs::write(&toml, changed).unwrap();
+    let lua = variants.join("slow-rink/ice.lua");
+    let original = text_of(&lua);
+    assert!(original.contains("local LIMIT = 6"), "the guide's line is gone");
+    std::fs::write(&lua, original.replace("local LIMIT = 6", "local LIMIT = 3")).unwrap();
+
+    let scenario = |variant: &str| {
+        let path = dir.path().join(format!("{variant}.toml"));
+        std::fs::write(
+            &path,
+            format!(
+                r#"variants = ["{variant}"]
+[board]
+grid = "~ ~ ~ ~ ~ ~ ~ ~ ~ ~ ~ ~"
+[board.legend]
+"~" = "ice"
+[[robot]]
+name = "A"
+at = [0, 0]
+facing = "E"
+program = ["move3", "move3"]
+"#
+            ),
+        )
+        .unwrap();
+        let out = rally(&variants, &["run", path.to_str().unwrap(), "--json"]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        json["robots"][0]["at"].clone()
+    };
+    copy_dir(&root().join("variants/ice-rink"), &variants.join("ice-rink"));
+    // Standard rink: Move 3 gives speed 3 (slide to x = 3), the second Move 3 speed 6 (x = 9).
+    assert_eq!(scenario("ice-rink"), serde_json::json!([9, 0]));
+    // Speed limit 3: the second Move 3 adds nothing, so it slides only 3 more (x = 6).
+    assert_eq!(scenario("slow-rink"), serde_json::json!([6, 0]));
+}

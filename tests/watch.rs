@@ -1,0 +1,304 @@
+//! `rally watch` as a playtester uses it: the real binary runs on a temporary copy of the
+//! scripts while the test edits files the way editors do, and reads what it prints.
+//!
+//! Every wait has a generous deadline (a loaded two-core machine can be slow), but a passing
+//! test only waits as long as the watcher needs.
+
+mod support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+/// A belt carries the robot onto a right-turning gear: it ends facing N (from W).
+const SCENARIO: &str = r#"
+description = "A belt carries the robot onto a gear, which turns it in the same register"
+[board]
+grid = """
+.  v  .
+.  v  .
+.  R  .
+"""
+[board.legend]
+"." = "floor"
+"v" = { element = "conveyor", dir = "S" }
+"R" = { element = "gear", turn = "right" }
+[[robot]]
+name = "A"
+at = [1, 1]
+facing = "W"
+[expect.A]
+at = [1, 2]
+facing = "N"
+"#;
+
+const GEAR_LINE: &str = "ctx:rotate(robot, tile.turn)";
+const REVERSED: &str = "ctx:rotate(robot, tile.turn == 'left' and 'right' or 'left')";
+const PATIENCE: Duration = Duration::from_secs(15);
+
+/// A temporary folder with a copy of the standard scripts and the scenario.
+struct Fixture {
+    dir: tempfile::TempDir,
+    gear: String,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        support::copy_dir(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts"),
+            &dir.path().join("scripts"),
+        );
+        std::fs::write(dir.path().join("s.toml"), SCENARIO).unwrap();
+        let gear = std::fs::read_to_string(dir.path().join("scripts/elements/gear.lua")).unwrap();
+        assert!(gear.contains(GEAR_LINE), "gear.lua no longer says {GEAR_LINE}");
+        Fixture { dir, gear }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn gear_path(&self) -> PathBuf {
+        self.path("scripts/elements/gear.lua")
+    }
+
+    fn reversed_gear(&self) -> String {
+        self.gear.replace(GEAR_LINE, REVERSED)
+    }
+
+    /// Saves the way most editors do: a temporary file beside it, renamed over it.
+    fn save_by_rename(&self, path: &Path, text: &str) {
+        let temp = path.with_file_name(format!(
+            ".{}.tmp",
+            path.file_name().unwrap().to_string_lossy()
+        ));
+        std::fs::write(&temp, text).unwrap();
+        std::fs::rename(&temp, path).unwrap();
+    }
+
+    /// Saves in place: truncate and write the same file.
+    fn save_in_place(&self, path: &Path, text: &str) {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(path)
+            .unwrap();
+        f.write_all(text.as_bytes()).unwrap();
+    }
+
+    fn watch(&self, args: &[&str]) -> Watch {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rally"))
+            .arg("watch")
+            .arg(self.path("s.toml"))
+            .args(args)
+            .current_dir(self.dir.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("rally starts");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut watch = Watch {
+            child,
+            lines,
+            seen: Vec::new(),
+        };
+        watch.until("✓ all expectations hold");
+        watch
+    }
+}
+
+
+/// A running `rally watch` and everything it printed so far.
+struct Watch {
+    child: Child,
+    lines: Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl Watch {
+    /// Reads until a line contains `text`; returns the lines read, that one included.
+    fn until(&mut self, text: &str) -> Vec<String> {
+        let deadline = Instant::now() + PATIENCE;
+        let mut read = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    self.seen.push(line.clone());
+                    let done = line.contains(text);
+                    read.push(line);
+                    if done {
+                        return read;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => panic!(
+                    "no line with {text:?} within {PATIENCE:?}; output so far:\n{}",
+                    self.seen.join("\n")
+                ),
+            }
+        }
+    }
+
+    /// Every line printed within `time`.
+    fn quiet_for(&mut self, time: Duration) -> Vec<String> {
+        let deadline = Instant::now() + time;
+        let mut read = Vec::new();
+        while let Ok(line) = self
+            .lines
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        {
+            self.seen.push(line.clone());
+            read.push(line);
+        }
+        read
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn contains(lines: &[String], text: &str) -> bool {
+    lines.iter().any(|l| l.contains(text))
+}
+
+#[test]
+fn an_edit_reruns_the_scenario_and_shows_what_changed() {
+    let f = Fixture::new();
+    let mut w = f.watch(&[]);
+    assert!(contains(&w.seen, "── run 1 · rules v1 · started ──"), "{:?}", w.seen);
+    assert!(contains(&w.seen, "A        at [1, 2] facing N"), "{:?}", w.seen);
+
+    f.save_by_rename(&f.gear_path(), &f.reversed_gear());
+    let header = w.until("── run 2");
+    assert!(
+        header.last().unwrap().contains("rules v2 · scripts/elements/gear.lua changed"),
+        "{header:?}"
+    );
+    let run = w.until("✗ A: facing expected N, got S");
+    assert!(contains(&run, "first difference at event 2:"), "{run:?}");
+    assert!(contains(&run, "turned rotation=left facing=S"), "{run:?}");
+    assert!(contains(&run, "A        facing N → S"), "{run:?}");
+
+    f.save_in_place(&f.gear_path(), &f.gear);
+    w.until("── run 3 · rules v3");
+    let run = w.until("✓ all expectations hold");
+    assert!(contains(&run, "A        facing S → N"), "{run:?}");
+}
+
+#[test]
+fn a_broken_script_is_reported_and_the_old_rules_keep_answering() {
+    let f = Fixture::new();
+    let mut w = f.watch(&[]);
+
+    f.save_by_rename(&f.gear_path(), "return rally.element {\n  name = \n");
+    let failure = w.until("gear.lua:");
+    assert!(
+        contains(&failure, "✗ reload failed, still using rules v1"),
+        "{failure:?}"
+    );
+    assert!(!contains(&failure, "── run 2"), "no run with broken rules: {failure:?}");
+
+    // Only the scenario changes: the last good rules (v1, the real gear) answer.
+    f.save_by_rename(
+        &f.path("s.toml"),
+        &SCENARIO.replace("facing = \"W\"", "facing = \"E\""),
+    );
+    w.until("── run 2 · rules v1 · s.toml changed ──");
+    let run = w.until("✗ A: facing expected N, got S");
+    assert!(contains(&run, "A        facing N → S"), "{run:?}");
+
+    // The fix loads: new rules, and the run goes on from where the last one ended.
+    f.save_by_rename(&f.gear_path(), &f.reversed_gear());
+    w.until("── run 3 · rules v2 · scripts/elements/gear.lua changed ──");
+    let run = w.until("✓ all expectations hold");
+    assert!(contains(&run, "A        facing S → N"), "{run:?}");
+}
+
+#[test]
+fn a_deleted_script_fails_until_it_is_recreated() {
+    let f = Fixture::new();
+    let mut w = f.watch(&[]);
+    std::fs::remove_file(f.gear_path()).unwrap();
+    let failure = w.until("unknown element `gear`");
+    assert!(
+        contains(&failure, "✗ reload failed, still using rules v1"),
+        "{failure:?}"
+    );
+    std::fs::write(f.gear_path(), &f.gear).unwrap();
+    w.until("── run 2 · rules v2 · scripts/elements/gear.lua changed ──");
+    let run = w.until("✓ all expectations hold");
+    assert!(contains(&run, "no change"), "{run:?}");
+}
+
+#[test]
+fn temp_files_and_saves_without_changes_do_not_rerun() {
+    let f = Fixture::new();
+    let mut w = f.watch(&[]);
+    std::fs::write(f.path("scripts/elements/.gear.lua.swp"), "junk").unwrap();
+    std::fs::write(f.path("scripts/elements/gear.lua~"), "junk").unwrap();
+    std::fs::write(f.path("scripts/elements/notes.txt"), "junk").unwrap();
+    f.save_by_rename(&f.gear_path(), &f.gear);
+    f.save_in_place(&f.path("s.toml"), SCENARIO);
+    let printed = w.quiet_for(Duration::from_millis(1500));
+    assert!(printed.is_empty(), "nothing changed, yet: {printed:?}");
+}
+
+#[test]
+fn fifty_saves_in_a_second_end_in_one_consistent_run() {
+    let f = Fixture::new();
+    // The default quiet period (40 ms) merges saves less than 40 ms apart; a longer one here
+    // keeps the test from depending on how promptly a loaded machine schedules the writer.
+    let mut w = f.watch(&["--debounce", "250"]);
+    let reversed = f.reversed_gear();
+    for i in 0..50 {
+        let text = if i % 2 == 1 { &reversed } else { &f.gear };
+        f.save_in_place(&f.gear_path(), &format!("{text}\n-- save {i}\n"));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let run = w.until("── run 2");
+    assert!(
+        run.iter().all(|l| !l.contains("reload failed")),
+        "a half-written file was loaded: {run:?}"
+    );
+    // The last save (49) has the reversed gear.
+    let run = w.until("✗ A: facing expected N, got S");
+    assert!(contains(&run, "A        facing N → S"), "{run:?}");
+    let later = w.quiet_for(Duration::from_millis(1500));
+    assert!(!contains(&later, "── run"), "more than one run: {later:?}");
+}
+
+#[test]
+fn polling_sees_changes_too() {
+    let f = Fixture::new();
+    let mut w = f.watch(&["--poll"]);
+    f.save_by_rename(&f.gear_path(), &f.reversed_gear());
+    w.until("── run 2 · rules v2");
+    w.until("✗ A: facing expected N, got S");
+}
+
+#[test]
+fn timings_split_the_latency() {
+    let f = Fixture::new();
+    let mut w = f.watch(&["--timings"]);
+    f.save_in_place(&f.gear_path(), &f.reversed_gear());
+    let line = w.until("timings: debounce").pop().unwrap();
+    for part in ["rebuild", "re-run", "save → result"] {
+        assert!(line.contains(part), "{line}");
+    }
+}
