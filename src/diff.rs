@@ -58,7 +58,10 @@ impl Diff {
 pub fn compare(before: &Outcome, after: &Outcome) -> Diff {
     let longest = before.events.len().max(after.events.len());
     let divergence = (0..longest)
-        .find(|&i| before.events.get(i) != after.events.get(i))
+        .find(|&i| match (before.events.get(i), after.events.get(i)) {
+            (Some(b), Some(a)) => !same_event(b, a),
+            _ => true,
+        })
         .map(|i| Divergence {
             index: i + 1,
             before: before.events.get(i).cloned(),
@@ -89,6 +92,18 @@ pub fn compare(before: &Outcome, after: &Outcome) -> Diff {
     Diff { divergence, robots }
 }
 
+/// Events are the same when they say the same thing: details are compared as named values,
+/// in any order (a recorded log read back from JSON need not keep the order they were made in).
+fn same_event(a: &Event, b: &Event) -> bool {
+    a.turn == b.turn
+        && a.register == b.register
+        && a.segment == b.segment
+        && a.robot == b.robot
+        && a.what == b.what
+        && a.detail.iter().count() == b.detail.iter().count()
+        && a.detail.iter().all(|(k, v)| b.detail.get(k) == Some(v))
+}
+
 fn robot_differences(b: &Robot, a: &Robot) -> Vec<Difference> {
     let vars = |r: &Robot| serde_json::Value::Object(r.vars.clone()).to_string();
     let properties: [(&'static str, String, String); 9] = [
@@ -97,7 +112,11 @@ fn robot_differences(b: &Robot, a: &Robot) -> Vec<Difference> {
         ("damage", b.damage.to_string(), a.damage.to_string()),
         ("lives", b.lives.to_string(), a.lives.to_string()),
         ("flags", b.flags.to_string(), a.flags.to_string()),
-        ("destroyed", b.destroyed.to_string(), a.destroyed.to_string()),
+        (
+            "destroyed",
+            b.destroyed.to_string(),
+            a.destroyed.to_string(),
+        ),
         (
             "powered_down",
             b.powered_down.to_string(),
@@ -159,9 +178,9 @@ mod tests {
     use super::*;
     use crate::geometry::{Dir, Pos};
 
-    fn outcome(robots: Vec<Robot>, moves: &[&str]) -> Outcome {
+    fn outcome(robots: Vec<Robot>, moves: &[&'static str]) -> Outcome {
         let mut state = GameState::new(robots, 0);
-        for what in moves {
+        for &what in moves {
             state.log(Some(0), what, serde_json::Map::new());
         }
         Outcome {
@@ -200,6 +219,22 @@ mod tests {
             text.contains("A        at [1, 1] → [1, 2], facing N → S, damage 0 → 1"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn details_in_another_order_are_the_same_event() {
+        let robots = vec![Robot::new("A", Pos::new(0, 0), Dir::N)];
+        let (mut a, mut b) = (GameState::new(robots.clone(), 0), GameState::new(robots, 0));
+        let detail = |keys: [&str; 2]| {
+            let mut map = serde_json::Map::new();
+            for k in keys {
+                map.insert(k.to_string(), serde_json::json!(k));
+            }
+            map
+        };
+        a.log(Some(0), "moved", detail(["dir", "to"]));
+        b.log(Some(0), "moved", detail(["to", "dir"]));
+        assert!(compare(&Outcome::of(&a), &Outcome::of(&b)).is_empty());
     }
 
     #[test]

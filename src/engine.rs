@@ -5,6 +5,7 @@
 
 use crate::board::{Board, Layout};
 use crate::cards::Card;
+use crate::decision::{Chooser, Defaults, Question};
 use crate::detail;
 use crate::error::{Error, Result};
 use crate::geometry::{Dir, Pos};
@@ -12,8 +13,8 @@ use crate::order::{Native, Segment};
 use crate::script::ctx::{card_table, Ctx, RobotView};
 use crate::script::sandbox::{Budget, BUDGET_MESSAGE, INSTRUCTION_BUDGET};
 use crate::script::{lua_message, Defs, RuleEvent, RuleSet, TileEvent};
-use crate::state::{GameState, RobotId};
-use crate::world::{Arrival, Blocked, How, World};
+use crate::state::{GameState, RobotId, REENTRY_DAMAGE};
+use crate::world::{Arrival, Blocked, Hit, How, World};
 use mlua::{AnyUserData, Function, IntoLuaMulti, Lua, Table, Value};
 use std::cell::{Cell, Ref, RefCell};
 use std::rc::Rc;
@@ -31,6 +32,9 @@ pub struct Link {
     pub tiles: Vec<Table>,
     /// Per step: the tiles whose element has a `tile_steps` handler for it.
     tile_steps: Vec<Vec<usize>>,
+    /// Per step: does any element on this board act on the robots standing on it then?
+    /// (Most steps have no such handler; they skip looking at the robots at all.)
+    robot_steps: Vec<bool>,
     handled: Table,
     depth: Cell<u32>,
     /// The cards revealed this register, per robot (a randomizer may have swapped one).
@@ -41,10 +45,22 @@ pub struct Link {
     /// The direction of the executing robot's last step during its card (`info.dir` in
     /// `on_card_end`: where an oil slide goes).
     last_step: Cell<Option<Dir>>,
+    /// Who answers `ctx:choose` (kept by the [`Game`] across hot reloads).
+    chooser: SharedChooser,
+    /// Set while a bot tries programs out: questions say so (`Question::rehearsal`).
+    rehearsal: Rc<Cell<bool>>,
 }
 
+/// The chooser a game and its current rule set share.
+type SharedChooser = Rc<RefCell<Box<dyn Chooser>>>;
+
 impl Link {
-    fn new(rules: &RuleSet, world: Rc<RefCell<World>>) -> mlua::Result<Rc<Link>> {
+    fn new(
+        rules: &RuleSet,
+        world: Rc<RefCell<World>>,
+        chooser: SharedChooser,
+        rehearsal: Rc<Cell<bool>>,
+    ) -> mlua::Result<Rc<Link>> {
         let lua = &rules.lua;
         let (board, count) = {
             let w = world.borrow();
@@ -69,6 +85,9 @@ impl Link {
                     .collect()
             })
             .collect();
+        let robot_steps = (0..rules.order.len())
+            .map(|step| board.tiles.iter().any(|t| rules.elements[t.element].steps.contains_key(&step)))
+            .collect();
         let rally: Table = lua.globals().get("rally")?;
         let link = Rc::new(Link {
             world,
@@ -78,11 +97,14 @@ impl Link {
             robots,
             tiles,
             tile_steps,
+            robot_steps,
             handled: rally.get("HANDLED")?,
             depth: Cell::new(0),
             revealed: RefCell::new(vec![None; count]),
             executing: Cell::new(None),
             last_step: Cell::new(None),
+            chooser,
+            rehearsal,
         });
         lua.set_app_data(link.clone());
         Ok(link)
@@ -188,7 +210,7 @@ impl<'a> Engine<'a> {
         let info = &defs.order[step];
         {
             let mut w = self.world();
-            w.state.segment = info.segment.name().to_string();
+            w.state.segment = info.segment.name().into();
             w.defer_damage = info.segment == Segment::Lasers;
         }
         for rule in &defs.rules {
@@ -197,6 +219,7 @@ impl<'a> Engine<'a> {
                 self.call(f, self.link.ctx.clone(), what)?;
             }
         }
+        self.option_steps(step)?;
         let board = self.board();
         for &t in &self.link.tile_steps[step] {
             let f = &defs.elements[board.tiles[t].element].tile_steps[&step];
@@ -205,7 +228,9 @@ impl<'a> Engine<'a> {
         }
         // Robots on tiles with a handler for this step, in board order; a robot moved during
         // the step is not visited again on its new square.
-        let standing: Vec<(RobotId, Pos)> = {
+        let standing: Vec<(RobotId, Pos)> = if !self.link.robot_steps[step] {
+            Vec::new()
+        } else {
             let w = self.link.world.borrow();
             let mut v: Vec<(RobotId, Pos)> = w
                 .state
@@ -249,10 +274,279 @@ impl<'a> Engine<'a> {
             None => {}
         }
         self.flush_conveys()?;
-        let mut w = self.world();
-        w.flush_damage();
-        w.defer_damage = false;
+        self.flush_damage()?;
+        self.world().defer_damage = false;
+        self.tell_destroyed()
+    }
+
+    /// Calls the step's handlers of every option held by a robot on the board: robots in
+    /// the order they are listed, options in the order they were drawn.
+    fn option_steps(&self, step: usize) -> Result<()> {
+        let defs = self.link.defs.clone();
+        if defs.options.iter().all(|o| o.steps.is_empty()) {
+            return Ok(());
+        }
+        let count = self.link.world.borrow().state.robots.len();
+        for id in 0..count {
+            for (def, name) in self.held_options(id) {
+                let Some(f) = defs.options[def].steps.get(&step) else {
+                    continue;
+                };
+                // An earlier handler may have destroyed the robot or spent the option.
+                let Some(option) = self.option_arg(id, &name)? else {
+                    continue;
+                };
+                if !self.is_active(id) {
+                    break;
+                }
+                let what = || self.option_context(def, &defs.order[step].name, id);
+                self.call(f, (self.link.ctx.clone(), self.robot(id), option), what)?;
+            }
+        }
         Ok(())
+    }
+
+    /// The options a robot holds that the rule set defines, as (definition, name), in the
+    /// order they were drawn. (One a hot reload removed is skipped.)
+    fn held_options(&self, id: RobotId) -> Vec<(usize, String)> {
+        let w = self.link.world.borrow();
+        w.state.robots[id]
+            .options
+            .iter()
+            .filter_map(|o| {
+                let def = self.link.defs.options.iter().position(|d| d.name == o.name)?;
+                Some((def, o.name.clone()))
+            })
+            .collect()
+    }
+
+    /// The option as its handlers get it: `{ name =, uses =, max_uses = }`; `None` if the
+    /// robot no longer holds it.
+    fn option_arg(&self, id: RobotId, name: &str) -> Result<Option<Table>> {
+        let held = {
+            let w = self.link.world.borrow();
+            let r = &w.state.robots[id];
+            r.option(name).map(|i| r.options[i].uses_left)
+        };
+        let Some(uses) = held else { return Ok(None) };
+        let max = self.link.defs.option_def(name).and_then(|d| d.uses);
+        let table = || -> mlua::Result<Table> {
+            let t = self.lua.create_table()?;
+            t.raw_set("name", name)?;
+            t.raw_set("uses", uses)?;
+            t.raw_set("max_uses", max)?;
+            Ok(t)
+        };
+        table().map(Some).map_err(|e| Error::Script(lua_message(&e)))
+    }
+
+    fn option_context(&self, def: usize, hook: &str, id: RobotId) -> String {
+        let o = &self.link.defs.options[def];
+        format!("option `{}` ({}), {hook}, robot {}", o.name, o.file, self.robot_name(id))
+    }
+
+    /// Runs every held option's `modify[key]` on `value` (held order) and returns the
+    /// result: how the core and scripts ask "what do this robot's options make of it?"
+    /// (`hand_size`, `reentry_damage`, `main_laser`).
+    pub fn modify(&self, id: RobotId, key: &str, mut value: Value) -> Result<Value> {
+        let defs = self.link.defs.clone();
+        for (def, name) in self.held_options(id) {
+            let Some(f) = defs.options[def].modifier(key) else {
+                continue;
+            };
+            let Some(option) = self.option_arg(id, &name)? else {
+                continue;
+            };
+            let what = || self.option_context(def, &format!("modify.{key}"), id);
+            let result = self.call(f, (self.link.ctx.clone(), self.robot(id), value.clone(), option), what)?;
+            if !result.is_nil() {
+                value = result;
+            }
+        }
+        Ok(value)
+    }
+
+    /// [`Engine::modify`] for a number: a script returning anything else is an error.
+    pub fn modify_number(&self, id: RobotId, key: &str, value: i32) -> Result<i32> {
+        match self.modify(id, key, Value::Integer(value.into()))? {
+            Value::Integer(n) => Ok(n as i32),
+            Value::Number(n) if n.fract() == 0.0 => Ok(n as i32),
+            other => Err(Error::Script(format!(
+                "robot {}: the options' `modify.{key}` must give a whole number, not {other:?}",
+                self.robot_name(id)
+            ))),
+        }
+    }
+
+    /// Asks the robot's player a question (the decision interface, `crate::decision`) and
+    /// logs `chose` with the answer. No answer from the chooser means the first choice.
+    pub fn choose(
+        &self,
+        id: RobotId,
+        key: &str,
+        choices: Vec<String>,
+        text: String,
+        detail: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<String> {
+        let name = self.robot_name(id);
+        if choices.is_empty() {
+            return Err(Error::Script(format!(
+                "robot {name}: question `{key}` has no choices"
+            )));
+        }
+        let question = Question {
+            robot: id,
+            robot_name: name.clone(),
+            key: key.to_string(),
+            choices,
+            text,
+            detail,
+            rehearsal: self.link.rehearsal.get(),
+        };
+        let given = self.link.chooser.borrow_mut().choose(&question);
+        let (answer, default) = match given {
+            None => (question.default_answer().to_string(), true),
+            Some(a) if question.choices.contains(&a) => (a, false),
+            Some(a) => {
+                return Err(Error::Script(format!(
+                    "robot {name}: `{a}` is not an answer to `{key}`; expected one of {}",
+                    question.choices.join(", ")
+                )))
+            }
+        };
+        self.world().state.log(
+            Some(id),
+            "chose",
+            detail! {"question" => key, "answer" => answer.clone(), "default" => default},
+        );
+        Ok(answer)
+    }
+
+    /// Deals damage: queued while the step fires a volley (segment D), otherwise at once.
+    /// `from` is the side of the robot it comes from, when it has one (a beam).
+    pub fn damage(&self, id: RobotId, amount: i32, cause: &str, from: Option<Dir>) -> Result<()> {
+        let hit = Hit {
+            robot: id,
+            amount,
+            cause: cause.to_string(),
+            from,
+        };
+        if self.link.world.borrow().defer_damage {
+            self.world().queue_hit(hit);
+            Ok(())
+        } else {
+            self.apply_hit(hit)
+        }
+    }
+
+    /// Applies the queued volley, hit by hit: robots destroyed by it still fired in it.
+    fn flush_damage(&self) -> Result<()> {
+        loop {
+            let hits = self.world().take_hits();
+            if hits.is_empty() {
+                return Ok(());
+            }
+            for hit in hits {
+                self.apply_hit(hit)?;
+            }
+        }
+    }
+
+    /// Damage as the robot takes it: first its options' `on_damage` (held order), then the
+    /// rules' `on_damage`, each may lower it (logged as `damage_prevented`); then the tokens.
+    fn apply_hit(&self, hit: Hit) -> Result<()> {
+        let id = hit.robot;
+        let mut amount = hit.amount;
+        if amount <= 0 || !self.is_active(id) {
+            return Ok(());
+        }
+        let defs = self.link.defs.clone();
+        let info = || -> Result<Table> {
+            let make = || -> mlua::Result<Table> {
+                let t = self.lua.create_table()?;
+                t.raw_set("cause", hit.cause.as_str())?;
+                t.raw_set("from", hit.from.map(Dir::name))?;
+                Ok(t)
+            };
+            make().map_err(|e| Error::Script(lua_message(&e)))
+        };
+        let mut handlers: Vec<(Function, String, String)> = Vec::new();
+        for (def, name) in self.held_options(id) {
+            if let Some(f) = &defs.options[def].on_damage {
+                handlers.push((f.clone(), name, self.option_context(def, "on_damage", id)));
+            }
+        }
+        for rule in &defs.rules {
+            if let Some(f) = rule.events.get(&RuleEvent::Damage) {
+                let what = format!("rule `{}` ({}), on_damage, robot {}", rule.name, rule.file, self.robot_name(id));
+                handlers.push((f.clone(), rule.name.clone(), what));
+            }
+        }
+        for (f, by, what) in handlers {
+            if amount <= 0 || !self.is_active(id) {
+                break;
+            }
+            let option = self.option_arg(id, &by)?;
+            if defs.option_def(&by).is_some() && option.is_none() {
+                continue; // an option spent by an earlier handler
+            }
+            let result = self.call(&f, (self.link.ctx.clone(), self.robot(id), amount, info()?, option), || what.clone())?;
+            let new = match result {
+                Value::Nil => amount,
+                Value::Integer(n) => n as i32,
+                Value::Number(n) => n as i32,
+                other => {
+                    return Err(Error::Script(format!(
+                        "{what}: on_damage must return nil or a number, not a {}",
+                        other.type_name()
+                    )))
+                }
+            }
+            .clamp(0, amount);
+            if new < amount {
+                self.world().state.log(
+                    Some(id),
+                    "damage_prevented",
+                    detail! {"amount" => amount - new, "by" => by, "cause" => hit.cause.clone()},
+                );
+            }
+            amount = new;
+        }
+        if self.is_active(id) {
+            self.world().apply_damage(id, amount, &hit.cause);
+        }
+        Ok(())
+    }
+
+    /// Tells the rules' `on_destroyed` about every robot destroyed since the last time, in
+    /// order of destruction (a destroyed robot scraps an option there, rules.md §6.5).
+    fn tell_destroyed(&self) -> Result<()> {
+        let defs = self.link.defs.clone();
+        loop {
+            let ids = std::mem::take(&mut self.world().destroyed_now);
+            if ids.is_empty() {
+                return Ok(());
+            }
+            for id in ids {
+                for rule in &defs.rules {
+                    let Some(f) = rule.events.get(&RuleEvent::Destroyed) else {
+                        continue;
+                    };
+                    if self.is_active(id) {
+                        break;
+                    }
+                    let what = || {
+                        format!(
+                            "rule `{}` ({}), on_destroyed, robot {}",
+                            rule.name,
+                            rule.file,
+                            self.robot_name(id)
+                        )
+                    };
+                    self.call(f, (self.link.ctx.clone(), self.robot(id)), what)?;
+                }
+            }
+        }
     }
 
     /// Calls a tile event on every element of the robot's square; stops at the first handler
@@ -341,6 +635,7 @@ impl<'a> Engine<'a> {
         for (id, card) in queue {
             if self.is_active(id) {
                 self.execute_card(id, card)?;
+                self.tell_destroyed()?;
             }
         }
         Ok(())
@@ -360,7 +655,13 @@ impl<'a> Engine<'a> {
             .state
             .log(Some(id), "card", detail! {"card" => card.to_string()});
         let mut distance = card.kind.distance();
-        let card_arg = || card_table(self.lua, &card);
+        // Each handler sees the distance as the handlers before it left it (Fourth Gear
+        // makes a Move 3 go 4; water then takes the first of those 4 squares).
+        let card_arg = |distance: i32| -> mlua::Result<Table> {
+            let t = card_table(self.lua, &card)?;
+            t.raw_set("distance", distance)?;
+            Ok(t)
+        };
         let start = self.link.world.borrow().state.robots[id].at;
         self.link.last_step.set(None);
         let mut handled = false;
@@ -372,7 +673,7 @@ impl<'a> Engine<'a> {
             let args = (
                 self.link.ctx.clone(),
                 self.robot(id),
-                card_arg().map_err(|e| Error::Script(lua_message(&e)))?,
+                card_arg(distance).map_err(|e| Error::Script(lua_message(&e)))?,
             );
             let what = || {
                 format!(
@@ -392,8 +693,33 @@ impl<'a> Engine<'a> {
             }
         }
         if !handled {
+            // The robot's options (Brakes, Fourth Gear, Crab Legs...), in the order drawn.
+            for (def, name) in self.held_options(id) {
+                let Some(f) = &defs.options[def].on_card else {
+                    continue;
+                };
+                let Some(option) = self.option_arg(id, &name)? else {
+                    continue;
+                };
+                let card = card_arg(distance).map_err(|e| Error::Script(lua_message(&e)))?;
+                let what = || self.option_context(def, "on_card", id);
+                let result = self.call(f, (self.link.ctx.clone(), self.robot(id), card, option), what)?;
+                match self.interpret_card_result(result)? {
+                    CardResult::Handled => {
+                        handled = true;
+                        break;
+                    }
+                    CardResult::Distance(d) => distance = d,
+                    CardResult::Normal => {}
+                }
+                if !self.is_active(id) {
+                    return Ok(());
+                }
+            }
+        }
+        if !handled {
             let result = self.tile_event(TileEvent::Card, id, |tile| {
-                (self.link.ctx.clone(), tile, self.robot(id), card_arg()?)
+                (self.link.ctx.clone(), tile, self.robot(id), card_arg(distance)?)
                     .into_lua_multi(self.lua)
             })?;
             match self.interpret_card_result(result)? {
@@ -426,7 +752,7 @@ impl<'a> Engine<'a> {
                 let info = self.lua.create_table()?;
                 info.raw_set("moved", moved)?;
                 info.raw_set("dir", last_step.map(Dir::name))?;
-                (self.link.ctx.clone(), tile, self.robot(id), card_arg()?, info)
+                (self.link.ctx.clone(), tile, self.robot(id), card_arg(distance)?, info)
                     .into_lua_multi(self.lua)
             })?;
         }
@@ -674,7 +1000,15 @@ impl<'a> Engine<'a> {
     }
 
     fn reenter(&self) -> Result<()> {
-        let back = self.world().reenter_all();
+        // Options may change the re-entry damage (Superior Archive), asked before anyone moves.
+        let waiting = self.link.world.borrow().waiting_to_reenter();
+        let mut damage = std::collections::HashMap::new();
+        for id in waiting {
+            damage.insert(id, self.modify_number(id, "reentry_damage", REENTRY_DAMAGE)?);
+        }
+        let back = self
+            .world()
+            .reenter_all(&|id| damage.get(&id).copied().unwrap_or(REENTRY_DAMAGE));
         let defs = self.link.defs.clone();
         for id in back {
             for rule in &defs.rules {
@@ -720,6 +1054,8 @@ pub struct Game {
     rules: RuleSet,
     link: Rc<Link>,
     layout: Layout,
+    chooser: SharedChooser,
+    rehearsal: Rc<Cell<bool>>,
 }
 
 impl Game {
@@ -727,12 +1063,17 @@ impl Game {
     pub fn new(layout: Layout, state: GameState, rules: RuleSet) -> Result<Game> {
         let board = Rc::new(Board::compile(&layout, &rules)?);
         let world = Rc::new(RefCell::new(World::new(board, state)));
-        let link = Link::new(&rules, world.clone()).map_err(|e| Error::Script(lua_message(&e)))?;
+        let chooser: SharedChooser = Rc::new(RefCell::new(Box::new(Defaults)));
+        let rehearsal = Rc::new(Cell::new(false));
+        let link = Link::new(&rules, world.clone(), chooser.clone(), rehearsal.clone())
+            .map_err(|e| Error::Script(lua_message(&e)))?;
         Ok(Game {
             world,
             rules,
             link,
             layout,
+            chooser,
+            rehearsal,
         })
     }
 
@@ -742,7 +1083,8 @@ impl Game {
         let board = Rc::new(Board::compile(&self.layout, &rules)?);
         let state = self.world.borrow().state.clone();
         let world = Rc::new(RefCell::new(World::new(board, state)));
-        let link = Link::new(&rules, world.clone()).map_err(|e| Error::Script(lua_message(&e)))?;
+        let link = Link::new(&rules, world.clone(), self.chooser.clone(), self.rehearsal.clone())
+            .map_err(|e| Error::Script(lua_message(&e)))?;
         self.rules.lua.remove_app_data::<Rc<Link>>();
         (self.world, self.rules, self.link) = (world, rules, link);
         Ok(())
@@ -762,6 +1104,29 @@ impl Game {
 
     pub fn rules(&self) -> &RuleSet {
         &self.rules
+    }
+
+    /// Who answers the players' questions from now on (`crate::decision`): fixed answers
+    /// in a scenario, bots and people in a game. The default chooser takes every default.
+    pub fn set_chooser(&mut self, chooser: Box<dyn Chooser>) {
+        *self.chooser.borrow_mut() = chooser;
+    }
+
+    /// Marks what runs next as a rehearsal (a bot trying programs out) or not; returns the
+    /// previous setting. Questions asked meanwhile carry `rehearsal = true`, so a chooser
+    /// for people answers them as a bot would instead of asking.
+    pub fn set_rehearsal(&mut self, on: bool) -> bool {
+        self.rehearsal.replace(on)
+    }
+
+    /// Cards to deal this robot with its damage and options (rules.md §1.3: 9 − damage,
+    /// never below 0, Extra Memory +1): the options' `modify.hand_size` applied to
+    /// `deal::hand_size`. The dealer asks this for every robot it deals to.
+    pub fn hand_size(&self, robot: RobotId) -> Result<usize> {
+        let damage = self.state().robots[robot].damage;
+        let base = crate::game::deal::hand_size(damage) as i32;
+        let n = self.engine().modify_number(robot, "hand_size", base)?;
+        Ok(n.max(0) as usize)
     }
 
     pub fn state(&self) -> Ref<'_, GameState> {
@@ -806,6 +1171,9 @@ impl Game {
             events.truncate(logged);
             w.state = before;
             w.state.events = events;
+            // What the failed register queued belongs to it.
+            w.take_hits();
+            w.destroyed_now.clear();
             tracing::warn!("rolled back: {e}");
         }
         result

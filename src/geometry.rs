@@ -113,13 +113,15 @@ impl Dir {
 
     /// Accepts `N`/`E`/`S`/`W` and the long names, in any case.
     pub fn parse(text: &str) -> Option<Dir> {
-        match text.to_ascii_lowercase().as_str() {
-            "n" | "north" => Some(Dir::N),
-            "e" | "east" => Some(Dir::E),
-            "s" | "south" => Some(Dir::S),
-            "w" | "west" => Some(Dir::W),
-            _ => None,
-        }
+        Dir::ALL.into_iter().find(|d| {
+            let long = match d {
+                Dir::N => "north",
+                Dir::E => "east",
+                Dir::S => "south",
+                Dir::W => "west",
+            };
+            text.eq_ignore_ascii_case(d.name()) || text.eq_ignore_ascii_case(long)
+        })
     }
 }
 

@@ -8,6 +8,7 @@ pub mod board;
 pub mod builtin;
 pub mod cards;
 pub mod commands;
+pub mod decision;
 pub mod diff;
 pub mod engine;
 pub mod error;

@@ -170,7 +170,9 @@ fn main() -> ExitCode {
             record,
             replay: None,
         } => commands::run::run(
-            scenario.as_deref().expect("clap requires a scenario without --replay"),
+            scenario
+                .as_deref()
+                .expect("clap requires a scenario without --replay"),
             &RunOptions {
                 json: *json,
                 repeat: *repeat,

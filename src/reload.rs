@@ -77,7 +77,12 @@ impl Watched {
     /// switched on (named by the choice, so that a variant which fails to load is watched too).
     pub fn rules(sources: &Sources) -> Watched {
         let mut folders = vec![sources.scripts.clone()];
-        folders.extend(sources.choices.iter().map(|c| sources.variants.join(&c.name)));
+        folders.extend(
+            sources
+                .choices
+                .iter()
+                .map(|c| sources.variants.join(&c.name)),
+        );
         Watched {
             folders,
             files: Vec::new(),
@@ -248,6 +253,9 @@ impl Watcher {
                 }
             }
         }
+        // A folder that does not exist (a variant switched on but not written yet) cannot be
+        // watched; it is looked for again whenever what is watched changes.
+        wanted.retain(|(path, _)| path.is_dir());
         for (path, _) in &self.registered {
             if !wanted.iter().any(|(w, _)| w == path) {
                 // The folder may be gone already; nothing to undo then.
@@ -319,7 +327,12 @@ impl Watcher {
             .iter()
             .filter(|(p, h)| self.hashes.get(*p) != Some(h))
             .map(|(p, _)| p.clone())
-            .chain(self.hashes.keys().filter(|p| !now.contains_key(*p)).cloned())
+            .chain(
+                self.hashes
+                    .keys()
+                    .filter(|p| !now.contains_key(*p))
+                    .cloned(),
+            )
             .collect();
         changed.sort();
         changed.dedup();
@@ -609,7 +622,9 @@ program = ["uturn", "uturn", "uturn"]
         let scripts = dir.path().join("scripts");
         for sub in ["elements", "rules"] {
             std::fs::create_dir_all(scripts.join(sub)).unwrap();
-            let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts").join(sub);
+            let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("scripts")
+                .join(sub);
             for entry in std::fs::read_dir(from).unwrap() {
                 let entry = entry.unwrap();
                 std::fs::copy(entry.path(), scripts.join(sub).join(entry.file_name())).unwrap();
@@ -651,7 +666,10 @@ program = ["uturn", "uturn", "uturn"]
 
         // A save that changes nothing is not a change.
         std::fs::write(gear(dir.path()), std::fs::read(gear(dir.path())).unwrap()).unwrap();
-        assert!(hot.watcher.wait_change(Some(Duration::from_millis(400))).is_none());
+        assert!(hot
+            .watcher
+            .wait_change(Some(Duration::from_millis(400)))
+            .is_none());
 
         std::fs::write(
             gear(dir.path()),
@@ -689,7 +707,10 @@ program = ["uturn", "uturn", "uturn"]
             text.starts_with("✗ reload failed, still using rules v1"),
             "{text}"
         );
-        assert!(text.contains("gear.lua:"), "names the file and line: {text}");
+        assert!(
+            text.contains("gear.lua:"),
+            "names the file and line: {text}"
+        );
         game.start_turn().unwrap();
         game.run_register(1).unwrap();
         assert_eq!(game.state().robots[0].facing.to_string(), "W");
@@ -703,7 +724,10 @@ program = ["uturn", "uturn", "uturn"]
         let good = std::fs::read_to_string(gear(dir.path())).unwrap();
         // Loads cleanly, fails when the gear turns a robot.
         edit_gear(dir.path(), "ctx:rotate(robot, tile.turn .. nil)");
-        assert!(matches!(wait(&mut hot, &mut game), Reloaded::Swapped { generation: 2, .. }));
+        assert!(matches!(
+            wait(&mut hot, &mut game),
+            Reloaded::Swapped { generation: 2, .. }
+        ));
         game.start_turn().unwrap();
         let before = game.state().robots[0].clone();
         let error = game.run_register(1).unwrap_err().to_string();
@@ -711,7 +735,10 @@ program = ["uturn", "uturn", "uturn"]
         assert_eq!(game.state().robots[0], before, "rolled back");
 
         std::fs::write(gear(dir.path()), &good).unwrap();
-        assert!(matches!(wait(&mut hot, &mut game), Reloaded::Swapped { generation: 3, .. }));
+        assert!(matches!(
+            wait(&mut hot, &mut game),
+            Reloaded::Swapped { generation: 3, .. }
+        ));
         game.run_register(1).unwrap();
         assert_eq!(game.state().robots[0].facing.to_string(), "W");
         // Turn the other way from now on: the uturn then the gear bring it back to north.
@@ -719,14 +746,23 @@ program = ["uturn", "uturn", "uturn"]
             dir.path(),
             "ctx:rotate(robot, tile.turn == 'left' and 'right' or 'left')",
         );
-        assert!(matches!(wait(&mut hot, &mut game), Reloaded::Swapped { generation: 4, .. }));
+        assert!(matches!(
+            wait(&mut hot, &mut game),
+            Reloaded::Swapped { generation: 4, .. }
+        ));
         game.run_register(2).unwrap();
         assert_eq!(game.state().robots[0].facing.to_string(), "N");
     }
 
     #[test]
     fn temporary_files_do_not_matter() {
-        for name in [".gear.lua.swp", ".#gear.lua", "gear.lua~", "#gear.lua#", "notes.txt"] {
+        for name in [
+            ".gear.lua.swp",
+            ".#gear.lua",
+            "gear.lua~",
+            "#gear.lua#",
+            "notes.txt",
+        ] {
             assert!(!may_matter(Path::new(name)), "{name}");
         }
         for name in ["gear.lua", "board.toml", "elements"] {

@@ -148,7 +148,7 @@ pub fn event(e: &Event) -> String {
         e.robot.as_deref().unwrap_or("-"),
         e.what
     );
-    for (k, v) in &e.detail {
+    for (k, v) in e.detail.iter() {
         let v = match v {
             serde_json::Value::String(s) => s.clone(),
             other => other.to_string(),

@@ -3,11 +3,12 @@
 
 use crate::board::{BoardRef, Layout, Origin};
 use crate::cards::Card;
+use crate::decision::{Answer, Fixed};
 use crate::engine::Game;
 use crate::error::{Error, Result, Source};
 use crate::geometry::{Dir, Pos};
 use crate::script::{RuleSet, Sources};
-use crate::state::{GameState, Robot, REGISTERS};
+use crate::state::{GameState, HeldOption, Robot, REGISTERS};
 use crate::variant::Choice;
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -30,6 +31,8 @@ struct ScenarioFile {
     registers: Option<Spanned<u8>>,
     #[serde(default)]
     end_of_turn: bool,
+    /// The option deck, top card first (default: every option, shuffled with the seed).
+    option_deck: Option<Vec<String>>,
     #[serde(default)]
     robot: Vec<Spanned<RobotFile>>,
     #[serde(default)]
@@ -55,6 +58,27 @@ struct RobotFile {
     program: Vec<Card>,
     #[serde(default)]
     vars: Map<String, Value>,
+    /// Option cards held at the start: `["brakes", { name = "ablative_coat", uses = 1 }]`.
+    #[serde(default)]
+    options: Vec<OptionFile>,
+    /// Answers to the player's questions, by question key (`crate::decision`): one answer
+    /// for every time it is asked, or a list used in order (then the default).
+    #[serde(default)]
+    choices: BTreeMap<String, Answer>,
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(untagged)]
+enum OptionFile {
+    Name(String),
+    Held(HeldFile),
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+struct HeldFile {
+    name: String,
+    uses: u32,
 }
 
 fn three() -> i32 {
@@ -78,6 +102,12 @@ pub struct Expect {
     /// How many times each event was logged for this robot, by event name
     /// (`events = { option_offered = 5, slid = 0 }`): for effects that leave no other trace.
     pub events: Option<BTreeMap<String, usize>>,
+    /// The option cards held at the end, in any order.
+    pub options: Option<Vec<String>>,
+    /// Ammunition left per held option (`option_uses = { ablative_coat = 1 }`).
+    pub option_uses: Option<BTreeMap<String, u32>>,
+    /// Cards the robot would be dealt now (9 − damage, plus its options: Extra Memory).
+    pub hand_size: Option<usize>,
 }
 
 /// One expectation that did not hold.
@@ -100,6 +130,10 @@ pub struct Scenario {
     pub end_of_turn: bool,
     pub variants: Vec<Choice>,
     pub expect: Vec<(String, Expect)>,
+    /// Fixed answers: robot name → question key → answer.
+    pub choices: BTreeMap<String, BTreeMap<String, Answer>>,
+    /// The option deck, top card first, if the file fixes it.
+    pub option_deck: Option<Vec<String>>,
 }
 
 impl Scenario {
@@ -124,6 +158,7 @@ impl Scenario {
             }
         };
         let mut robots: Vec<Robot> = Vec::new();
+        let mut choices = BTreeMap::new();
         for spanned in &file.robot {
             let r = spanned.get_ref();
             let at_err = |m: String| source.error_at(spanned.span().start, m);
@@ -158,6 +193,23 @@ impl Scenario {
             robot.powered_down = r.powered_down;
             robot.vars = r.vars.clone();
             robot.program = r.program.iter().copied().map(Some).collect();
+            robot.options = r
+                .options
+                .iter()
+                .map(|o| match o {
+                    OptionFile::Name(name) => HeldOption {
+                        name: name.clone(),
+                        uses_left: None,
+                    },
+                    OptionFile::Held(h) => HeldOption {
+                        name: h.name.clone(),
+                        uses_left: Some(h.uses),
+                    },
+                })
+                .collect();
+            if !r.choices.is_empty() {
+                choices.insert(r.name.clone(), r.choices.clone());
+            }
             robots.push(robot);
         }
         let longest = robots
@@ -215,6 +267,8 @@ impl Scenario {
             end_of_turn: file.end_of_turn,
             variants,
             expect,
+            choices,
+            option_deck: file.option_deck,
         })
     }
 
@@ -241,10 +295,37 @@ impl Scenario {
         }
     }
 
-    /// A game at the scenario's starting position, not yet resolved.
+    /// A game at the scenario's starting position, not yet resolved, answering questions
+    /// with the file's `choices`. Option names are checked against the loaded options; a
+    /// held option without a `uses` count starts full.
     pub fn start(&self, rules: RuleSet) -> Result<Game> {
-        let state = GameState::new(self.robots.clone(), self.seed);
-        Game::new(self.layout.clone(), state, rules)
+        let known = |name: &str| -> Result<Option<u32>> {
+            let def = rules.option_def(name).ok_or_else(|| Error::File {
+                file: self.path.clone(),
+                message: format!(
+                    "there is no option `{name}`{}",
+                    crate::error::suggest(name, rules.options.iter().map(|o| o.name.as_str()))
+                ),
+            })?;
+            Ok(def.uses)
+        };
+        let mut robots = self.robots.clone();
+        for robot in &mut robots {
+            for held in &mut robot.options {
+                let uses = known(&held.name)?;
+                held.uses_left = held.uses_left.or(uses);
+            }
+        }
+        let mut state = GameState::new(robots, self.seed);
+        if let Some(deck) = &self.option_deck {
+            for name in deck {
+                known(name)?;
+            }
+            state.option_deck = Some(deck.iter().rev().cloned().collect());
+        }
+        let mut game = Game::new(self.layout.clone(), state, rules)?;
+        game.set_chooser(Box::new(Fixed::new(&self.choices)));
+        Ok(game)
     }
 
     /// Resolves the scenario's registers (and end of turn) on a started game.
@@ -331,6 +412,34 @@ impl Scenario {
                     });
                 }
             }
+            if let Some(want) = &e.options {
+                let mut want = want.clone();
+                want.sort();
+                let mut got: Vec<String> = robot.options.iter().map(|o| o.name.clone()).collect();
+                got.sort();
+                if want != got {
+                    failures.push(Failure {
+                        robot: name.clone(),
+                        key: "options".into(),
+                        expected: format!("{want:?}"),
+                        actual: format!("{got:?}"),
+                    });
+                }
+            }
+            for (option, &want) in e.option_uses.iter().flatten() {
+                let got = robot
+                    .option(option)
+                    .and_then(|i| robot.options[i].uses_left)
+                    .map_or("not held or no uses".to_string(), |n| n.to_string());
+                if got != want.to_string() {
+                    failures.push(Failure {
+                        robot: name.clone(),
+                        key: format!("option_uses.{option}"),
+                        expected: want.to_string(),
+                        actual: got,
+                    });
+                }
+            }
             for (key, want) in e.vars.iter().flatten() {
                 let got = robot.vars.get(key).cloned().unwrap_or(Value::Null);
                 if !json_equal(want, &got) {
@@ -343,7 +452,52 @@ impl Scenario {
                 }
             }
         }
+        failures.extend(self.unused_choices(state));
         failures
+    }
+
+    /// A fixed answer that was never used is a failure: the question key has a typo, or
+    /// the rule under test never asked (which the test would otherwise hide).
+    fn unused_choices(&self, state: &GameState) -> Vec<Failure> {
+        let mut failures = Vec::new();
+        for (robot, answers) in &self.choices {
+            for (key, answer) in answers {
+                let asked = state
+                    .events
+                    .iter()
+                    .filter(|e| e.robot.as_deref() == Some(robot.as_str()) && e.what == "chose")
+                    .filter(|e| e.detail.get("question").and_then(Value::as_str) == Some(key))
+                    .count();
+                if asked < answer.needed() {
+                    failures.push(Failure {
+                        robot: robot.clone(),
+                        key: format!("choices.{key}"),
+                        expected: format!("asked at least {} time(s)", answer.needed()),
+                        actual: format!("asked {asked} time(s)"),
+                    });
+                }
+            }
+        }
+        failures
+    }
+
+    /// The expectations that need the rules, not just the state (`hand_size`).
+    pub fn check_game(&self, game: &Game) -> Result<Vec<Failure>> {
+        let mut failures = Vec::new();
+        for (name, e) in &self.expect {
+            let Some(want) = e.hand_size else { continue };
+            let id = game.state().find(name).expect("checked at load");
+            let got = game.hand_size(id)?;
+            if got != want {
+                failures.push(Failure {
+                    robot: name.clone(),
+                    key: "hand_size".into(),
+                    expected: want.to_string(),
+                    actual: got.to_string(),
+                });
+            }
+        }
+        Ok(failures)
     }
 
     /// Every file the scenario depends on (hot reload watches them).

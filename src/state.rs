@@ -6,6 +6,7 @@ use crate::cards::Card;
 use crate::geometry::{Dir, Pos};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 /// Index of a robot in [`GameState::robots`]; stable for the whole game.
 pub type RobotId = usize;
@@ -14,6 +15,9 @@ pub type RobotId = usize;
 pub const LETHAL_DAMAGE: i32 = 10;
 /// Registers per turn.
 pub const REGISTERS: usize = 5;
+/// Damage a destroyed robot re-enters with (rules.md §7.5), before its options (Superior
+/// Archive) have their say.
+pub const REENTRY_DAMAGE: i32 = 2;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Robot {
@@ -29,6 +33,10 @@ pub struct Robot {
     pub powered_down: bool,
     /// What scripts remember about this robot (an ice robot's speed, a portal cooldown...).
     pub vars: Map<String, Value>,
+    /// Option cards held, in the order they were drawn (rules.md §6.6). Omitted from the
+    /// JSON while empty, so games without options print what they always printed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<HeldOption>,
     /// The cards in registers 1..=5; `None` is an empty register (the robot idles).
     /// Not part of the JSON state; saves store it beside the state (`game::save`).
     #[serde(skip_serializing, default)]
@@ -51,6 +59,7 @@ impl Robot {
             destroyed: false,
             powered_down: false,
             vars: Map::new(),
+            options: Vec::new(),
             program: Vec::new(),
             destroyed_order: None,
         }
@@ -64,6 +73,21 @@ impl Robot {
     pub fn card(&self, register: u8) -> Option<Card> {
         self.program.get(register as usize - 1).copied().flatten()
     }
+
+    /// Where the robot's option `name` is in its hand, if it holds it.
+    pub fn option(&self, name: &str) -> Option<usize> {
+        self.options.iter().position(|o| o.name == name)
+    }
+}
+
+/// An option card a robot holds (rules.md §6.6).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HeldOption {
+    pub name: String,
+    /// Ammunition left, for options declared with `uses = n` (Ablative Coat's 3 points);
+    /// absent for options without a limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uses_left: Option<u32>,
 }
 
 /// One thing that happened, for the log, the JSON output and replays.
@@ -71,12 +95,63 @@ impl Robot {
 pub struct Event {
     pub turn: u32,
     pub register: u8,
-    pub segment: String,
+    pub segment: Cow<'static, str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub robot: Option<String>,
-    pub what: String,
+    pub what: Cow<'static, str>,
     #[serde(flatten)]
-    pub detail: Map<String, Value>,
+    pub detail: Detail,
+}
+
+/// An event's details: a small list of named values, written as fields of the event in JSON.
+/// Native events name their fields with static text, so recording one allocates little.
+/// Kept sorted by name, so an event reads back exactly as it was written (saves, replays).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Detail(Vec<(Cow<'static, str>, Value)>);
+
+impl Detail {
+    pub fn new() -> Detail {
+        Detail(Vec::new())
+    }
+
+    pub fn insert(&mut self, key: impl Into<Cow<'static, str>>, value: Value) {
+        let key = key.into();
+        match self.0.binary_search_by(|(k, _)| k.as_ref().cmp(key.as_ref())) {
+            Ok(i) => self.0[i].1 = value,
+            Err(i) => self.0.insert(i, (key, value)),
+        }
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
+        self.0.iter().map(|(k, v)| (k.as_ref(), v))
+    }
+}
+
+impl From<Map<String, Value>> for Detail {
+    fn from(map: Map<String, Value>) -> Detail {
+        Detail(map.into_iter().map(|(k, v)| (Cow::Owned(k), v)).collect())
+    }
+}
+
+impl Serialize for Detail {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Detail {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Detail, D::Error> {
+        Map::<String, Value>::deserialize(deserializer).map(Detail::from)
+    }
 }
 
 /// SplitMix64: tiny, fast, and its whole state is one number, so it saves and restores with
@@ -125,7 +200,14 @@ pub struct GameState {
     /// Counts destructions, so re-entry can follow their order.
     pub destructions: u64,
     /// The segment being resolved, stamped on events.
-    pub segment: String,
+    pub segment: Cow<'static, str>,
+    /// The option deck, top card last; `None` until the first draw shuffles every loaded
+    /// option not held by a robot into it (a scenario may fix it: `option_deck`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub option_deck: Option<Vec<String>>,
+    /// Options scrapped or lost; shuffled back into the deck when it runs out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub option_discards: Vec<String>,
 }
 
 impl GameState {
@@ -139,6 +221,8 @@ impl GameState {
             events: Vec::new(),
             destructions: 0,
             segment: "setup".into(),
+            option_deck: None,
+            option_discards: Vec::new(),
         }
     }
 
@@ -152,15 +236,22 @@ impl GameState {
         self.robots.iter().position(|r| r.name == name)
     }
 
-    pub fn log(&mut self, robot: Option<RobotId>, what: &str, detail: Map<String, Value>) {
+    /// Records an event. Names are usually static text, so logging allocates little: the log
+    /// is written on every move and is a measurable part of resolving a turn.
+    pub fn log(
+        &mut self,
+        robot: Option<RobotId>,
+        what: impl Into<Cow<'static, str>>,
+        detail: impl Into<Detail>,
+    ) {
         let robot = robot.map(|id| self.robots[id].name.clone());
         self.events.push(Event {
             turn: self.turn,
             register: self.register,
             segment: self.segment.clone(),
             robot,
-            what: what.to_string(),
-            detail,
+            what: what.into(),
+            detail: detail.into(),
         });
     }
 }
@@ -170,9 +261,9 @@ impl GameState {
 macro_rules! detail {
     ($($key:expr => $value:expr),* $(,)?) => {{
         #[allow(unused_mut)]
-        let mut map = serde_json::Map::new();
-        $(map.insert($key.to_string(), serde_json::json!($value));)*
-        map
+        let mut detail = $crate::state::Detail::new();
+        $(detail.insert($key, serde_json::json!($value));)*
+        detail
     }};
 }
 

@@ -59,10 +59,13 @@ pub struct Blocked {
 
 /// Damage waiting to be applied at the end of a step (segment D fires all at once).
 #[derive(Clone, Debug)]
-struct Hit {
-    robot: RobotId,
-    amount: i32,
-    cause: String,
+pub struct Hit {
+    pub robot: RobotId,
+    pub amount: i32,
+    pub cause: String,
+    /// The side of the robot the damage came from (a beam's source), if it has one:
+    /// Power-Down Shield blocks 1 point per side (rules.md §6.4).
+    pub from: Option<Dir>,
 }
 
 /// The game state together with the board it is played on, and what the current step has
@@ -75,6 +78,9 @@ pub struct World {
     hits: Vec<Hit>,
     /// Damage is queued instead of applied at once (segment D: one volley).
     pub defer_damage: bool,
+    /// Robots destroyed since the engine last looked, in order: it tells the rules'
+    /// `on_destroyed` (which, for one, discards an option, rules.md §6.5).
+    pub destroyed_now: Vec<RobotId>,
 }
 
 impl World {
@@ -85,6 +91,7 @@ impl World {
             conveys: Vec::new(),
             hits: Vec::new(),
             defer_damage: false,
+            destroyed_now: Vec::new(),
         }
     }
 
@@ -189,6 +196,7 @@ impl World {
         r.lives -= 1;
         r.destroyed_order = Some(order);
         let lives = r.lives;
+        self.destroyed_now.push(id);
         self.state.log(
             Some(id),
             "destroyed",
@@ -196,20 +204,20 @@ impl World {
         );
     }
 
-    /// Deals damage now, or queues it while damage is deferred (segment D).
-    pub fn damage(&mut self, id: RobotId, amount: i32, cause: &str) {
-        if self.defer_damage {
-            self.hits.push(Hit {
-                robot: id,
-                amount,
-                cause: cause.to_string(),
-            });
-        } else {
-            self.apply_damage(id, amount, cause);
-        }
+    /// Queues a hit, applied with the rest of the volley when the step ends (segment D).
+    /// The engine decides between this and [`World::apply_damage`] (`Engine::damage`),
+    /// because applying damage asks the robot's options and the rules first.
+    pub fn queue_hit(&mut self, hit: Hit) {
+        self.hits.push(hit);
     }
 
-    fn apply_damage(&mut self, id: RobotId, amount: i32, cause: &str) {
+    /// The queued hits, in the order they were fired.
+    pub fn take_hits(&mut self) -> Vec<Hit> {
+        std::mem::take(&mut self.hits)
+    }
+
+    /// Adds damage tokens (after options and rules had their say); 10 destroys.
+    pub fn apply_damage(&mut self, id: RobotId, amount: i32, cause: &str) {
         if amount <= 0 || self.state.robots[id].destroyed {
             return;
         }
@@ -223,13 +231,6 @@ impl World {
         );
         if total >= LETHAL_DAMAGE {
             self.destroy(id, cause);
-        }
-    }
-
-    /// Applies every queued hit together: robots destroyed by this volley still fired in it.
-    pub fn flush_damage(&mut self) {
-        for hit in std::mem::take(&mut self.hits) {
-            self.apply_damage(hit.robot, hit.amount, &hit.cause);
         }
     }
 
@@ -361,26 +362,47 @@ impl World {
         arrivals
     }
 
-    /// Traces a beam from `from` in `dir` and returns the first robot in it. The beam starts
-    /// in `from` itself (a board laser's emitter square) unless `skip_start` (a robot firing).
-    /// Walls stop it.
-    pub fn trace_beam(&self, from: Pos, dir: Dir, skip_start: bool) -> Option<RobotId> {
+    /// Traces a beam from `from` in `dir` and returns the robots it hits, in order. The beam
+    /// starts in `from` itself (a board laser's emitter square) unless `skip_start` (a robot
+    /// firing). Walls and robots stop it, except that it goes on through the first
+    /// `through` of them (High-Power Laser: one wall or robot, rules.md §6.2); a robot it
+    /// goes through is hit too.
+    pub fn trace_beam(&self, from: Pos, dir: Dir, skip_start: bool, through: u32) -> Vec<RobotId> {
+        let mut hits = Vec::new();
+        let mut passes = through;
+        // Each obstacle either stops the beam or uses up one pass.
+        fn stops(passes: &mut u32) -> bool {
+            if *passes == 0 {
+                return true;
+            }
+            *passes -= 1;
+            false
+        }
         let mut p = from;
         if !skip_start {
             if let Some(r) = self.robot_at(p) {
-                return Some(r);
+                hits.push(r);
+                if stops(&mut passes) {
+                    return hits;
+                }
             }
         }
-        while self.board.contains(p) && self.board.laser_can_cross(p, dir) {
+        while self.board.contains(p) {
+            if !self.board.laser_can_cross(p, dir) && stops(&mut passes) {
+                break;
+            }
             p = p.step(dir);
             if !self.board.contains(p) {
-                return None;
+                break;
             }
             if let Some(r) = self.robot_at(p) {
-                return Some(r);
+                hits.push(r);
+                if stops(&mut passes) {
+                    break;
+                }
             }
         }
-        None
+        hits
     }
 
     /// Is there a robot within `range` squares of `from` looking along `dir` (walls block)?
@@ -398,13 +420,8 @@ impl World {
         false
     }
 
-    /// Re-entry at the end of the turn (rules.md §7.5): in order of destruction, each robot
-    /// with a life left returns to its archive with 2 damage, facing as it did. If the archive
-    /// is taken, it goes to the nearest free square around it (ring by ring, clockwise from
-    /// north) that is not a hazard and has a facing with no robot within 3 squares in sight.
-    /// Returns the robots that re-entered.
-    pub fn reenter_all(&mut self) -> Vec<RobotId> {
-        const REENTRY_DAMAGE: i32 = 2;
+    /// The robots waiting to re-enter: destroyed, with a life left, in order of destruction.
+    pub fn waiting_to_reenter(&self) -> Vec<RobotId> {
         let mut waiting: Vec<RobotId> = (0..self.state.robots.len())
             .filter(|&i| {
                 let r = &self.state.robots[i];
@@ -412,8 +429,19 @@ impl World {
             })
             .collect();
         waiting.sort_by_key(|&i| self.state.robots[i].destroyed_order.unwrap_or(0));
+        waiting
+    }
+
+    /// Re-entry at the end of the turn (rules.md §7.5): in order of destruction, each robot
+    /// with a life left returns to its archive with `damage(robot)` damage (2, or what its
+    /// options make of it: Superior Archive), facing as it did. If the archive
+    /// is taken, it goes to the nearest free square around it (ring by ring, clockwise from
+    /// north) that is not a hazard and has a facing with no robot within 3 squares in sight.
+    /// Returns the robots that re-entered.
+    pub fn reenter_all(&mut self, damage: &dyn Fn(RobotId) -> i32) -> Vec<RobotId> {
         let mut back = Vec::new();
-        for id in waiting {
+        for id in self.waiting_to_reenter() {
+            let reentry_damage = damage(id).clamp(0, LETHAL_DAMAGE - 1);
             let (archive, facing) = (self.state.robots[id].archive, self.state.robots[id].facing);
             let spot = if self.robot_at(archive).is_none() && self.board.contains(archive) {
                 Some((archive, facing))
@@ -430,11 +458,11 @@ impl World {
             r.facing = facing;
             r.destroyed = false;
             r.destroyed_order = None;
-            r.damage = REENTRY_DAMAGE;
+            r.damage = reentry_damage;
             self.state.log(
                 Some(id),
                 "reentered",
-                detail! {"at" => at, "facing" => facing, "damage" => REENTRY_DAMAGE},
+                detail! {"at" => at, "facing" => facing, "damage" => reentry_damage},
             );
             back.push(id);
         }
@@ -455,6 +483,103 @@ impl World {
             }
         }
         None
+    }
+}
+
+/// Option cards (rules.md §6.6, §7.3): the deck, the discards and what robots hold. Which
+/// options exist is the scripts' business (`scripts/options/`); the engine passes the
+/// catalogue in, as `(name, uses)` pairs.
+impl World {
+    /// Draws the top option for a robot and returns its name; `None` when the deck and the
+    /// discards are both empty. The first draw of a game shuffles every catalogued option
+    /// that no robot holds into the deck; an empty deck takes the discards, shuffled (game
+    /// RNG both times, so a game replays the same).
+    pub fn draw_option(&mut self, id: RobotId, catalogue: &[(String, Option<u32>)]) -> Option<String> {
+        let state = &mut self.state;
+        if state.option_deck.is_none() {
+            let held: Vec<&str> = state
+                .robots
+                .iter()
+                .flat_map(|r| r.options.iter().map(|o| o.name.as_str()))
+                .collect();
+            let mut deck: Vec<String> = catalogue
+                .iter()
+                .map(|(n, _)| n.clone())
+                .filter(|n| !held.contains(&n.as_str()))
+                .collect();
+            state.rng.shuffle(&mut deck);
+            state.option_deck = Some(deck);
+        }
+        let deck = state.option_deck.get_or_insert_with(Vec::new);
+        if deck.is_empty() && !state.option_discards.is_empty() {
+            deck.append(&mut state.option_discards);
+            state.rng.shuffle(deck);
+        }
+        let Some(name) = deck.pop() else {
+            state.log(Some(id), "option_deck_empty", detail! {});
+            return None;
+        };
+        let uses_left = catalogue
+            .iter()
+            .find(|(n, _)| *n == name)
+            .and_then(|(_, uses)| *uses);
+        state.robots[id].options.push(crate::state::HeldOption {
+            name: name.clone(),
+            uses_left,
+        });
+        state.log(Some(id), "option_drawn", detail! {"option" => name});
+        Some(name)
+    }
+
+    /// Scraps a held option onto the discards; `why` goes in the event ("absorbed",
+    /// "destroyed", "swapped", "used up"...). False if the robot does not hold it.
+    pub fn discard_option(&mut self, id: RobotId, name: &str, why: &str) -> bool {
+        let Some(i) = self.state.robots[id].option(name) else {
+            return false;
+        };
+        let option = self.state.robots[id].options.remove(i);
+        self.state.option_discards.push(option.name);
+        self.state.log(
+            Some(id),
+            "option_discarded",
+            detail! {"option" => name, "why" => why},
+        );
+        true
+    }
+
+    /// Spends `n` ammunition of a held option. False (and nothing spent) if it is not held
+    /// or has fewer uses left; an option without a limit always has enough.
+    pub fn use_option(&mut self, id: RobotId, name: &str, n: u32) -> bool {
+        let Some(i) = self.state.robots[id].option(name) else {
+            return false;
+        };
+        let option = &mut self.state.robots[id].options[i];
+        let left = match option.uses_left {
+            None => return true,
+            Some(left) if left < n => return false,
+            Some(left) => left - n,
+        };
+        option.uses_left = Some(left);
+        self.state.log(
+            Some(id),
+            "option_used",
+            detail! {"option" => name, "uses_left" => left},
+        );
+        true
+    }
+
+    /// Refills a held option's ammunition to `full` (a chop shop's reload, rules.md §4.2).
+    pub fn reload_option(&mut self, id: RobotId, name: &str, full: u32) -> bool {
+        let Some(i) = self.state.robots[id].option(name) else {
+            return false;
+        };
+        self.state.robots[id].options[i].uses_left = Some(full);
+        self.state.log(
+            Some(id),
+            "option_reloaded",
+            detail! {"option" => name, "uses_left" => full},
+        );
+        true
     }
 }
 

@@ -141,7 +141,7 @@ fn a_locked_register_runs_its_card_again_next_turn() {
         }
     }
     assert_eq!(executed.len(), 5);
-    assert_eq!(executed[4].detail["card"], "uturn@10");
+    assert_eq!(executed[4].detail.get("card").unwrap(), "uturn@10");
 }
 
 #[test]

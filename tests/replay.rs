@@ -79,7 +79,11 @@ fn a_recording_replays_unchanged_then_shows_a_rule_edit() {
 #[test]
 fn a_log_that_is_not_one_is_an_error_with_its_place() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("bad.json"), "{\n  \"rally_replay\": 1,\n  \"sede\": 3\n}\n").unwrap();
+    std::fs::write(
+        dir.path().join("bad.json"),
+        "{\n  \"rally_replay\": 1,\n  \"sede\": 3\n}\n",
+    )
+    .unwrap();
     let out = rally(dir.path(), &["run", "--replay", "bad.json"]);
     assert_eq!(out.status.code(), Some(2));
     let shown = text(&out);

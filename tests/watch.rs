@@ -53,7 +53,10 @@ impl Fixture {
         );
         std::fs::write(dir.path().join("s.toml"), SCENARIO).unwrap();
         let gear = std::fs::read_to_string(dir.path().join("scripts/elements/gear.lua")).unwrap();
-        assert!(gear.contains(GEAR_LINE), "gear.lua no longer says {GEAR_LINE}");
+        assert!(
+            gear.contains(GEAR_LINE),
+            "gear.lua no longer says {GEAR_LINE}"
+        );
         Fixture { dir, gear }
     }
 
@@ -119,7 +122,6 @@ impl Fixture {
     }
 }
 
-
 /// A running `rally watch` and everything it printed so far.
 struct Watch {
     child: Child,
@@ -181,18 +183,33 @@ fn contains(lines: &[String], text: &str) -> bool {
 fn an_edit_reruns_the_scenario_and_shows_what_changed() {
     let f = Fixture::new();
     let mut w = f.watch(&[]);
-    assert!(contains(&w.seen, "── run 1 · rules v1 · started ──"), "{:?}", w.seen);
-    assert!(contains(&w.seen, "A        at [1, 2] facing N"), "{:?}", w.seen);
+    assert!(
+        contains(&w.seen, "── run 1 · rules v1 · started ──"),
+        "{:?}",
+        w.seen
+    );
+    assert!(
+        contains(&w.seen, "A        at [1, 2] facing N"),
+        "{:?}",
+        w.seen
+    );
 
     f.save_by_rename(&f.gear_path(), &f.reversed_gear());
     let header = w.until("── run 2");
     assert!(
-        header.last().unwrap().contains("rules v2 · scripts/elements/gear.lua changed"),
+        header
+            .last()
+            .unwrap()
+            .contains("rules v2 · scripts/elements/gear.lua changed"),
         "{header:?}"
     );
     let run = w.until("✗ A: facing expected N, got S");
     assert!(contains(&run, "first difference at event 2:"), "{run:?}");
-    assert!(contains(&run, "turned rotation=left facing=S"), "{run:?}");
+    let now = run.iter().find(|l| l.starts_with("  now")).unwrap();
+    assert!(
+        now.contains("turned") && now.contains("rotation=left") && now.contains("facing=S"),
+        "{run:?}"
+    );
     assert!(contains(&run, "A        facing N → S"), "{run:?}");
 
     f.save_in_place(&f.gear_path(), &f.gear);
@@ -212,7 +229,10 @@ fn a_broken_script_is_reported_and_the_old_rules_keep_answering() {
         contains(&failure, "✗ reload failed, still using rules v1"),
         "{failure:?}"
     );
-    assert!(!contains(&failure, "── run 2"), "no run with broken rules: {failure:?}");
+    assert!(
+        !contains(&failure, "── run 2"),
+        "no run with broken rules: {failure:?}"
+    );
 
     // Only the scenario changes: the last good rules (v1, the real gear) answer.
     f.save_by_rename(

@@ -9,7 +9,6 @@ use crate::error::Result;
 use crate::render;
 use crate::replay::ReplayLog;
 use crate::scenario::Scenario;
-use serde_json::json;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -61,12 +60,12 @@ pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
     }
     let failures = scenario.check(&state);
     if opts.json {
-        let out = json!({
-            "register": state.register,
-            "turn": state.turn,
-            "robots": state.robots,
-            "events": state.events,
-        });
+        let out = JsonState {
+            register: state.register,
+            turn: state.turn,
+            robots: &state.robots,
+            events: &state.events,
+        };
         println!(
             "{}",
             serde_json::to_string_pretty(&out).expect("state serializes")
@@ -118,4 +117,13 @@ pub fn replay(log_path: &Path, common: &Common) -> Result<bool> {
     );
     print!("{diff}");
     Ok(diff.is_empty())
+}
+
+/// The `--json` output of the contract, fields in the contract's order.
+#[derive(serde::Serialize)]
+struct JsonState<'a> {
+    register: u8,
+    turn: u32,
+    robots: &'a [crate::state::Robot],
+    events: &'a [crate::state::Event],
 }

@@ -75,7 +75,11 @@ fn test_one(file: &Path, common: &Common) -> Outcome {
     match result {
         Err(e) => Outcome::Error(format!("{}: {e}", file.display())),
         Ok(game) => {
-            let failures = scenario.check(&game.state());
+            let mut failures = scenario.check(&game.state());
+            match scenario.check_game(&game) {
+                Ok(more) => failures.extend(more),
+                Err(e) => return Outcome::Error(format!("{}: {e}", file.display())),
+            }
             if failures.is_empty() {
                 Outcome::Passed
             } else {

@@ -194,8 +194,14 @@ impl Session {
     }
 
     /// Prints one run: a header, the difference against the previous run (or the final
-    /// state, the first time), then the expectations.
-    fn show(&mut self, scenario: &Scenario, game: &Game, result: Result<()>, change: Option<&Change>) {
+    /// state, the first time), then the expectations; or the script error that stopped it.
+    fn show(
+        &mut self,
+        scenario: &Scenario,
+        game: &Game,
+        result: Result<()>,
+        change: Option<&Change>,
+    ) {
         self.runs += 1;
         if self.clear {
             print!("\x1b[2J\x1b[H");
@@ -210,19 +216,16 @@ impl Session {
         );
         let state = game.state();
         if let Err(e) = result {
+            // The state is the one before the failed register: its expectations say nothing.
             println!("✗ script error, the register was rolled back:\n  {e}");
-        } else {
-            let outcome = Outcome::of(&state);
-            match &self.previous {
-                Some(previous) => print!("{}", diff::compare(previous, &outcome)),
-                None => print!(
-                    "{}{} events\n",
-                    render::robots(&state),
-                    state.events.len()
-                ),
-            }
-            self.previous = Some(outcome);
+            return;
         }
+        let outcome = Outcome::of(&state);
+        match &self.previous {
+            Some(previous) => print!("{}", diff::compare(previous, &outcome)),
+            None => println!("{}{} events", render::robots(&state), state.events.len()),
+        }
+        self.previous = Some(outcome);
         if scenario.has_expectations() {
             print!("{}", render::expectations(&scenario.check(&state)));
         }

@@ -39,7 +39,7 @@ impl GameResult {
                     .unwrap_or("unknown")
                     .to_string()
             };
-            match e.what.as_str() {
+            match e.what.as_ref() {
                 "destroyed" => *self.deaths.entry(cause()).or_default() += 1,
                 "damaged" => {
                     let amount = e.detail.get("amount").and_then(|a| a.as_u64()).unwrap_or(0);

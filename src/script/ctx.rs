@@ -155,6 +155,12 @@ impl UserData for RobotView {
         fields.add_field_method_get("powered_down", |lua, this| {
             get(lua, this.0, |r| r.powered_down)
         });
+        // The names of the option cards it holds, in the order drawn.
+        fields.add_field_method_get("options", |lua, this| {
+            get(lua, this.0, |r| {
+                r.options.iter().map(|o| o.name.clone()).collect::<Vec<_>>()
+            })
+        });
         fields.add_field_method_get("vars", |lua, this| {
             let vars = get(lua, this.0, |r| r.vars.clone())?;
             lua.to_value(&vars)
@@ -313,6 +319,9 @@ impl UserData for Ctx {
             "fire_beam",
             // `from` is a square (a board laser: the beam starts in it) or a robot (its laser:
             // the beam starts in the next square, so the shooter never hits itself).
+            // `opts.through = n`: the beam goes on through n walls or robots (High-Power
+            // Laser), and every robot in it takes the damage. Returns the first robot hit
+            // (or nil) and the list of all robots hit.
             |lua, _, (from, dir, strength, opts): (Value, String, Option<i32>, Option<Table>)| {
                 let dir = dir_arg(lua, &dir)?;
                 let link = link(lua)?;
@@ -325,27 +334,31 @@ impl UserData for Ctx {
                     _ => return Err(located(lua, "fire_beam: `from` must be a square or a robot")),
                 };
                 let cause: Option<String> = opts.as_ref().map_or(Ok(None), |o| o.get("cause"))?;
-                let mut w = link.world.borrow_mut();
-                let hit = w.trace_beam(start, dir, shooter.is_some());
-                if let Some(target) = hit {
-                    let cause = cause.unwrap_or_else(|| {
-                        if shooter.is_some() { "robot laser".into() } else { "laser".into() }
-                    });
-                    w.damage(target, strength.unwrap_or(1), &cause);
+                let through: Option<u32> = opts.as_ref().map_or(Ok(None), |o| o.get("through"))?;
+                let hits = link
+                    .world
+                    .borrow()
+                    .trace_beam(start, dir, shooter.is_some(), through.unwrap_or(0));
+                let cause = cause.unwrap_or_else(|| {
+                    if shooter.is_some() { "robot laser".into() } else { "laser".into() }
+                });
+                for &target in &hits {
+                    with_engine(lua, |e| {
+                        e.damage(target, strength.unwrap_or(1), &cause, Some(dir.opposite()))
+                    })?;
                 }
-                Ok(hit.map(|i| link.robots[i].clone()))
+                let views: Vec<AnyUserData> = hits.iter().map(|&i| link.robots[i].clone()).collect();
+                Ok((views.first().cloned(), views))
             },
         );
         methods.add_method(
             "damage",
-            |lua, _, (robot, amount, cause): (AnyUserData, i32, Option<String>)| {
+            // `from`: the side of the robot the damage comes from ("N".."W"), for options
+            // that care (Power-Down Shield); omitted, it has no side.
+            |lua, _, (robot, amount, cause, from): (AnyUserData, i32, Option<String>, Option<String>)| {
                 let id = robot_id(lua, &robot)?;
-                link(lua)?.world.borrow_mut().damage(
-                    id,
-                    amount,
-                    cause.as_deref().unwrap_or("script"),
-                );
-                Ok(())
+                let from = from.map(|d| dir_arg(lua, &d)).transpose()?;
+                with_engine(lua, |e| e.damage(id, amount, cause.as_deref().unwrap_or("script"), from))
             },
         );
         methods.add_method(
@@ -378,6 +391,94 @@ impl UserData for Ctx {
                 let id = robot_id(lua, &robot)?;
                 link(lua)?.world.borrow_mut().set_lives(id, lives);
                 Ok(())
+            },
+        );
+
+        // --- Option cards (rules.md §6.6) and decisions -------------------------------------
+        // The options a robot holds, in the order drawn: `{ { name =, uses =, max_uses = } }`
+        // (`uses`/`max_uses` nil for options without ammunition).
+        methods.add_method("options", |lua, _, robot: AnyUserData| {
+            let id = robot_id(lua, &robot)?;
+            let link = link(lua)?;
+            let held = link.world.borrow().state.robots[id].options.clone();
+            held.iter()
+                .map(|o| {
+                    let t = lua.create_table()?;
+                    t.raw_set("name", o.name.as_str())?;
+                    t.raw_set("uses", o.uses_left)?;
+                    t.raw_set("max_uses", link.defs.option_def(&o.name).and_then(|d| d.uses))?;
+                    Ok(t)
+                })
+                .collect::<mlua::Result<Vec<Table>>>()
+        });
+        methods.add_method("has_option", |lua, _, (robot, name): (AnyUserData, String)| {
+            let id = robot_id(lua, &robot)?;
+            Ok(link(lua)?.world.borrow().state.robots[id].option(&name).is_some())
+        });
+        // Draws the top option card for the robot (logs `option_drawn`); returns its name, or
+        // nil when none is left.
+        methods.add_method("draw_option", |lua, _, robot: AnyUserData| {
+            let id = robot_id(lua, &robot)?;
+            let link = link(lua)?;
+            let catalogue = link.defs.option_catalogue();
+            let drawn = link.world.borrow_mut().draw_option(id, &catalogue);
+            Ok(drawn)
+        });
+        // Scraps a held option onto the discards (logs `option_discarded` with `why`).
+        methods.add_method(
+            "discard_option",
+            |lua, _, (robot, name, why): (AnyUserData, String, Option<String>)| {
+                let id = robot_id(lua, &robot)?;
+                let link = link(lua)?;
+                let done = link.world.borrow_mut().discard_option(id, &name, why.as_deref().unwrap_or("scrapped"));
+                Ok(done)
+            },
+        );
+        // Spends n (default 1) ammunition of a held option; false if it has not enough.
+        methods.add_method(
+            "use_option",
+            |lua, _, (robot, name, n): (AnyUserData, String, Option<u32>)| {
+                let id = robot_id(lua, &robot)?;
+                Ok(link(lua)?.world.borrow_mut().use_option(id, &name, n.unwrap_or(1)))
+            },
+        );
+        // Refills a held option's ammunition to its declared `uses`; false if it has none.
+        methods.add_method("reload_option", |lua, _, (robot, name): (AnyUserData, String)| {
+            let id = robot_id(lua, &robot)?;
+            let link = link(lua)?;
+            let Some(full) = link.defs.option_def(&name).and_then(|d| d.uses) else {
+                return Ok(false);
+            };
+            let done = link.world.borrow_mut().reload_option(id, &name, full);
+            Ok(done)
+        });
+        // Asks the robot's player: `ctx:choose(robot, key, { "a", "b" }, { text = "...", ... })`
+        // returns one of the choices. The first choice is the default (a scenario that fixes
+        // nothing, a bot with no opinion). The other `info` keys are hints for bots.
+        methods.add_method(
+            "choose",
+            |lua, _, (robot, key, choices, info): (AnyUserData, String, Vec<String>, Option<Table>)| {
+                let id = robot_id(lua, &robot)?;
+                let mut detail = match info {
+                    Some(t) => match json_from_lua(lua, Value::Table(t))? {
+                        serde_json::Value::Object(map) => map,
+                        _ => serde_json::Map::new(),
+                    },
+                    None => serde_json::Map::new(),
+                };
+                let text = match detail.remove("text") {
+                    Some(serde_json::Value::String(s)) => s,
+                    _ => String::new(),
+                };
+                with_engine(lua, |e| e.choose(id, &key, choices, text, detail))
+            },
+        );
+        // `value` after every option the robot holds had its `modify[key]` say (held order).
+        methods.add_method(
+            "modify",
+            |lua, _, (robot, key, value): (AnyUserData, String, Value)| {
+                let id = robot_id(lua, &robot)?;
+                with_engine(lua, |e| e.modify(id, &key, value))
             },
         );
 
@@ -454,7 +555,7 @@ impl UserData for Ctx {
                     },
                     None => serde_json::Map::new(),
                 };
-                link(lua)?.world.borrow_mut().state.log(id, &what, detail);
+                link(lua)?.world.borrow_mut().state.log(id, what, detail);
                 Ok(())
             },
         );

@@ -167,19 +167,114 @@ pub enum RuleEvent {
     /// own `on_enter`: for rules that track where robots are, such as whether a robot is
     /// still on the ice.
     Enter,
+    /// A robot is about to take damage, after its options had their say:
+    /// `(ctx, robot, amount, info)` returns the amount to take (nil: unchanged). The
+    /// standard rule `option_shield` lets a player scrap options to cancel points (§6.4).
+    Damage,
 }
 
 impl RuleEvent {
-    pub const ALL: [(&'static str, RuleEvent); 4] = [
+    pub const ALL: [(&'static str, RuleEvent); 5] = [
         ("on_card", RuleEvent::Card),
         ("on_destroyed", RuleEvent::Destroyed),
         ("on_reenter", RuleEvent::Reenter),
         ("on_enter", RuleEvent::Enter),
+        ("on_damage", RuleEvent::Damage),
     ];
 
     pub fn name(self) -> &'static str {
         RuleEvent::ALL.iter().find(|(_, e)| *e == self).unwrap().0
     }
+}
+
+/// An option card as its script declared it (`rally.option { ... }`, `scripts/options/`).
+/// Its handlers run for each robot holding it, with the option (`{ name, uses, max_uses }`)
+/// as their last argument.
+#[derive(Clone, Debug)]
+pub struct OptionDef {
+    pub name: String,
+    pub describe: String,
+    pub file: String,
+    /// Ammunition (`uses = n`): a drawn card starts with n; `None`: no limit.
+    pub uses: Option<u32>,
+    /// `(ctx, robot, card, option)`, after the rules' `on_card` and before the square's;
+    /// returns what an `on_card` returns.
+    pub on_card: Option<Function>,
+    /// `(ctx, robot, amount, info, option)` before damage is taken; returns the new amount.
+    pub on_damage: Option<Function>,
+    /// Step handlers, called once per robot holding the option (on the board), after the
+    /// rules' handlers of that step: `(ctx, robot, option)`.
+    pub steps: HashMap<usize, Function>,
+    /// Value modifiers by key: `(ctx, robot, value, option)` returns the new value (nil
+    /// keeps it). `ctx:modify(robot, key, value)` runs them; the core asks `hand_size` and
+    /// `reentry_damage`, the standard robot lasers ask `main_laser`.
+    pub modify: Vec<(String, Function)>,
+}
+
+impl OptionDef {
+    pub fn modifier(&self, key: &str) -> Option<&Function> {
+        self.modify.iter().find(|(k, _)| k == key).map(|(_, f)| f)
+    }
+}
+
+pub fn parse_option(
+    decl: &Table,
+    file: &str,
+    steps: &dyn Fn(&str) -> Option<usize>,
+    step_names: &[String],
+) -> mlua::Result<(OptionDef, Replace)> {
+    let name = required_name(decl, "rally.option")?;
+    let what = format!("option `{name}`");
+    let allowed = [
+        "name", "describe", "uses", "on_card", "on_damage", "steps", "modify", "replace",
+    ];
+    check_keys(decl, &allowed, &what)?;
+    let uses = match decl.get::<Value>("uses")? {
+        Value::Nil => None,
+        Value::Integer(n) if n >= 1 => Some(n as u32),
+        other => {
+            return Err(mlua::Error::runtime(format!(
+                "{what}: `uses` must be a whole number of at least 1, got {}",
+                other.to_string()?
+            )))
+        }
+    };
+    let mut modify = Vec::new();
+    if let Some(table) = decl.get::<Option<Table>>("modify")? {
+        for pair in table.pairs::<String, Value>() {
+            let (key, f) = pair?;
+            match f {
+                Value::Function(f) => modify.push((key, f)),
+                other => {
+                    return Err(mlua::Error::runtime(format!(
+                        "{what}: `modify.{key}` must be a function, got a {}",
+                        other.type_name()
+                    )))
+                }
+            }
+        }
+    }
+    // `pairs` order differs between runs; handlers are looked up by key, but keep the list
+    // in a fixed order anyway so anything that lists them is deterministic.
+    modify.sort_by(|a, b| a.0.cmp(&b.0));
+    let replace = if decl.get::<Option<bool>>("replace")?.unwrap_or(false) {
+        Replace::Yes
+    } else {
+        Replace::No
+    };
+    Ok((
+        OptionDef {
+            describe: decl.get::<Option<String>>("describe")?.unwrap_or_default(),
+            file: file.to_string(),
+            uses,
+            on_card: optional_fn(decl, "on_card", &what)?,
+            on_damage: optional_fn(decl, "on_damage", &what)?,
+            steps: step_table(decl, "steps", steps, step_names, &what)?,
+            modify,
+            name,
+        },
+        replace,
+    ))
 }
 
 /// Whether a declaration replaces one of the same name (variants overriding a standard

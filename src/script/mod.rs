@@ -6,7 +6,7 @@ pub mod ctx;
 pub mod decl;
 pub mod sandbox;
 
-pub use decl::{ElementDef, RuleDef, RuleEvent, TileEvent};
+pub use decl::{ElementDef, OptionDef, RuleDef, RuleEvent, TileEvent};
 
 use crate::board::{Blocking, Catalogue, Facts, Tile};
 use crate::error::{Error, Result};
@@ -26,7 +26,7 @@ use std::rc::Rc;
 /// Where a rule set's scripts come from.
 #[derive(Clone, Debug)]
 pub struct Sources {
-    /// The folder holding `elements/` and `rules/`.
+    /// The folder holding `elements/`, `rules/` and `options/`.
     pub scripts: PathBuf,
     /// The folder holding one folder per variant.
     pub variants: PathBuf,
@@ -54,6 +54,8 @@ pub struct Defs {
     pub elements: Vec<ElementDef>,
     element_index: HashMap<String, usize>,
     pub rules: Vec<RuleDef>,
+    /// The option cards (rules.md §6.6), in load order.
+    pub options: Vec<OptionDef>,
     pub variants: Vec<(Variant, Map<String, Json>)>,
     /// Every script file loaded, for the watcher and for messages.
     pub files: Vec<PathBuf>,
@@ -104,6 +106,7 @@ pub fn display_path(path: &Path) -> String {
 struct Collected {
     elements: Vec<(ElementDef, Replace)>,
     rules: Vec<(RuleDef, Replace)>,
+    options: Vec<(OptionDef, Replace)>,
 }
 
 fn lua_files(dir: &Path) -> Vec<PathBuf> {
@@ -151,8 +154,13 @@ impl RuleSet {
         // handlers around its own) instead of copying it. Reading an unknown name is an error.
         let declared_elements = lua.create_table().map_err(script_err)?;
         let declared_rules = lua.create_table().map_err(script_err)?;
+        let declared_options = lua.create_table().map_err(script_err)?;
         sandbox::strict_table(&lua, &declared_elements, "rally.elements").map_err(script_err)?;
         sandbox::strict_table(&lua, &declared_rules, "rally.rules").map_err(script_err)?;
+        sandbox::strict_table(&lua, &declared_options, "rally.options").map_err(script_err)?;
+        rally
+            .raw_set("options", declared_options.clone())
+            .map_err(script_err)?;
         rally
             .raw_set("elements", declared_elements.clone())
             .map_err(script_err)?;
@@ -191,6 +199,22 @@ impl RuleSet {
                 .map_err(script_err)?;
             rally.raw_set("rule", rule).map_err(script_err)?;
         }
+        {
+            let (collected, file) = (collected.clone(), current_file.clone());
+            let (index, names) = (step_index.clone(), step_names.clone());
+            let declared = declared_options;
+            let option = lua
+                .create_function(move |lua, decl: Table| {
+                    let steps = |n: &str| index.get(n).copied();
+                    let parsed = decl::parse_option(&decl, &file.borrow(), &steps, &names)
+                        .map_err(|e| located(lua, lua_message(&e)))?;
+                    declared.raw_set(parsed.0.name.as_str(), decl.clone())?;
+                    collected.borrow_mut().options.push(parsed);
+                    Ok(decl)
+                })
+                .map_err(script_err)?;
+            rally.raw_set("option", option).map_err(script_err)?;
+        }
         lua.load(include_str!("prelude.lua"))
             .set_name("@rally/prelude.lua")
             .call::<()>(rally.clone())
@@ -199,7 +223,7 @@ impl RuleSet {
         lua.globals().raw_set("rally", rally).map_err(script_err)?;
 
         let mut files: Vec<(PathBuf, Option<Map<String, Json>>)> = Vec::new();
-        for sub in ["rules", "elements"] {
+        for sub in ["rules", "elements", "options"] {
             files.extend(
                 lua_files(&sources.scripts.join(sub))
                     .into_iter()
@@ -228,6 +252,7 @@ impl RuleSet {
             elements: Vec::new(),
             element_index: HashMap::new(),
             rules: Vec::new(),
+            options: Vec::new(),
             variants,
             files: files.iter().map(|(f, _)| f.clone()).collect(),
         };
@@ -317,25 +342,24 @@ impl Defs {
             }
         }
         for (def, replace) in found.rules {
-            let existing = self.rules.iter().position(|r| r.name == def.name);
-            match (existing, replace) {
-                (Some(i), Replace::Yes) => self.rules[i] = def,
-                (Some(i), Replace::No) => {
-                    return Err(Error::Script(format!(
-                        "{file}: rule `{}` is already defined in {}; to change it, declare it with `replace = true`",
-                        def.name, self.rules[i].file
-                    )))
-                }
-                (None, Replace::Yes) => {
-                    return Err(Error::Script(format!(
-                        "{file}: rule `{}` says `replace = true` but no rule of that name is loaded",
-                        def.name
-                    )))
-                }
-                (None, Replace::No) => self.rules.push(def),
-            }
+            merge_named(&mut self.rules, def, replace, "rule", |r| (&r.name, &r.file), file)?;
+        }
+        for (def, replace) in found.options {
+            merge_named(&mut self.options, def, replace, "option", |o| (&o.name, &o.file), file)?;
         }
         Ok(())
+    }
+
+    pub fn option_def(&self, name: &str) -> Option<&OptionDef> {
+        self.options.iter().find(|o| o.name == name)
+    }
+
+    /// Every option as `(name, uses)`, sorted by name: what a fresh option deck holds.
+    pub fn option_catalogue(&self) -> Vec<(String, Option<u32>)> {
+        let mut all: Vec<(String, Option<u32>)> =
+            self.options.iter().map(|o| (o.name.clone(), o.uses)).collect();
+        all.sort();
+        all
     }
 
     pub fn step_id(&self, name: &str) -> Option<usize> {
@@ -347,11 +371,41 @@ impl Defs {
     }
 }
 
+/// Adds a rule or option declaration to `list`, or replaces the one of that name when it
+/// says `replace = true`; declaring a name twice without it is an error naming both files.
+fn merge_named<T>(
+    list: &mut Vec<T>,
+    def: T,
+    replace: Replace,
+    kind: &str,
+    name_file: impl Fn(&T) -> (&String, &String),
+    file: &str,
+) -> Result<()> {
+    let name = name_file(&def).0.clone();
+    let existing = list.iter().position(|d| *name_file(d).0 == name);
+    match (existing, replace) {
+        (Some(i), Replace::Yes) => list[i] = def,
+        (Some(i), Replace::No) => {
+            return Err(Error::Script(format!(
+                "{file}: {kind} `{name}` is already defined in {}; to change it, declare it with `replace = true`",
+                name_file(&list[i]).1
+            )))
+        }
+        (None, Replace::Yes) => {
+            return Err(Error::Script(format!(
+                "{file}: {kind} `{name}` says `replace = true` but no {kind} of that name is loaded"
+            )))
+        }
+        (None, Replace::No) => list.push(def),
+    }
+    Ok(())
+}
+
 /// Lua strings made once per rule set for the keys of squares, which scripts read and write
 /// on every hot path (making a Lua string from a Rust `&str` costs a hash and an allocation).
 pub struct Keys {
-    pub x: mlua::String,
-    pub y: mlua::String,
+    pub x: mlua::LuaString,
+    pub y: mlua::LuaString,
 }
 
 impl Keys {

@@ -1,7 +1,6 @@
 -- The [2005] repair rule (rules.md §7.3, §9.2 #9): a double-wrench (wrench and hammer) site
 -- repairs 1 damage AND gives an option card, instead of the standard [FFG] 2 repairs. A
--- powered-down robot gets no option (1994 FAQ, §9.2 #28). The game has no option deck yet, so
--- the draw is an `option_drawn` event in the log.
+-- powered-down robot gets no option (1994 FAQ, §9.2 #28).
 --
 -- Built on the standard element (rally.elements.repair): same parameters, same look, same
 -- archive touch; only the end-of-turn handler changes.
@@ -18,7 +17,7 @@ rally.element {
     end_of_turn = function(ctx, tile, robot)
       ctx:repair(robot, 1)
       if tile.wrenches == 2 and not robot.powered_down then
-        ctx:log(robot, "option_drawn", { from = "repair site" })
+        ctx:draw_option(robot)
       end
     end,
   },

@@ -1,0 +1,183 @@
+//! Decisions players make while a register or the end of a turn resolves: "two repairs or
+//! an option?", "use Brakes?", "which option to scrap?". Scripts ask them with
+//! `ctx:choose(robot, key, choices, info)`; whoever sits at the robot answers through one
+//! interface, [`Chooser`], so the same script works in a scenario (answers fixed in the file:
+//! [`Fixed`]), a simulation (bots: [`BotPolicy`]) and at the terminal (people).
+//!
+//! Every question has a stated default: **its first choice**. A chooser that has no answer
+//! returns `None` and the engine takes the default, so a scenario that fixes nothing, or a
+//! bot that has no opinion, still gives the same game every time (design.md principle 4).
+
+use crate::state::RobotId;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, VecDeque};
+
+/// One question to one robot's player.
+#[derive(Clone, Debug)]
+pub struct Question {
+    pub robot: RobotId,
+    pub robot_name: String,
+    /// What is asked, as a stable key (`double_wrench`, `brakes`, `absorb`...): scenarios
+    /// fix answers by it and bots recognise it.
+    pub key: String,
+    /// The possible answers; the first is the default.
+    pub choices: Vec<String>,
+    /// The question for a person (`info.text`); may be empty.
+    pub text: String,
+    /// The rest of the script's `info` table, for bots (`lethal = true`, `damage = 3`).
+    pub detail: Map<String, Value>,
+    /// The engine is only trying something out (a bot planning its program): nobody should
+    /// be asked, answer as a bot would.
+    pub rehearsal: bool,
+}
+
+impl Question {
+    pub fn default_answer(&self) -> &str {
+        &self.choices[0]
+    }
+}
+
+/// Who answers questions. `None` means "the default" (the first choice).
+pub trait Chooser {
+    fn choose(&mut self, question: &Question) -> Option<String>;
+}
+
+/// Always the default: what an engine has until someone installs a chooser.
+pub struct Defaults;
+
+impl Chooser for Defaults {
+    fn choose(&mut self, _: &Question) -> Option<String> {
+        None
+    }
+}
+
+/// How bots answer: a few rules of thumb for the standard questions, the default for the
+/// rest (a bot understands any script's question that way, if not cleverly).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BotPolicy;
+
+impl BotPolicy {
+    fn number(q: &Question, key: &str) -> Option<i64> {
+        q.detail.get(key).and_then(Value::as_i64)
+    }
+}
+
+impl Chooser for BotPolicy {
+    fn choose(&mut self, q: &Question) -> Option<String> {
+        let has = |a: &str| q.choices.iter().any(|c| c == a);
+        match q.key.as_str() {
+            // Scrap an option (the first held) only to survive: §6.4.
+            "absorb" if q.detail.get("lethal") == Some(&Value::Bool(true)) => {
+                q.choices.get(1).cloned()
+            }
+            // A lightly damaged robot takes the option; a hurt one the repairs.
+            "double_wrench" if has("option") && Self::number(q, "damage").is_some_and(|d| d <= 2) => {
+                Some("option".into())
+            }
+            // Free ammunition or a free card are always worth having.
+            "chop_shop" if has("draw") => Some("draw".into()),
+            _ => None,
+        }
+    }
+}
+
+/// One fixed answer in a scenario: the same every time, or one per asking, in order (after
+/// the last, the default).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Answer {
+    Always(String),
+    InOrder(Vec<String>),
+}
+
+impl Answer {
+    /// How many times the question must have been asked for every answer to be used.
+    pub fn needed(&self) -> usize {
+        match self {
+            Answer::Always(_) => 1,
+            Answer::InOrder(list) => list.len(),
+        }
+    }
+}
+
+/// Answers fixed by a scenario file (`choices = { brakes = "yes" }` in a `[[robot]]`).
+/// Anything not fixed gets the default.
+pub struct Fixed {
+    answers: BTreeMap<(String, String), (Answer, VecDeque<String>)>,
+}
+
+impl Fixed {
+    /// `answers`: robot name → question key → answer.
+    pub fn new(answers: &BTreeMap<String, BTreeMap<String, Answer>>) -> Fixed {
+        let mut all = BTreeMap::new();
+        for (robot, keys) in answers {
+            for (key, answer) in keys {
+                let queue = match answer {
+                    Answer::Always(_) => VecDeque::new(),
+                    Answer::InOrder(list) => list.iter().cloned().collect(),
+                };
+                all.insert((robot.clone(), key.clone()), (answer.clone(), queue));
+            }
+        }
+        Fixed { answers: all }
+    }
+}
+
+impl Chooser for Fixed {
+    fn choose(&mut self, q: &Question) -> Option<String> {
+        let (answer, queue) = self
+            .answers
+            .get_mut(&(q.robot_name.clone(), q.key.clone()))?;
+        match answer {
+            Answer::Always(a) => Some(a.clone()),
+            Answer::InOrder(_) => queue.pop_front(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn question(key: &str, choices: &[&str]) -> Question {
+        Question {
+            robot: 0,
+            robot_name: "A".into(),
+            key: key.into(),
+            choices: choices.iter().map(|c| c.to_string()).collect(),
+            text: String::new(),
+            detail: Map::new(),
+            rehearsal: false,
+        }
+    }
+
+    #[test]
+    fn fixed_answers_in_order_then_default() {
+        let mut answers = BTreeMap::new();
+        answers.insert(
+            "A".to_string(),
+            BTreeMap::from([
+                ("brakes".to_string(), Answer::InOrder(vec!["yes".into(), "no".into()])),
+                ("absorb".to_string(), Answer::Always("coat".into())),
+            ]),
+        );
+        let mut fixed = Fixed::new(&answers);
+        let brakes = question("brakes", &["no", "yes"]);
+        assert_eq!(fixed.choose(&brakes).as_deref(), Some("yes"));
+        assert_eq!(fixed.choose(&brakes).as_deref(), Some("no"));
+        assert_eq!(fixed.choose(&brakes), None);
+        let absorb = question("absorb", &["no", "coat"]);
+        assert_eq!(fixed.choose(&absorb).as_deref(), Some("coat"));
+        assert_eq!(fixed.choose(&absorb).as_deref(), Some("coat"));
+        assert_eq!(fixed.choose(&question("other", &["x"])), None);
+    }
+
+    #[test]
+    fn bots_scrap_options_only_to_survive() {
+        let mut q = question("absorb", &["no", "brakes"]);
+        assert_eq!(BotPolicy.choose(&q), None);
+        q.detail.insert("lethal".into(), Value::Bool(true));
+        assert_eq!(BotPolicy.choose(&q).as_deref(), Some("brakes"));
+    }
+}
