@@ -38,7 +38,7 @@ pub struct Link {
     handled: Table,
     depth: Cell<u32>,
     /// The cards revealed this register, per robot (a randomizer may have swapped one).
-    revealed: RefCell<Vec<Option<Card>>>,
+    pub(crate) revealed: RefCell<Vec<Option<Card>>>,
     /// The robot executing its card right now, and that card: squares it enters by the card
     /// are told which card moved it (`info.card` in `on_enter`; the ice needs its distance).
     executing: Cell<Option<(RobotId, Card)>>,
@@ -1174,7 +1174,7 @@ impl Game {
             // What the failed register queued belongs to it.
             w.take_hits();
             w.destroyed_now.clear();
-            tracing::warn!("rolled back: {e}");
+            tracing::debug!("rolled back: {e}");
         }
         result
     }

@@ -101,6 +101,8 @@ enum Command {
     Elements,
     /// List the variants, with parameters
     Variants,
+    /// List the option cards the scripts define, with ammunition and descriptions
+    Options,
     /// Play a whole game: people at this terminal and bots (see docs/games.md)
     Play {
         /// The game file (.toml) [not needed with --resume]
@@ -224,6 +226,7 @@ fn main() -> ExitCode {
         Command::Man => commands::completions::man(Cli::command()).map(|_| true),
         Command::Elements => commands::catalogue::elements(&common).map(|_| true),
         Command::Variants => commands::catalogue::variants(&common).map(|_| true),
+        Command::Options => commands::catalogue::options(&common).map(|_| true),
         Command::Play {
             game,
             fast,

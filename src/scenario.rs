@@ -242,21 +242,8 @@ impl Scenario {
             }
             expect.push((name, e.into_inner()));
         }
-        for name in file.variant.keys() {
-            if !file.variants.contains(name) {
-                return Err(whole.error(format!(
-                    "[variant.{name}] sets parameters, but `{name}` is not in `variants`"
-                )));
-            }
-        }
-        let variants = file
-            .variants
-            .iter()
-            .map(|name| Choice {
-                name: name.clone(),
-                params: file.variant.get(name).cloned().unwrap_or_default(),
-            })
-            .collect();
+        let variants = crate::variant::choices_from(&file.variants, &file.variant)
+            .map_err(|m| whole.error(m))?;
         Ok(Scenario {
             path: path.to_path_buf(),
             description: file.description,
@@ -279,19 +266,10 @@ impl Scenario {
     /// Where the rules come from, given the scripts and variants folders and any extra
     /// variants from the command line.
     pub fn sources(&self, scripts: &Path, variants: &Path, extra: &[String]) -> Sources {
-        let mut choices = self.variants.clone();
-        for name in extra {
-            if !choices.iter().any(|c| &c.name == name) {
-                choices.push(Choice {
-                    name: name.clone(),
-                    params: toml::Table::new(),
-                });
-            }
-        }
         Sources {
             scripts: scripts.to_path_buf(),
             variants: variants.to_path_buf(),
-            choices,
+            choices: crate::variant::with_extra(&self.variants, extra),
         }
     }
 

@@ -139,6 +139,33 @@ impl Variant {
     }
 }
 
+/// The variants a scenario or game file switches on: its `variants = [...]`, each with the
+/// parameters of its `[variant.NAME]` table. Parameters for a variant that is not switched on
+/// are a mistake, reported as such.
+pub fn choices_from(
+    names: &[String],
+    params: &BTreeMap<String, toml::Table>,
+) -> std::result::Result<Vec<Choice>, String> {
+    if let Some(stray) = params.keys().find(|name| !names.contains(name)) {
+        return Err(format!("[variant.{stray}] sets parameters, but `{stray}` is not in `variants`"));
+    }
+    Ok(names
+        .iter()
+        .map(|name| Choice { name: name.clone(), params: params.get(name).cloned().unwrap_or_default() })
+        .collect())
+}
+
+/// `choices` plus the variants named on the command line (`--variant`), each once.
+pub fn with_extra(choices: &[Choice], extra: &[String]) -> Vec<Choice> {
+    let mut all = choices.to_vec();
+    for name in extra {
+        if !all.iter().any(|c| &c.name == name) {
+            all.push(Choice { name: name.clone(), params: toml::Table::new() });
+        }
+    }
+    all
+}
+
 /// Finds the chosen variants under `root` and checks they can be combined.
 pub fn select(root: &Path, choices: &[Choice]) -> Result<Vec<(Variant, Map<String, Value>)>> {
     let mut selected: Vec<(Variant, Map<String, Value>)> = Vec::new();

@@ -78,7 +78,8 @@ fn hand_size_is_nine_minus_damage_and_locked_cards_stay_out_of_the_deck() {
     let mut state = GameState::new(robots, 9);
     state.robots[9].program[4] = Some(locked_card);
     state.robots[9].damage = 9;
-    let hands = deal::deal(&mut state);
+    let sizes: Vec<usize> = state.robots.iter().map(|r| deal::hand_size(r.damage)).collect();
+    let hands = deal::deal(&mut state, &sizes);
     let sizes: Vec<usize> = hands.iter().map(|h| h.cards.len()).collect();
     assert_eq!(sizes, vec![9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
     let opens: Vec<usize> = hands.iter().map(|h| h.open.len()).collect();

@@ -1,6 +1,8 @@
 //! The README's worked example must keep working: its element script and its two scenarios
 //! are taken out of README.md and run against the standard scripts plus the example element.
 
+mod support;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -13,19 +15,6 @@ fn blocks(text: &str, lang: &str) -> Vec<String> {
         .collect()
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let target = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_dir(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).unwrap();
-        }
-    }
-}
-
 #[test]
 fn the_worked_example_in_the_readme_passes() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -35,7 +24,7 @@ fn the_worked_example_in_the_readme_passes() {
     assert!(!lua.is_empty() && toml.len() >= 2, "the README lost its worked example");
 
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(&root.join("scripts"), &dir.path().join("scripts"));
+    support::copy_dir(&root.join("scripts"), &dir.path().join("scripts"));
     std::fs::write(dir.path().join("scripts/elements/magnet.lua"), &lua[0]).unwrap();
     std::fs::write(dir.path().join("scenario.toml"), &toml[0]).unwrap();
     std::fs::write(dir.path().join("magnet.toml"), &toml[1]).unwrap();

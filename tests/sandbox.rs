@@ -158,3 +158,20 @@ fn tiles_are_read_only() {
     let (_, _, err) = run_trap("tile.dir = 'N'");
     assert!(err.contains("read-only"), "{err}");
 }
+
+#[test]
+fn math_random_is_the_games_seeded_rng() {
+    let roll = || {
+        let (_, game, err) = run_trap("ctx:set_var(robot, 'r', { math.random(1000), math.random(5, 5), math.random() < 1 })");
+        assert!(err.is_empty(), "{err}");
+        let game = game.unwrap();
+        let vars = game.state().robots[0].vars.clone();
+        vars["r"].clone()
+    };
+    let first = roll();
+    assert_eq!(first, roll(), "same seed, same numbers");
+    assert_eq!(first[1], 5);
+    assert_eq!(first[2], true);
+    let err = load_error("local x = math.random(3)");
+    assert!(err.contains("not attached to a game"), "{err}");
+}

@@ -2,6 +2,8 @@
 //! `rally variants` listing, `--variant`, logged events) and the walk-through of
 //! docs/variants.md (copy the Ice Rink, change one rule, see the difference).
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -170,21 +172,13 @@ fn ice_chart_is_in_the_json_vars() {
     );
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-    }
-}
-
 /// docs/variants.md, "Walk-through": copy ice-rink, rename it, lower the speed limit in Lua,
 /// switch it on in one scenario and see a different result.
 #[test]
 fn guide_walkthrough_copy_ice_rink_and_change_a_rule() {
     let dir = tempfile::tempdir().unwrap();
     let variants = dir.path().join("variants");
-    copy_dir(&root().join("variants/ice-rink"), &variants.join("slow-rink"));
+    support::copy_dir(&root().join("variants/ice-rink"), &variants.join("slow-rink"));
     let toml = variants.join("slow-rink/variant.toml");
     let text_of = |p: &Path| std::fs::read_to_string(p).unwrap();
     let changed = text_of(&toml).replace("name = \"ice-rink\"", "name = \"slow-rink\"");
@@ -218,7 +212,7 @@ program = ["move3", "move3"]
         let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         json["robots"][0]["at"].clone()
     };
-    copy_dir(&root().join("variants/ice-rink"), &variants.join("ice-rink"));
+    support::copy_dir(&root().join("variants/ice-rink"), &variants.join("ice-rink"));
     // Standard rink: Move 3 gives speed 3 (slide to x = 3), the second Move 3 speed 6 (x = 9).
     assert_eq!(scenario("ice-rink"), serde_json::json!([9, 0]));
     // Speed limit 3: the second Move 3 adds nothing, so it slides only 3 more (x = 6).

@@ -1,5 +1,5 @@
-//! `rally elements` and `rally variants`: what is loaded, with parameters and descriptions,
-//! taken from the scripts themselves.
+//! `rally elements`, `rally options` and `rally variants`: what is loaded, with parameters
+//! and descriptions, taken from the scripts themselves.
 
 use super::Common;
 use crate::error::Result;
@@ -39,9 +39,23 @@ pub fn elements(common: &Common) -> Result<()> {
     for r in &rules.rules {
         println!("  {:<14} {} ({})", r.name, r.describe, r.file);
     }
+    println!("\nOptions ({}): see `rally options`", rules.options.len());
     println!("\nOrder of play (steps scripts can attach to):");
     for s in &rules.order {
         println!("  {:<15} {:<15} {}", s.name, s.segment.name(), s.describe);
+    }
+    Ok(())
+}
+
+pub fn options(common: &Common) -> Result<()> {
+    let rules = common.rules(None, Vec::new())?;
+    println!("Options ({}):", rules.options.len());
+    let mut options: Vec<_> = rules.options.iter().collect();
+    options.sort_by(|a, b| a.name.cmp(&b.name));
+    for o in options {
+        let uses = o.uses.map(|n| format!(" [{n} uses]")).unwrap_or_default();
+        println!("  {:<22} {}{uses}", o.name, o.describe);
+        println!("      ({})", o.file);
     }
     Ok(())
 }

@@ -45,19 +45,10 @@ impl Common {
         choices: Vec<crate::variant::Choice>,
     ) -> Result<RuleSet> {
         let (scripts, variants) = self.folders(file)?;
-        let mut choices = choices;
-        for name in &self.extra_variants {
-            if !choices.iter().any(|c| &c.name == name) {
-                choices.push(crate::variant::Choice {
-                    name: name.clone(),
-                    params: toml::Table::new(),
-                });
-            }
-        }
         RuleSet::load(&Sources {
             scripts,
             variants,
-            choices,
+            choices: crate::variant::with_extra(&choices, &self.extra_variants),
         })
     }
 }

@@ -204,7 +204,11 @@ impl Bot {
             value: start_value,
             settled: false,
         }];
+        // Questions asked while trying programs out are answered as a bot would, not put
+        // to the people at the table.
+        let rehearsing = game.set_rehearsal(true);
         let result = self.search(game, hand, &board, start_flags, &mut beam);
+        game.set_rehearsal(rehearsing);
         game.restore(original);
         result?;
         let best = &beam[0];

@@ -39,10 +39,11 @@ pub struct Hand {
 }
 
 /// Shuffles the deck without the cards held in locked registers and deals each robot that
-/// programs this turn (on the board, not powered down) 9 − damage cards, in robot order
-/// (§2 step 1). A locked register that is empty (it locked while the robot was powered
-/// down, §7.4.5, 2005 ruling) first gets the top card of the deck, face up.
-pub fn deal(state: &mut GameState) -> Vec<Hand> {
+/// programs this turn (on the board, not powered down) `sizes[robot]` cards, in robot order
+/// (§2 step 1): 9 − damage ([`hand_size`]), or what its options make of it (Extra Memory:
+/// ask `Game::hand_size`). A locked register that is empty (it locked while the robot was
+/// powered down, §7.4.5, 2005 ruling) first gets the top card of the deck, face up.
+pub fn deal(state: &mut GameState, sizes: &[usize]) -> Vec<Hand> {
     for r in state.robots.iter_mut() {
         r.program.resize(REGISTERS, None);
     }
@@ -71,7 +72,7 @@ pub fn deal(state: &mut GameState) -> Vec<Hand> {
                 r.program[i] = deck.pop();
             }
         }
-        let n = hand_size(r.damage).min(deck.len());
+        let n = sizes[id].min(deck.len());
         let cards = deck.split_off(deck.len() - n);
         hands.push(Hand {
             robot: id,

@@ -188,21 +188,8 @@ impl Setup {
         if file.lives < 1 {
             return Err(whole.error(format!("lives = {}: expected at least 1", file.lives)));
         }
-        for name in file.variant.keys() {
-            if !file.variants.contains(name) {
-                return Err(whole.error(format!(
-                    "[variant.{name}] sets parameters, but `{name}` is not in `variants`"
-                )));
-            }
-        }
-        let variants = file
-            .variants
-            .iter()
-            .map(|name| Choice {
-                name: name.clone(),
-                params: file.variant.get(name).cloned().unwrap_or_default(),
-            })
-            .collect();
+        let variants = crate::variant::choices_from(&file.variants, &file.variant)
+            .map_err(|m| whole.error(m))?;
         Ok(Setup {
             path: path.to_path_buf(),
             description: file.description,
@@ -217,16 +204,7 @@ impl Setup {
 
     /// The game's variants plus `extra` names (from `--variant`), without duplicates.
     pub fn choices(&self, extra: &[String]) -> Vec<Choice> {
-        let mut choices = self.variants.clone();
-        for name in extra {
-            if !choices.iter().any(|c| &c.name == name) {
-                choices.push(Choice {
-                    name: name.clone(),
-                    params: toml::Table::new(),
-                });
-            }
-        }
-        choices
+        crate::variant::with_extra(&self.variants, extra)
     }
 
     /// The robots on their docks, compiled against `rules` to find the start squares.
@@ -363,7 +341,10 @@ impl Match {
         let robots = setup.robots(&rules)?;
         let count = robots.len();
         let state = GameState::new(robots, setup.seed);
-        let game = Game::new(setup.layout.clone(), state, rules)?;
+        let mut game = Game::new(setup.layout.clone(), state, rules)?;
+        // Questions during the registers (options, double wrenches): bots answer; a terminal
+        // with people installs its own chooser (`commands::play`).
+        game.set_chooser(Box::new(crate::decision::BotPolicy));
         Ok(Match {
             setup,
             game,
@@ -451,7 +432,11 @@ impl Match {
         }
         self.progress.announced.iter_mut().for_each(|a| *a = false);
         self.game.start_turn()?;
-        let hands = deal::deal(&mut self.game.state_mut());
+        let count = self.game.state().robots.len();
+        let sizes = (0..count)
+            .map(|id| self.game.hand_size(id))
+            .collect::<Result<Vec<usize>>>()?;
+        let hands = deal::deal(&mut self.game.state_mut(), &sizes);
         let mut programs = Vec::with_capacity(hands.len());
         for hand in &hands {
             let chosen = seats.program(&mut self.game, hand)?;

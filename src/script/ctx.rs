@@ -580,14 +580,39 @@ impl UserData for Ctx {
             let pick = w.state.rng.roll(pool.len() as u64) as usize - 1;
             card_table(lua, &pool[pick])
         });
+        // The card the robot revealed this register (after any randomizer swap); nil outside
+        // the registers and for robots without a card.
         methods.add_method("card", |lua, _, robot: AnyUserData| {
             let id = robot_id(lua, &robot)?;
             let link = link(lua)?;
-            let card = {
-                let w = link.world.borrow();
-                w.state.robots[id].card(w.state.register.max(1))
+            let card = if link.world.borrow().state.register == 0 {
+                None
+            } else {
+                link.revealed.borrow()[id]
             };
             card.map(|c| card_table(lua, &c)).transpose()
         });
     }
+}
+
+/// Replaces `math.random` with the game's seeded RNG (design.md principle 4), with Lua's
+/// signature: `math.random()` is in [0, 1), `math.random(n)` in 1..n, `math.random(m, n)` in
+/// m..n. Outside a game (while scripts load) there is no game RNG, so it is an error.
+pub fn install_random(lua: &Lua) -> mlua::Result<()> {
+    let random = lua.create_function(|lua, (m, n): (Option<i64>, Option<i64>)| {
+        let link = link(lua)?;
+        let rng = &mut link.world.borrow_mut().state.rng;
+        let (lo, hi) = match (m, n) {
+            (None, _) => return Ok(Value::Number((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64)),
+            (Some(n), None) => (1, n),
+            (Some(m), Some(n)) => (m, n),
+        };
+        if lo > hi {
+            return Err(located(lua, format!("math.random({lo}, {hi}): the interval is empty")));
+        }
+        let span = (hi - lo) as u64 + 1;
+        Ok(Value::Integer(lo + (rng.roll(span) - 1) as i64))
+    })?;
+    let math: Table = lua.globals().get("math")?;
+    math.raw_set("random", random)
 }

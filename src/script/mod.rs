@@ -67,7 +67,9 @@ pub fn lua_message(e: &mlua::Error) -> String {
     match e {
         mlua::Error::CallbackError { cause, .. } => lua_message(cause),
         mlua::Error::WithContext { context, cause } => format!("{context}: {}", lua_message(cause)),
-        mlua::Error::RuntimeError(m) => m.clone(),
+        // A script's own error: `file.lua:line: message`; the Lua traceback after it repeats
+        // what the caller already says (element, hook, robot, register), so it is left out.
+        mlua::Error::RuntimeError(m) => m.split("\nstack traceback:").next().unwrap_or(m).to_string(),
         mlua::Error::SyntaxError { message, .. } => message.clone(),
         mlua::Error::MemoryError(_) => format!(
             "out of memory: the scripts exceeded the {} MiB limit",
@@ -144,6 +146,7 @@ impl RuleSet {
         let budget = Rc::new(Budget::default());
         let lua = sandbox::new_lua(budget.clone()).map_err(|e| Error::Script(lua_message(&e)))?;
         Keys::install(&lua).map_err(|e| Error::Script(lua_message(&e)))?;
+        ctx::install_random(&lua).map_err(|e| Error::Script(lua_message(&e)))?;
         let collected = Rc::new(RefCell::new(Collected::default()));
         let current_file = Rc::new(RefCell::new(String::new()));
         let script_err = |e: mlua::Error| Error::Script(lua_message(&e));
@@ -281,6 +284,32 @@ impl RuleSet {
         data.raw_set("x", tile.at.x)?;
         data.raw_set("y", tile.at.y)?;
         data.raw_set("element", tile.name.as_str())?;
+        // Reading a parameter the element does not declare is a typo: say so, instead of
+        // quietly giving nil. (Declared optional parameters that are absent read as nil.)
+        let def = &self.elements[tile.element];
+        let declared: Vec<String> = def.params.keys().cloned().collect();
+        let element = def.name.clone();
+        let misses = self.lua.create_table()?;
+        misses.raw_set(
+            "__index",
+            self.lua.create_function(move |lua, (_, key): (Value, Value)| {
+                let key = key.to_string()?;
+                if declared.contains(&key) {
+                    return Ok(Value::Nil);
+                }
+                let mut known: Vec<&str> = declared.iter().map(String::as_str).collect();
+                known.extend(["at", "x", "y", "element"]);
+                Err(located(
+                    lua,
+                    format!(
+                        "a `{element}` tile has no field `{key}`{}; it has {}",
+                        crate::error::suggest(&key, known.iter().copied()),
+                        known.join(", ")
+                    ),
+                ))
+            })?,
+        )?;
+        data.set_metatable(Some(misses))?;
         read_only(&self.lua, data, "tile")
     }
 }

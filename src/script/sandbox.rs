@@ -35,8 +35,8 @@ impl Budget {
 pub const BUDGET_MESSAGE: &str =
     "instruction budget exceeded: the script ran too long (an endless loop?)";
 
-/// A fresh sandboxed state. `print` goes to tracing; `math.random` is installed later by the
-/// host, from the game's RNG.
+/// A fresh sandboxed state. `print` goes to tracing; `math.random` is replaced by the host with
+/// the game's RNG (`ctx::install_random`).
 pub fn new_lua(budget: Rc<Budget>) -> mlua::Result<Lua> {
     let lua = Lua::new_with(
         StdLib::TABLE | StdLib::STRING | StdLib::MATH | StdLib::UTF8 | StdLib::COROUTINE,
