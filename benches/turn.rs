@@ -8,7 +8,9 @@ use rally::script::{RuleSet, Sources};
 use std::path::{Path, PathBuf};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("benches/fixtures")
+        .join(name)
 }
 
 fn sources(scenario: &Scenario) -> Sources {
@@ -17,7 +19,10 @@ fn sources(scenario: &Scenario) -> Sources {
 }
 
 fn bench(c: &mut Criterion) {
-    for (label, file) in [("standard", "standard_turn.toml"), ("expansion", "expansion_turn.toml")] {
+    for (label, file) in [
+        ("standard", "standard_turn.toml"),
+        ("expansion", "expansion_turn.toml"),
+    ] {
         let path = fixture(file);
         if !path.is_file() {
             continue;
@@ -35,7 +40,9 @@ fn bench(c: &mut Criterion) {
     }
     let scenario = Scenario::load(&fixture("standard_turn.toml")).unwrap();
     let src = sources(&scenario);
-    c.bench_function("rules/load", |b| b.iter(|| RuleSet::load(&src).expect("rules load")));
+    c.bench_function("rules/load", |b| {
+        b.iter(|| RuleSet::load(&src).expect("rules load"))
+    });
 }
 
 criterion_group!(benches, bench);

@@ -72,7 +72,9 @@ impl Chooser for BotPolicy {
                 q.choices.get(1).cloned()
             }
             // A lightly damaged robot takes the option; a hurt one the repairs.
-            "double_wrench" if has("option") && Self::number(q, "damage").is_some_and(|d| d <= 2) => {
+            "double_wrench"
+                if has("option") && Self::number(q, "damage").is_some_and(|d| d <= 2) =>
+            {
                 Some("option".into())
             }
             // Free ammunition or a free card are always worth having.
@@ -158,7 +160,10 @@ mod tests {
         answers.insert(
             "A".to_string(),
             BTreeMap::from([
-                ("brakes".to_string(), Answer::InOrder(vec!["yes".into(), "no".into()])),
+                (
+                    "brakes".to_string(),
+                    Answer::InOrder(vec!["yes".into(), "no".into()]),
+                ),
                 ("absorb".to_string(), Answer::Always("coat".into())),
             ]),
         );

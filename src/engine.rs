@@ -86,7 +86,12 @@ impl Link {
             })
             .collect();
         let robot_steps = (0..rules.order.len())
-            .map(|step| board.tiles.iter().any(|t| rules.elements[t.element].steps.contains_key(&step)))
+            .map(|step| {
+                board
+                    .tiles
+                    .iter()
+                    .any(|t| rules.elements[t.element].steps.contains_key(&step))
+            })
             .collect();
         let rally: Table = lua.globals().get("rally")?;
         let link = Rc::new(Link {
@@ -314,7 +319,12 @@ impl<'a> Engine<'a> {
             .options
             .iter()
             .filter_map(|o| {
-                let def = self.link.defs.options.iter().position(|d| d.name == o.name)?;
+                let def = self
+                    .link
+                    .defs
+                    .options
+                    .iter()
+                    .position(|d| d.name == o.name)?;
                 Some((def, o.name.clone()))
             })
             .collect()
@@ -337,12 +347,19 @@ impl<'a> Engine<'a> {
             t.raw_set("max_uses", max)?;
             Ok(t)
         };
-        table().map(Some).map_err(|e| Error::Script(lua_message(&e)))
+        table()
+            .map(Some)
+            .map_err(|e| Error::Script(lua_message(&e)))
     }
 
     fn option_context(&self, def: usize, hook: &str, id: RobotId) -> String {
         let o = &self.link.defs.options[def];
-        format!("option `{}` ({}), {hook}, robot {}", o.name, o.file, self.robot_name(id))
+        format!(
+            "option `{}` ({}), {hook}, robot {}",
+            o.name,
+            o.file,
+            self.robot_name(id)
+        )
     }
 
     /// Runs every held option's `modify[key]` on `value` (held order) and returns the
@@ -358,7 +375,11 @@ impl<'a> Engine<'a> {
                 continue;
             };
             let what = || self.option_context(def, &format!("modify.{key}"), id);
-            let result = self.call(f, (self.link.ctx.clone(), self.robot(id), value.clone(), option), what)?;
+            let result = self.call(
+                f,
+                (self.link.ctx.clone(), self.robot(id), value.clone(), option),
+                what,
+            )?;
             if !result.is_nil() {
                 value = result;
             }
@@ -478,7 +499,12 @@ impl<'a> Engine<'a> {
         }
         for rule in &defs.rules {
             if let Some(f) = rule.events.get(&RuleEvent::Damage) {
-                let what = format!("rule `{}` ({}), on_damage, robot {}", rule.name, rule.file, self.robot_name(id));
+                let what = format!(
+                    "rule `{}` ({}), on_damage, robot {}",
+                    rule.name,
+                    rule.file,
+                    self.robot_name(id)
+                );
                 handlers.push((f.clone(), rule.name.clone(), what));
             }
         }
@@ -490,7 +516,17 @@ impl<'a> Engine<'a> {
             if defs.option_def(&by).is_some() && option.is_none() {
                 continue; // an option spent by an earlier handler
             }
-            let result = self.call(&f, (self.link.ctx.clone(), self.robot(id), amount, info()?, option), || what.clone())?;
+            let result = self.call(
+                &f,
+                (
+                    self.link.ctx.clone(),
+                    self.robot(id),
+                    amount,
+                    info()?,
+                    option,
+                ),
+                || what.clone(),
+            )?;
             let new = match result {
                 Value::Nil => amount,
                 Value::Integer(n) => n as i32,
@@ -703,7 +739,11 @@ impl<'a> Engine<'a> {
                 };
                 let card = card_arg(distance).map_err(|e| Error::Script(lua_message(&e)))?;
                 let what = || self.option_context(def, "on_card", id);
-                let result = self.call(f, (self.link.ctx.clone(), self.robot(id), card, option), what)?;
+                let result = self.call(
+                    f,
+                    (self.link.ctx.clone(), self.robot(id), card, option),
+                    what,
+                )?;
                 match self.interpret_card_result(result)? {
                     CardResult::Handled => {
                         handled = true;
@@ -719,7 +759,12 @@ impl<'a> Engine<'a> {
         }
         if !handled {
             let result = self.tile_event(TileEvent::Card, id, |tile| {
-                (self.link.ctx.clone(), tile, self.robot(id), card_arg(distance)?)
+                (
+                    self.link.ctx.clone(),
+                    tile,
+                    self.robot(id),
+                    card_arg(distance)?,
+                )
                     .into_lua_multi(self.lua)
             })?;
             match self.interpret_card_result(result)? {
@@ -752,7 +797,13 @@ impl<'a> Engine<'a> {
                 let info = self.lua.create_table()?;
                 info.raw_set("moved", moved)?;
                 info.raw_set("dir", last_step.map(Dir::name))?;
-                (self.link.ctx.clone(), tile, self.robot(id), card_arg(distance)?, info)
+                (
+                    self.link.ctx.clone(),
+                    tile,
+                    self.robot(id),
+                    card_arg(distance)?,
+                    info,
+                )
                     .into_lua_multi(self.lua)
             })?;
         }
@@ -886,7 +937,12 @@ impl<'a> Engine<'a> {
                 let what = || self.tile_handler_context(t, "on_cross", Some(robot));
                 let result = self.call(
                     f,
-                    (self.link.ctx.clone(), self.link.tiles[t].clone(), self.robot(robot), info),
+                    (
+                        self.link.ctx.clone(),
+                        self.link.tiles[t].clone(),
+                        self.robot(robot),
+                        info,
+                    ),
                     what,
                 )?;
                 cost += match result {
@@ -952,7 +1008,9 @@ impl<'a> Engine<'a> {
                     break;
                 }
                 let args = info(a)
-                    .and_then(|i| (self.link.ctx.clone(), self.robot(a.robot), i).into_lua_multi(self.lua))
+                    .and_then(|i| {
+                        (self.link.ctx.clone(), self.robot(a.robot), i).into_lua_multi(self.lua)
+                    })
                     .map_err(|e| Error::Script(lua_message(&e)))?;
                 let what = || {
                     format!(
@@ -1004,7 +1062,10 @@ impl<'a> Engine<'a> {
         let waiting = self.link.world.borrow().waiting_to_reenter();
         let mut damage = std::collections::HashMap::new();
         for id in waiting {
-            damage.insert(id, self.modify_number(id, "reentry_damage", REENTRY_DAMAGE)?);
+            damage.insert(
+                id,
+                self.modify_number(id, "reentry_damage", REENTRY_DAMAGE)?,
+            );
         }
         let back = self
             .world()
@@ -1083,8 +1144,13 @@ impl Game {
         let board = Rc::new(Board::compile(&self.layout, &rules)?);
         let state = self.world.borrow().state.clone();
         let world = Rc::new(RefCell::new(World::new(board, state)));
-        let link = Link::new(&rules, world.clone(), self.chooser.clone(), self.rehearsal.clone())
-            .map_err(|e| Error::Script(lua_message(&e)))?;
+        let link = Link::new(
+            &rules,
+            world.clone(),
+            self.chooser.clone(),
+            self.rehearsal.clone(),
+        )
+        .map_err(|e| Error::Script(lua_message(&e)))?;
         self.rules.lua.remove_app_data::<Rc<Link>>();
         (self.world, self.rules, self.link) = (world, rules, link);
         Ok(())

@@ -26,8 +26,13 @@ pub fn glyphs(rules: &RuleSet, board: &Board) -> Vec<String> {
 
 /// The glyph of one tile: its script's `glyph`, else the first two letters of its name.
 pub fn glyph(rules: &RuleSet, tile: &Tile) -> String {
-    text_of(rules, tile, rules.elements[tile.element].glyph.as_ref(), "glyph")
-        .unwrap_or_else(|| tile.name.chars().take(2).collect())
+    text_of(
+        rules,
+        tile,
+        rules.elements[tile.element].glyph.as_ref(),
+        "glyph",
+    )
+    .unwrap_or_else(|| tile.name.chars().take(2).collect())
 }
 
 /// A declared text: a string, or `function(tile) -> string` called with the tile (`what` names

@@ -116,7 +116,10 @@ impl Detail {
 
     pub fn insert(&mut self, key: impl Into<Cow<'static, str>>, value: Value) {
         let key = key.into();
-        match self.0.binary_search_by(|(k, _)| k.as_ref().cmp(key.as_ref())) {
+        match self
+            .0
+            .binary_search_by(|(k, _)| k.as_ref().cmp(key.as_ref()))
+        {
             Ok(i) => self.0[i].1 = value,
             Err(i) => self.0.insert(i, (key, value)),
         }

@@ -801,11 +801,15 @@ fn declared(rules: &RuleSet, tile: &Tile, c: &mut Canvas) {
         .unwrap_or_else(|| render::glyph(rules, tile));
     let (shape, side) = match draw.shape {
         Shape::Square => (
-            format!(r##"<rect x="4" y="4" width="56" height="56" rx="4" fill="{color}" stroke="#222" stroke-width="1.5"/>"##),
+            format!(
+                r##"<rect x="4" y="4" width="56" height="56" rx="4" fill="{color}" stroke="#222" stroke-width="1.5"/>"##
+            ),
             Dir::N,
         ),
         Shape::Circle => (
-            format!(r##"<circle cx="32" cy="32" r="24" fill="{color}" stroke="#222" stroke-width="1.5"/>"##),
+            format!(
+                r##"<circle cx="32" cy="32" r="24" fill="{color}" stroke="#222" stroke-width="1.5"/>"##
+            ),
             Dir::N,
         ),
         Shape::Edge => (
@@ -829,6 +833,13 @@ fn fallback(rules: &RuleSet, tile: &Tile, c: &mut Canvas) {
         Dir::N,
         r##"<rect class="fallback" x="5" y="5" width="54" height="54" fill="#f3e8ff" stroke="#7b2cbf" stroke-width="2" stroke-dasharray="5 3"/>"##,
     );
-    c.label(Dir::N, 32.0, 28.0, 15, "#5a189a", &render::glyph(rules, tile));
+    c.label(
+        Dir::N,
+        32.0,
+        28.0,
+        15,
+        "#5a189a",
+        &render::glyph(rules, tile),
+    );
     c.label(Dir::N, 32.0, 48.0, 8, "#5a189a", &tile.name);
 }

@@ -97,7 +97,10 @@ pub fn load(path: &Path) -> Result<Layout> {
     for (_, tileset) in &map.tilesets {
         mappings.push(match mapping(&tileset.properties, &tileset.file)? {
             Some(m) => Some(m),
-            None => map_mapping.as_ref().map(|(p, _)| read_mapping(p)).transpose()?,
+            None => map_mapping
+                .as_ref()
+                .map(|(p, _)| read_mapping(p))
+                .transpose()?,
         });
     }
 
@@ -198,9 +201,7 @@ fn elements_of(
     let tile = tileset.tiles.get(&id);
     let mut properties = toml::Table::new();
     for (name, value) in tile.map(|t| &t.properties).into_iter().flatten() {
-        let name = mapping
-            .and_then(|m| m.properties.get(name))
-            .unwrap_or(name);
+        let name = mapping.and_then(|m| m.properties.get(name)).unwrap_or(name);
         properties.insert(name.clone(), value.clone());
     }
     let class = tile.and_then(|t| t.class.clone());
@@ -342,7 +343,9 @@ mod json {
             return Err("only orthogonal maps can be boards".into());
         }
         if v["infinite"].as_bool() == Some(true) {
-            return Err("infinite maps cannot be boards: uncheck Infinite in Map Properties".into());
+            return Err(
+                "infinite maps cannot be boards: uncheck Infinite in Map Properties".into(),
+            );
         }
         Ok(())
     }
@@ -461,8 +464,15 @@ mod xml {
     pub fn map(source: &Source) -> Result<Map> {
         let doc = parse(source)?;
         let root = doc.root_element();
-        if root.attribute("orientation").is_some_and(|o| o != "orthogonal") {
-            return Err(at(source, root, "only orthogonal maps can be boards".into()));
+        if root
+            .attribute("orientation")
+            .is_some_and(|o| o != "orthogonal")
+        {
+            return Err(at(
+                source,
+                root,
+                "only orthogonal maps can be boards".into(),
+            ));
         }
         if root.attribute("infinite") == Some("1") {
             return Err(at(

@@ -147,11 +147,16 @@ pub fn choices_from(
     params: &BTreeMap<String, toml::Table>,
 ) -> std::result::Result<Vec<Choice>, String> {
     if let Some(stray) = params.keys().find(|name| !names.contains(name)) {
-        return Err(format!("[variant.{stray}] sets parameters, but `{stray}` is not in `variants`"));
+        return Err(format!(
+            "[variant.{stray}] sets parameters, but `{stray}` is not in `variants`"
+        ));
     }
     Ok(names
         .iter()
-        .map(|name| Choice { name: name.clone(), params: params.get(name).cloned().unwrap_or_default() })
+        .map(|name| Choice {
+            name: name.clone(),
+            params: params.get(name).cloned().unwrap_or_default(),
+        })
         .collect())
 }
 
@@ -160,7 +165,10 @@ pub fn with_extra(choices: &[Choice], extra: &[String]) -> Vec<Choice> {
     let mut all = choices.to_vec();
     for name in extra {
         if !all.iter().any(|c| &c.name == name) {
-            all.push(Choice { name: name.clone(), params: toml::Table::new() });
+            all.push(Choice {
+                name: name.clone(),
+                params: toml::Table::new(),
+            });
         }
     }
     all

@@ -254,7 +254,8 @@ impl World {
         let lives = lives.max(0);
         if self.state.robots[id].lives != lives {
             self.state.robots[id].lives = lives;
-            self.state.log(Some(id), "lives", detail! {"lives" => lives});
+            self.state
+                .log(Some(id), "lives", detail! {"lives" => lives});
         }
     }
 
@@ -494,7 +495,11 @@ impl World {
     /// discards are both empty. The first draw of a game shuffles every catalogued option
     /// that no robot holds into the deck; an empty deck takes the discards, shuffled (game
     /// RNG both times, so a game replays the same).
-    pub fn draw_option(&mut self, id: RobotId, catalogue: &[(String, Option<u32>)]) -> Option<String> {
+    pub fn draw_option(
+        &mut self,
+        id: RobotId,
+        catalogue: &[(String, Option<u32>)],
+    ) -> Option<String> {
         let state = &mut self.state;
         if state.option_deck.is_none() {
             let held: Vec<&str> = state

@@ -8,7 +8,11 @@ fn rally(args: &[&str]) -> String {
         .args(args)
         .output()
         .unwrap();
-    assert!(out.status.success(), "rally {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "rally {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -25,7 +29,10 @@ fn completion_scripts_know_the_commands_and_options() {
 #[test]
 fn the_man_page_covers_every_command() {
     let page = rally(&["man"]);
-    assert!(page.starts_with(".ie") || page.contains(".TH rally 1"), "roff");
+    assert!(
+        page.starts_with(".ie") || page.contains(".TH rally 1"),
+        "roff"
+    );
     for title in [".TH rally-render", ".TH rally-replay", ".TH rally-run"] {
         assert!(page.contains(title), "no {title}");
     }

@@ -70,7 +70,13 @@ fn hand_size_is_nine_minus_damage_and_locked_cards_stay_out_of_the_deck() {
             let mut r = Robot::new(format!("R{d}"), Pos::new(d, 0), Dir::N);
             r.damage = d;
             if d >= 5 {
-                r.program = vec![None, None, None, None, Some(Card::parse(&format!("left@{}", 70 + 20 * d)).unwrap())];
+                r.program = vec![
+                    None,
+                    None,
+                    None,
+                    None,
+                    Some(Card::parse(&format!("left@{}", 70 + 20 * d)).unwrap()),
+                ];
             }
             r
         })
@@ -78,18 +84,29 @@ fn hand_size_is_nine_minus_damage_and_locked_cards_stay_out_of_the_deck() {
     let mut state = GameState::new(robots, 9);
     state.robots[9].program[4] = Some(locked_card);
     state.robots[9].damage = 9;
-    let sizes: Vec<usize> = state.robots.iter().map(|r| deal::hand_size(r.damage)).collect();
+    let sizes: Vec<usize> = state
+        .robots
+        .iter()
+        .map(|r| deal::hand_size(r.damage))
+        .collect();
     let hands = deal::deal(&mut state, &sizes);
     let sizes: Vec<usize> = hands.iter().map(|h| h.cards.len()).collect();
     assert_eq!(sizes, vec![9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
     let opens: Vec<usize> = hands.iter().map(|h| h.open.len()).collect();
-    assert_eq!(opens, vec![5, 5, 5, 5, 5, 4, 3, 2, 1, 0], "damage − 4 registers locked");
+    assert_eq!(
+        opens,
+        vec![5, 5, 5, 5, 5, 4, 3, 2, 1, 0],
+        "damage − 4 registers locked"
+    );
     let dealt: Vec<Card> = hands.iter().flat_map(|h| h.cards.clone()).collect();
     let mut unique = dealt.clone();
     unique.sort_by_key(|c| c.priority);
     unique.dedup();
     assert_eq!(unique.len(), dealt.len(), "no card dealt twice");
-    assert!(!dealt.contains(&locked_card), "a locked card is not in the deck");
+    assert!(
+        !dealt.contains(&locked_card),
+        "a locked card is not in the deck"
+    );
     // A robot with 9 damage has all registers locked; its empty ones got a card face up
     // (§7.4.5), and the locked move3 stayed.
     assert_eq!(state.robots[9].program[4], Some(locked_card));
@@ -110,7 +127,11 @@ fn locked_registers_keep_their_cards_and_repairs_unlock_the_lowest_first() {
     let mut state = GameState::new(vec![r], 0);
     deal::wipe(&mut state, &[false]);
     assert_eq!(state.robots[0].program[..3], [None, None, None]);
-    assert_eq!(state.robots[0].program[3..], program[3..], "registers 4 and 5 locked at 6 damage");
+    assert_eq!(
+        state.robots[0].program[3..],
+        program[3..],
+        "registers 4 and 5 locked at 6 damage"
+    );
     state.robots[0].damage = 5; // one point repaired: register 4 unlocks, 5 stays
     deal::wipe(&mut state, &[false]);
     assert_eq!(state.robots[0].program[3], None);
@@ -138,7 +159,11 @@ fn a_locked_register_runs_its_card_again_next_turn() {
     let mut executed = Vec::new();
     while m.progress.phase != Phase::EndOfTurn {
         if let Stage::Register { events, .. } = m.advance(&mut seats).unwrap() {
-            executed.extend(events.into_iter().filter(|e| e.what == "card" && e.robot.as_deref() == Some("A")));
+            executed.extend(
+                events
+                    .into_iter()
+                    .filter(|e| e.what == "card" && e.robot.as_deref() == Some("A")),
+            );
         }
     }
     assert_eq!(executed.len(), 5);
@@ -161,7 +186,10 @@ fn power_down_takes_effect_next_turn_discards_damage_and_skips_the_turn() {
     while m.progress.phase != Phase::Program {
         m.advance(&mut seats).unwrap();
     }
-    assert!(!m.game.state().robots[0].powered_down, "turn 1 is played normally");
+    assert!(
+        !m.game.state().robots[0].powered_down,
+        "turn 1 is played normally"
+    );
     seats.hands.clear();
     seats.power_down.clear();
     // B is put in line with A's laser for turn 2.
@@ -181,13 +209,18 @@ fn power_down_takes_effect_next_turn_discards_damage_and_skips_the_turn() {
         events.extend(m.advance(&mut seats).unwrap().events().to_vec());
     }
     let a = &m.game.state().robots[0];
-    assert!(events.iter().any(|e| e.what == "powered_down" && e.robot.as_deref() == Some("A")));
-    assert_eq!(a.damage, 0, "all damage discarded");
-    assert!(seats.hands.iter().all(|h| h.robot != 0), "no cards dealt to a powered-down robot");
-    assert_eq!((a.at, a.facing), (at, facing), "no moves");
-    assert!(!events
+    assert!(events
         .iter()
-        .any(|e| e.what == "damaged" && e.detail.get("cause").and_then(|c| c.as_str()) == Some("robot laser") && e.robot.as_deref() == Some("B")));
+        .any(|e| e.what == "powered_down" && e.robot.as_deref() == Some("A")));
+    assert_eq!(a.damage, 0, "all damage discarded");
+    assert!(
+        seats.hands.iter().all(|h| h.robot != 0),
+        "no cards dealt to a powered-down robot"
+    );
+    assert_eq!((a.at, a.facing), (at, facing), "no moves");
+    assert!(!events.iter().any(|e| e.what == "damaged"
+        && e.detail.get("cause").and_then(|c| c.as_str()) == Some("robot laser")
+        && e.robot.as_deref() == Some("B")));
 }
 
 #[test]
@@ -207,7 +240,10 @@ fn touching_the_last_flag_wins_at_once() {
             turn: 1
         })
     );
-    assert!(m.advance(&mut seats).is_err(), "nothing runs after the winner");
+    assert!(
+        m.advance(&mut seats).is_err(),
+        "nothing runs after the winner"
+    );
 }
 
 #[test]
@@ -233,9 +269,18 @@ fn resume_then_finish_equals_the_uninterrupted_game_byte_for_byte() {
         let setup = Setup::load(&save.game).unwrap();
         let rules = RuleSet::load(&sources(&setup)).unwrap();
         let mut resumed = Match::resume(setup, rules, save).unwrap();
-        resumed.play_out(&mut Bots::new([Strength::Weak; 4])).unwrap();
-        assert_eq!(serde_json::to_string(&resumed.save(&[])).unwrap(), expected, "stopped after {stop_after} stages");
-        assert_eq!(serde_json::to_string(&resumed.replay(&[])).unwrap(), expected_replay);
+        resumed
+            .play_out(&mut Bots::new([Strength::Weak; 4]))
+            .unwrap();
+        assert_eq!(
+            serde_json::to_string(&resumed.save(&[])).unwrap(),
+            expected,
+            "stopped after {stop_after} stages"
+        );
+        assert_eq!(
+            serde_json::to_string(&resumed.replay(&[])).unwrap(),
+            expected_replay
+        );
     }
 }
 
@@ -246,8 +291,13 @@ impl Seats for Checked {
     fn program(&mut self, game: &mut Game, hand: &Hand) -> rally::Result<Vec<Card>> {
         let before = serde_json::to_string(&*game.state()).unwrap();
         let cards = self.0.program(game, hand)?;
-        assert_eq!(before, serde_json::to_string(&*game.state()).unwrap(), "planning leaves the game as it was");
-        deal::check_program(hand, &cards).unwrap_or_else(|m| panic!("illegal program {cards:?} for {hand:?}: {m}"));
+        assert_eq!(
+            before,
+            serde_json::to_string(&*game.state()).unwrap(),
+            "planning leaves the game as it was"
+        );
+        deal::check_program(hand, &cards)
+            .unwrap_or_else(|m| panic!("illegal program {cards:?} for {hand:?}: {m}"));
         self.1 += 1;
         Ok(cards)
     }
@@ -273,7 +323,10 @@ fn bots_never_choose_an_illegal_program_and_are_deterministic() {
             assert!(seats.1 > 4);
             outcomes.push(serde_json::to_string(&m.replay(&[])).unwrap());
         }
-        assert_eq!(outcomes[0], outcomes[1], "{strength:?} bots are deterministic");
+        assert_eq!(
+            outcomes[0], outcomes[1],
+            "{strength:?} bots are deterministic"
+        );
     }
 }
 
@@ -311,7 +364,10 @@ fn sim_summary_does_not_depend_on_the_thread_count() {
     let one = sim::run(&setup, &src, 6, 1, &mut |_| {}).unwrap();
     let two = sim::run(&setup, &src, 6, 2, &mut |_| {}).unwrap();
     assert_eq!(one.games, 6);
-    assert_eq!((one.won, &one.win_turns, &one.deaths, &one.damage), (two.won, &two.win_turns, &two.deaths, &two.damage));
+    assert_eq!(
+        (one.won, &one.win_turns, &one.deaths, &one.damage),
+        (two.won, &two.win_turns, &two.deaths, &two.damage)
+    );
     let table = sim::table(&[("standard".into(), &one), ("again".into(), &two)]);
     assert!(table.contains("finish rate"), "{table}");
     assert!(table.contains("deaths per game"), "{table}");
@@ -334,17 +390,31 @@ fn rally_play_at_a_piped_terminal() {
         .spawn()
         .unwrap();
     use std::io::Write;
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("Hand       1) "), "the hand is numbered:\n{stdout}");
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("Hand       1) "),
+        "the hand is numbered:\n{stdout}"
+    );
     assert!(stdout.contains("Cards for registers 1 2 3 4 5"), "{stdout}");
     assert!(stdout.contains("── Register 5 ──"), "{stdout}");
     assert!(stdout.contains("Replay written to"), "{stdout}");
     assert!(!stdout.contains("\x1b["), "no colour when piped");
-    let replay: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("duel.replay.json")).unwrap()).unwrap();
+    let replay: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("duel.replay.json")).unwrap(),
+    )
+    .unwrap();
     assert!(replay["outcome"]["end"].is_string());
     assert_eq!(replay["turns"][0]["dealt"][0]["robot"], "You");
     // The save is complete and resumable: resuming a finished game just reports the end.
@@ -353,7 +423,11 @@ fn rally_play_at_a_piped_terminal() {
         .arg(&save)
         .output()
         .unwrap();
-    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
 }
 
 #[test]

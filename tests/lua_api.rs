@@ -169,6 +169,11 @@ fn declaration_keys() {
         class_fields(&text, "rally.RuleDecl"),
     );
     same(
+        "rally.option { ... } keys",
+        accepted_keys(r#"rally.option { name = "probe", probe_key = 1 }"#),
+        class_fields(&text, "rally.OptionDecl"),
+    );
+    same(
         "draw = { ... } keys",
         accepted_keys(r#"rally.element { name = "probe", draw = { probe_key = 1 } }"#),
         class_fields(&text, "rally.Draw"),
@@ -179,7 +184,10 @@ fn declaration_keys() {
 fn steps_of_the_order_of_play() {
     same(
         "steps",
-        rally::order::standard().into_iter().map(|s| s.name).collect(),
+        rally::order::standard()
+            .into_iter()
+            .map(|s| s.name)
+            .collect(),
         class_fields(&annotations(), "rally.Steps"),
     );
 }
@@ -189,8 +197,8 @@ fn the_editor_config_points_at_the_annotations() {
     let config: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(".luarc.json").unwrap()).unwrap();
     let library = config["workspace.library"].as_array().unwrap();
-    assert!(library.iter().any(|l| Path::new(l.as_str().unwrap())
-        .join("rally.lua")
-        .is_file()));
+    assert!(library
+        .iter()
+        .any(|l| Path::new(l.as_str().unwrap()).join("rally.lua").is_file()));
     assert_eq!(config["runtime.version"], "Lua 5.4");
 }

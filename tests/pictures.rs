@@ -70,8 +70,14 @@ fn expansion_board_snapshot() {
 #[test]
 fn ice_rink_scenario_snapshot() {
     let svg = scenario_picture("tests/pictures/ice.toml");
-    assert!(svg.contains(r#"class="ice-speed""#), "the robot's ice speed is drawn");
-    assert!(svg.contains(r#"class="ice-spin""#), "the robot's ice spin is drawn");
+    assert!(
+        svg.contains(r#"class="ice-speed""#),
+        "the robot's ice speed is drawn"
+    );
+    assert!(
+        svg.contains(r#"class="ice-spin""#),
+        "the robot's ice spin is drawn"
+    );
     insta::assert_snapshot!("ice_rink", svg);
 }
 
@@ -200,7 +206,10 @@ fn a_script_can_declare_its_look() {
     assert!(!svg.contains("fallback"));
     assert!(svg.contains(r##"fill="#12ab34""##), "its colour");
     assert!(svg.contains(">BE</text>"), "its label function");
-    assert!(svg.contains("rotate(90 32 32)"), "the edge band turned to the east side");
+    assert!(
+        svg.contains("rotate(90 32 32)"),
+        "the edge band turned to the east side"
+    );
 }
 
 #[test]
@@ -213,7 +222,8 @@ fn a_bad_draw_declaration_is_an_error_with_its_line() {
     assert!(e.contains("unknown field `colour`"), "{e}");
     assert!(e.contains("color"), "suggests the right key: {e}");
 
-    let dir = scripts_with(r#"return rally.element { name = "bad", draw = { color = "red\"/>" } }"#);
+    let dir =
+        scripts_with(r#"return rally.element { name = "bad", draw = { color = "red\"/>" } }"#);
     let e = load(dir.path()).err().unwrap().to_string();
     assert!(e.contains("#rrggbb"), "{e}");
 }

@@ -21,7 +21,10 @@ fn the_worked_example_in_the_readme_passes() {
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
     let lua = blocks(&readme, "lua");
     let toml = blocks(&readme, "toml");
-    assert!(!lua.is_empty() && toml.len() >= 2, "the README lost its worked example");
+    assert!(
+        !lua.is_empty() && toml.len() >= 2,
+        "the README lost its worked example"
+    );
 
     let dir = tempfile::tempdir().unwrap();
     support::copy_dir(&root.join("scripts"), &dir.path().join("scripts"));
@@ -35,6 +38,10 @@ fn the_worked_example_in_the_readme_passes() {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert!(stdout.contains("2 passed, 0 failed"), "{stdout}");
 }

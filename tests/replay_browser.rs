@@ -49,7 +49,10 @@ impl Browser {
         let base = format!("http://127.0.0.1:{port}");
         let deadline = Instant::now() + Duration::from_secs(20);
         while ureq::get(&format!("{base}/status")).call().is_err() {
-            assert!(Instant::now() < deadline, "chromedriver did not answer in 20 s");
+            assert!(
+                Instant::now() < deadline,
+                "chromedriver did not answer in 20 s"
+            );
             std::thread::sleep(Duration::from_millis(100));
         }
         let mut browser = Browser {
@@ -97,10 +100,7 @@ impl Browser {
     }
 
     fn click(&self, css: &str) {
-        let element = self.post(
-            "/element",
-            json!({"using": "css selector", "value": css}),
-        );
+        let element = self.post("/element", json!({"using": "css selector", "value": css}));
         let id = element
             .as_object()
             .and_then(|o| o.values().next())
@@ -151,7 +151,8 @@ fn the_viewer_plays_a_replay_log_in_a_browser() {
     ) {
         (Some(c), Some(d)) => (c, d),
         _ => {
-            let message = "no chromium/chromedriver on PATH (install them with .ci/install-browser.sh)";
+            let message =
+                "no chromium/chromedriver on PATH (install them with .ci/install-browser.sh)";
             if std::env::var_os("RALLY_REQUIRE_BROWSER").is_some_and(|v| v == "1") {
                 panic!("RALLY_REQUIRE_BROWSER=1 but {message}");
             }

@@ -65,16 +65,36 @@ program = ["move2"]
     let scenario = Scenario::load(&scenario_path).unwrap();
     let mut game = scenario.start(rules.unwrap()).unwrap();
     let result = scenario.resolve(&mut game);
-    let message = result.as_ref().err().map(|e| e.to_string()).unwrap_or_default();
+    let message = result
+        .as_ref()
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
     (scenario, Ok(game), message)
 }
 
 #[test]
 fn forbidden_libraries_are_not_there() {
-    for name in ["io", "os", "debug", "package", "require", "load", "loadfile", "dofile", "collectgarbage"] {
+    for name in [
+        "io",
+        "os",
+        "debug",
+        "package",
+        "require",
+        "load",
+        "loadfile",
+        "dofile",
+        "collectgarbage",
+    ] {
         let err = load_error(&format!("local x = {name}"));
-        assert!(err.contains(&format!("undeclared global `{name}`")), "{name}: {err}");
-        assert!(err.contains("extra.lua:1:"), "{name} error names file and line: {err}");
+        assert!(
+            err.contains(&format!("undeclared global `{name}`")),
+            "{name}: {err}"
+        );
+        assert!(
+            err.contains("extra.lua:1:"),
+            "{name} error names file and line: {err}"
+        );
     }
 }
 
@@ -103,7 +123,10 @@ fn a_syntax_error_names_file_and_line() {
 #[test]
 fn an_unknown_declaration_key_is_an_error_with_a_suggestion() {
     let err = load_error("return rally.element { name = 'x', stpes = {} }");
-    assert!(err.contains("unknown field `stpes`") && err.contains("did you mean `steps`"), "{err}");
+    assert!(
+        err.contains("unknown field `stpes`") && err.contains("did you mean `steps`"),
+        "{err}"
+    );
     assert!(err.contains("extra.lua:1:"), "{err}");
 }
 
@@ -117,9 +140,15 @@ fn an_endless_loop_while_loading_is_stopped() {
 fn an_endless_loop_in_a_handler_is_stopped_and_rolled_back() {
     let (_, game, err) = run_trap("while true do end");
     assert!(err.contains("instruction budget exceeded"), "{err}");
-    assert!(err.contains("element `trap`") && err.contains("on_card") && err.contains("robot A"), "{err}");
+    assert!(
+        err.contains("element `trap`") && err.contains("on_card") && err.contains("robot A"),
+        "{err}"
+    );
     assert!(err.contains("register 1"), "{err}");
-    assert_eq!(game.unwrap().state().robots[0].at, rally::geometry::Pos::new(0, 0));
+    assert_eq!(
+        game.unwrap().state().robots[0].at,
+        rally::geometry::Pos::new(0, 0)
+    );
 }
 
 #[test]
@@ -150,7 +179,10 @@ fn a_runtime_error_rolls_the_register_back() {
     let game = game.unwrap();
     let state = game.state();
     assert_eq!(state.robots[0].at, rally::geometry::Pos::new(0, 0));
-    assert!(state.events.is_empty(), "events of the failed register are rolled back too");
+    assert!(
+        state.events.is_empty(),
+        "events of the failed register are rolled back too"
+    );
 }
 
 #[test]
@@ -162,7 +194,9 @@ fn tiles_are_read_only() {
 #[test]
 fn math_random_is_the_games_seeded_rng() {
     let roll = || {
-        let (_, game, err) = run_trap("ctx:set_var(robot, 'r', { math.random(1000), math.random(5, 5), math.random() < 1 })");
+        let (_, game, err) = run_trap(
+            "ctx:set_var(robot, 'r', { math.random(1000), math.random(5, 5), math.random() < 1 })",
+        );
         assert!(err.is_empty(), "{err}");
         let game = game.unwrap();
         let vars = game.state().robots[0].vars.clone();

@@ -19,7 +19,10 @@ fn rally_test(paths: &[&Path]) {
         output.status.success(),
         "rally test {paths:?} failed: {summary}\n{stdout}\n{stderr}"
     );
-    assert!(!summary.starts_with("0 passed"), "no scenario ran under {paths:?}");
+    assert!(
+        !summary.starts_with("0 passed"),
+        "no scenario ran under {paths:?}"
+    );
     println!("{summary}");
 }
 
@@ -39,7 +42,11 @@ fn acceptance_examples_pass() {
     );
     for suite in ["core", "ice-rink"] {
         let dir = shared.join(suite);
-        if suite == "ice-rink" && !Path::new(env!("CARGO_MANIFEST_DIR")).join("variants/ice-rink").is_dir() {
+        if suite == "ice-rink"
+            && !Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("variants/ice-rink")
+                .is_dir()
+        {
             continue;
         }
         rally_test(&[&dir]);

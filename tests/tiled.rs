@@ -78,12 +78,8 @@ program = ["move1@520", "right@80", "move3@800", "move1@530", "left@90"]
     let scripts = PathBuf::from("scripts");
     let mut game = scenario
         .start(
-            rally::script::RuleSet::load(&scenario.sources(
-                &scripts,
-                Path::new("variants"),
-                &[],
-            ))
-            .unwrap(),
+            rally::script::RuleSet::load(&scenario.sources(&scripts, Path::new("variants"), &[]))
+                .unwrap(),
         )
         .unwrap();
     scenario.resolve(&mut game).unwrap();
@@ -96,7 +92,10 @@ fn a_scenario_resolves_the_same_on_tiled_and_toml_boards() {
     let toml = resolve(BOARDS[0]);
     let events = toml["events"].to_string();
     for what in ["conveyed", "turned", "destroyed", "reentered"] {
-        assert!(events.contains(what), "the turn exercises the board: no `{what}` in {events}");
+        assert!(
+            events.contains(what),
+            "the turn exercises the board: no `{what}` in {events}"
+        );
     }
     for board in &BOARDS[1..] {
         assert_eq!(resolve(board), toml, "{board}");
@@ -158,7 +157,10 @@ heading = "dir"
             json!([[1, 0], "repair", {"wrenches": 1}]),
         ]
     );
-    assert!(layout.files.iter().any(|f| f.ends_with("vendor.rally.toml")));
+    assert!(layout
+        .files
+        .iter()
+        .any(|f| f.ends_with("vendor.rally.toml")));
 }
 
 #[test]
@@ -168,7 +170,8 @@ fn list_properties_are_written_as_toml_text() {
           {"name": "dir", "type": "string", "value": "E"},
           {"name": "phases", "type": "string", "value": "[2, 4]"}]}]}"#;
     let dir = folder(&[("m.tmj", &map_json(tileset, "1, 0"))]);
-    let board = Board::compile(&Layout::load(&dir.path().join("m.tmj")).unwrap(), &rules()).unwrap();
+    let board =
+        Board::compile(&Layout::load(&dir.path().join("m.tmj")).unwrap(), &rules()).unwrap();
     assert_eq!(
         serde_json::to_value(&board.tiles[0].params).unwrap(),
         json!({"dir": "E", "phases": [2, 4]})
@@ -211,7 +214,11 @@ fn a_rotated_tile_turns_its_directions() {
     let belt = r#"{"firstgid": 1, "name": "t", "tiles": [
         {"id": 0, "type": "conveyor", "properties": [{"name": "dir", "type": "string", "value": "N"}]}]}"#;
     // Tiled's rotations: 90° = H|D, 180° = H|V, 270° = V|D.
-    for (flags, dir) in [(0xA000_0000u32, "E"), (0xC000_0000, "S"), (0x6000_0000, "W")] {
+    for (flags, dir) in [
+        (0xA000_0000u32, "E"),
+        (0xC000_0000, "S"),
+        (0x6000_0000, "W"),
+    ] {
         let dir_ = folder(&[("m.tmj", &map_json(belt, &format!("{}, 0", flags | 1)))]);
         let board =
             Board::compile(&Layout::load(&dir_.path().join("m.tmj")).unwrap(), &rules()).unwrap();

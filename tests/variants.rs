@@ -67,21 +67,35 @@ fn robot_damage(json: &serde_json::Value, name: &str) -> i64 {
 #[test]
 fn incompatible_variants_are_an_error_naming_both() {
     let dir = tempfile::tempdir().unwrap();
-    let file = duel(dir.path(), r#"variants = ["no-robot-lasers", "rear-lasers"]"#);
+    let file = duel(
+        dir.path(),
+        r#"variants = ["no-robot-lasers", "rear-lasers"]"#,
+    );
     let out = rally(&root().join("variants"), &["run", file.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
-    assert!(err.contains("`no-robot-lasers`") && err.contains("`rear-lasers`"), "{err}");
+    assert!(
+        err.contains("`no-robot-lasers`") && err.contains("`rear-lasers`"),
+        "{err}"
+    );
     assert!(err.contains("cannot be combined"), "{err}");
 
     // The same when the second one comes from the command line.
     let file = duel(dir.path(), r#"variants = ["rear-lasers"]"#);
     let out = rally(
         &root().join("variants"),
-        &["run", file.to_str().unwrap(), "--variant", "no-robot-lasers"],
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--variant",
+            "no-robot-lasers",
+        ],
     );
     let err = text(&out.stderr);
-    assert!(err.contains("`no-robot-lasers`") && err.contains("`rear-lasers`"), "{err}");
+    assert!(
+        err.contains("`no-robot-lasers`") && err.contains("`rear-lasers`"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -136,7 +150,10 @@ fn variants_command_lists_every_variant_with_parameters() {
         "gold-belts",
         "gold_belts",
     ] {
-        assert!(listing.contains(needle), "`{needle}` missing from:\n{listing}");
+        assert!(
+            listing.contains(needle),
+            "`{needle}` missing from:\n{listing}"
+        );
     }
 }
 
@@ -178,14 +195,20 @@ fn ice_chart_is_in_the_json_vars() {
 fn guide_walkthrough_copy_ice_rink_and_change_a_rule() {
     let dir = tempfile::tempdir().unwrap();
     let variants = dir.path().join("variants");
-    support::copy_dir(&root().join("variants/ice-rink"), &variants.join("slow-rink"));
+    support::copy_dir(
+        &root().join("variants/ice-rink"),
+        &variants.join("slow-rink"),
+    );
     let toml = variants.join("slow-rink/variant.toml");
     let text_of = |p: &Path| std::fs::read_to_string(p).unwrap();
     let changed = text_of(&toml).replace("name = \"ice-rink\"", "name = \"slow-rink\"");
     std::fs::write(&toml, changed).unwrap();
     let lua = variants.join("slow-rink/ice.lua");
     let original = text_of(&lua);
-    assert!(original.contains("local LIMIT = 6"), "the guide's line is gone");
+    assert!(
+        original.contains("local LIMIT = 6"),
+        "the guide's line is gone"
+    );
     std::fs::write(&lua, original.replace("local LIMIT = 6", "local LIMIT = 3")).unwrap();
 
     let scenario = |variant: &str| {
@@ -212,7 +235,10 @@ program = ["move3", "move3"]
         let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         json["robots"][0]["at"].clone()
     };
-    support::copy_dir(&root().join("variants/ice-rink"), &variants.join("ice-rink"));
+    support::copy_dir(
+        &root().join("variants/ice-rink"),
+        &variants.join("ice-rink"),
+    );
     // Standard rink: Move 3 gives speed 3 (slide to x = 3), the second Move 3 speed 6 (x = 9).
     assert_eq!(scenario("ice-rink"), serde_json::json!([9, 0]));
     // Speed limit 3: the second Move 3 adds nothing, so it slides only 3 more (x = 6).

@@ -36,6 +36,7 @@
 ---@field destroyed boolean
 ---@field powered_down boolean
 ---@field vars table<string, any> what scripts remember about it (`ctx:set_var`)
+---@field options string[] the option cards it holds, in the order drawn
 
 ---A tile: the element's parameters (checked, defaults filled in) plus where it is. Read-only.
 ---@class rally.Tile
@@ -144,14 +145,19 @@ function Ctx:convey(robot, dir) end
 ---@param from rally.Pos|rally.Robot
 ---@param dir rally.Dir
 ---@param strength? integer default 1
----@param opts? { cause: string? }
----@return rally.Robot|nil hit
+---`opts.through = n`: the beam goes on through n walls or robots (High-Power Laser); every
+---robot in it is hit.
+---@param opts? { cause: string?, through: integer? }
+---@return rally.Robot|nil hit the first robot hit
+---@return rally.Robot[] all every robot hit, in order
 function Ctx:fire_beam(from, dir, strength, opts) end
 
+---Damage, after the robot's options and the rules' `on_damage` had their say.
 ---@param robot rally.Robot
 ---@param amount integer
 ---@param cause? string for the log, default "script"
-function Ctx:damage(robot, amount, cause) end
+---@param from? rally.Dir the side of the robot it comes from (Power-Down Shield), if any
+function Ctx:damage(robot, amount, cause, from) end
 
 ---@param robot rally.Robot
 ---@param cause? string for the log, default "script"
@@ -211,6 +217,64 @@ function Ctx:random_card() end
 ---@param robot rally.Robot
 ---@return rally.Card|nil
 function Ctx:card(robot) end
+
+---An option card as `ctx:options` lists it and option handlers receive it.
+---@class rally.HeldOption
+---@field name string
+---@field uses integer|nil ammunition left (nil: no limit)
+---@field max_uses integer|nil the declared `uses`
+
+---The option cards a robot holds, in the order drawn.
+---@param robot rally.Robot
+---@return rally.HeldOption[]
+function Ctx:options(robot) end
+
+---@param robot rally.Robot
+---@param name string
+---@return boolean
+function Ctx:has_option(robot, name) end
+
+---Draws the top option card (logs `option_drawn`); the first draw shuffles the deck.
+---@param robot rally.Robot
+---@return string|nil name nil when deck and discards are empty
+function Ctx:draw_option(robot) end
+
+---Scraps a held option onto the discards (logs `option_discarded`).
+---@param robot rally.Robot
+---@param name string
+---@param why? string for the log, default "scrapped"
+---@return boolean done false if not held
+function Ctx:discard_option(robot, name, why) end
+
+---Spends ammunition (default 1) of a held option.
+---@param robot rally.Robot
+---@param name string
+---@param n? integer
+---@return boolean done false if not held or not enough left
+function Ctx:use_option(robot, name, n) end
+
+---Refills a held option's ammunition to its declared `uses`.
+---@param robot rally.Robot
+---@param name string
+---@return boolean done false if not held or without ammunition
+function Ctx:reload_option(robot, name) end
+
+---Asks the robot's player (the decision interface, docs/options.md). The FIRST choice is the
+---default. A scenario fixes answers with `choices = { key = "answer" }` in its `[[robot]]`.
+---@param robot rally.Robot
+---@param key string a stable name for the question
+---@param choices string[]
+---@param info? table `text` for people; other keys are hints for bots
+---@return string answer one of `choices`
+function Ctx:choose(robot, key, choices, info) end
+
+---`value` after each option the robot holds ran its `modify[key]` on it (held order).
+---@generic T
+---@param robot rally.Robot
+---@param key string `hand_size`, `reentry_damage`, `main_laser`, or a script's own
+---@param value T
+---@return T
+function Ctx:modify(robot, key, value) end
 
 ---What `build(b, tile)` writes static facts through, when the board is compiled.
 ---@class rally.Builder
@@ -322,6 +386,18 @@ function Builder:start(number) end
 ---@field on_destroyed? fun(ctx: rally.Ctx, robot: rally.Robot)
 ---@field on_reenter? fun(ctx: rally.Ctx, robot: rally.Robot)
 ---@field on_enter? fun(ctx: rally.Ctx, robot: rally.Robot, info: rally.MoveInfo)
+---@field on_damage? fun(ctx: rally.Ctx, robot: rally.Robot, amount: integer, info: { cause: string, from: rally.Dir|nil }): integer|nil
+
+---What `rally.option { ... }` takes (`scripts/options/`). Handlers get the option last.
+---@class rally.OptionDecl
+---@field name string
+---@field describe? string one line for `rally options`
+---@field uses? integer ammunition a drawn card starts with (chop shops reload it)
+---@field replace? boolean
+---@field on_card? fun(ctx: rally.Ctx, robot: rally.Robot, card: rally.Card, option: rally.HeldOption): rally.CardResult
+---@field on_damage? fun(ctx: rally.Ctx, robot: rally.Robot, amount: integer, info: { cause: string, from: rally.Dir|nil }, option: rally.HeldOption): integer|nil
+---@field steps? table<string, fun(ctx: rally.Ctx, robot: rally.Robot, option: rally.HeldOption)> once per holder in that step
+---@field modify? table<string, fun(ctx: rally.Ctx, robot: rally.Robot, value: any, option: rally.HeldOption): any> value modifiers (`ctx:modify`)
 
 ---The rally API. The native half is in src/script/, the Lua half in src/script/prelude.lua.
 ---@class rally
@@ -343,6 +419,14 @@ rally.elements = {}
 
 ---@type table<string, rally.RuleDecl>
 rally.rules = {}
+
+---Declares an option card; a script in scripts/options/ returns it.
+---@param decl rally.OptionDecl
+---@return rally.OptionDecl
+function rally.option(decl) end
+
+---@type table<string, rally.OptionDecl>
+rally.options = {}
 
 ---The four directions, clockwise from north.
 ---@type rally.Dir[]

@@ -17,7 +17,9 @@ pub fn completions(shell: Shell, cli: &mut clap::Command) -> Result<()> {
 pub fn man(cli: clap::Command) -> Result<()> {
     let io = |e: std::io::Error| Error::Other(format!("cannot write the man page: {e}"));
     let mut out = std::io::stdout().lock();
-    clap_mangen::Man::new(cli.clone()).render(&mut out).map_err(io)?;
+    clap_mangen::Man::new(cli.clone())
+        .render(&mut out)
+        .map_err(io)?;
     for sub in cli.get_subcommands() {
         let title = format!("{}-{}", cli.get_name(), sub.get_name());
         writeln!(out).map_err(io)?;

@@ -3,8 +3,8 @@
 
 pub mod catalogue;
 pub mod completions;
-pub mod render;
 pub mod play;
+pub mod render;
 pub mod run;
 pub mod sim;
 pub mod test;

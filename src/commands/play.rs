@@ -18,8 +18,10 @@ use crate::reload::{HotReload, Reloaded, WatchOptions};
 use crate::render;
 use crate::script::Sources;
 use crate::state::{RobotId, REGISTERS};
+use std::cell::RefCell;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::time::Duration;
 
 pub struct PlayOptions {
@@ -41,7 +43,8 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
                 eprintln!("note: --variant is ignored on resume; the save's variants are used");
             }
             let extra = save.extra_variants.clone();
-            let rules = common_for(common, &extra).rules(Some(&save.game), setup.variants.clone())?;
+            let rules =
+                common_for(common, &extra).rules(Some(&save.game), setup.variants.clone())?;
             let save_path = opts.save.clone().unwrap_or_else(|| path.clone());
             (Match::resume(setup, rules, save)?, extra, save_path)
         }
@@ -72,12 +75,17 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
     let stdin = std::io::stdin();
     let interactive = stdin.is_terminal();
     let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let input: Input = Rc::new(RefCell::new(Box::new(stdin.lock())));
     let mut table = Terminal {
         bots: Bots::new(m.setup.seats.iter().map(|s| s.strength)),
         drivers: m.setup.seats.iter().map(|s| s.driver).collect(),
-        input: Box::new(stdin.lock()),
+        input: input.clone(),
         colour,
     };
+    m.game.set_chooser(Box::new(TableChooser {
+        drivers: table.drivers.clone(),
+        input,
+    }));
     let fast = opts.fast;
     println!("{}", title(&m));
     if opts.resume.is_some() {
@@ -132,13 +140,17 @@ fn common_for(common: &Common, extra: &[String]) -> Common {
 }
 
 fn default_save(game: &Path) -> PathBuf {
-    let stem = game.file_stem().map_or("game".into(), |s| s.to_string_lossy().to_string());
+    let stem = game
+        .file_stem()
+        .map_or("game".into(), |s| s.to_string_lossy().to_string());
     PathBuf::from("saves").join(format!("{stem}.save.json"))
 }
 
 /// `saves/x.save.json` → `saves/x.replay.json`.
 fn replay_path(save: &Path) -> PathBuf {
-    let name = save.file_name().map_or("game".into(), |n| n.to_string_lossy().to_string());
+    let name = save
+        .file_name()
+        .map_or("game".into(), |n| n.to_string_lossy().to_string());
     let stem = name
         .strip_suffix(".save.json")
         .or_else(|| name.strip_suffix(".json"))
@@ -148,7 +160,13 @@ fn replay_path(save: &Path) -> PathBuf {
 
 fn title(m: &Match) -> String {
     let board = m.game.board();
-    let mut out = format!("{} — {} ({}×{})", m.setup.path.display(), board.name, board.width, board.height);
+    let mut out = format!(
+        "{} — {} ({}×{})",
+        m.setup.path.display(),
+        board.name,
+        board.width,
+        board.height
+    );
     if !m.setup.description.is_empty() {
         out.push_str(&format!("\n{}", m.setup.description));
     }
@@ -157,7 +175,11 @@ fn title(m: &Match) -> String {
             Driver::Human => "you, at this terminal".to_string(),
             Driver::Bot => format!("{} bot", seat.strength.name()),
         };
-        out.push_str(&format!("\n  {} ({who}), dock {}", robot_label(&seat.name), seat.dock));
+        out.push_str(&format!(
+            "\n  {} ({who}), dock {}",
+            robot_label(&seat.name),
+            seat.dock
+        ));
     }
     out
 }
@@ -172,8 +194,12 @@ fn outcome_text(m: &Match) -> String {
         Some(Outcome::Won { robot, turn }) => {
             format!("🏁 {robot} touched the last flag on turn {turn} and wins!")
         }
-        Some(Outcome::NoneLeft { turn }) => format!("Every robot is out of lives after turn {turn}: nobody wins."),
-        Some(Outcome::TurnLimit { turn }) => format!("Turn limit reached after turn {turn}: nobody wins."),
+        Some(Outcome::NoneLeft { turn }) => {
+            format!("Every robot is out of lives after turn {turn}: nobody wins.")
+        }
+        Some(Outcome::TurnLimit { turn }) => {
+            format!("Turn limit reached after turn {turn}: nobody wins.")
+        }
         None => "The game is not over.".into(),
     }
 }
@@ -253,27 +279,78 @@ fn pause(table: &mut Terminal, interactive: bool) -> Result<()> {
     Ok(())
 }
 
+/// The terminal's input, shared by the seats (programs, power down) and the chooser
+/// (questions during the registers): stdin can be locked only once.
+type Input = Rc<RefCell<Box<dyn BufRead>>>;
+
+/// One trimmed line of input.
+fn read_line(input: &Input) -> Result<String> {
+    let mut line = String::new();
+    let n = input
+        .borrow_mut()
+        .read_line(&mut line)
+        .map_err(|e| Error::Other(format!("reading the terminal: {e}")))?;
+    if n == 0 {
+        return Err(Error::Other(
+            "the input ended before the game did (resume later with --resume)".into(),
+        ));
+    }
+    Ok(line.trim().to_string())
+}
+
 /// The seats of a game at the terminal: prompts for people, bots for the others.
 struct Terminal {
     bots: Bots,
     drivers: Vec<Driver>,
-    input: Box<dyn BufRead>,
+    input: Input,
     colour: bool,
+}
+
+/// Answers the questions scripts ask during the registers (`ctx:choose`): people are asked
+/// at the terminal (Enter takes the default, the first choice), bots use their policy, and
+/// so does everyone while a bot only rehearses programs.
+struct TableChooser {
+    drivers: Vec<Driver>,
+    input: Input,
+}
+
+impl crate::decision::Chooser for TableChooser {
+    fn choose(&mut self, q: &crate::decision::Question) -> Option<String> {
+        if q.rehearsal || self.drivers[q.robot] != Driver::Human {
+            return crate::decision::BotPolicy.choose(q);
+        }
+        let text = if q.text.is_empty() {
+            q.key.as_str()
+        } else {
+            q.text.as_str()
+        };
+        loop {
+            print!(
+                "{}: {text} [{}] (Enter: {}) ",
+                q.robot_name,
+                q.choices.join("/"),
+                q.default_answer()
+            );
+            let _ = std::io::stdout().flush();
+            // A closed input takes the default here; the seats report it at their next prompt.
+            let answer = read_line(&self.input).ok()?;
+            if !std::io::stdin().is_terminal() {
+                println!("{answer}");
+            }
+            if answer.is_empty() {
+                return None;
+            }
+            if let Some(c) = q.choices.iter().find(|c| c.eq_ignore_ascii_case(&answer)) {
+                return Some(c.clone());
+            }
+            println!("  answer one of {}", q.choices.join(", "));
+        }
+    }
 }
 
 impl Terminal {
     fn line(&mut self) -> Result<String> {
-        let mut line = String::new();
-        let n = self
-            .input
-            .read_line(&mut line)
-            .map_err(|e| Error::Other(format!("reading the terminal: {e}")))?;
-        if n == 0 {
-            return Err(Error::Other(
-                "the input ended before the game did (resume later with --resume)".into(),
-            ));
-        }
-        Ok(line.trim().to_string())
+        read_line(&self.input)
     }
 
     fn ask(&mut self, prompt: &str) -> Result<String> {
@@ -288,7 +365,11 @@ impl Terminal {
 
     fn yes_no(&mut self, prompt: &str) -> Result<bool> {
         loop {
-            match self.ask(&format!("{prompt} [y/N]"))?.to_ascii_lowercase().as_str() {
+            match self
+                .ask(&format!("{prompt} [y/N]"))?
+                .to_ascii_lowercase()
+                .as_str()
+            {
                 "" | "n" | "no" => return Ok(false),
                 "y" | "yes" => return Ok(true),
                 _ => println!("  answer y or n"),
@@ -304,14 +385,19 @@ impl Terminal {
 /// Parses "3 1 4" (or "3,1,4") as hand positions and checks them as a program.
 fn parse_choice(text: &str, hand: &Hand) -> std::result::Result<Vec<Card>, String> {
     let mut cards = Vec::new();
-    for word in text.split(|c: char| c == ',' || c.is_whitespace()).filter(|w| !w.is_empty()) {
+    for word in text
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|w| !w.is_empty())
+    {
         let n: usize = word
             .parse()
             .map_err(|_| format!("`{word}` is not a card number"))?;
-        let card = hand
-            .cards
-            .get(n.wrapping_sub(1))
-            .ok_or_else(|| format!("there is no card {n}: the hand has 1 to {}", hand.cards.len()))?;
+        let card = hand.cards.get(n.wrapping_sub(1)).ok_or_else(|| {
+            format!(
+                "there is no card {n}: the hand has 1 to {}",
+                hand.cards.len()
+            )
+        })?;
         cards.push(*card);
     }
     deal::check_program(hand, &cards)?;
@@ -361,12 +447,20 @@ impl Seats for Terminal {
             println!("No cards to play: the locked registers run as they are.");
             return Ok(Vec::new());
         }
-        let slots: Vec<String> = hand.open.iter().take(needed).map(|i| (i + 1).to_string()).collect();
+        let slots: Vec<String> = hand
+            .open
+            .iter()
+            .take(needed)
+            .map(|i| (i + 1).to_string())
+            .collect();
         loop {
             let answer = self.ask(&format!(
                 "Cards for registers {} ({needed} numbers, in order, e.g. `{}`):",
                 slots.join(" "),
-                (1..=needed).map(|n| n.to_string()).collect::<Vec<_>>().join(" ")
+                (1..=needed)
+                    .map(|n| n.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
             ))?;
             match parse_choice(&answer, hand) {
                 Ok(cards) => return Ok(cards),
@@ -417,7 +511,9 @@ impl Seats for Terminal {
                 None => println!("  answer N, E, S or W"),
             }
         };
-        let down = self.yes_no(&format!("Re-enter {name} powered down (skip next turn, discard damage)?"))?;
+        let down = self.yes_no(&format!(
+            "Re-enter {name} powered down (skip next turn, discard damage)?"
+        ))?;
         Ok((dir, down))
     }
 }

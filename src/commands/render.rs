@@ -68,12 +68,10 @@ pub fn write_picture(output: &Path, svg: &str) -> Result<()> {
     let bytes = match output.extension().and_then(|e| e.to_str()) {
         Some("png") => svg::to_png(svg).map_err(file_err)?,
         Some("svg") => svg.as_bytes().to_vec(),
-        _ => {
-            return Err(file_err(
-                "the picture's file name must end in .svg or .png (or be - for SVG on standard output)"
-                    .into(),
-            ))
-        }
+        _ => return Err(file_err(
+            "the picture's file name must end in .svg or .png (or be - for SVG on standard output)"
+                .into(),
+        )),
     };
     std::fs::write(output, bytes).map_err(|e| file_err(e.to_string()))
 }

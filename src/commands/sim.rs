@@ -47,7 +47,9 @@ pub fn sim(path: &Path, opts: &SimOptions, common: &Common) -> Result<bool> {
             choices: setup.choices(extra),
         };
         let mut bar = Bar::new(name, opts.games);
-        let summary = sim::run(&setup, &sources, opts.games, threads, &mut |done| bar.show(done))?;
+        let summary = sim::run(&setup, &sources, opts.games, threads, &mut |done| {
+            bar.show(done)
+        })?;
         bar.finish(&summary);
         summaries.push((name.clone(), summary));
     }

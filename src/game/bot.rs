@@ -173,11 +173,21 @@ impl Bot {
     }
 
     /// How good `state` is for `id`, which had touched `start_flags` flags before.
-    fn value(&mut self, board: &Rc<Board>, state: &GameState, id: RobotId, start_flags: u32) -> i64 {
+    fn value(
+        &mut self,
+        board: &Rc<Board>,
+        state: &GameState,
+        id: RobotId,
+        start_flags: u32,
+    ) -> i64 {
         let r = &state.robots[id];
         let mut value = (r.flags as i64 - start_flags as i64) * FLAG_VALUE;
         if r.destroyed {
-            value -= if r.lives <= 0 { LAST_LIFE_VALUE } else { DESTROYED_VALUE };
+            value -= if r.lives <= 0 {
+                LAST_LIFE_VALUE
+            } else {
+                DESTROYED_VALUE
+            };
             return value;
         }
         if let Some(map) = self.map_for(board, r.flags) {
@@ -259,7 +269,9 @@ impl Bot {
                 for choice in choices {
                     let mut state = partial.state.clone();
                     if let Some(card) = choice {
-                        state.robots[id].program.resize(crate::state::REGISTERS, None);
+                        state.robots[id]
+                            .program
+                            .resize(crate::state::REGISTERS, None);
                         state.robots[id].program[slot] = Some(card);
                     }
                     game.restore(state);

@@ -13,8 +13,8 @@ pub mod deal;
 pub mod save;
 pub mod sim;
 
-use crate::board::{Board, BoardRef, Layout, Origin};
 use crate::board::file::Placement;
+use crate::board::{Board, BoardRef, Layout, Origin};
 use crate::cards::Card;
 use crate::detail;
 use crate::engine::Game;
@@ -213,8 +213,9 @@ impl Setup {
         if board.flags().is_empty() {
             return Err(Error::File {
                 file: self.path.clone(),
-                message: "the course has no flags: add `flag` elements to the board or a `flags` list"
-                    .into(),
+                message:
+                    "the course has no flags: add `flag` elements to the board or a `flags` list"
+                        .into(),
             });
         }
         self.seats
@@ -296,9 +297,17 @@ pub struct TurnRecord {
 #[derive(Clone, Debug)]
 pub enum Stage {
     /// The turn began: power down took effect, and these hands were dealt and programmed.
-    Programmed { hands: Vec<Hand>, events: Vec<Event> },
-    Register { register: u8, events: Vec<Event> },
-    EndOfTurn { events: Vec<Event> },
+    Programmed {
+        hands: Vec<Hand>,
+        events: Vec<Event>,
+    },
+    Register {
+        register: u8,
+        events: Vec<Event>,
+    },
+    EndOfTurn {
+        events: Vec<Event>,
+    },
 }
 
 impl Stage {
@@ -422,11 +431,7 @@ impl Match {
                     let discarded = r.damage;
                     r.damage = 0;
                     r.program.iter_mut().for_each(|c| *c = None);
-                    state.log(
-                        Some(id),
-                        "powered_down",
-                        detail! {"discarded" => discarded},
-                    );
+                    state.log(Some(id), "powered_down", detail! {"discarded" => discarded});
                 }
             }
         }
@@ -533,7 +538,11 @@ impl Match {
         for (id, &was_destroyed) in destroyed.iter().enumerate() {
             let (back, on_archive, down) = {
                 let r = &self.game.state().robots[id];
-                (was_destroyed && !r.destroyed, r.at == r.archive, r.powered_down)
+                (
+                    was_destroyed && !r.destroyed,
+                    r.at == r.archive,
+                    r.powered_down,
+                )
             };
             if back {
                 // The player picks the facing on the archive square; a robot placed beside

@@ -194,7 +194,10 @@ impl Summary {
 pub fn table(columns: &[(String, &Summary)]) -> String {
     let mut rows: Vec<(String, Vec<String>)> = Vec::new();
     let mut row = |label: &str, f: &dyn Fn(&Summary) -> String| {
-        rows.push((label.to_string(), columns.iter().map(|(_, s)| f(s)).collect()));
+        rows.push((
+            label.to_string(),
+            columns.iter().map(|(_, s)| f(s)).collect(),
+        ));
     };
     row("games", &|s| s.games.to_string());
     row("finish rate (a robot won)", &|s| s.percent(s.won));
@@ -202,12 +205,13 @@ pub fn table(columns: &[(String, &Summary)]) -> String {
     row("every robot out of lives", &|s| s.percent(s.none_left));
     let turns = |q: f64| move |s: &Summary| s.win_quantile(q).map_or("-".into(), |t| t.to_string());
     row("turns to win: median", &turns(0.5));
-    row("turns to win: 10% / 90%", &|s| {
-        match (s.win_quantile(0.1), s.win_quantile(0.9)) {
+    row(
+        "turns to win: 10% / 90%",
+        &|s| match (s.win_quantile(0.1), s.win_quantile(0.9)) {
             (Some(a), Some(b)) => format!("{a} / {b}"),
             _ => "-".into(),
-        }
-    });
+        },
+    );
     row("turns to win: mean", &|s| {
         if s.win_turns.is_empty() {
             "-".into()
@@ -227,7 +231,9 @@ pub fn table(columns: &[(String, &Summary)]) -> String {
             s.percent(s.wins.get(&robot).copied().unwrap_or(0))
         });
     }
-    row("deaths per game", &|s| s.per_game(s.deaths.values().map(|&n| n as u64).sum()));
+    row("deaths per game", &|s| {
+        s.per_game(s.deaths.values().map(|&n| n as u64).sum())
+    });
     for cause in names(&|s| s.deaths.keys().cloned().collect()) {
         row(&format!("  {cause}"), &|s| {
             s.per_game(s.deaths.get(&cause).copied().unwrap_or(0) as u64)
@@ -239,9 +245,15 @@ pub fn table(columns: &[(String, &Summary)]) -> String {
             s.per_game(s.damage.get(&cause).copied().unwrap_or(0))
         });
     }
-    row("games per minute", &|s| format!("{:.0}", s.games_per_minute()));
+    row("games per minute", &|s| {
+        format!("{:.0}", s.games_per_minute())
+    });
 
-    let label_width = rows.iter().map(|(l, _)| l.chars().count()).max().unwrap_or(0);
+    let label_width = rows
+        .iter()
+        .map(|(l, _)| l.chars().count())
+        .max()
+        .unwrap_or(0);
     let widths: Vec<usize> = (0..columns.len())
         .map(|c| {
             rows.iter()

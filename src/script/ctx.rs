@@ -49,7 +49,9 @@ fn robot_id(lua: &Lua, v: &AnyUserData) -> mlua::Result<RobotId> {
 
 pub fn pos_arg(lua: &Lua, t: &Table) -> mlua::Result<Pos> {
     let (x, y): (Option<i32>, Option<i32>) = {
-        let keys = lua.app_data_ref::<super::Keys>().expect("keys are installed with the rule set");
+        let keys = lua
+            .app_data_ref::<super::Keys>()
+            .expect("keys are installed with the rule set");
         (t.get(keys.x.clone())?, t.get(keys.y.clone())?)
     };
     match (x, y) {
@@ -331,23 +333,35 @@ impl UserData for Ctx {
                         let id = robot_id(lua, u)?;
                         (link.world.borrow().state.robots[id].at, Some(id))
                     }
-                    _ => return Err(located(lua, "fire_beam: `from` must be a square or a robot")),
+                    _ => {
+                        return Err(located(
+                            lua,
+                            "fire_beam: `from` must be a square or a robot",
+                        ))
+                    }
                 };
                 let cause: Option<String> = opts.as_ref().map_or(Ok(None), |o| o.get("cause"))?;
                 let through: Option<u32> = opts.as_ref().map_or(Ok(None), |o| o.get("through"))?;
-                let hits = link
-                    .world
-                    .borrow()
-                    .trace_beam(start, dir, shooter.is_some(), through.unwrap_or(0));
+                let hits = link.world.borrow().trace_beam(
+                    start,
+                    dir,
+                    shooter.is_some(),
+                    through.unwrap_or(0),
+                );
                 let cause = cause.unwrap_or_else(|| {
-                    if shooter.is_some() { "robot laser".into() } else { "laser".into() }
+                    if shooter.is_some() {
+                        "robot laser".into()
+                    } else {
+                        "laser".into()
+                    }
                 });
                 for &target in &hits {
                     with_engine(lua, |e| {
                         e.damage(target, strength.unwrap_or(1), &cause, Some(dir.opposite()))
                     })?;
                 }
-                let views: Vec<AnyUserData> = hits.iter().map(|&i| link.robots[i].clone()).collect();
+                let views: Vec<AnyUserData> =
+                    hits.iter().map(|&i| link.robots[i].clone()).collect();
                 Ok((views.first().cloned(), views))
             },
         );
@@ -385,14 +399,11 @@ impl UserData for Ctx {
         );
 
         // Sets the robot's lives left (a house rule giving more or fewer lives); logs `lives`.
-        methods.add_method(
-            "set_lives",
-            |lua, _, (robot, lives): (AnyUserData, i32)| {
-                let id = robot_id(lua, &robot)?;
-                link(lua)?.world.borrow_mut().set_lives(id, lives);
-                Ok(())
-            },
-        );
+        methods.add_method("set_lives", |lua, _, (robot, lives): (AnyUserData, i32)| {
+            let id = robot_id(lua, &robot)?;
+            link(lua)?.world.borrow_mut().set_lives(id, lives);
+            Ok(())
+        });
 
         // --- Option cards (rules.md §6.6) and decisions -------------------------------------
         // The options a robot holds, in the order drawn: `{ { name =, uses =, max_uses = } }`
@@ -406,15 +417,23 @@ impl UserData for Ctx {
                     let t = lua.create_table()?;
                     t.raw_set("name", o.name.as_str())?;
                     t.raw_set("uses", o.uses_left)?;
-                    t.raw_set("max_uses", link.defs.option_def(&o.name).and_then(|d| d.uses))?;
+                    t.raw_set(
+                        "max_uses",
+                        link.defs.option_def(&o.name).and_then(|d| d.uses),
+                    )?;
                     Ok(t)
                 })
                 .collect::<mlua::Result<Vec<Table>>>()
         });
-        methods.add_method("has_option", |lua, _, (robot, name): (AnyUserData, String)| {
-            let id = robot_id(lua, &robot)?;
-            Ok(link(lua)?.world.borrow().state.robots[id].option(&name).is_some())
-        });
+        methods.add_method(
+            "has_option",
+            |lua, _, (robot, name): (AnyUserData, String)| {
+                let id = robot_id(lua, &robot)?;
+                Ok(link(lua)?.world.borrow().state.robots[id]
+                    .option(&name)
+                    .is_some())
+            },
+        );
         // Draws the top option card for the robot (logs `option_drawn`); returns its name, or
         // nil when none is left.
         methods.add_method("draw_option", |lua, _, robot: AnyUserData| {
@@ -430,7 +449,11 @@ impl UserData for Ctx {
             |lua, _, (robot, name, why): (AnyUserData, String, Option<String>)| {
                 let id = robot_id(lua, &robot)?;
                 let link = link(lua)?;
-                let done = link.world.borrow_mut().discard_option(id, &name, why.as_deref().unwrap_or("scrapped"));
+                let done = link.world.borrow_mut().discard_option(
+                    id,
+                    &name,
+                    why.as_deref().unwrap_or("scrapped"),
+                );
                 Ok(done)
             },
         );
@@ -439,19 +462,25 @@ impl UserData for Ctx {
             "use_option",
             |lua, _, (robot, name, n): (AnyUserData, String, Option<u32>)| {
                 let id = robot_id(lua, &robot)?;
-                Ok(link(lua)?.world.borrow_mut().use_option(id, &name, n.unwrap_or(1)))
+                Ok(link(lua)?
+                    .world
+                    .borrow_mut()
+                    .use_option(id, &name, n.unwrap_or(1)))
             },
         );
         // Refills a held option's ammunition to its declared `uses`; false if it has none.
-        methods.add_method("reload_option", |lua, _, (robot, name): (AnyUserData, String)| {
-            let id = robot_id(lua, &robot)?;
-            let link = link(lua)?;
-            let Some(full) = link.defs.option_def(&name).and_then(|d| d.uses) else {
-                return Ok(false);
-            };
-            let done = link.world.borrow_mut().reload_option(id, &name, full);
-            Ok(done)
-        });
+        methods.add_method(
+            "reload_option",
+            |lua, _, (robot, name): (AnyUserData, String)| {
+                let id = robot_id(lua, &robot)?;
+                let link = link(lua)?;
+                let Some(full) = link.defs.option_def(&name).and_then(|d| d.uses) else {
+                    return Ok(false);
+                };
+                let done = link.world.borrow_mut().reload_option(id, &name, full);
+                Ok(done)
+            },
+        );
         // Asks the robot's player: `ctx:choose(robot, key, { "a", "b" }, { text = "...", ... })`
         // returns one of the choices. The first choice is the default (a scenario that fixes
         // nothing, a bot with no opinion). The other `info` keys are hints for bots.
@@ -575,7 +604,10 @@ impl UserData for Ctx {
                 .filter(|c| !held.contains(c))
                 .collect();
             if pool.is_empty() {
-                return Err(located(lua, "ctx:random_card(): every card of the deck is held"));
+                return Err(located(
+                    lua,
+                    "ctx:random_card(): every card of the deck is held",
+                ));
             }
             let pick = w.state.rng.roll(pool.len() as u64) as usize - 1;
             card_table(lua, &pool[pick])
@@ -603,12 +635,19 @@ pub fn install_random(lua: &Lua) -> mlua::Result<()> {
         let link = link(lua)?;
         let rng = &mut link.world.borrow_mut().state.rng;
         let (lo, hi) = match (m, n) {
-            (None, _) => return Ok(Value::Number((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64)),
+            (None, _) => {
+                return Ok(Value::Number(
+                    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64,
+                ))
+            }
             (Some(n), None) => (1, n),
             (Some(m), Some(n)) => (m, n),
         };
         if lo > hi {
-            return Err(located(lua, format!("math.random({lo}, {hi}): the interval is empty")));
+            return Err(located(
+                lua,
+                format!("math.random({lo}, {hi}): the interval is empty"),
+            ));
         }
         let span = (hi - lo) as u64 + 1;
         Ok(Value::Integer(lo + (rng.roll(span) - 1) as i64))

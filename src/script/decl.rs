@@ -226,7 +226,14 @@ pub fn parse_option(
     let name = required_name(decl, "rally.option")?;
     let what = format!("option `{name}`");
     let allowed = [
-        "name", "describe", "uses", "on_card", "on_damage", "steps", "modify", "replace",
+        "name",
+        "describe",
+        "uses",
+        "on_card",
+        "on_damage",
+        "steps",
+        "modify",
+        "replace",
     ];
     check_keys(decl, &allowed, &what)?;
     let uses = match decl.get::<Value>("uses")? {

@@ -69,7 +69,11 @@ pub fn lua_message(e: &mlua::Error) -> String {
         mlua::Error::WithContext { context, cause } => format!("{context}: {}", lua_message(cause)),
         // A script's own error: `file.lua:line: message`; the Lua traceback after it repeats
         // what the caller already says (element, hook, robot, register), so it is left out.
-        mlua::Error::RuntimeError(m) => m.split("\nstack traceback:").next().unwrap_or(m).to_string(),
+        mlua::Error::RuntimeError(m) => m
+            .split("\nstack traceback:")
+            .next()
+            .unwrap_or(m)
+            .to_string(),
         mlua::Error::SyntaxError { message, .. } => message.clone(),
         mlua::Error::MemoryError(_) => format!(
             "out of memory: the scripts exceeded the {} MiB limit",
@@ -292,22 +296,23 @@ impl RuleSet {
         let misses = self.lua.create_table()?;
         misses.raw_set(
             "__index",
-            self.lua.create_function(move |lua, (_, key): (Value, Value)| {
-                let key = key.to_string()?;
-                if declared.contains(&key) {
-                    return Ok(Value::Nil);
-                }
-                let mut known: Vec<&str> = declared.iter().map(String::as_str).collect();
-                known.extend(["at", "x", "y", "element"]);
-                Err(located(
-                    lua,
-                    format!(
-                        "a `{element}` tile has no field `{key}`{}; it has {}",
-                        crate::error::suggest(&key, known.iter().copied()),
-                        known.join(", ")
-                    ),
-                ))
-            })?,
+            self.lua
+                .create_function(move |lua, (_, key): (Value, Value)| {
+                    let key = key.to_string()?;
+                    if declared.contains(&key) {
+                        return Ok(Value::Nil);
+                    }
+                    let mut known: Vec<&str> = declared.iter().map(String::as_str).collect();
+                    known.extend(["at", "x", "y", "element"]);
+                    Err(located(
+                        lua,
+                        format!(
+                            "a `{element}` tile has no field `{key}`{}; it has {}",
+                            crate::error::suggest(&key, known.iter().copied()),
+                            known.join(", ")
+                        ),
+                    ))
+                })?,
         )?;
         data.set_metatable(Some(misses))?;
         read_only(&self.lua, data, "tile")
@@ -371,10 +376,24 @@ impl Defs {
             }
         }
         for (def, replace) in found.rules {
-            merge_named(&mut self.rules, def, replace, "rule", |r| (&r.name, &r.file), file)?;
+            merge_named(
+                &mut self.rules,
+                def,
+                replace,
+                "rule",
+                |r| (&r.name, &r.file),
+                file,
+            )?;
         }
         for (def, replace) in found.options {
-            merge_named(&mut self.options, def, replace, "option", |o| (&o.name, &o.file), file)?;
+            merge_named(
+                &mut self.options,
+                def,
+                replace,
+                "option",
+                |o| (&o.name, &o.file),
+                file,
+            )?;
         }
         Ok(())
     }
@@ -385,8 +404,11 @@ impl Defs {
 
     /// Every option as `(name, uses)`, sorted by name: what a fresh option deck holds.
     pub fn option_catalogue(&self) -> Vec<(String, Option<u32>)> {
-        let mut all: Vec<(String, Option<u32>)> =
-            self.options.iter().map(|o| (o.name.clone(), o.uses)).collect();
+        let mut all: Vec<(String, Option<u32>)> = self
+            .options
+            .iter()
+            .map(|o| (o.name.clone(), o.uses))
+            .collect();
         all.sort();
         all
     }
@@ -439,7 +461,10 @@ pub struct Keys {
 
 impl Keys {
     fn install(lua: &Lua) -> mlua::Result<()> {
-        let keys = Keys { x: lua.create_string("x")?, y: lua.create_string("y")? };
+        let keys = Keys {
+            x: lua.create_string("x")?,
+            y: lua.create_string("y")?,
+        };
         lua.set_app_data(keys);
         Ok(())
     }
@@ -447,7 +472,9 @@ impl Keys {
 
 /// A square as scripts see it: `{ x = .., y = .. }`.
 pub fn pos_table(lua: &Lua, p: Pos) -> mlua::Result<Table> {
-    let keys = lua.app_data_ref::<Keys>().expect("keys are installed with the rule set");
+    let keys = lua
+        .app_data_ref::<Keys>()
+        .expect("keys are installed with the rule set");
     lua.create_table_from([(keys.x.clone(), p.x), (keys.y.clone(), p.y)])
 }
 

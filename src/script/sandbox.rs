@@ -129,9 +129,14 @@ pub fn strict_table(lua: &Lua, table: &Table, name: &'static str) -> mlua::Resul
     let meta = lua.create_table()?;
     meta.raw_set(
         "__index",
-        lua.create_function(move |lua, (_, key): (Table, Value)| -> mlua::Result<Value> {
-            Err(super::located(lua, format!("`{name}.{}` does not exist", key.to_string()?)))
-        })?,
+        lua.create_function(
+            move |lua, (_, key): (Table, Value)| -> mlua::Result<Value> {
+                Err(super::located(
+                    lua,
+                    format!("`{name}.{}` does not exist", key.to_string()?),
+                ))
+            },
+        )?,
     )?;
     table.set_metatable(Some(meta))
 }
