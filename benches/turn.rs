@@ -2,7 +2,7 @@
 //! about 60 scripted elements: the figure issue 2 sets a budget for (median ≤ 100 µs).
 //! Also the rule-set build (what a hot reload costs) and one register alone.
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use rally::scenario::Scenario;
 use rally::script::{RuleSet, Sources};
 use std::path::{Path, PathBuf};
@@ -32,10 +32,14 @@ fn bench(c: &mut Criterion) {
         let mut game = scenario.start(rules).expect("game starts");
         let start = game.state().clone();
         c.bench_function(&format!("turn/{label}"), |b| {
-            b.iter(|| {
-                game.restore(start.clone());
-                scenario.resolve(&mut game).expect("turn resolves");
-            })
+            b.iter_batched(
+                || start.clone(),
+                |state| {
+                    game.restore(state);
+                    scenario.resolve(&mut game).expect("turn resolves");
+                },
+                BatchSize::SmallInput,
+            )
         });
     }
     let scenario = Scenario::load(&fixture("standard_turn.toml")).unwrap();

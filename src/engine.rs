@@ -131,8 +131,8 @@ impl<'a> Engine<'a> {
         self.link.world.borrow().board.clone()
     }
 
-    fn robot(&self, id: RobotId) -> AnyUserData {
-        self.link.robots[id].clone()
+    fn robot(&self, id: RobotId) -> &'a AnyUserData {
+        &self.link.robots[id]
     }
 
     fn is_active(&self, id: RobotId) -> bool {
@@ -221,15 +221,17 @@ impl<'a> Engine<'a> {
         for rule in &defs.rules {
             if let Some(f) = rule.steps.get(&step) {
                 let what = || format!("rule `{}` ({}), step `{}`", rule.name, rule.file, info.name);
-                self.call(f, self.link.ctx.clone(), what)?;
+                self.call(f, &self.link.ctx, what)?;
             }
         }
         self.option_steps(step)?;
         let board = self.board();
         for &t in &self.link.tile_steps[step] {
-            let f = &defs.elements[board.tiles[t].element].tile_steps[&step];
+            let Some(f) = defs.elements[board.tiles[t].element].tile_steps.get(&step) else {
+                continue;
+            };
             let what = || self.tile_handler_context(t, &format!("step `{}`", info.name), None);
-            self.call(f, (self.link.ctx.clone(), self.link.tiles[t].clone()), what)?;
+            self.call(f, (&self.link.ctx, &self.link.tiles[t]), what)?;
         }
         // Robots on tiles with a handler for this step, in board order; a robot moved during
         // the step is not visited again on its new square.
@@ -262,11 +264,7 @@ impl<'a> Engine<'a> {
                         || self.tile_handler_context(t, &format!("step `{}`", info.name), Some(id));
                     self.call(
                         f,
-                        (
-                            self.link.ctx.clone(),
-                            self.link.tiles[t].clone(),
-                            self.robot(id),
-                        ),
+                        (&self.link.ctx, &self.link.tiles[t], self.robot(id)),
                         what,
                     )?;
                 }
@@ -305,7 +303,7 @@ impl<'a> Engine<'a> {
                     break;
                 }
                 let what = || self.option_context(def, &defs.order[step].name, id);
-                self.call(f, (self.link.ctx.clone(), self.robot(id), option), what)?;
+                self.call(f, (&self.link.ctx, self.robot(id), option), what)?;
             }
         }
         Ok(())
@@ -377,7 +375,7 @@ impl<'a> Engine<'a> {
             let what = || self.option_context(def, &format!("modify.{key}"), id);
             let result = self.call(
                 f,
-                (self.link.ctx.clone(), self.robot(id), value.clone(), option),
+                (&self.link.ctx, self.robot(id), value.clone(), option),
                 what,
             )?;
             if !result.is_nil() {
@@ -443,6 +441,61 @@ impl<'a> Engine<'a> {
         Ok(answer)
     }
 
+    /// Every robot on the board that is not powered down fires its main laser forward
+    /// (rules.md §6.2): the first robot in line takes 1 damage, walls stop the beam. A robot's
+    /// options may change the shot (`modify.main_laser` gets and returns `{ strength, through }`).
+    /// One primitive for the whole volley: it is the hottest path of a turn.
+    pub fn fire_robot_lasers(&self) -> Result<()> {
+        let count = self.link.world.borrow().state.robots.len();
+        for id in 0..count {
+            let (at, facing, holds_options) = {
+                let w = self.link.world.borrow();
+                let r = &w.state.robots[id];
+                if r.destroyed || r.powered_down {
+                    continue;
+                }
+                (r.at, r.facing, !r.options.is_empty())
+            };
+            let (strength, through) = if holds_options {
+                self.main_laser(id)?
+            } else {
+                (1, 0)
+            };
+            let hits = self
+                .link
+                .world
+                .borrow()
+                .trace_beam(at, facing, true, through);
+            for target in hits {
+                self.damage(target, strength, "robot laser", Some(facing.opposite()))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// What a robot's options make of its main laser: `(strength, through)`.
+    fn main_laser(&self, id: RobotId) -> Result<(i32, u32)> {
+        let shot = self
+            .lua
+            .create_table_from([("strength", 1), ("through", 0)])
+            .map_err(|e| Error::Script(lua_message(&e)))?;
+        let shot = self.modify(id, "main_laser", Value::Table(shot))?;
+        let read = |t: &Table| -> mlua::Result<(i32, u32)> {
+            Ok((
+                t.get::<Option<i32>>("strength")?.unwrap_or(1),
+                t.get::<Option<u32>>("through")?.unwrap_or(0),
+            ))
+        };
+        match &shot {
+            Value::Table(t) => read(t).map_err(|e| Error::Script(lua_message(&e))),
+            other => Err(Error::Script(format!(
+                "robot {}: the options' `modify.main_laser` must give a table {{ strength, through }}, not a {}",
+                self.robot_name(id),
+                other.type_name()
+            ))),
+        }
+    }
+
     /// Deals damage: queued while the step fires a volley (segment D), otherwise at once.
     /// `from` is the side of the robot it comes from, when it has one (a beam).
     pub fn damage(&self, id: RobotId, amount: i32, cause: &str, from: Option<Dir>) -> Result<()> {
@@ -491,55 +544,55 @@ impl<'a> Engine<'a> {
             };
             make().map_err(|e| Error::Script(lua_message(&e)))
         };
-        let mut handlers: Vec<(Function, String, String)> = Vec::new();
-        for (def, name) in self.held_options(id) {
-            if let Some(f) = &defs.options[def].on_damage {
-                handlers.push((f.clone(), name, self.option_context(def, "on_damage", id)));
+        // The robot's options first (held order), then the rules, each seeing what the
+        // handlers before it left of the damage.
+        let options = self.held_options(id).into_iter().filter_map(|(def, name)| {
+            let f = defs.options[def].on_damage.as_ref()?;
+            Some((f, DamageHandler::Option(def, name)))
+        });
+        let rules = defs.rules.iter().filter_map(|rule| {
+            let f = rule.events.get(&RuleEvent::Damage)?;
+            Some((f, DamageHandler::Rule(rule)))
+        });
+        for (f, handler) in options.collect::<Vec<_>>().into_iter().chain(rules) {
+            if amount <= 0 || !self.is_active(id) {
+                break;
             }
-        }
-        for rule in &defs.rules {
-            if let Some(f) = rule.events.get(&RuleEvent::Damage) {
-                let what = format!(
+            let option = match &handler {
+                DamageHandler::Option(_, name) => match self.option_arg(id, name)? {
+                    Some(option) => Some(option),
+                    None => continue, // an option spent by an earlier handler
+                },
+                DamageHandler::Rule(_) => None,
+            };
+            let what = || match &handler {
+                DamageHandler::Option(def, _) => self.option_context(*def, "on_damage", id),
+                DamageHandler::Rule(rule) => format!(
                     "rule `{}` ({}), on_damage, robot {}",
                     rule.name,
                     rule.file,
                     self.robot_name(id)
-                );
-                handlers.push((f.clone(), rule.name.clone(), what));
-            }
-        }
-        for (f, by, what) in handlers {
-            if amount <= 0 || !self.is_active(id) {
-                break;
-            }
-            let option = self.option_arg(id, &by)?;
-            if defs.option_def(&by).is_some() && option.is_none() {
-                continue; // an option spent by an earlier handler
-            }
-            let result = self.call(
-                &f,
-                (
-                    self.link.ctx.clone(),
-                    self.robot(id),
-                    amount,
-                    info()?,
-                    option,
                 ),
-                || what.clone(),
-            )?;
-            let new = match result {
+            };
+            let args = (&self.link.ctx, self.robot(id), amount, info()?, option);
+            let new = match self.call(f, args, what)? {
                 Value::Nil => amount,
                 Value::Integer(n) => n as i32,
                 Value::Number(n) => n as i32,
                 other => {
                     return Err(Error::Script(format!(
-                        "{what}: on_damage must return nil or a number, not a {}",
+                        "{}: on_damage must return nil or a number, not a {}",
+                        what(),
                         other.type_name()
                     )))
                 }
             }
             .clamp(0, amount);
             if new < amount {
+                let by = match &handler {
+                    DamageHandler::Option(_, name) => name.clone(),
+                    DamageHandler::Rule(rule) => rule.name.clone(),
+                };
                 self.world().state.log(
                     Some(id),
                     "damage_prevented",
@@ -579,7 +632,7 @@ impl<'a> Engine<'a> {
                             self.robot_name(id)
                         )
                     };
-                    self.call(f, (self.link.ctx.clone(), self.robot(id)), what)?;
+                    self.call(f, (&self.link.ctx, self.robot(id)), what)?;
                 }
             }
         }
@@ -591,7 +644,7 @@ impl<'a> Engine<'a> {
         &self,
         event: TileEvent,
         id: RobotId,
-        args: impl Fn(Table) -> mlua::Result<mlua::MultiValue>,
+        args: impl Fn(&Table) -> mlua::Result<mlua::MultiValue>,
     ) -> Result<Value> {
         let board = self.board();
         let at = self.link.world.borrow().state.robots[id].at;
@@ -605,8 +658,7 @@ impl<'a> Engine<'a> {
             if !self.is_active(id) || self.link.world.borrow().state.robots[id].at != at {
                 break;
             }
-            let args =
-                args(self.link.tiles[t].clone()).map_err(|e| Error::Script(lua_message(&e)))?;
+            let args = args(&self.link.tiles[t]).map_err(|e| Error::Script(lua_message(&e)))?;
             let what = || self.tile_handler_context(t, event.name(), Some(id));
             let result = self.call(f, args, what)?;
             if !result.is_nil() {
@@ -635,7 +687,7 @@ impl<'a> Engine<'a> {
             let Some(card) = card else { continue };
             let swapped = self.tile_event(TileEvent::Reveal, id, |tile| {
                 (
-                    self.link.ctx.clone(),
+                    &self.link.ctx,
                     tile,
                     self.robot(id),
                     card_table(self.lua, &card)?,
@@ -707,7 +759,7 @@ impl<'a> Engine<'a> {
                 continue;
             };
             let args = (
-                self.link.ctx.clone(),
+                &self.link.ctx,
                 self.robot(id),
                 card_arg(distance).map_err(|e| Error::Script(lua_message(&e)))?,
             );
@@ -739,11 +791,7 @@ impl<'a> Engine<'a> {
                 };
                 let card = card_arg(distance).map_err(|e| Error::Script(lua_message(&e)))?;
                 let what = || self.option_context(def, "on_card", id);
-                let result = self.call(
-                    f,
-                    (self.link.ctx.clone(), self.robot(id), card, option),
-                    what,
-                )?;
+                let result = self.call(f, (&self.link.ctx, self.robot(id), card, option), what)?;
                 match self.interpret_card_result(result)? {
                     CardResult::Handled => {
                         handled = true;
@@ -759,13 +807,7 @@ impl<'a> Engine<'a> {
         }
         if !handled {
             let result = self.tile_event(TileEvent::Card, id, |tile| {
-                (
-                    self.link.ctx.clone(),
-                    tile,
-                    self.robot(id),
-                    card_arg(distance)?,
-                )
-                    .into_lua_multi(self.lua)
+                (&self.link.ctx, tile, self.robot(id), card_arg(distance)?).into_lua_multi(self.lua)
             })?;
             match self.interpret_card_result(result)? {
                 CardResult::Handled => handled = true,
@@ -798,7 +840,7 @@ impl<'a> Engine<'a> {
                 info.raw_set("moved", moved)?;
                 info.raw_set("dir", last_step.map(Dir::name))?;
                 (
-                    self.link.ctx.clone(),
+                    &self.link.ctx,
                     tile,
                     self.robot(id),
                     card_arg(distance)?,
@@ -937,12 +979,7 @@ impl<'a> Engine<'a> {
                 let what = || self.tile_handler_context(t, "on_cross", Some(robot));
                 let result = self.call(
                     f,
-                    (
-                        self.link.ctx.clone(),
-                        self.link.tiles[t].clone(),
-                        self.robot(robot),
-                        info,
-                    ),
+                    (&self.link.ctx, &self.link.tiles[t], self.robot(robot), info),
                     what,
                 )?;
                 cost += match result {
@@ -997,8 +1034,7 @@ impl<'a> Engine<'a> {
         let defs = self.link.defs.clone();
         for a in arrivals {
             self.tile_event(TileEvent::Enter, a.robot, |tile| {
-                (self.link.ctx.clone(), tile, self.robot(a.robot), info(a)?)
-                    .into_lua_multi(self.lua)
+                (&self.link.ctx, tile, self.robot(a.robot), info(a)?).into_lua_multi(self.lua)
             })?;
             for rule in &defs.rules {
                 let Some(f) = rule.events.get(&RuleEvent::Enter) else {
@@ -1008,9 +1044,7 @@ impl<'a> Engine<'a> {
                     break;
                 }
                 let args = info(a)
-                    .and_then(|i| {
-                        (self.link.ctx.clone(), self.robot(a.robot), i).into_lua_multi(self.lua)
-                    })
+                    .and_then(|i| (&self.link.ctx, self.robot(a.robot), i).into_lua_multi(self.lua))
                     .map_err(|e| Error::Script(lua_message(&e)))?;
                 let what = || {
                     format!(
@@ -1045,13 +1079,7 @@ impl<'a> Engine<'a> {
             .collect();
         for a in &arrivals {
             self.tile_event(TileEvent::Conveyed, a.robot, |tile| {
-                (
-                    self.link.ctx.clone(),
-                    tile,
-                    self.robot(a.robot),
-                    a.dir.name(),
-                )
-                    .into_lua_multi(self.lua)
+                (&self.link.ctx, tile, self.robot(a.robot), a.dir.name()).into_lua_multi(self.lua)
             })?;
         }
         self.arrive(&arrivals)
@@ -1082,7 +1110,7 @@ impl<'a> Engine<'a> {
                             self.robot_name(id)
                         )
                     };
-                    self.call(f, (self.link.ctx.clone(), self.robot(id)), what)?;
+                    self.call(f, (&self.link.ctx, self.robot(id)), what)?;
                 }
             }
         }
@@ -1101,6 +1129,12 @@ struct Crossing {
     card: Option<Card>,
     /// The robot that pushed it.
     pusher: Option<RobotId>,
+}
+
+/// Who may reduce a hit: one of the robot's options, or a rule.
+enum DamageHandler<'a> {
+    Option(usize, String),
+    Rule(&'a crate::script::RuleDef),
 }
 
 enum CardResult {

@@ -139,6 +139,11 @@ function Ctx:face(robot, dir) end
 ---@param dir rally.Dir
 function Ctx:convey(robot, dir) end
 
+---Every robot on the board that is not powered down fires its main laser forward (the
+---standard robot lasers): 1 damage to the first robot in line, as its options modify it
+---(`modify.main_laser`). Damage in segment D is applied together at the end of the step.
+function Ctx:fire_robot_lasers() end
+
 ---Fires a beam; damages the first robot hit (applied with segment D's damage). From a square
 ---(a board laser) the beam starts in that square; from a robot (its own laser) it starts in
 ---the square in front, so the shooter never hits itself.

@@ -317,6 +317,9 @@ impl UserData for Ctx {
         });
 
         // --- Lasers and damage --------------------------------------------------------------
+        methods.add_method("fire_robot_lasers", |lua, _, ()| {
+            with_engine(lua, |e| e.fire_robot_lasers())
+        });
         methods.add_method(
             "fire_beam",
             // `from` is a square (a board laser: the beam starts in it) or a robot (its laser:

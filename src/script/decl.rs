@@ -3,7 +3,38 @@
 
 use crate::params::{Kind, ParamSpec, ParamSpecs};
 use mlua::{Function, LuaSerdeExt, Table, Value};
-use std::collections::HashMap;
+
+/// A few handlers keyed by step or event. A short list beats hashing here: a declaration has
+/// a handful at most, and they are looked up for every step of every register.
+#[derive(Clone, Debug)]
+pub struct Handlers<K>(Vec<(K, Function)>);
+
+impl<K> Default for Handlers<K> {
+    fn default() -> Self {
+        Handlers(Vec::new())
+    }
+}
+
+impl<K: PartialEq> Handlers<K> {
+    pub fn insert(&mut self, key: K, f: Function) {
+        match self.0.iter_mut().find(|(k, _)| *k == key) {
+            Some(entry) => entry.1 = f,
+            None => self.0.push((key, f)),
+        }
+    }
+
+    pub fn get(&self, key: &K) -> Option<&Function> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, f)| f)
+    }
+
+    pub fn contains_key(&self, key: &K) -> bool {
+        self.get(key).is_some()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
 
 /// A board element as its script declared it.
 #[derive(Clone, Debug)]
@@ -19,10 +50,10 @@ pub struct ElementDef {
     pub draw: Option<Draw>,
     pub build: Option<Function>,
     /// Step handlers called for each robot standing on a tile, by step id.
-    pub steps: HashMap<usize, Function>,
+    pub steps: Handlers<usize>,
     /// Step handlers called once for every tile, occupied or not, by step id.
-    pub tile_steps: HashMap<usize, Function>,
-    pub events: HashMap<TileEvent, Function>,
+    pub tile_steps: Handlers<usize>,
+    pub events: Handlers<TileEvent>,
 }
 
 /// An element's own look in the SVG picture: `draw = { color = "#4a8", label = "Z", shape = "circle" }`.
@@ -151,8 +182,8 @@ pub struct RuleDef {
     pub name: String,
     pub describe: String,
     pub file: String,
-    pub steps: HashMap<usize, Function>,
-    pub events: HashMap<RuleEvent, Function>,
+    pub steps: Handlers<usize>,
+    pub events: Handlers<RuleEvent>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -204,7 +235,7 @@ pub struct OptionDef {
     pub on_damage: Option<Function>,
     /// Step handlers, called once per robot holding the option (on the board), after the
     /// rules' handlers of that step: `(ctx, robot, option)`.
-    pub steps: HashMap<usize, Function>,
+    pub steps: Handlers<usize>,
     /// Value modifiers by key: `(ctx, robot, value, option)` returns the new value (nil
     /// keeps it). `ctx:modify(robot, key, value)` runs them; the core asks `hand_size` and
     /// `reentry_damage`, the standard robot lasers ask `main_laser`.
@@ -334,8 +365,8 @@ fn step_table(
     steps: &dyn Fn(&str) -> Option<usize>,
     step_names: &[String],
     what: &str,
-) -> mlua::Result<HashMap<usize, Function>> {
-    let mut out = HashMap::new();
+) -> mlua::Result<Handlers<usize>> {
+    let mut out = Handlers::default();
     let Some(handlers) = table.get::<Option<Table>>(key)? else {
         return Ok(out);
     };
@@ -441,7 +472,7 @@ pub fn parse_element(
             params.insert(pname, parse_param(lua, &spec, &what)?);
         }
     }
-    let mut events = HashMap::new();
+    let mut events = Handlers::default();
     for (key, event) in TileEvent::ALL {
         if let Some(f) = optional_fn(decl, key, &what)? {
             events.insert(event, f);
@@ -490,7 +521,7 @@ pub fn parse_rule(
     let mut allowed = vec!["name", "describe", "steps", "replace"];
     allowed.extend(RuleEvent::ALL.iter().map(|(n, _)| *n));
     check_keys(decl, &allowed, &what)?;
-    let mut events = HashMap::new();
+    let mut events = Handlers::default();
     for (key, event) in RuleEvent::ALL {
         if let Some(f) = optional_fn(decl, key, &what)? {
             events.insert(event, f);
