@@ -1,0 +1,210 @@
+//! Damage: the robot-laser volley, hits queued in segment D and applied together, the
+//! robot's options and the rules reducing each hit (`on_damage`), and telling the rules about
+//! destroyed robots (`on_destroyed`).
+
+use super::*;
+
+/// Who may reduce a hit: one of the robot's options, or a rule.
+enum DamageHandler<'a> {
+    Option(usize, String),
+    Rule(&'a crate::script::RuleDef),
+}
+
+impl<'a> Engine<'a> {
+    /// Every robot on the board that is not powered down fires its main laser forward
+    /// (rules.md §6.2): the first robot in line takes 1 damage, walls stop the beam. A robot's
+    /// options may change the shot (`modify.main_laser` gets and returns `{ strength, through }`).
+    /// One primitive for the whole volley: it is the hottest path of a turn.
+    pub fn fire_robot_lasers(&self) -> Result<()> {
+        let count = self.link.world.borrow().state.robots.len();
+        for id in 0..count {
+            let (at, facing, holds_options) = {
+                let w = self.link.world.borrow();
+                let r = &w.state.robots[id];
+                if r.destroyed || r.powered_down {
+                    continue;
+                }
+                (r.at, r.facing, !r.options.is_empty())
+            };
+            let (strength, through) = if holds_options {
+                self.main_laser(id)?
+            } else {
+                (1, 0)
+            };
+            let hits = self
+                .link
+                .world
+                .borrow()
+                .trace_beam(at, facing, true, through);
+            for target in hits {
+                self.damage(target, strength, "robot laser", Some(facing.opposite()))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// What a robot's options make of its main laser: `(strength, through)`.
+    fn main_laser(&self, id: RobotId) -> Result<(i32, u32)> {
+        let shot = self
+            .lua
+            .create_table_from([("strength", 1), ("through", 0)])
+            .map_err(|e| Error::Script(lua_message(&e)))?;
+        let shot = self.modify(id, "main_laser", Value::Table(shot))?;
+        let read = |t: &Table| -> mlua::Result<(i32, u32)> {
+            Ok((
+                t.get::<Option<i32>>("strength")?.unwrap_or(1),
+                t.get::<Option<u32>>("through")?.unwrap_or(0),
+            ))
+        };
+        match &shot {
+            Value::Table(t) => read(t).map_err(|e| Error::Script(lua_message(&e))),
+            other => Err(Error::Script(format!(
+                "robot {}: the options' `modify.main_laser` must give a table {{ strength, through }}, not a {}",
+                self.robot_name(id),
+                other.type_name()
+            ))),
+        }
+    }
+
+    /// Deals damage: queued while the step fires a volley (segment D), otherwise at once.
+    /// `from` is the side of the robot it comes from, when it has one (a beam).
+    pub fn damage(&self, id: RobotId, amount: i32, cause: &str, from: Option<Dir>) -> Result<()> {
+        let hit = Hit {
+            robot: id,
+            amount,
+            cause: cause.to_string(),
+            from,
+        };
+        if self.link.world.borrow().defer_damage {
+            self.world().queue_hit(hit);
+            Ok(())
+        } else {
+            self.apply_hit(hit)
+        }
+    }
+
+    /// Applies the queued volley, hit by hit: robots destroyed by it still fired in it.
+    pub(super) fn flush_damage(&self) -> Result<()> {
+        loop {
+            let hits = self.world().take_hits();
+            if hits.is_empty() {
+                return Ok(());
+            }
+            for hit in hits {
+                self.apply_hit(hit)?;
+            }
+        }
+    }
+
+    /// Damage as the robot takes it: first its options' `on_damage` (held order), then the
+    /// rules' `on_damage`, each may lower it (logged as `damage_prevented`); then the tokens.
+    fn apply_hit(&self, hit: Hit) -> Result<()> {
+        let id = hit.robot;
+        let mut amount = hit.amount;
+        if amount <= 0 || !self.is_active(id) {
+            return Ok(());
+        }
+        let defs = self.link.defs.clone();
+        let info = || -> Result<Table> {
+            let make = || -> mlua::Result<Table> {
+                let t = self.lua.create_table()?;
+                t.raw_set("cause", hit.cause.as_str())?;
+                t.raw_set("from", hit.from.map(Dir::name))?;
+                Ok(t)
+            };
+            make().map_err(|e| Error::Script(lua_message(&e)))
+        };
+        // The robot's options first (held order), then the rules, each seeing what the
+        // handlers before it left of the damage.
+        let options = self.held_options(id).into_iter().filter_map(|(def, name)| {
+            let f = defs.options[def].on_damage.as_ref()?;
+            Some((f, DamageHandler::Option(def, name)))
+        });
+        let rules = defs.rules.iter().filter_map(|rule| {
+            let f = rule.events.get(&RuleEvent::Damage)?;
+            Some((f, DamageHandler::Rule(rule)))
+        });
+        for (f, handler) in options.collect::<Vec<_>>().into_iter().chain(rules) {
+            if amount <= 0 || !self.is_active(id) {
+                break;
+            }
+            let option = match &handler {
+                DamageHandler::Option(_, name) => match self.option_arg(id, name)? {
+                    Some(option) => Some(option),
+                    None => continue, // an option spent by an earlier handler
+                },
+                DamageHandler::Rule(_) => None,
+            };
+            let what = || match &handler {
+                DamageHandler::Option(def, _) => self.option_context(*def, "on_damage", id),
+                DamageHandler::Rule(rule) => format!(
+                    "rule `{}` ({}), on_damage, robot {}",
+                    rule.name,
+                    rule.file,
+                    self.robot_name(id)
+                ),
+            };
+            let args = (&self.link.ctx, self.robot(id), amount, info()?, option);
+            let new = match self.call(f, args, what)? {
+                Value::Nil => amount,
+                Value::Integer(n) => n as i32,
+                Value::Number(n) => n as i32,
+                other => {
+                    return Err(Error::Script(format!(
+                        "{}: on_damage must return nil or a number, not a {}",
+                        what(),
+                        other.type_name()
+                    )))
+                }
+            }
+            .clamp(0, amount);
+            if new < amount {
+                let by = match &handler {
+                    DamageHandler::Option(_, name) => name.clone(),
+                    DamageHandler::Rule(rule) => rule.name.clone(),
+                };
+                self.world().state.log(
+                    Some(id),
+                    "damage_prevented",
+                    detail! {"amount" => amount - new, "by" => by, "cause" => hit.cause.clone()},
+                );
+            }
+            amount = new;
+        }
+        if self.is_active(id) {
+            self.world().apply_damage(id, amount, &hit.cause);
+        }
+        Ok(())
+    }
+
+    /// Tells the rules' `on_destroyed` about every robot destroyed since the last time, in
+    /// order of destruction (a destroyed robot scraps an option there, rules.md §6.5).
+    pub(super) fn tell_destroyed(&self) -> Result<()> {
+        let defs = self.link.defs.clone();
+        loop {
+            let ids = std::mem::take(&mut self.world().destroyed_now);
+            if ids.is_empty() {
+                return Ok(());
+            }
+            for id in ids {
+                for rule in &defs.rules {
+                    let Some(f) = rule.events.get(&RuleEvent::Destroyed) else {
+                        continue;
+                    };
+                    if self.is_active(id) {
+                        break;
+                    }
+                    let what = || {
+                        format!(
+                            "rule `{}` ({}), on_destroyed, robot {}",
+                            rule.name,
+                            rule.file,
+                            self.robot_name(id)
+                        )
+                    };
+                    self.call(f, (&self.link.ctx, self.robot(id)), what)?;
+                }
+            }
+        }
+    }
+}

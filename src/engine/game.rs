@@ -1,0 +1,164 @@
+//! `Game`: a world with a rule set attached, as the commands use it. Every register and turn
+//! end is a transaction: a failing script leaves the state as it was.
+
+use super::*;
+
+/// A game in progress: the world, and the rule set currently attached to it.
+pub struct Game {
+    world: Rc<RefCell<World>>,
+    rules: RuleSet,
+    link: Rc<Link>,
+    layout: Layout,
+    chooser: SharedChooser,
+    rehearsal: Rc<Cell<bool>>,
+}
+
+impl Game {
+    /// Compiles the board against the rules and checks the robots stand on it.
+    pub fn new(layout: Layout, state: GameState, rules: RuleSet) -> Result<Game> {
+        let board = Rc::new(Board::compile(&layout, &rules)?);
+        let world = Rc::new(RefCell::new(World::new(board, state)));
+        let chooser: SharedChooser = Rc::new(RefCell::new(Box::new(Defaults)));
+        let rehearsal = Rc::new(Cell::new(false));
+        let link = Link::new(&rules, world.clone(), chooser.clone(), rehearsal.clone())
+            .map_err(|e| Error::Script(lua_message(&e)))?;
+        Ok(Game {
+            world,
+            rules,
+            link,
+            layout,
+            chooser,
+            rehearsal,
+        })
+    }
+
+    /// Swaps in a new rule set, keeping the state (hot reload). The board is compiled again
+    /// against the new element declarations; if that fails, nothing changes.
+    pub fn swap_rules(&mut self, rules: RuleSet) -> Result<()> {
+        let board = Rc::new(Board::compile(&self.layout, &rules)?);
+        let state = self.world.borrow().state.clone();
+        let world = Rc::new(RefCell::new(World::new(board, state)));
+        let link = Link::new(
+            &rules,
+            world.clone(),
+            self.chooser.clone(),
+            self.rehearsal.clone(),
+        )
+        .map_err(|e| Error::Script(lua_message(&e)))?;
+        self.rules.lua.remove_app_data::<Rc<Link>>();
+        (self.world, self.rules, self.link) = (world, rules, link);
+        Ok(())
+    }
+
+    /// Ends the game and hands back its rule set, detached, to start another game with it
+    /// (`rally watch` re-runs an edited scenario with the last good rules this way).
+    pub fn into_rules(self) -> RuleSet {
+        self.rules.lua.remove_app_data::<Rc<Link>>();
+        self.rules
+    }
+
+    /// Puts the game back in `state` (replaying from a saved position, `--repeat`).
+    pub fn restore(&mut self, state: GameState) {
+        self.world.borrow_mut().state = state;
+    }
+
+    pub fn rules(&self) -> &RuleSet {
+        &self.rules
+    }
+
+    /// Who answers the players' questions from now on (`crate::decision`): fixed answers
+    /// in a scenario, bots and people in a game. The default chooser takes every default.
+    pub fn set_chooser(&mut self, chooser: Box<dyn Chooser>) {
+        *self.chooser.borrow_mut() = chooser;
+    }
+
+    /// Marks what runs next as a rehearsal (a bot trying programs out) or not; returns the
+    /// previous setting. Questions asked meanwhile carry `rehearsal = true`, so a chooser
+    /// for people answers them as a bot would instead of asking.
+    pub fn set_rehearsal(&mut self, on: bool) -> bool {
+        self.rehearsal.replace(on)
+    }
+
+    /// Cards to deal this robot with its damage and options (rules.md §1.3: 9 − damage,
+    /// never below 0, Extra Memory +1): the options' `modify.hand_size` applied to
+    /// `deal::hand_size`. The dealer asks this for every robot it deals to.
+    pub fn hand_size(&self, robot: RobotId) -> Result<usize> {
+        let damage = self.state().robots[robot].damage;
+        let base = crate::game::deal::hand_size(damage) as i32;
+        let n = self.engine().modify_number(robot, "hand_size", base)?;
+        Ok(n.max(0) as usize)
+    }
+
+    pub fn state(&self) -> Ref<'_, GameState> {
+        Ref::map(self.world.borrow(), |w| &w.state)
+    }
+
+    /// The state, to change between registers from native code: the turn loop deals cards,
+    /// installs programs and applies power down here (`game::Match`). Scripts never get it.
+    pub fn state_mut(&self) -> std::cell::RefMut<'_, GameState> {
+        std::cell::RefMut::map(self.world.borrow_mut(), |w| &mut w.state)
+    }
+
+    pub fn board(&self) -> Rc<Board> {
+        self.world.borrow().board.clone()
+    }
+
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    fn engine(&self) -> Engine<'_> {
+        Engine {
+            lua: &self.rules.lua,
+            link: &self.link,
+        }
+    }
+
+    /// Runs `f` as a transaction: on error the state is restored as it was. The event log
+    /// only grows, so it is cut back to its length instead of being copied.
+    fn transaction(&mut self, f: impl FnOnce(&Engine) -> Result<()>) -> Result<()> {
+        let (before, logged) = {
+            let mut w = self.world.borrow_mut();
+            let events = std::mem::take(&mut w.state.events);
+            let before = w.state.clone();
+            w.state.events = events;
+            (before, w.state.events.len())
+        };
+        let result = f(&self.engine());
+        if let Err(e) = &result {
+            let mut w = self.world.borrow_mut();
+            let mut events = std::mem::take(&mut w.state.events);
+            events.truncate(logged);
+            w.state = before;
+            w.state.events = events;
+            // What the failed register queued belongs to it.
+            w.take_hits();
+            w.destroyed_now.clear();
+            tracing::debug!("rolled back: {e}");
+        }
+        result
+    }
+
+    pub fn start_turn(&mut self) -> Result<()> {
+        self.transaction(|e| {
+            e.world().state.register = 0;
+            e.run_steps(false, Some(Segment::TurnStart))
+        })
+    }
+
+    /// Resolves register `register` (1..=5).
+    pub fn run_register(&mut self, register: u8) -> Result<()> {
+        self.transaction(|e| {
+            e.world().state.register = register;
+            e.run_steps(true, None)
+        })
+    }
+
+    /// Repairs, re-entry and the other end-of-turn steps; the next turn begins.
+    pub fn end_turn(&mut self) -> Result<()> {
+        self.transaction(|e| {
+            e.world().state.register = 0;
+            e.run_steps(false, Some(Segment::EndOfTurn))
+        })
+    }
+}

@@ -1,0 +1,328 @@
+//! The phase engine: walks the order of play (`order.rs`) for a register or a turn, calls the
+//! scripts attached to each step, and resolves the native parts (revealing and executing
+//! cards, re-entry). A register is a transaction: if any script fails, the state goes back to
+//! what it was before the register (design.md principle 5).
+//!
+//! This file holds what every part shares: `Link` (how a rule set reaches the game it is
+//! attached to), `Engine::call` (budget and error context for every script call) and the step
+//! loop. The parts: `cards` (segments A and B), `movement` (steps, pushes, edges, belts,
+//! re-entry), `damage` (lasers, hits, destruction), `options` (option cards and player
+//! choices), `game` (the `Game` the commands use).
+
+use crate::board::{Board, Layout};
+use crate::cards::Card;
+use crate::decision::{Chooser, Defaults, Question};
+use crate::detail;
+use crate::error::{Error, Result};
+use crate::geometry::{Dir, Pos};
+use crate::order::{Native, Segment};
+use crate::script::ctx::{card_table, Ctx, RobotView};
+use crate::script::sandbox::{Budget, BUDGET_MESSAGE, INSTRUCTION_BUDGET};
+use crate::script::{lua_message, Defs, RuleEvent, RuleSet, TileEvent};
+use crate::state::{GameState, RobotId, REENTRY_DAMAGE};
+use crate::world::{Arrival, Blocked, Hit, How, World};
+use mlua::{AnyUserData, Function, IntoLuaMulti, Lua, Table, Value};
+use std::cell::{Cell, Ref, RefCell};
+use std::rc::Rc;
+
+mod cards;
+mod damage;
+mod game;
+mod movement;
+mod options;
+
+pub use game::Game;
+
+/// What a rule set needs to reach the game it is attached to. Lives in the Lua state's app
+/// data, so that `ctx:` primitives called from scripts can find the world.
+pub struct Link {
+    pub world: Rc<RefCell<World>>,
+    pub defs: Rc<Defs>,
+    budget: Rc<Budget>,
+    pub ctx: AnyUserData,
+    /// One view per robot, made once, so `robot == other` compares identity.
+    pub robots: Vec<AnyUserData>,
+    /// One read-only table per tile.
+    pub tiles: Vec<Table>,
+    /// Per step: the tiles whose element has a `tile_steps` handler for it.
+    tile_steps: Vec<Vec<usize>>,
+    /// Per step: does any element on this board act on the robots standing on it then?
+    /// (Most steps have no such handler; they skip looking at the robots at all.)
+    robot_steps: Vec<bool>,
+    handled: Table,
+    depth: Cell<u32>,
+    /// The cards revealed this register, per robot (a randomizer may have swapped one).
+    pub(crate) revealed: RefCell<Vec<Option<Card>>>,
+    /// The robot executing its card right now, and that card: squares it enters by the card
+    /// are told which card moved it (`info.card` in `on_enter`; the ice needs its distance).
+    executing: Cell<Option<(RobotId, Card)>>,
+    /// The direction of the executing robot's last step during its card (`info.dir` in
+    /// `on_card_end`: where an oil slide goes).
+    last_step: Cell<Option<Dir>>,
+    /// Who answers `ctx:choose` (kept by the [`Game`] across hot reloads).
+    chooser: SharedChooser,
+    /// Set while a bot tries programs out: questions say so (`Question::rehearsal`).
+    rehearsal: Rc<Cell<bool>>,
+}
+
+/// The chooser a game and its current rule set share.
+type SharedChooser = Rc<RefCell<Box<dyn Chooser>>>;
+
+impl Link {
+    fn new(
+        rules: &RuleSet,
+        world: Rc<RefCell<World>>,
+        chooser: SharedChooser,
+        rehearsal: Rc<Cell<bool>>,
+    ) -> mlua::Result<Rc<Link>> {
+        let lua = &rules.lua;
+        let (board, count) = {
+            let w = world.borrow();
+            (w.board.clone(), w.state.robots.len())
+        };
+        let tiles = board
+            .tiles
+            .iter()
+            .map(|t| rules.tile_table(t))
+            .collect::<mlua::Result<_>>()?;
+        let robots = (0..count)
+            .map(|id| lua.create_userdata(RobotView(id)))
+            .collect::<mlua::Result<_>>()?;
+        let tile_steps = (0..rules.order.len())
+            .map(|step| {
+                (0..board.tiles.len())
+                    .filter(|&t| {
+                        rules.elements[board.tiles[t].element]
+                            .tile_steps
+                            .contains_key(&step)
+                    })
+                    .collect()
+            })
+            .collect();
+        let robot_steps = (0..rules.order.len())
+            .map(|step| {
+                board
+                    .tiles
+                    .iter()
+                    .any(|t| rules.elements[t.element].steps.contains_key(&step))
+            })
+            .collect();
+        let rally: Table = lua.globals().get("rally")?;
+        let link = Rc::new(Link {
+            world,
+            defs: rules.defs.clone(),
+            budget: rules.budget.clone(),
+            ctx: lua.create_userdata(Ctx)?,
+            robots,
+            tiles,
+            tile_steps,
+            robot_steps,
+            handled: rally.get("HANDLED")?,
+            depth: Cell::new(0),
+            revealed: RefCell::new(vec![None; count]),
+            executing: Cell::new(None),
+            last_step: Cell::new(None),
+            chooser,
+            rehearsal,
+        });
+        lua.set_app_data(link.clone());
+        Ok(link)
+    }
+}
+
+/// The engine as seen from one call: the Lua state and the game it is attached to.
+pub struct Engine<'a> {
+    pub lua: &'a Lua,
+    pub link: &'a Link,
+}
+
+impl<'a> Engine<'a> {
+    pub fn world(&self) -> std::cell::RefMut<'a, World> {
+        self.link.world.borrow_mut()
+    }
+
+    fn board(&self) -> Rc<Board> {
+        self.link.world.borrow().board.clone()
+    }
+
+    fn robot(&self, id: RobotId) -> &'a AnyUserData {
+        &self.link.robots[id]
+    }
+
+    fn is_active(&self, id: RobotId) -> bool {
+        !self.link.world.borrow().state.robots[id].destroyed
+    }
+
+    fn robot_name(&self, id: RobotId) -> String {
+        self.link.world.borrow().state.robots[id].name.clone()
+    }
+
+    /// Calls a script handler under the instruction budget (shared by nested calls) and turns
+    /// a failure into a message that says which script, where and when.
+    pub fn call(
+        &self,
+        f: &Function,
+        args: impl IntoLuaMulti,
+        what: impl Fn() -> String,
+    ) -> Result<Value> {
+        let depth = self.link.depth.get();
+        if depth == 0 {
+            self.link.budget.reset(INSTRUCTION_BUDGET);
+        }
+        self.link.depth.set(depth + 1);
+        let result = f.call::<Value>(args);
+        self.link.depth.set(depth);
+        let describe = || {
+            let (turn, register) = {
+                let w = self.link.world.borrow();
+                (w.state.turn, w.state.register)
+            };
+            let when = if register > 0 {
+                format!("register {register}")
+            } else {
+                format!("turn {turn}")
+            };
+            format!("{}, {when}", what())
+        };
+        if self.link.budget.is_spent() && depth == 0 {
+            let place = match &result {
+                Err(e) => lua_message(e),
+                Ok(_) => BUDGET_MESSAGE.to_string(),
+            };
+            return Err(Error::Script(format!("{}: {place}", describe())));
+        }
+        result.map_err(|e| match &e {
+            mlua::Error::ExternalError(inner) if inner.downcast_ref::<Error>().is_some() => {
+                Error::Script(inner.to_string())
+            }
+            _ => Error::Script(format!("{}: {}", describe(), lua_message(&e))),
+        })
+    }
+
+    fn tile_handler_context(&self, tile: usize, hook: &str, robot: Option<RobotId>) -> String {
+        let board = self.board();
+        let t = &board.tiles[tile];
+        let file = &self.link.defs.elements[t.element].file;
+        let who = robot
+            .map(|r| format!(", robot {}", self.robot_name(r)))
+            .unwrap_or_default();
+        format!("element `{}` at {} ({file}), {hook}{who}", t.name, t.at)
+    }
+
+    /// Runs every step of one segment range: a register (A..E) or the turn's ends.
+    pub fn run_steps(&self, per_register: bool, only: Option<Segment>) -> Result<()> {
+        let defs = self.link.defs.clone();
+        for (id, step) in defs.order.iter().enumerate() {
+            if step.segment.per_register() != per_register {
+                continue;
+            }
+            if only.is_some_and(|s| s != step.segment) {
+                continue;
+            }
+            self.run_step(id)?;
+        }
+        Ok(())
+    }
+
+    fn run_step(&self, step: usize) -> Result<()> {
+        let defs = self.link.defs.clone();
+        let info = &defs.order[step];
+        {
+            let mut w = self.world();
+            w.state.segment = info.segment.name().into();
+            w.defer_damage = info.segment == Segment::Lasers;
+        }
+        for rule in &defs.rules {
+            if let Some(f) = rule.steps.get(&step) {
+                let what = || format!("rule `{}` ({}), step `{}`", rule.name, rule.file, info.name);
+                self.call(f, &self.link.ctx, what)?;
+            }
+        }
+        self.option_steps(step)?;
+        let board = self.board();
+        for &t in &self.link.tile_steps[step] {
+            let Some(f) = defs.elements[board.tiles[t].element].tile_steps.get(&step) else {
+                continue;
+            };
+            let what = || self.tile_handler_context(t, &format!("step `{}`", info.name), None);
+            self.call(f, (&self.link.ctx, &self.link.tiles[t]), what)?;
+        }
+        // Robots on tiles with a handler for this step, in board order; a robot moved during
+        // the step is not visited again on its new square.
+        let standing: Vec<(RobotId, Pos)> = if !self.link.robot_steps[step] {
+            Vec::new()
+        } else {
+            let w = self.link.world.borrow();
+            let mut v: Vec<(RobotId, Pos)> = w
+                .state
+                .robots
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.is_active())
+                .map(|(i, r)| (i, r.at))
+                .collect();
+            v.sort_by_key(|(i, p)| (p.y, p.x, *i));
+            v
+        };
+        for (id, at) in standing {
+            for &t in board.tiles_at(at) {
+                let Some(f) = defs.elements[board.tiles[t].element].steps.get(&step) else {
+                    continue;
+                };
+                let still_there = {
+                    let w = self.link.world.borrow();
+                    !w.state.robots[id].destroyed && w.state.robots[id].at == at
+                };
+                if still_there {
+                    let what =
+                        || self.tile_handler_context(t, &format!("step `{}`", info.name), Some(id));
+                    self.call(
+                        f,
+                        (&self.link.ctx, &self.link.tiles[t], self.robot(id)),
+                        what,
+                    )?;
+                }
+            }
+        }
+        match info.native {
+            Some(Native::RevealCards) => self.reveal_cards()?,
+            Some(Native::ExecuteCards) => self.execute_cards()?,
+            Some(Native::Reenter) => self.reenter()?,
+            None => {}
+        }
+        self.flush_conveys()?;
+        self.flush_damage()?;
+        self.world().defer_damage = false;
+        self.tell_destroyed()
+    }
+
+    /// Calls a tile event on every element of the robot's square; stops at the first handler
+    /// that returns something other than nil, and returns that.
+    fn tile_event(
+        &self,
+        event: TileEvent,
+        id: RobotId,
+        args: impl Fn(&Table) -> mlua::Result<mlua::MultiValue>,
+    ) -> Result<Value> {
+        let board = self.board();
+        let at = self.link.world.borrow().state.robots[id].at;
+        for &t in board.tiles_at(at) {
+            let Some(f) = self.link.defs.elements[board.tiles[t].element]
+                .events
+                .get(&event)
+            else {
+                continue;
+            };
+            if !self.is_active(id) || self.link.world.borrow().state.robots[id].at != at {
+                break;
+            }
+            let args = args(&self.link.tiles[t]).map_err(|e| Error::Script(lua_message(&e)))?;
+            let what = || self.tile_handler_context(t, event.name(), Some(id));
+            let result = self.call(f, args, what)?;
+            if !result.is_nil() {
+                return Ok(result);
+            }
+        }
+        Ok(Value::Nil)
+    }
+}

@@ -1,0 +1,263 @@
+//! Robots moving: card steps and pushes with the edge (`on_cross`) and square (`on_enter`)
+//! scripts told around each native step, placements, belt arrivals, and re-entry.
+
+use super::*;
+
+/// How a robot came to cross an edge, for `on_cross`'s `info`.
+struct Crossing {
+    how: How,
+    /// A wall stopped it at the edge.
+    blocked: bool,
+    /// Movement points the robot has left after this square (0 when pushed or carried).
+    remaining: i32,
+    /// The program card whose movement this is (for a pushed robot: its pusher's card).
+    card: Option<Card>,
+    /// The robot that pushed it.
+    pusher: Option<RobotId>,
+}
+
+impl<'a> Engine<'a> {
+    /// Moves a robot up to `squares` squares, pushing what is in the way; stops at a wall or
+    /// when the robot is destroyed. Tells each entered square's scripts. Returns squares moved.
+    /// Every edge crossed (or bumped into) is told to both squares' `on_cross`, which may
+    /// make a square cost the mover extra movement points (a ramp going up).
+    pub fn move_robot(&self, id: RobotId, dir: Dir, squares: i32, how: How) -> Result<i32> {
+        let executing = self.link.executing.get();
+        let card = executing
+            .filter(|(r, _)| how == How::Card && *r == id)
+            .map(|(_, c)| c);
+        let mut moved = 0;
+        let mut left = squares;
+        while left > 0 && self.is_active(id) {
+            left -= 1;
+            let step = self.world().step(id, dir, how);
+            let arrivals = match step {
+                Ok(arrivals) => arrivals,
+                Err(Blocked { robot, at, dir }) => {
+                    let pushed = robot != id;
+                    let crossing = Crossing {
+                        how: if pushed { How::Push } else { how },
+                        blocked: true,
+                        remaining: if pushed { 0 } else { left },
+                        card,
+                        pusher: pushed.then_some(id),
+                    };
+                    self.cross(robot, at, dir, &crossing)?;
+                    break;
+                }
+            };
+            moved += 1;
+            for a in &arrivals {
+                // An earlier arrival's script may have moved this robot on (a ramp rolling a
+                // robot back pushes its pusher back): then it is no longer arriving here.
+                if !self.is_at(a.robot, a.at) {
+                    continue;
+                }
+                if executing.is_some_and(|(r, _)| r == a.robot) {
+                    self.link.last_step.set(Some(a.dir));
+                }
+                let own = a.robot == id;
+                let crossing = Crossing {
+                    how: a.how,
+                    blocked: false,
+                    remaining: if own { left } else { 0 },
+                    card,
+                    pusher: (!own).then_some(id),
+                };
+                let cost = self.cross(a.robot, a.at.step(a.dir.opposite()), a.dir, &crossing)?;
+                if own {
+                    left -= cost;
+                }
+                if self.is_at(a.robot, a.at) {
+                    self.arrive(std::slice::from_ref(a))?;
+                }
+            }
+        }
+        Ok(moved)
+    }
+
+    /// Is the robot on the board, on square `at`? (A script may have moved it meanwhile.)
+    fn is_at(&self, id: RobotId, at: Pos) -> bool {
+        let w = self.link.world.borrow();
+        let r = &w.state.robots[id];
+        r.is_active() && r.at == at
+    }
+
+    /// Calls `on_cross` on the square `robot` left (or tried to leave) going `dir` from
+    /// `from`, then on the square beyond that edge. Returns the extra movement points the
+    /// handlers asked for (`{ cost = n }`). Stops if a handler moves or destroys the robot.
+    fn cross(&self, robot: RobotId, from: Pos, dir: Dir, c: &Crossing) -> Result<i32> {
+        let board = self.board();
+        let now = self.link.world.borrow().state.robots[robot].at;
+        let mut cost = 0;
+        for (square, leaving) in [(from, true), (from.step(dir), false)] {
+            for &t in board.tiles_at(square) {
+                let Some(f) = self.link.defs.elements[board.tiles[t].element]
+                    .events
+                    .get(&TileEvent::Cross)
+                else {
+                    continue;
+                };
+                if !self.is_active(robot) || self.link.world.borrow().state.robots[robot].at != now
+                {
+                    return Ok(cost);
+                }
+                let side = if leaving { dir } else { dir.opposite() };
+                let info = || -> mlua::Result<Table> {
+                    let info = self.lua.create_table()?;
+                    info.raw_set("dir", dir.name())?;
+                    info.raw_set("side", side.name())?;
+                    info.raw_set("how", c.how.name())?;
+                    info.raw_set("leaving", leaving)?;
+                    info.raw_set("blocked", c.blocked)?;
+                    info.raw_set("remaining", c.remaining)?;
+                    if let Some(card) = &c.card {
+                        info.raw_set("card", card_table(self.lua, card)?)?;
+                    }
+                    if let Some(p) = c.pusher {
+                        info.raw_set("pusher", self.robot(p))?;
+                    }
+                    Ok(info)
+                };
+                let info = info().map_err(|e| Error::Script(lua_message(&e)))?;
+                let what = || self.tile_handler_context(t, "on_cross", Some(robot));
+                let result = self.call(
+                    f,
+                    (&self.link.ctx, &self.link.tiles[t], self.robot(robot), info),
+                    what,
+                )?;
+                cost += match result {
+                    Value::Nil => 0,
+                    Value::Table(t) => t
+                        .get::<Option<i32>>("cost")
+                        .ok()
+                        .flatten()
+                        .filter(|n| *n >= 0)
+                        .ok_or_else(|| {
+                            Error::Script(format!(
+                                "{}: on_cross must return nil or {{ cost = n }} (n >= 0)",
+                                what()
+                            ))
+                        })?,
+                    other => {
+                        return Err(Error::Script(format!(
+                            "{}: on_cross must return nil or {{ cost = n }}, not a {}",
+                            what(),
+                            other.type_name()
+                        )))
+                    }
+                };
+            }
+        }
+        Ok(cost)
+    }
+
+    /// Puts a robot on a square directly and tells that square's scripts.
+    pub fn place(&self, id: RobotId, at: Pos, dir: Dir, how: How) -> Result<()> {
+        let arrival = self.world().place(id, at, dir, how);
+        if let Some(a) = arrival {
+            self.arrive(&[a])?;
+        }
+        Ok(())
+    }
+
+    /// Tells each square's `on_enter` scripts, then the rules' `on_enter`, that a robot
+    /// arrived. `info` is `{ how =, dir = }`, plus `card` when the robot moved by its card.
+    pub fn arrive(&self, arrivals: &[Arrival]) -> Result<()> {
+        let info = |a: &Arrival| -> mlua::Result<Table> {
+            let info = self.lua.create_table()?;
+            info.raw_set("how", a.how.name())?;
+            info.raw_set("dir", a.dir.name())?;
+            if let Some((id, card)) = self.link.executing.get() {
+                if a.how == How::Card && id == a.robot {
+                    info.raw_set("card", card_table(self.lua, &card)?)?;
+                }
+            }
+            Ok(info)
+        };
+        let defs = self.link.defs.clone();
+        for a in arrivals {
+            self.tile_event(TileEvent::Enter, a.robot, |tile| {
+                (&self.link.ctx, tile, self.robot(a.robot), info(a)?).into_lua_multi(self.lua)
+            })?;
+            for rule in &defs.rules {
+                let Some(f) = rule.events.get(&RuleEvent::Enter) else {
+                    continue;
+                };
+                if !self.is_active(a.robot) {
+                    break;
+                }
+                let args = info(a)
+                    .and_then(|i| (&self.link.ctx, self.robot(a.robot), i).into_lua_multi(self.lua))
+                    .map_err(|e| Error::Script(lua_message(&e)))?;
+                let what = || {
+                    format!(
+                        "rule `{}` ({}), on_enter, robot {}",
+                        rule.name,
+                        rule.file,
+                        self.robot_name(a.robot)
+                    )
+                };
+                self.call(f, args, what)?;
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn flush_conveys(&self) -> Result<()> {
+        let arrivals = self.world().flush_conveys();
+        // Belt moves are resolved together, so the edges they crossed are told afterwards.
+        let crossing = Crossing {
+            how: How::Belt,
+            blocked: false,
+            remaining: 0,
+            card: None,
+            pusher: None,
+        };
+        for a in &arrivals {
+            self.cross(a.robot, a.at.step(a.dir.opposite()), a.dir, &crossing)?;
+        }
+        let arrivals: Vec<Arrival> = arrivals
+            .into_iter()
+            .filter(|a| self.is_at(a.robot, a.at))
+            .collect();
+        for a in &arrivals {
+            self.tile_event(TileEvent::Conveyed, a.robot, |tile| {
+                (&self.link.ctx, tile, self.robot(a.robot), a.dir.name()).into_lua_multi(self.lua)
+            })?;
+        }
+        self.arrive(&arrivals)
+    }
+
+    pub(super) fn reenter(&self) -> Result<()> {
+        // Options may change the re-entry damage (Superior Archive), asked before anyone moves.
+        let waiting = self.link.world.borrow().waiting_to_reenter();
+        let mut damage = std::collections::HashMap::new();
+        for id in waiting {
+            damage.insert(
+                id,
+                self.modify_number(id, "reentry_damage", REENTRY_DAMAGE)?,
+            );
+        }
+        let back = self
+            .world()
+            .reenter_all(&|id| damage.get(&id).copied().unwrap_or(REENTRY_DAMAGE));
+        let defs = self.link.defs.clone();
+        for id in back {
+            for rule in &defs.rules {
+                if let Some(f) = rule.events.get(&RuleEvent::Reenter) {
+                    let what = || {
+                        format!(
+                            "rule `{}` ({}), on_reenter, robot {}",
+                            rule.name,
+                            rule.file,
+                            self.robot_name(id)
+                        )
+                    };
+                    self.call(f, (&self.link.ctx, self.robot(id)), what)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}

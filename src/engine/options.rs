@@ -1,0 +1,165 @@
+//! Option cards in the engine: their step handlers, `modify` (how a robot's options change a
+//! number or a shot), and the decision interface every player choice goes through.
+
+use super::*;
+
+impl<'a> Engine<'a> {
+    /// Calls the step's handlers of every option held by a robot on the board: robots in
+    /// the order they are listed, options in the order they were drawn.
+    pub(super) fn option_steps(&self, step: usize) -> Result<()> {
+        let defs = self.link.defs.clone();
+        if defs.options.iter().all(|o| o.steps.is_empty()) {
+            return Ok(());
+        }
+        let count = self.link.world.borrow().state.robots.len();
+        for id in 0..count {
+            for (def, name) in self.held_options(id) {
+                let Some(f) = defs.options[def].steps.get(&step) else {
+                    continue;
+                };
+                // An earlier handler may have destroyed the robot or spent the option.
+                let Some(option) = self.option_arg(id, &name)? else {
+                    continue;
+                };
+                if !self.is_active(id) {
+                    break;
+                }
+                let what = || self.option_context(def, &defs.order[step].name, id);
+                self.call(f, (&self.link.ctx, self.robot(id), option), what)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The options a robot holds that the rule set defines, as (definition, name), in the
+    /// order they were drawn. (One a hot reload removed is skipped.)
+    pub(super) fn held_options(&self, id: RobotId) -> Vec<(usize, String)> {
+        let w = self.link.world.borrow();
+        w.state.robots[id]
+            .options
+            .iter()
+            .filter_map(|o| {
+                let def = self
+                    .link
+                    .defs
+                    .options
+                    .iter()
+                    .position(|d| d.name == o.name)?;
+                Some((def, o.name.clone()))
+            })
+            .collect()
+    }
+
+    /// The option as its handlers get it: `{ name =, uses =, max_uses = }`; `None` if the
+    /// robot no longer holds it.
+    pub(super) fn option_arg(&self, id: RobotId, name: &str) -> Result<Option<Table>> {
+        let held = {
+            let w = self.link.world.borrow();
+            let r = &w.state.robots[id];
+            r.option(name).map(|i| r.options[i].uses_left)
+        };
+        let Some(uses) = held else { return Ok(None) };
+        let max = self.link.defs.option_def(name).and_then(|d| d.uses);
+        let table = || -> mlua::Result<Table> {
+            let t = self.lua.create_table()?;
+            t.raw_set("name", name)?;
+            t.raw_set("uses", uses)?;
+            t.raw_set("max_uses", max)?;
+            Ok(t)
+        };
+        table()
+            .map(Some)
+            .map_err(|e| Error::Script(lua_message(&e)))
+    }
+
+    pub(super) fn option_context(&self, def: usize, hook: &str, id: RobotId) -> String {
+        let o = &self.link.defs.options[def];
+        format!(
+            "option `{}` ({}), {hook}, robot {}",
+            o.name,
+            o.file,
+            self.robot_name(id)
+        )
+    }
+
+    /// Runs every held option's `modify[key]` on `value` (held order) and returns the
+    /// result: how the core and scripts ask "what do this robot's options make of it?"
+    /// (`hand_size`, `reentry_damage`, `main_laser`).
+    pub fn modify(&self, id: RobotId, key: &str, mut value: Value) -> Result<Value> {
+        let defs = self.link.defs.clone();
+        for (def, name) in self.held_options(id) {
+            let Some(f) = defs.options[def].modifier(key) else {
+                continue;
+            };
+            let Some(option) = self.option_arg(id, &name)? else {
+                continue;
+            };
+            let what = || self.option_context(def, &format!("modify.{key}"), id);
+            let result = self.call(
+                f,
+                (&self.link.ctx, self.robot(id), value.clone(), option),
+                what,
+            )?;
+            if !result.is_nil() {
+                value = result;
+            }
+        }
+        Ok(value)
+    }
+
+    /// [`Engine::modify`] for a number: a script returning anything else is an error.
+    pub fn modify_number(&self, id: RobotId, key: &str, value: i32) -> Result<i32> {
+        match self.modify(id, key, Value::Integer(value.into()))? {
+            Value::Integer(n) => Ok(n as i32),
+            Value::Number(n) if n.fract() == 0.0 => Ok(n as i32),
+            other => Err(Error::Script(format!(
+                "robot {}: the options' `modify.{key}` must give a whole number, not {other:?}",
+                self.robot_name(id)
+            ))),
+        }
+    }
+
+    /// Asks the robot's player a question (the decision interface, `crate::decision`) and
+    /// logs `chose` with the answer. No answer from the chooser means the first choice.
+    pub fn choose(
+        &self,
+        id: RobotId,
+        key: &str,
+        choices: Vec<String>,
+        text: String,
+        detail: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<String> {
+        let name = self.robot_name(id);
+        if choices.is_empty() {
+            return Err(Error::Script(format!(
+                "robot {name}: question `{key}` has no choices"
+            )));
+        }
+        let question = Question {
+            robot: id,
+            robot_name: name.clone(),
+            key: key.to_string(),
+            choices,
+            text,
+            detail,
+            rehearsal: self.link.rehearsal.get(),
+        };
+        let given = self.link.chooser.borrow_mut().choose(&question);
+        let (answer, default) = match given {
+            None => (question.default_answer().to_string(), true),
+            Some(a) if question.choices.contains(&a) => (a, false),
+            Some(a) => {
+                return Err(Error::Script(format!(
+                    "robot {name}: `{a}` is not an answer to `{key}`; expected one of {}",
+                    question.choices.join(", ")
+                )))
+            }
+        };
+        self.world().state.log(
+            Some(id),
+            "chose",
+            detail! {"question" => key, "answer" => answer.clone(), "default" => default},
+        );
+        Ok(answer)
+    }
+}
