@@ -91,10 +91,9 @@ impl Card {
     pub fn parse(text: &str) -> Result<Card, String> {
         let (name, priority) = match text.split_once('@') {
             Some((name, p)) => {
-                let p: u16 = p
-                    .trim()
-                    .parse()
-                    .map_err(|_| format!("card `{text}`: priority `{p}` is not a whole number"))?;
+                let p: u16 = p.trim().parse().map_err(|_| {
+                    format!("card `{text}`: priority `{p}` must be a whole number from 0 to 65535")
+                })?;
                 (name.trim(), Some(p))
             }
             None => (text.trim(), None),

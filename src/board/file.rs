@@ -13,6 +13,9 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
 
+/// The longest side a board may have (the largest published courses are a few dozen squares).
+pub const MAX_SIDE: i32 = 256;
+
 /// Where a placement came from, for error messages.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Origin {
@@ -137,12 +140,25 @@ impl BoardRef {
 impl Layout {
     /// Reads a board file (and, for a course, the boards it names).
     pub fn load(path: &Path) -> Result<Layout> {
+        Layout::load_nested(path, false)
+    }
+
+    /// Loads a board; `in_course`: it is a part of a course, which must be a single board
+    /// (a course of courses could name itself and never end).
+    fn load_nested(path: &Path, in_course: bool) -> Result<Layout> {
         // Boards drawn in the Tiled map editor load like TOML boards (src/tiled.rs).
         if crate::tiled::is_map(path) {
             return crate::tiled::load(path);
         }
         let source = Source::read(path)?;
         let file: BoardFile = source.parse_toml()?;
+        if in_course && !file.board.is_empty() {
+            return Err(Error::File {
+                file: path.to_path_buf(),
+                message: "is itself a course ([[board]] parts): a course is made of single boards"
+                    .into(),
+            });
+        }
         let mut layout = Layout::from_file(file, &source)?;
         layout.files.insert(0, path.to_path_buf());
         Ok(layout)
@@ -169,8 +185,13 @@ impl Layout {
             width = rows.iter().map(|(_, cells)| cells.len()).max().unwrap_or(0) as i32;
             for (y, (line_index, cells)) in rows.iter().enumerate() {
                 if cells.len() as i32 != width {
-                    return Err(origin_of(grid.span().start).error(format!(
-                        "grid row {y} has {} cells but the first row has {width}",
+                    let row = Origin {
+                        file: source.path.clone(),
+                        line: grid_line + line_index,
+                        column: 1,
+                    };
+                    return Err(row.error(format!(
+                        "grid row {y} has {} cells, but the longest row has {width}: every row needs the same number",
                         cells.len()
                     )));
                 }
@@ -209,7 +230,7 @@ impl Layout {
             let part = part.get_ref();
             let base = source.path.parent().unwrap_or(Path::new("."));
             let path = base.join(&part.path);
-            let sub = Layout::load(&path).map_err(|e| match e {
+            let sub = Layout::load_nested(&path, true).map_err(|e| match e {
                 Error::File { message, .. } => {
                     origin.error(format!("course board `{}`: {message}", part.path))
                 }
@@ -280,6 +301,11 @@ impl Layout {
             return Err(whole.error(
                 "the board has no size: give `width` and `height`, a `grid`, or `[[board]]` parts",
             ));
+        }
+        if width > MAX_SIDE || height > MAX_SIDE {
+            return Err(whole.error(format!(
+                "a {width}×{height} board is larger than rally handles: at most {MAX_SIDE} squares a side"
+            )));
         }
         for p in &placements {
             if p.at.x < 0 || p.at.y < 0 || p.at.x >= width || p.at.y >= height {
