@@ -83,6 +83,14 @@ pub struct Options {
     pub title: Option<String>,
 }
 
+/// A board alone, titled with its name (what `rally render BOARD` draws).
+pub fn board_picture(rules: &RuleSet, board: &Board) -> String {
+    let opts = Options {
+        title: Some(board.name.clone()),
+    };
+    picture(rules, board, &[], &opts)
+}
+
 /// The board with `robots` on it, as a standalone SVG document.
 pub fn picture(rules: &RuleSet, board: &Board, robots: &[Robot], opts: &Options) -> String {
     let title_height = if opts.title.is_some() { 28 } else { 0 };

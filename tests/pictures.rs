@@ -31,14 +31,7 @@ fn rules(variants: &[&str]) -> RuleSet {
 fn board_picture(path: &str, variants: &[&str]) -> String {
     let rules = rules(variants);
     let board = Board::compile(&Layout::load(Path::new(path)).unwrap(), &rules).unwrap();
-    svg::picture(
-        &rules,
-        &board,
-        &[],
-        &svg::Options {
-            title: Some(board.name.clone()),
-        },
-    )
+    svg::board_picture(&rules, &board)
 }
 
 fn scenario_picture(path: &str) -> String {

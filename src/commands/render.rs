@@ -43,14 +43,7 @@ pub fn render(path: &Path, opts: &RenderOptions, common: &Common) -> Result<()> 
         let layout = Layout::load(path)?;
         let rules = common.rules(Some(path), Vec::new())?;
         let board = Board::compile(&layout, &rules)?;
-        svg::picture(
-            &rules,
-            &board,
-            &[],
-            &svg::Options {
-                title: Some(board.name.clone()),
-            },
-        )
+        svg::board_picture(&rules, &board)
     };
     write_picture(&opts.output, &svg)
 }

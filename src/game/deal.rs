@@ -62,8 +62,7 @@ pub fn deal(state: &mut GameState, sizes: &[usize]) -> Vec<Hand> {
         .collect();
     state.rng.shuffle(&mut deck);
     let mut hands = Vec::new();
-    for id in 0..state.robots.len() {
-        let r = &mut state.robots[id];
+    for (id, (r, &size)) in state.robots.iter_mut().zip(sizes).enumerate() {
         if r.destroyed || r.powered_down {
             continue;
         }
@@ -72,7 +71,7 @@ pub fn deal(state: &mut GameState, sizes: &[usize]) -> Vec<Hand> {
                 r.program[i] = deck.pop();
             }
         }
-        let n = sizes[id].min(deck.len());
+        let n = size.min(deck.len());
         let cards = deck.split_off(deck.len() - n);
         hands.push(Hand {
             robot: id,

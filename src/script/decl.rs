@@ -394,7 +394,7 @@ fn step_table(
     Ok(out)
 }
 
-pub fn parse_kind(lua: &mlua::Lua, spec: &Table, what: &str) -> mlua::Result<Kind> {
+pub fn parse_kind(spec: &Table, what: &str) -> mlua::Result<Kind> {
     let kind: String = spec.get("kind").map_err(|_| {
         mlua::Error::runtime(format!(
             "{what}: a parameter must be declared with rally.param.*"
@@ -402,7 +402,7 @@ pub fn parse_kind(lua: &mlua::Lua, spec: &Table, what: &str) -> mlua::Result<Kin
     })?;
     let inner = || -> mlua::Result<Box<Kind>> {
         let of: Table = spec.get("of")?;
-        Ok(Box::new(parse_kind(lua, &of, what)?))
+        Ok(Box::new(parse_kind(&of, what)?))
     };
     Ok(match kind.as_str() {
         "dir" => Kind::Dir,
@@ -428,7 +428,7 @@ pub fn parse_kind(lua: &mlua::Lua, spec: &Table, what: &str) -> mlua::Result<Kin
 }
 
 pub fn parse_param(lua: &mlua::Lua, spec: &Table, what: &str) -> mlua::Result<ParamSpec> {
-    let kind = parse_kind(lua, spec, what)?;
+    let kind = parse_kind(spec, what)?;
     let default = match spec.get::<Value>("default")? {
         Value::Nil => None,
         v => Some(lua.from_value::<serde_json::Value>(v)?),
