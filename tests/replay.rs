@@ -6,23 +6,18 @@ mod support;
 use std::path::Path;
 use std::process::{Command, Output};
 
-const SCENARIO: &str = r#"
-[board]
-grid = """
-.  v  .
-.  v  .
-.  R  .
-"""
-[board.legend]
-"." = "floor"
-"v" = { element = "conveyor", dir = "S" }
-"R" = { element = "gear", turn = "right" }
-[[robot]]
+fn scenario() -> String {
+    format!(
+        "{}{}",
+        support::BELT_ONTO_GEAR,
+        r#"[[robot]]
 name = "A"
 at = [1, 0]
 facing = "S"
 program = ["move1"]
-"#;
+"#
+    )
+}
 
 fn rally(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_rally"))
@@ -42,7 +37,7 @@ fn a_recording_replays_unchanged_then_shows_a_rule_edit() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     support::copy_dir(&root.join("scripts"), &dir.path().join("scripts"));
     std::fs::create_dir(dir.path().join("logs")).unwrap();
-    std::fs::write(dir.path().join("s.toml"), SCENARIO).unwrap();
+    std::fs::write(dir.path().join("s.toml"), scenario()).unwrap();
 
     let out = rally(dir.path(), &["run", "s.toml", "--record", "logs/game.json"]);
     assert!(out.status.success(), "{}", text(&out));
@@ -56,7 +51,7 @@ fn a_recording_replays_unchanged_then_shows_a_rule_edit() {
     // The scenario file's robots may change afterwards: the log's program is what replays.
     std::fs::write(
         dir.path().join("s.toml"),
-        SCENARIO.replace("program = [\"move1\"]", ""),
+        scenario().replace("program = [\"move1\"]", ""),
     )
     .unwrap();
     let out = rally(dir.path(), &["run", "--replay", "logs/game.json"]);

@@ -13,26 +13,20 @@ use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 /// A belt carries the robot onto a right-turning gear: it ends facing N (from W).
-const SCENARIO: &str = r#"
-description = "A belt carries the robot onto a gear, which turns it in the same register"
-[board]
-grid = """
-.  v  .
-.  v  .
-.  R  .
-"""
-[board.legend]
-"." = "floor"
-"v" = { element = "conveyor", dir = "S" }
-"R" = { element = "gear", turn = "right" }
-[[robot]]
+fn scenario() -> String {
+    format!(
+        "description = \"A belt carries the robot onto a gear, which turns it in the same register\"\n{}{}",
+        support::BELT_ONTO_GEAR,
+        r#"[[robot]]
 name = "A"
 at = [1, 1]
 facing = "W"
 [expect.A]
 at = [1, 2]
 facing = "N"
-"#;
+"#
+    )
+}
 
 const GEAR_LINE: &str = "ctx:rotate(robot, tile.turn)";
 const REVERSED: &str = "ctx:rotate(robot, tile.turn == 'left' and 'right' or 'left')";
@@ -51,7 +45,7 @@ impl Fixture {
             &Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts"),
             &dir.path().join("scripts"),
         );
-        std::fs::write(dir.path().join("s.toml"), SCENARIO).unwrap();
+        std::fs::write(dir.path().join("s.toml"), scenario()).unwrap();
         let gear = std::fs::read_to_string(dir.path().join("scripts/elements/gear.lua")).unwrap();
         assert!(
             gear.contains(GEAR_LINE),
@@ -237,7 +231,7 @@ fn a_broken_script_is_reported_and_the_old_rules_keep_answering() {
     // Only the scenario changes: the last good rules (v1, the real gear) answer.
     f.save_by_rename(
         &f.path("s.toml"),
-        &SCENARIO.replace("facing = \"W\"", "facing = \"E\""),
+        &scenario().replace("facing = \"W\"", "facing = \"E\""),
     );
     w.until("── run 2 · rules v1 · s.toml changed ──");
     let run = w.until("✗ A: facing expected N, got S");
@@ -274,7 +268,7 @@ fn temp_files_and_saves_without_changes_do_not_rerun() {
     std::fs::write(f.path("scripts/elements/gear.lua~"), "junk").unwrap();
     std::fs::write(f.path("scripts/elements/notes.txt"), "junk").unwrap();
     f.save_by_rename(&f.gear_path(), &f.gear);
-    f.save_in_place(&f.path("s.toml"), SCENARIO);
+    f.save_in_place(&f.path("s.toml"), &scenario());
     let printed = w.quiet_for(Duration::from_millis(1500));
     assert!(printed.is_empty(), "nothing changed, yet: {printed:?}");
 }

@@ -15,3 +15,18 @@ pub fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// A belt that carries a robot south onto a right-turning gear (the acceptance example's
+/// board); tests add their robots after it.
+pub const BELT_ONTO_GEAR: &str = r#"
+[board]
+grid = """
+.  v  .
+.  v  .
+.  R  .
+"""
+[board.legend]
+"." = "floor"
+"v" = { element = "conveyor", dir = "S" }
+"R" = { element = "gear", turn = "right" }
+"#;
