@@ -1,6 +1,9 @@
 //! Helpers shared by the integration tests and benchmarks that drive the real binary on
 //! temporary copies of the project's files.
 
+// Each test crate compiles its own copy of this module and uses only part of it.
+#![allow(dead_code)]
+
 use std::path::Path;
 
 /// Copies the folder `from` (recursively) to `to`.
