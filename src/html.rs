@@ -1,6 +1,6 @@
 //! The replay viewer: one self-contained HTML file that plays a resolved scenario (or a
-//! recorded replay log) register by register, for sharing a game or a rules question with
-//! someone who has no rally installed.
+//! recorded replay log) register by register, or a whole recorded game stage by stage, for
+//! sharing a game or a rules question with someone who has no rally installed.
 //!
 //! The file holds the board as SVG (drawn once by [`crate::svg`]), one frame per moment of
 //! the game (the start, each register, the end of the turn) as JSON, and a small inline script
@@ -10,6 +10,7 @@
 
 use crate::engine::Game;
 use crate::error::Result;
+use crate::game::TurnRecord;
 use crate::render;
 use crate::scenario::Scenario;
 use crate::state::{Event, Robot};
@@ -49,6 +50,25 @@ pub fn frames(scenario: &Scenario, game: &mut Game) -> Result<Vec<Frame>> {
         snapshot(game, "End of turn".into());
     }
     Ok(frames)
+}
+
+/// The frames a whole game recorded (`rally play`, `rally sim`): one per snapshot of each
+/// turn, labelled "Turn 3 · Register 2", with the events of that stage.
+pub fn game_frames(turns: &[TurnRecord]) -> Vec<Frame> {
+    let mut frames = Vec::new();
+    for turn in turns {
+        let mut seen = 0;
+        for snapshot in &turn.snapshots {
+            let upto = snapshot.events.clamp(seen, turn.events.len());
+            frames.push(Frame {
+                label: format!("Turn {} · {}", turn.turn, snapshot.label()),
+                robots: snapshot.robots.clone(),
+                events: turn.events[seen..upto].to_vec(),
+            });
+            seen = upto;
+        }
+    }
+    frames
 }
 
 /// What the page shows for one frame: the JSON the inline script reads.

@@ -82,9 +82,9 @@ enum Command {
         #[arg(long)]
         after: bool,
     },
-    /// Write a self-contained HTML page that plays a replay log or a scenario register by register
+    /// Write a self-contained HTML page that plays a replay log, a scenario or a whole game register by register
     Replay {
-        /// A replay log (.json, from `rally run --record`) or a scenario (.toml)
+        /// A replay log (.json, from `rally run --record`), a scenario (.toml), or a game's replay or save (.json, from `rally play`)
         file: PathBuf,
         /// The page [default: the input's name with .html]
         #[arg(short, long, value_name = "FILE.html")]

@@ -443,3 +443,114 @@ fn game_file_errors_name_the_file_and_line() {
     assert!(e.contains("bad.toml:4"), "{e}");
     assert!(e.contains("human") && e.contains("bot"), "{e}");
 }
+
+/// The frames in a page written by `rally replay`.
+fn page_frames(page: &str) -> Vec<serde_json::Value> {
+    let start = "<script id=\"replay-data\" type=\"application/json\">";
+    let data = &page[page.find(start).expect("the page has its data") + start.len()..];
+    let data = &data[..data.find("</script>").unwrap()];
+    let data: serde_json::Value = serde_json::from_str(data).unwrap();
+    data["frames"].as_array().unwrap().clone()
+}
+
+#[test]
+fn rally_replay_plays_a_whole_game_stage_by_stage() {
+    let mut m = start("tests/games/duel.toml");
+    let mut bots = Bots::new(m.setup.seats.iter().map(|s| s.strength));
+    let mut stages = 0;
+    while !m.is_over() {
+        m.advance(&mut bots).unwrap();
+        stages += 1;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let replay = dir.path().join("duel.replay.json");
+    rally::game::save::write_json(&replay, &m.replay(&[])).unwrap();
+    let html = dir.path().join("duel.html");
+    let run = |input: &Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_rally"))
+            .arg("replay")
+            .arg(input)
+            .arg("-o")
+            .arg(&html)
+            .output()
+            .unwrap()
+    };
+    let out = run(&replay);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    let frames = page_frames(&page);
+    assert_eq!(frames.len(), stages, "one frame per stage of the game");
+    assert_eq!(frames[0]["label"], "Turn 1 · Start");
+    assert_eq!(frames[1]["label"], "Turn 1 · Register 1");
+    let last = frames.last().unwrap();
+    let state = m.game.state();
+    let shown: Vec<_> = last["robots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap().to_string(),
+                serde_json::from_value::<Pos>(r["at"].clone()).unwrap(),
+                r["facing"].as_str().unwrap().to_string(),
+                r["damage"].as_i64().unwrap() as i32,
+                r["lives"].as_i64().unwrap() as i32,
+                r["flags"].as_u64().unwrap() as u32,
+                r["destroyed"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    let expected: Vec<_> = state
+        .robots
+        .iter()
+        .map(|r| {
+            (
+                r.name.clone(),
+                r.at,
+                r.facing.to_string(),
+                r.damage,
+                r.lives,
+                r.flags,
+                r.destroyed,
+            )
+        })
+        .collect();
+    assert_eq!(shown, expected, "the last frame is the game's end");
+    // Every event of the game is shown once, in the frame of its stage.
+    let shown_events: usize = frames
+        .iter()
+        .map(|f| f["events"].as_array().unwrap().len())
+        .sum();
+    let events: usize = m.history.iter().map(|t| t.events.len()).sum();
+    assert_eq!(shown_events, events);
+
+    // A save plays the same way.
+    let save = dir.path().join("duel.save.json");
+    rally::game::save::write_json(&save, &m.save(&[])).unwrap();
+    assert!(run(&save).status.success());
+    assert_eq!(
+        page_frames(&std::fs::read_to_string(&html).unwrap()),
+        frames
+    );
+
+    // Saves from before snapshots still load; the viewer says why it cannot show them.
+    let mut old: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&save).unwrap()).unwrap();
+    for turn in old["history"].as_array_mut().unwrap() {
+        turn.as_object_mut().unwrap().remove("snapshots");
+    }
+    std::fs::write(&save, old.to_string()).unwrap();
+    let loaded = Save::load(&save).unwrap();
+    assert!(loaded.history.iter().all(|t| t.snapshots.is_empty()));
+    let out = run(&save);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no robot snapshots"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

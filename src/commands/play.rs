@@ -190,18 +190,10 @@ fn robot_label(name: &str) -> String {
 }
 
 fn outcome_text(m: &Match) -> String {
-    match &m.progress.outcome {
-        Some(Outcome::Won { robot, turn }) => {
-            format!("🏁 {robot} touched the last flag on turn {turn} and wins!")
-        }
-        Some(Outcome::NoneLeft { turn }) => {
-            format!("Every robot is out of lives after turn {turn}: nobody wins.")
-        }
-        Some(Outcome::TurnLimit { turn }) => {
-            format!("Turn limit reached after turn {turn}: nobody wins.")
-        }
-        None => "The game is not over.".into(),
-    }
+    m.progress
+        .outcome
+        .as_ref()
+        .map_or("The game is not over.".into(), Outcome::text)
 }
 
 /// What a stage did: the events, then the board.

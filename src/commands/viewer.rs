@@ -1,17 +1,25 @@
-//! `rally replay LOG|SCENARIO -o FILE.html`: the replay viewer, one self-contained HTML page
-//! that plays a recorded replay log (`rally run --record`) or a scenario register by register.
+//! `rally replay LOG|SCENARIO|GAME_REPLAY -o FILE.html`: the replay viewer, one self-contained
+//! HTML page that plays a recorded replay log (`rally run --record`) or a scenario register by
+//! register, or a whole game (the replay or save of `rally play`) stage by stage.
 
 use super::Common;
+use crate::engine::Game;
 use crate::error::{Error, Result};
+use crate::game::save::{Replay, Save};
+use crate::game::{Outcome, Setup, TurnRecord};
 use crate::html;
 use crate::replay::ReplayLog;
 use crate::scenario::Scenario;
+use crate::state::GameState;
 use std::path::{Path, PathBuf};
 
 pub fn replay(input: &Path, output: &Path, common: &Common) -> Result<()> {
-    // A replay log is JSON; anything else is a scenario.
+    // A replay log, a game's replay or a save is JSON; anything else is a scenario.
     let log = if input.extension().is_some_and(|e| e == "json") {
-        Some(ReplayLog::read(input)?)
+        match game_record(input)? {
+            Some(record) => return game(input, output, common, record),
+            None => Some(ReplayLog::read(input)?),
+        }
     } else {
         None
     };
@@ -43,10 +51,101 @@ pub fn replay(input: &Path, output: &Path, common: &Common) -> Result<()> {
         game.board().name
     );
     let page = html::page(&game, &title, &scenario.description, &frames);
+    write(output, page)
+}
+
+fn write(output: &Path, page: String) -> Result<()> {
     std::fs::write(output, page).map_err(|e| Error::File {
         file: output.to_path_buf(),
         message: e.to_string(),
     })
+}
+
+/// What the viewer needs from a whole game's replay or save.
+struct GameRecord {
+    game: PathBuf,
+    /// Variant names on top of the game file's.
+    variants: Vec<String>,
+    outcome: Option<Outcome>,
+    turns: Vec<TurnRecord>,
+}
+
+/// The game `input` records, if it is a game's replay (`turns`) or a save (`history`); `None`
+/// for anything else (a scenario replay log, with `rally_replay`, or not JSON at all, which
+/// [`ReplayLog::read`] reports).
+fn game_record(input: &Path) -> Result<Option<GameRecord>> {
+    let text = std::fs::read_to_string(input).map_err(|e| Error::File {
+        file: input.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    let Ok(serde_json::Value::Object(fields)) = serde_json::from_str(&text) else {
+        return Ok(None);
+    };
+    if fields.contains_key("rally_replay") {
+        Ok(None)
+    } else if fields.contains_key("turns") {
+        let replay: Replay = serde_json::from_str(&text).map_err(|e| Error::At {
+            file: input.to_path_buf(),
+            line: e.line(),
+            column: e.column(),
+            message: format!("not a rally game replay: {e}"),
+        })?;
+        Ok(Some(GameRecord {
+            game: replay.game,
+            variants: replay.variants,
+            outcome: replay.outcome,
+            turns: replay.turns,
+        }))
+    } else if fields.contains_key("history") {
+        let save = Save::load(input)?;
+        Ok(Some(GameRecord {
+            game: save.game,
+            variants: save.extra_variants,
+            outcome: save.progress.outcome,
+            turns: save.history,
+        }))
+    } else {
+        Ok(None)
+    }
+}
+
+/// The page for a whole game: its recorded snapshots on the game file's board.
+fn game(input: &Path, output: &Path, common: &Common, record: GameRecord) -> Result<()> {
+    let frames = html::game_frames(&record.turns);
+    if frames.is_empty() {
+        return Err(Error::File {
+            file: input.to_path_buf(),
+            message: "the game has no robot snapshots to show: no turn was played, or it was \
+                      recorded by an older rally (play it again to view it)"
+                .into(),
+        });
+    }
+    let setup = Setup::load(&record.game)?;
+    let rules = common.rules(Some(&setup.path), setup.choices(&record.variants))?;
+    // Only the board and the rules are drawn from the game; the robots come from the frames.
+    let game = Game::new(
+        setup.layout.clone(),
+        GameState::new(Vec::new(), setup.seed),
+        rules,
+    )?;
+    let title = format!(
+        "{} on {}",
+        setup
+            .path
+            .file_stem()
+            .map_or("game".into(), |s| s.to_string_lossy()),
+        game.board().name
+    );
+    let end = match &record.outcome {
+        Some(outcome) => outcome.text(),
+        None => "The game is not over.".into(),
+    };
+    let description = if setup.description.is_empty() {
+        end
+    } else {
+        format!("{} {end}", setup.description.trim_end())
+    };
+    write(output, html::page(&game, &title, &description, &frames))
 }
 
 /// The default page name: the input's, with `.html`.

@@ -267,6 +267,23 @@ pub enum Outcome {
     TurnLimit { turn: u32 },
 }
 
+impl Outcome {
+    /// One sentence for people.
+    pub fn text(&self) -> String {
+        match self {
+            Outcome::Won { robot, turn } => {
+                format!("🏁 {robot} touched the last flag on turn {turn} and wins!")
+            }
+            Outcome::NoneLeft { turn } => {
+                format!("Every robot is out of lives after turn {turn}: nobody wins.")
+            }
+            Outcome::TurnLimit { turn } => {
+                format!("Turn limit reached after turn {turn}: nobody wins.")
+            }
+        }
+    }
+}
+
 /// The turn loop's own state, beside the engine's `GameState`; saved with it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Progress {
@@ -285,12 +302,42 @@ pub struct Dealt {
     pub power_down: bool,
 }
 
-/// One turn of a finished or running game: the deal and every event, in order.
+/// One turn of a finished or running game: the deal, every event in order, and the robots
+/// after each stage.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TurnRecord {
     pub turn: u32,
     pub dealt: Vec<Dealt>,
     pub events: Vec<Event>,
+    /// The robots after each stage of the turn, in order (the replay viewer plays them).
+    /// Absent from saves and replays of older versions.
+    #[serde(default)]
+    pub snapshots: Vec<Snapshot>,
+}
+
+/// The robots as they stood after one stage of a turn.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Snapshot {
+    /// The stage just run: [`Phase::Program`] (the start of the turn: power down, the deal
+    /// and programming), [`Phase::Register`] or [`Phase::EndOfTurn`].
+    pub stage: Phase,
+    /// How many of the turn's `events` had happened by then (the stage's own events are
+    /// those since the previous snapshot).
+    pub events: usize,
+    /// As in the state's JSON (no registers).
+    pub robots: Vec<Robot>,
+}
+
+impl Snapshot {
+    /// "Start", "Register 2" or "End of turn".
+    pub fn label(&self) -> String {
+        match self.stage {
+            Phase::Program => "Start".into(),
+            Phase::Register(r) => format!("Register {r}"),
+            Phase::EndOfTurn => "End of turn".into(),
+            Phase::Over => "Game over".into(),
+        }
+    }
 }
 
 /// What [`Match::advance`] just did, with the events it produced.
@@ -388,6 +435,7 @@ impl Match {
             self.progress.clone(),
             self.history.len(),
         );
+        let phase = progress.phase;
         let result = match self.progress.phase {
             Phase::Program => self.begin_turn(seats),
             Phase::Register(r) => self.register(r),
@@ -404,8 +452,19 @@ impl Match {
             }
         };
         if self.record {
+            let mut robots = self.game.state().robots.clone();
+            for r in &mut robots {
+                // What the JSON keeps, so a snapshot equals itself read back from a save.
+                r.program.clear();
+                r.destroyed_order = None;
+            }
             if let Some(turn) = self.history.last_mut() {
                 turn.events.extend_from_slice(stage.events());
+                turn.snapshots.push(Snapshot {
+                    stage: phase,
+                    events: turn.events.len(),
+                    robots,
+                });
             }
         }
         Ok(stage)
@@ -488,6 +547,7 @@ impl Match {
                 turn,
                 dealt,
                 events: Vec::new(),
+                snapshots: Vec::new(),
             });
         }
         self.progress.phase = Phase::Register(1);
