@@ -100,7 +100,7 @@ pub struct Expect {
     /// Script memory: each key given must be equal (e.g. an ice robot's speed).
     pub vars: Option<Map<String, Value>>,
     /// How many times each event was logged for this robot, by event name
-    /// (`events = { option_offered = 5, slid = 0 }`): for effects that leave no other trace.
+    /// (`events = { option_drawn = 5, slid = 0 }`): for effects that leave no other trace.
     pub events: Option<BTreeMap<String, usize>>,
     /// The option cards held at the end, in any order.
     pub options: Option<Vec<String>>,
