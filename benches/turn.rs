@@ -34,9 +34,11 @@ fn bench(c: &mut Criterion) {
         c.bench_function(&format!("turn/{label}"), |b| {
             b.iter_batched(
                 || start.clone(),
+                // The replaced state (the last turn's) is returned, so dropping it is not timed.
                 |state| {
-                    game.restore(state);
+                    let previous = game.restore(state);
                     scenario.resolve(&mut game).expect("turn resolves");
+                    previous
                 },
                 BatchSize::SmallInput,
             )

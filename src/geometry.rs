@@ -174,12 +174,15 @@ impl Rotation {
     }
 
     pub fn parse(text: &str) -> Option<Rotation> {
-        match text.to_ascii_lowercase().as_str() {
-            "left" | "l" | "ccw" => Some(Rotation::Left),
-            "right" | "r" | "cw" => Some(Rotation::Right),
-            "uturn" | "u" | "u-turn" => Some(Rotation::UTurn),
-            _ => None,
-        }
+        let names: [(&[&str], Rotation); 3] = [
+            (&["left", "l", "ccw"], Rotation::Left),
+            (&["right", "r", "cw"], Rotation::Right),
+            (&["uturn", "u", "u-turn"], Rotation::UTurn),
+        ];
+        names
+            .into_iter()
+            .find(|(spellings, _)| spellings.iter().any(|s| text.eq_ignore_ascii_case(s)))
+            .map(|(_, r)| r)
     }
 }
 

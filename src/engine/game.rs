@@ -58,8 +58,9 @@ impl Game {
     }
 
     /// Puts the game back in `state` (replaying from a saved position, `--repeat`).
-    pub fn restore(&mut self, state: GameState) {
-        self.world.borrow_mut().state = state;
+    /// Returns the state it replaces.
+    pub fn restore(&mut self, state: GameState) -> GameState {
+        std::mem::replace(&mut self.world.borrow_mut().state, state)
     }
 
     pub fn rules(&self) -> &RuleSet {

@@ -12,7 +12,8 @@ use crate::geometry::{Dir, Pos, Rotation};
 use crate::state::RobotId;
 use crate::world::How;
 use mlua::{
-    AnyUserData, Lua, LuaSerdeExt, Table, UserData, UserDataFields, UserDataMethods, Value,
+    AnyUserData, Lua, LuaSerdeExt, LuaString, Table, UserData, UserDataFields, UserDataMethods,
+    Value,
 };
 use std::rc::Rc;
 
@@ -68,6 +69,12 @@ pub fn pos_arg(lua: &Lua, t: &Table) -> mlua::Result<Pos> {
 
 fn dir_arg(lua: &Lua, s: &str) -> mlua::Result<Dir> {
     Dir::parse(s).ok_or_else(|| located(lua, format!("`{s}` is not a direction (N/E/S/W)")))
+}
+
+/// A direction given as a Lua string: read in place, without making a Rust `String` (the
+/// belt, push and turn primitives run many times a register).
+fn lua_dir_arg(lua: &Lua, s: &LuaString) -> mlua::Result<Dir> {
+    dir_arg(lua, &s.to_str()?)
 }
 
 fn how_arg(lua: &Lua, s: Option<String>, default: How) -> mlua::Result<How> {
@@ -243,8 +250,8 @@ impl UserData for Ctx {
             let at = pos_arg(lua, &at)?;
             Ok(link(lua)?.world.borrow().board.contains(at))
         });
-        methods.add_method("can_move", |lua, _, (at, dir): (Table, String)| {
-            let (at, dir) = (pos_arg(lua, &at)?, dir_arg(lua, &dir)?);
+        methods.add_method("can_move", |lua, _, (at, dir): (Table, LuaString)| {
+            let (at, dir) = (pos_arg(lua, &at)?, lua_dir_arg(lua, &dir)?);
             Ok(link(lua)?.world.borrow().board.robot_can_cross(at, dir))
         });
         methods.add_method("is_hazard", |lua, _, at: Table| {
@@ -268,8 +275,8 @@ impl UserData for Ctx {
                 with_engine(lua, |e| e.move_robot(id, dir, squares.unwrap_or(1), how))
             },
         );
-        methods.add_method("push", |lua, _, (robot, dir): (AnyUserData, String)| {
-            let (id, dir) = (robot_id(lua, &robot)?, dir_arg(lua, &dir)?);
+        methods.add_method("push", |lua, _, (robot, dir): (AnyUserData, LuaString)| {
+            let (id, dir) = (robot_id(lua, &robot)?, lua_dir_arg(lua, &dir)?);
             with_engine(lua, |e| e.move_robot(id, dir, 1, How::Push)).map(|moved| moved == 1)
         });
         methods.add_method(
@@ -293,8 +300,9 @@ impl UserData for Ctx {
         );
         methods.add_method(
             "rotate",
-            |lua, _, (robot, rotation): (AnyUserData, String)| {
+            |lua, _, (robot, rotation): (AnyUserData, LuaString)| {
                 let id = robot_id(lua, &robot)?;
+                let rotation = rotation.to_str()?;
                 let rotation = Rotation::parse(&rotation).ok_or_else(|| {
                     located(
                         lua,
@@ -305,16 +313,19 @@ impl UserData for Ctx {
                 Ok(())
             },
         );
-        methods.add_method("face", |lua, _, (robot, dir): (AnyUserData, String)| {
-            let (id, dir) = (robot_id(lua, &robot)?, dir_arg(lua, &dir)?);
+        methods.add_method("face", |lua, _, (robot, dir): (AnyUserData, LuaString)| {
+            let (id, dir) = (robot_id(lua, &robot)?, lua_dir_arg(lua, &dir)?);
             link(lua)?.world.borrow_mut().face(id, dir);
             Ok(())
         });
-        methods.add_method("convey", |lua, _, (robot, dir): (AnyUserData, String)| {
-            let (id, dir) = (robot_id(lua, &robot)?, dir_arg(lua, &dir)?);
-            link(lua)?.world.borrow_mut().convey(id, dir);
-            Ok(())
-        });
+        methods.add_method(
+            "convey",
+            |lua, _, (robot, dir): (AnyUserData, LuaString)| {
+                let (id, dir) = (robot_id(lua, &robot)?, lua_dir_arg(lua, &dir)?);
+                link(lua)?.world.borrow_mut().convey(id, dir);
+                Ok(())
+            },
+        );
 
         // --- Lasers and damage --------------------------------------------------------------
         methods.add_method("fire_robot_lasers", |lua, _, ()| {
