@@ -21,8 +21,9 @@
 ---@field distance integer squares it moves (0 for rotations)
 ---@field rotation rally.Rotation|nil
 ---@field back boolean true for Back Up
+---@field dir rally.Dir|nil in `on_card` and `on_card_end`: the direction it will move the robot (nil for rotations)
 
----A robot, read-only: change it only through `ctx` methods. Dead after the call that got it.
+---A robot, read-only: change it only through `ctx` methods. A live view: it always shows the robot as it is now.
 ---@class rally.Robot
 ---@field name string
 ---@field at rally.Pos

@@ -3,10 +3,27 @@
 
 use super::*;
 
+fn script_error(e: mlua::Error) -> Error {
+    Error::Script(lua_message(&e))
+}
+
+/// How a movement card will move its robot, as the `on_card` handlers so far have left it:
+/// Fourth Gear lengthens it, water shortens it, Crab Legs turns it sideways.
+#[derive(Clone, Copy)]
+struct Play {
+    distance: i32,
+    /// The direction of travel; `None` for a rotation card.
+    dir: Option<Dir>,
+}
+
+/// What an `on_card` handler said.
 enum CardResult {
+    /// Go on with the card as it stands.
     Normal,
+    /// The handler resolved the card itself.
     Handled,
-    Distance(i32),
+    /// Go on with the card's distance and/or direction changed.
+    Change(Play),
 }
 
 impl<'a> Engine<'a> {
@@ -84,27 +101,32 @@ impl<'a> Engine<'a> {
         self.world()
             .state
             .log(Some(id), "card", detail! {"card" => card.to_string()});
-        let mut distance = card.kind.distance();
-        // Each handler sees the distance as the handlers before it left it (Fourth Gear
-        // makes a Move 3 go 4; water then takes the first of those 4 squares).
-        let card_arg = |distance: i32| -> mlua::Result<Table> {
+        let facing = self.link.world.borrow().state.robots[id].facing;
+        let mut play = Play {
+            distance: card.kind.distance(),
+            dir: match card.kind {
+                _ if card.kind.rotation().is_some() => None,
+                crate::cards::CardKind::Back => Some(facing.opposite()),
+                _ => Some(facing),
+            },
+        };
+        // Each handler sees the card as the handlers before it left it (Fourth Gear makes a
+        // Move 3 go 4; water then takes the first of those 4 squares).
+        let card_arg = |play: Play| -> mlua::Result<Table> {
             let t = card_table(self.lua, &card)?;
-            t.raw_set("distance", distance)?;
+            t.raw_set("distance", play.distance)?;
+            t.raw_set("dir", play.dir.map(Dir::name))?;
             Ok(t)
         };
         let start = self.link.world.borrow().state.robots[id].at;
         self.link.last_step.set(None);
         let mut handled = false;
         let defs = self.link.defs.clone();
+        // The rules first, then the robot's options (in the order drawn), then its square.
         for rule in &defs.rules {
             let Some(f) = rule.events.get(&RuleEvent::Card) else {
                 continue;
             };
-            let args = (
-                &self.link.ctx,
-                self.robot(id),
-                card_arg(distance).map_err(|e| Error::Script(lua_message(&e)))?,
-            );
             let what = || {
                 format!(
                     "rule `{}` ({}), on_card, robot {}",
@@ -113,17 +135,17 @@ impl<'a> Engine<'a> {
                     self.robot_name(id)
                 )
             };
-            match self.interpret_card_result(self.call(f, args, what)?)? {
-                CardResult::Handled => {
-                    handled = true;
-                    break;
-                }
-                CardResult::Distance(d) => distance = d,
-                CardResult::Normal => {}
+            let args = (
+                &self.link.ctx,
+                self.robot(id),
+                card_arg(play).map_err(script_error)?,
+            );
+            handled = self.take_card_result(&mut play, self.call(f, args, what)?)?;
+            if handled {
+                break;
             }
         }
         if !handled {
-            // The robot's options (Brakes, Fourth Gear, Crab Legs...), in the order drawn.
             for (def, name) in self.held_options(id) {
                 let Some(f) = &defs.options[def].on_card else {
                     continue;
@@ -131,31 +153,24 @@ impl<'a> Engine<'a> {
                 let Some(option) = self.option_arg(id, &name)? else {
                     continue;
                 };
-                let card = card_arg(distance).map_err(|e| Error::Script(lua_message(&e)))?;
                 let what = || self.option_context(def, "on_card", id);
-                let result = self.call(f, (&self.link.ctx, self.robot(id), card, option), what)?;
-                match self.interpret_card_result(result)? {
-                    CardResult::Handled => {
-                        handled = true;
-                        break;
-                    }
-                    CardResult::Distance(d) => distance = d,
-                    CardResult::Normal => {}
-                }
-                if !self.is_active(id) {
-                    return Ok(());
+                let args = (
+                    &self.link.ctx,
+                    self.robot(id),
+                    card_arg(play).map_err(script_error)?,
+                    option,
+                );
+                handled = self.take_card_result(&mut play, self.call(f, args, what)?)?;
+                if handled || !self.is_active(id) {
+                    break;
                 }
             }
         }
-        if !handled {
+        if !handled && self.is_active(id) {
             let result = self.tile_event(TileEvent::Card, id, |tile| {
-                (&self.link.ctx, tile, self.robot(id), card_arg(distance)?).into_lua_multi(self.lua)
+                (&self.link.ctx, tile, self.robot(id), card_arg(play)?).into_lua_multi(self.lua)
             })?;
-            match self.interpret_card_result(result)? {
-                CardResult::Handled => handled = true,
-                CardResult::Distance(d) => distance = d,
-                CardResult::Normal => {}
-            }
+            handled = self.take_card_result(&mut play, result)?;
         }
         if !self.is_active(id) {
             return Ok(());
@@ -165,14 +180,8 @@ impl<'a> Engine<'a> {
             // that the card ended there.
         } else if let Some(rotation) = card.kind.rotation() {
             self.world().rotate(id, rotation);
-        } else {
-            let facing = self.link.world.borrow().state.robots[id].facing;
-            let dir = if card.kind == crate::cards::CardKind::Back {
-                facing.opposite()
-            } else {
-                facing
-            };
-            self.move_robot(id, dir, distance, How::Card)?;
+        } else if let Some(dir) = play.dir {
+            self.move_robot(id, dir, play.distance, How::Card)?;
         }
         if self.is_active(id) {
             let moved = self.link.world.borrow().state.robots[id].at != start;
@@ -181,37 +190,57 @@ impl<'a> Engine<'a> {
                 let info = self.lua.create_table()?;
                 info.raw_set("moved", moved)?;
                 info.raw_set("dir", last_step.map(Dir::name))?;
-                (
-                    &self.link.ctx,
-                    tile,
-                    self.robot(id),
-                    card_arg(distance)?,
-                    info,
-                )
+                (&self.link.ctx, tile, self.robot(id), card_arg(play)?, info)
                     .into_lua_multi(self.lua)
             })?;
         }
         Ok(())
     }
 
-    fn interpret_card_result(&self, v: Value) -> Result<CardResult> {
-        match v {
-            Value::Nil => Ok(CardResult::Normal),
-            Value::Table(t) if t == self.link.handled => Ok(CardResult::Handled),
-            Value::Table(t) => {
-                let d: Option<i32> = t
-                    .get("distance")
-                    .map_err(|e| Error::Script(lua_message(&e)))?;
-                d.map(CardResult::Distance).ok_or_else(|| {
-                    Error::Script(
-                        "on_card must return nil, rally.HANDLED or { distance = n }".into(),
-                    )
-                })
+    /// Reads an `on_card` result into `play`; true if the handler resolved the card.
+    fn take_card_result(&self, play: &mut Play, v: Value) -> Result<bool> {
+        match self.card_result(*play, v)? {
+            CardResult::Normal => Ok(false),
+            CardResult::Handled => Ok(true),
+            CardResult::Change(changed) => {
+                *play = changed;
+                Ok(false)
             }
-            other => Err(Error::Script(format!(
-                "on_card must return nil, rally.HANDLED or {{ distance = n }}, not a {}",
-                other.type_name()
-            ))),
         }
+    }
+
+    fn card_result(&self, play: Play, v: Value) -> Result<CardResult> {
+        const EXPECTED: &str =
+            "on_card must return nil, rally.HANDLED or { distance = n, dir = \"N\" } (either key)";
+        let table = match v {
+            Value::Nil => return Ok(CardResult::Normal),
+            Value::Table(t) if t == self.link.handled => return Ok(CardResult::Handled),
+            Value::Table(t) => t,
+            other => {
+                return Err(Error::Script(format!(
+                    "{EXPECTED}, not a {}",
+                    other.type_name()
+                )))
+            }
+        };
+        let read = || -> mlua::Result<(Option<i32>, Option<String>)> {
+            Ok((table.get("distance")?, table.get("dir")?))
+        };
+        let (distance, dir) = read().map_err(script_error)?;
+        if distance.is_none() && dir.is_none() {
+            return Err(Error::Script(EXPECTED.into()));
+        }
+        let dir = match dir {
+            None => play.dir,
+            Some(d) => Some(Dir::parse(&d).ok_or_else(|| {
+                Error::Script(format!(
+                    "on_card returned dir = \"{d}\", which is not a direction (N/E/S/W)"
+                ))
+            })?),
+        };
+        Ok(CardResult::Change(Play {
+            distance: distance.unwrap_or(play.distance),
+            dir,
+        }))
     }
 }

@@ -179,8 +179,7 @@ local function update_chart(ctx, robot, card)
   if card.rotation then
     v.spin = clamp(v.spin + SPIN[card.rotation])
   elseif card.distance > 0 then
-    local dir = card.back and rally.opposite(robot.facing) or robot.facing
-    push_speed(v, dir, card.distance)
+    push_speed(v, card.dir, card.distance)     -- along the card's travel (Crab Legs: sideways)
   end
   ctx:set_var(robot, "ice", v)
   ctx:log(robot, "ice_chart", { card = card.name, vx = v.vx, vy = v.vy, spin = v.spin })
