@@ -1,6 +1,8 @@
 //! Whole games (docs/games.md): dealing, locking, power down, winning, saves, bots, `rally sim`
 //! and `rally play` at a (piped) terminal. Fixtures are in tests/games/ and games/.
 
+mod support;
+
 use rally::cards::Card;
 use rally::engine::Game;
 use rally::game::bot::{Bots, Strength};
@@ -552,5 +554,53 @@ fn rally_replay_plays_a_whole_game_stage_by_stage() {
         String::from_utf8_lossy(&out.stderr).contains("no robot snapshots"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Issue 6: a finished game's replay re-resolves under the current rules with every recorded
+/// decision played back; unchanged rules give the same game, an edited rule shows where the
+/// game went another way.
+#[test]
+fn run_replay_re_resolves_a_whole_game() {
+    let mut m = start("games/bots.toml");
+    m.play_out(&mut Bots::new(m.setup.seats.iter().map(|s| s.strength)))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let replay = dir.path().join("bots.replay.json");
+    rally::game::save::write_json(&replay, &m.replay(&[])).unwrap();
+    let run = |scripts: &Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_rally"))
+            .args(["run", "--replay"])
+            .arg(&replay)
+            .arg("--scripts")
+            .arg(scripts)
+            .output()
+            .unwrap()
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let same = run(&root.join("scripts"));
+    let text = String::from_utf8_lossy(&same.stdout);
+    assert!(
+        same.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&same.stderr)
+    );
+    assert!(text.contains("no change"), "{text}");
+
+    // Gears turn the other way: the game parts from the recording at the first gear turn.
+    let scripts = dir.path().join("scripts");
+    support::copy_dir(&root.join("scripts"), &scripts);
+    let gear = scripts.join("elements/gear.lua");
+    let edited = std::fs::read_to_string(&gear).unwrap().replace(
+        "ctx:rotate(robot, tile.turn)",
+        "ctx:rotate(robot, \"uturn\")",
+    );
+    std::fs::write(&gear, edited).unwrap();
+    let changed = run(&scripts);
+    let text = String::from_utf8_lossy(&changed.stdout);
+    assert_eq!(changed.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("first difference at event") && text.contains("rotation=uturn"),
+        "{text}"
     );
 }

@@ -104,6 +104,9 @@ pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
 /// `rally run --replay LOG`: resolves a recorded game again under the rules on disk now (and
 /// any `--variant` added) and prints what changed. Returns whether nothing did.
 pub fn replay(log_path: &Path, common: &Common) -> Result<bool> {
+    if let Some(record) = crate::game::save::GameRecord::read(log_path)? {
+        return replay_game(log_path, record, common);
+    }
     let log = ReplayLog::read(log_path)?;
     let scenario = log.scenario(log_path)?;
     let rules = common.rules(Some(&scenario.path), scenario.variants.clone())?;
@@ -117,6 +120,30 @@ pub fn replay(log_path: &Path, common: &Common) -> Result<bool> {
     );
     print!("{diff}");
     Ok(diff.is_empty())
+}
+
+/// A whole game's replay or save, played again with its recorded decisions under the
+/// current rules (`game::rerun`).
+fn replay_game(
+    path: &Path,
+    record: crate::game::save::GameRecord,
+    common: &Common,
+) -> Result<bool> {
+    let setup = crate::game::Setup::load(&record.game)?;
+    let rules = common.rules(Some(&setup.path), setup.choices(&record.variants))?;
+    let rerun = crate::game::rerun::rerun(&record, setup, rules)?;
+    let diff = diff::compare(&rerun.recorded, &rerun.now);
+    println!(
+        "{} replayed ({} turn(s)) on {} under the current rules, against the recording:",
+        path.display(),
+        rerun.turns,
+        record.game.display()
+    );
+    if let Some(why) = &rerun.stopped {
+        println!("stopped early: {why}");
+    }
+    print!("{diff}");
+    Ok(diff.is_empty() && rerun.stopped.is_none())
 }
 
 /// The `--json` output of the contract, fields in the contract's order.

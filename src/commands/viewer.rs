@@ -5,8 +5,8 @@
 use super::Common;
 use crate::engine::Game;
 use crate::error::{Error, Result};
-use crate::game::save::{Replay, Save};
-use crate::game::{Outcome, Setup, TurnRecord};
+use crate::game::save::GameRecord;
+use crate::game::Setup;
 use crate::html;
 use crate::replay::ReplayLog;
 use crate::scenario::Scenario;
@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 pub fn replay(input: &Path, output: &Path, common: &Common) -> Result<()> {
     // A replay log, a game's replay or a save is JSON; anything else is a scenario.
     let log = if input.extension().is_some_and(|e| e == "json") {
-        match game_record(input)? {
+        match GameRecord::read(input)? {
             Some(record) => return game(input, output, common, record),
             None => Some(ReplayLog::read(input)?),
         }
@@ -59,54 +59,6 @@ fn write(output: &Path, page: String) -> Result<()> {
         file: output.to_path_buf(),
         message: e.to_string(),
     })
-}
-
-/// What the viewer needs from a whole game's replay or save.
-struct GameRecord {
-    game: PathBuf,
-    /// Variant names on top of the game file's.
-    variants: Vec<String>,
-    outcome: Option<Outcome>,
-    turns: Vec<TurnRecord>,
-}
-
-/// The game `input` records, if it is a game's replay (`turns`) or a save (`history`); `None`
-/// for anything else (a scenario replay log, with `rally_replay`, or not JSON at all, which
-/// [`ReplayLog::read`] reports).
-fn game_record(input: &Path) -> Result<Option<GameRecord>> {
-    let text = std::fs::read_to_string(input).map_err(|e| Error::File {
-        file: input.to_path_buf(),
-        message: e.to_string(),
-    })?;
-    let Ok(serde_json::Value::Object(fields)) = serde_json::from_str(&text) else {
-        return Ok(None);
-    };
-    if fields.contains_key("rally_replay") {
-        Ok(None)
-    } else if fields.contains_key("turns") {
-        let replay: Replay = serde_json::from_str(&text).map_err(|e| Error::At {
-            file: input.to_path_buf(),
-            line: e.line(),
-            column: e.column(),
-            message: format!("not a rally game replay: {e}"),
-        })?;
-        Ok(Some(GameRecord {
-            game: replay.game,
-            variants: replay.variants,
-            outcome: replay.outcome,
-            turns: replay.turns,
-        }))
-    } else if fields.contains_key("history") {
-        let save = Save::load(input)?;
-        Ok(Some(GameRecord {
-            game: save.game,
-            variants: save.extra_variants,
-            outcome: save.progress.outcome,
-            turns: save.history,
-        }))
-    } else {
-        Ok(None)
-    }
 }
 
 /// The page for a whole game: its recorded snapshots on the game file's board.

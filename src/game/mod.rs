@@ -10,6 +10,7 @@
 
 pub mod bot;
 pub mod deal;
+pub mod rerun;
 pub mod save;
 pub mod sim;
 

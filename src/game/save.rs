@@ -174,3 +174,53 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     }
     std::fs::rename(&tmp, path).map_err(err)
 }
+
+/// A whole game as recorded, from its replay or its save: what the replay viewer shows and
+/// `rally run --replay` re-resolves.
+pub struct GameRecord {
+    pub game: PathBuf,
+    /// Variant names on top of the game file's.
+    pub variants: Vec<String>,
+    pub outcome: Option<Outcome>,
+    pub turns: Vec<TurnRecord>,
+}
+
+impl GameRecord {
+    /// The game `input` records, if it is a game's replay (`turns`) or a save (`history`); `None`
+    /// for anything else (a scenario replay log, with `rally_replay`, or not JSON at all).
+    pub fn read(input: &Path) -> Result<Option<GameRecord>> {
+        let text = std::fs::read_to_string(input).map_err(|e| Error::File {
+            file: input.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        let Ok(serde_json::Value::Object(fields)) = serde_json::from_str(&text) else {
+            return Ok(None);
+        };
+        if fields.contains_key("rally_replay") {
+            Ok(None)
+        } else if fields.contains_key("turns") {
+            let replay: Replay = serde_json::from_str(&text).map_err(|e| Error::At {
+                file: input.to_path_buf(),
+                line: e.line(),
+                column: e.column(),
+                message: format!("not a rally game replay: {e}"),
+            })?;
+            Ok(Some(GameRecord {
+                game: replay.game,
+                variants: replay.variants,
+                outcome: replay.outcome,
+                turns: replay.turns,
+            }))
+        } else if fields.contains_key("history") {
+            let save = Save::load(input)?;
+            Ok(Some(GameRecord {
+                game: save.game,
+                variants: save.extra_variants,
+                outcome: save.progress.outcome,
+                turns: save.history,
+            }))
+        } else {
+            Ok(None)
+        }
+    }
+}

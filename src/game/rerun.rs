@@ -1,0 +1,176 @@
+//! Re-resolving a recorded game under today's rules (`rally run --replay GAME.replay.json`):
+//! the game file, seed and variants set the game up again, and the recorded decisions are
+//! played back — each turn's programs and power-down announcements, the re-entry facings and
+//! the choice to stay down (read off the robots' snapshots), and every answer to a question
+//! (the `chose` events). If today's rules make a recorded decision impossible (a program no
+//! longer in the hand, a turn the recording never reached), the rerun stops there; the
+//! difference against the recording then shows where the game went another way.
+
+use super::deal::Hand;
+use super::save::GameRecord;
+use super::{Dealt, Match, Phase, Seats, Setup, TurnRecord};
+use crate::cards::Card;
+use crate::decision::{Answer, Fixed};
+use crate::diff::Outcome;
+use crate::engine::Game;
+use crate::error::{Error, Result};
+use crate::geometry::Dir;
+use crate::script::RuleSet;
+use crate::state::{Robot, RobotId};
+use std::collections::BTreeMap;
+
+/// A recorded game and the same game resolved again.
+pub struct Rerun {
+    pub recorded: Outcome,
+    pub now: Outcome,
+    /// Why the rerun stopped before the game was over, if it did.
+    pub stopped: Option<String>,
+    /// Turns resolved again.
+    pub turns: u32,
+}
+
+/// Plays `record` again with `rules` on the game `setup` describes.
+pub fn rerun(record: &GameRecord, setup: Setup, rules: RuleSet) -> Result<Rerun> {
+    let mut game = Match::start(setup, rules)?;
+    game.game
+        .set_chooser(Box::new(Fixed::new(&recorded_answers(&record.turns))));
+    let mut seats = Recorded {
+        turns: &record.turns,
+    };
+    let mut stopped = None;
+    while !game.is_over() {
+        if let Err(e) = game.advance(&mut seats) {
+            stopped = Some(e.to_string());
+            break;
+        }
+    }
+    let history_events =
+        |turns: &[TurnRecord]| turns.iter().flat_map(|t| t.events.clone()).collect();
+    let last_robots = |turns: &[TurnRecord]| -> Vec<Robot> {
+        turns
+            .iter()
+            .rev()
+            .find_map(|t| t.snapshots.last())
+            .map(|s| s.robots.clone())
+            .unwrap_or_default()
+    };
+    Ok(Rerun {
+        recorded: Outcome {
+            events: history_events(&record.turns),
+            robots: last_robots(&record.turns),
+        },
+        now: Outcome {
+            events: history_events(&game.history),
+            robots: last_robots(&game.history),
+        },
+        stopped,
+        turns: game.history.len() as u32,
+    })
+}
+
+/// Every recorded answer, per robot and question, in the order they were given.
+fn recorded_answers(turns: &[TurnRecord]) -> BTreeMap<String, BTreeMap<String, Answer>> {
+    let mut answers: BTreeMap<String, BTreeMap<String, Vec<String>>> = BTreeMap::new();
+    for e in turns
+        .iter()
+        .flat_map(|t| &t.events)
+        .filter(|e| e.what == "chose")
+    {
+        let text = |key: &str| {
+            e.detail
+                .get(key)
+                .and_then(|v| v.as_str())
+                .map(str::to_string)
+        };
+        if let (Some(robot), Some(question), Some(answer)) =
+            (&e.robot, text("question"), text("answer"))
+        {
+            answers
+                .entry(robot.clone())
+                .or_default()
+                .entry(question)
+                .or_default()
+                .push(answer);
+        }
+    }
+    answers
+        .into_iter()
+        .map(|(robot, keys)| {
+            (
+                robot,
+                keys.into_iter()
+                    .map(|(k, list)| (k, Answer::InOrder(list)))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// The seats of a recorded game: every decision as it was made.
+struct Recorded<'a> {
+    turns: &'a [TurnRecord],
+}
+
+impl Recorded<'_> {
+    fn turn(&self, game: &Game, offset: u32) -> Option<&TurnRecord> {
+        let turn = game.state().turn + offset;
+        self.turns.iter().find(|t| t.turn == turn)
+    }
+
+    fn dealt(&self, game: &Game, robot: RobotId) -> Result<&Dealt> {
+        let (turn, name) = {
+            let state = game.state();
+            (state.turn, state.robots[robot].name.clone())
+        };
+        self.turn(game, 0)
+            .and_then(|t| t.dealt.iter().find(|d| d.robot == name))
+            .ok_or_else(|| {
+                Error::Other(format!(
+                    "the recording has no program for {name} in turn {turn}"
+                ))
+            })
+    }
+
+    /// The robot as the snapshot after `stage` of the turn `offset` turns from now shows it.
+    fn snapshot(&self, game: &Game, robot: RobotId, offset: u32, stage: Phase) -> Option<Robot> {
+        let name = game.state().robots[robot].name.clone();
+        let snapshot = self
+            .turn(game, offset)?
+            .snapshots
+            .iter()
+            .find(|s| s.stage == stage)?;
+        snapshot.robots.iter().find(|r| r.name == name).cloned()
+    }
+
+    /// Whether the robot began the next turn powered down.
+    fn down_next_turn(&self, game: &Game, robot: RobotId) -> bool {
+        self.snapshot(game, robot, 1, Phase::Program)
+            .is_some_and(|r| r.powered_down)
+    }
+}
+
+impl Seats for Recorded<'_> {
+    fn program(&mut self, game: &mut Game, hand: &Hand) -> Result<Vec<Card>> {
+        let dealt = self.dealt(game, hand.robot)?;
+        Ok(hand
+            .open
+            .iter()
+            .filter_map(|&i| dealt.program.get(i).copied().flatten())
+            .collect())
+    }
+
+    fn power_down(&mut self, game: &mut Game, robot: RobotId) -> Result<bool> {
+        Ok(self.dealt(game, robot)?.power_down)
+    }
+
+    fn stay_down(&mut self, game: &mut Game, robot: RobotId) -> Result<bool> {
+        Ok(self.down_next_turn(game, robot))
+    }
+
+    fn reenter(&mut self, game: &mut Game, robot: RobotId) -> Result<(Dir, bool)> {
+        let facing = self
+            .snapshot(game, robot, 0, Phase::EndOfTurn)
+            .map_or(game.state().robots[robot].facing, |r| r.facing);
+        Ok((facing, self.down_next_turn(game, robot)))
+    }
+}
