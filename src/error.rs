@@ -66,6 +66,16 @@ impl Source {
         }
     }
 
+    /// Parses JSON (saves, replays), turning an error into `file:line:column: {what}: message`.
+    pub fn parse_json<T: serde::de::DeserializeOwned>(&self, what: &str) -> Result<T> {
+        serde_json::from_str(&self.text).map_err(|e| Error::At {
+            file: self.path.clone(),
+            line: e.line(),
+            column: e.column(),
+            message: format!("{what}: {e}"),
+        })
+    }
+
     /// Parses TOML, turning a syntax or schema error into `file:line:column: message`.
     pub fn parse_toml<T: serde::de::DeserializeOwned>(&self) -> Result<T> {
         toml::from_str(&self.text).map_err(|e| {

@@ -7,7 +7,7 @@
 
 use crate::cards::Card;
 use crate::diff::Outcome;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Source};
 use crate::geometry::{Dir, Pos};
 use crate::scenario::Scenario;
 use crate::state::{Event, GameState, Robot};
@@ -118,16 +118,7 @@ impl ReplayLog {
     }
 
     pub fn read(path: &Path) -> Result<ReplayLog> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::File {
-            file: path.to_path_buf(),
-            message: e.to_string(),
-        })?;
-        let log: ReplayLog = serde_json::from_str(&text).map_err(|e| Error::At {
-            file: path.to_path_buf(),
-            line: e.line(),
-            column: e.column(),
-            message: format!("not a rally replay log: {e}"),
-        })?;
+        let log: ReplayLog = Source::read(path)?.parse_json("not a rally replay log")?;
         if log.rally_replay != VERSION {
             return Err(Error::File {
                 file: path.to_path_buf(),

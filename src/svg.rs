@@ -316,6 +316,12 @@ impl Canvas {
 
     /// Upright text centred on point (`cx`, `cy`) of a north-pointing tile turned to `dir`
     /// (labels never turn upside down with their element).
+    /// The registers a device is active on, written across the square (or `all`).
+    fn phases_label(&mut self, tile: &Tile, all: &str) {
+        let text = phases_text(tile).unwrap_or_else(|| all.into());
+        self.label(Dir::N, 32.0, 32.0, 11, "#fff", &text);
+    }
+
     fn label(&mut self, dir: Dir, cx: f64, cy: f64, size: u32, fill: &str, text: &str) {
         let (mut dx, mut dy) = (cx - 32.0, cy - 32.0);
         for _ in 0..dir.index() {
@@ -439,14 +445,7 @@ fn builtin(tile: &Tile, c: &mut Canvas) -> bool {
                 Dir::N,
                 r##"<rect x="4" y="4" width="56" height="56" fill="#6c6f75" stroke="#222" stroke-width="2"/><path d="M4,4 L12,20 L20,4 L28,20 L36,4 L44,20 L52,4 L60,20 L60,4 Z M4,60 L12,44 L20,60 L28,44 L36,60 L44,44 L52,60 L60,44 L60,60 Z" fill="#d9d9d9" stroke="#222"/>"##,
             );
-            c.label(
-                Dir::N,
-                32.0,
-                32.0,
-                11,
-                "#fff",
-                &phases_text(tile).unwrap_or_else(|| "crush".into()),
-            );
+            c.phases_label(tile, "crush");
         }
         "laser" => {
             let strength = int_param(tile, "strength").unwrap_or(1);
@@ -627,14 +626,7 @@ fn builtin(tile: &Tile, c: &mut Canvas) -> bool {
                 Dir::N,
                 r##"<rect x="4" y="4" width="56" height="56" fill="#111"/><rect x="6" y="6" width="25" height="52" fill="#5d5d5d" stroke="#e0b43a" stroke-width="2"/><rect x="33" y="6" width="25" height="52" fill="#5d5d5d" stroke="#e0b43a" stroke-width="2"/>"##,
             );
-            c.label(
-                Dir::N,
-                32.0,
-                32.0,
-                11,
-                "#fff",
-                &phases_text(tile).unwrap_or_else(|| "trap".into()),
-            );
+            c.phases_label(tile, "trap");
         }
         "chop_shop" => {
             c.put(

@@ -42,14 +42,7 @@ pub fn replay(input: &Path, output: &Path, common: &Common) -> Result<()> {
             );
         }
     }
-    let title = format!(
-        "{} on {}",
-        scenario
-            .path
-            .file_stem()
-            .map_or("game".into(), |s| s.to_string_lossy()),
-        game.board().name
-    );
+    let title = page_title(&scenario.path, &game);
     let page = html::page(&game, &title, &scenario.description, &frames);
     write(output, page)
 }
@@ -80,14 +73,7 @@ fn game(input: &Path, output: &Path, common: &Common, record: GameRecord) -> Res
         GameState::new(Vec::new(), setup.seed),
         rules,
     )?;
-    let title = format!(
-        "{} on {}",
-        setup
-            .path
-            .file_stem()
-            .map_or("game".into(), |s| s.to_string_lossy()),
-        game.board().name
-    );
+    let title = page_title(&setup.path, &game);
     let end = match &record.outcome {
         Some(outcome) => outcome.text(),
         None => "The game is not over.".into(),
@@ -98,6 +84,14 @@ fn game(input: &Path, output: &Path, common: &Common, record: GameRecord) -> Res
         format!("{} {end}", setup.description.trim_end())
     };
     write(output, html::page(&game, &title, &description, &frames))
+}
+
+/// "FILE on BOARD", the page's heading.
+fn page_title(file: &Path, game: &Game) -> String {
+    let stem = file
+        .file_stem()
+        .map_or("game".into(), |s| s.to_string_lossy());
+    format!("{stem} on {}", game.board().name)
 }
 
 /// The default page name: the input's, with `.html`.

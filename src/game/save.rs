@@ -9,7 +9,7 @@
 
 use super::{Match, Outcome, Progress, Setup, TurnRecord};
 use crate::cards::Card;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Source};
 use crate::script::RuleSet;
 use crate::state::GameState;
 use serde::{Deserialize, Serialize};
@@ -126,16 +126,7 @@ impl Match {
 
 impl Save {
     pub fn load(path: &Path) -> Result<Save> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::File {
-            file: path.to_path_buf(),
-            message: e.to_string(),
-        })?;
-        let save: Save = serde_json::from_str(&text).map_err(|e| Error::At {
-            file: path.to_path_buf(),
-            line: e.line(),
-            column: e.column(),
-            message: format!("not a rally save: {e}"),
-        })?;
+        let save: Save = Source::read(path)?.parse_json("not a rally save")?;
         if save.format != SAVE_FORMAT {
             return Err(Error::File {
                 file: path.to_path_buf(),
@@ -189,22 +180,14 @@ impl GameRecord {
     /// The game `input` records, if it is a game's replay (`turns`) or a save (`history`); `None`
     /// for anything else (a scenario replay log, with `rally_replay`, or not JSON at all).
     pub fn read(input: &Path) -> Result<Option<GameRecord>> {
-        let text = std::fs::read_to_string(input).map_err(|e| Error::File {
-            file: input.to_path_buf(),
-            message: e.to_string(),
-        })?;
-        let Ok(serde_json::Value::Object(fields)) = serde_json::from_str(&text) else {
+        let source = Source::read(input)?;
+        let Ok(serde_json::Value::Object(fields)) = serde_json::from_str(&source.text) else {
             return Ok(None);
         };
         if fields.contains_key("rally_replay") {
             Ok(None)
         } else if fields.contains_key("turns") {
-            let replay: Replay = serde_json::from_str(&text).map_err(|e| Error::At {
-                file: input.to_path_buf(),
-                line: e.line(),
-                column: e.column(),
-                message: format!("not a rally game replay: {e}"),
-            })?;
+            let replay: Replay = source.parse_json("not a rally game replay")?;
             Ok(Some(GameRecord {
                 game: replay.game,
                 variants: replay.variants,
