@@ -35,14 +35,36 @@ pub struct Source {
 
 impl Source {
     pub fn read(path: &Path) -> Result<Source> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::File {
+        let bytes = std::fs::read(path).map_err(|e| Error::File {
             file: path.to_path_buf(),
             message: e.to_string(),
         })?;
-        Ok(Source {
-            path: path.to_path_buf(),
-            text,
-        })
+        Source::decode(path, bytes)
+    }
+
+    /// A file's bytes as text; where they are not UTF-8, an error at that line and column.
+    pub fn decode(path: &Path, bytes: Vec<u8>) -> Result<Source> {
+        match String::from_utf8(bytes) {
+            Ok(text) => Ok(Source {
+                path: path.to_path_buf(),
+                text,
+            }),
+            Err(e) => {
+                let valid = e.utf8_error().valid_up_to();
+                let bytes = e.into_bytes();
+                let source = Source {
+                    path: path.to_path_buf(),
+                    text: String::from_utf8_lossy(&bytes[..valid]).into_owned(),
+                };
+                Err(source.error_at(
+                    valid,
+                    format!(
+                        "the file is not UTF-8 text (byte 0x{:02x} here); save it as UTF-8",
+                        bytes[valid]
+                    ),
+                ))
+            }
+        }
     }
 
     /// The 1-based line and column of a byte offset.

@@ -4,7 +4,7 @@
 
 use crate::board::{Board, Tile};
 use crate::geometry::{Dir, Pos};
-use crate::script::{lua_message, RuleSet};
+use crate::script::RuleSet;
 use crate::state::{Event, GameState};
 use mlua::Value;
 use std::fmt::Write;
@@ -39,13 +39,13 @@ pub fn glyph(rules: &RuleSet, tile: &Tile) -> String {
 /// the key in the warning when the function fails).
 pub fn text_of(rules: &RuleSet, tile: &Tile, value: Option<&Value>, what: &str) -> Option<String> {
     match value? {
-        Value::String(s) => Some(s.to_string_lossy()),
+        Value::String(s) => Some(crate::text::clean_line(&s.to_string_lossy()).into_owned()),
         Value::Function(f) => Some(
             rules
-                .tile_table(tile)
-                .and_then(|t| f.call::<String>(t))
+                .budgeted(|| rules.tile_table(tile).and_then(|t| f.call::<String>(t)))
+                .map(|text| crate::text::clean_line(&text).into_owned())
                 .unwrap_or_else(|e| {
-                    tracing::warn!("{what} of `{}`: {}", tile.name, lua_message(&e));
+                    tracing::warn!("{what} of `{}`: {e}", tile.name);
                     "?".into()
                 }),
         ),

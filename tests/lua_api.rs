@@ -124,8 +124,10 @@ fn builder_methods() {
 fn rally_table() {
     let rules = rules_from(Path::new("scripts")).unwrap();
     let rally: mlua::Table = rules.lua.globals().get("rally").unwrap();
+    // Scripts see `rally` read-only: its fields are behind the view.
     let keys = |t: &mlua::Table| -> Names {
-        t.clone()
+        rally::script::views::open(&rules.lua, t)
+            .unwrap()
             .pairs::<String, mlua::Value>()
             .map(|p| p.unwrap().0)
             .collect()

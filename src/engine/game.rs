@@ -125,6 +125,7 @@ impl Game {
             w.state.events = events;
             (before, w.state.events.len())
         };
+        self.link.quota.reset(logged);
         let result = f(&self.engine());
         if let Err(e) = &result {
             let mut w = self.world.borrow_mut();

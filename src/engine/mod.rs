@@ -17,7 +17,8 @@ use crate::error::{Error, Result};
 use crate::geometry::{Dir, Pos};
 use crate::order::{Native, Segment};
 use crate::script::ctx::{card_table, Ctx, RobotView};
-use crate::script::sandbox::{Budget, BUDGET_MESSAGE, INSTRUCTION_BUDGET};
+use crate::script::sandbox::Budget;
+use crate::script::store::Quota;
 use crate::script::{lua_message, Defs, RuleEvent, RuleSet, TileEvent};
 use crate::state::{GameState, RobotId, REENTRY_DAMAGE};
 use crate::world::{Arrival, Blocked, Hit, How, World};
@@ -51,6 +52,8 @@ pub struct Link {
     robot_steps: Vec<bool>,
     handled: Table,
     depth: Cell<u32>,
+    /// What scripts may still store in the register in progress (reset by each transaction).
+    pub(crate) quota: Quota,
     /// The cards revealed this register, per robot (a randomizer may have swapped one).
     pub(crate) revealed: RefCell<Vec<Option<Card>>>,
     /// The robot executing its card right now, and that card: squares it enters by the card
@@ -119,6 +122,7 @@ impl Link {
             robot_steps,
             handled: rally.get("HANDLED")?,
             depth: Cell::new(0),
+            quota: Quota::default(),
             revealed: RefCell::new(vec![None; count]),
             executing: Cell::new(None),
             last_step: Cell::new(None),
@@ -127,6 +131,13 @@ impl Link {
         });
         lua.set_app_data(link.clone());
         Ok(link)
+    }
+
+    /// Why the register in progress may store no more, if so (asked by the budget's hook,
+    /// which sees every loop a script runs).
+    pub fn over_quota(&self) -> Option<String> {
+        let events = self.world.try_borrow().ok()?.state.events.len();
+        self.quota.events_over(events)
     }
 }
 
@@ -167,7 +178,7 @@ impl<'a> Engine<'a> {
     ) -> Result<Value> {
         let depth = self.link.depth.get();
         if depth == 0 {
-            self.link.budget.reset(INSTRUCTION_BUDGET);
+            self.link.budget.reset();
         }
         self.link.depth.set(depth + 1);
         let result = f.call::<Value>(args);
@@ -184,12 +195,11 @@ impl<'a> Engine<'a> {
             };
             format!("{}, {when}", what())
         };
-        if self.link.budget.is_spent() && depth == 0 {
-            let place = match &result {
-                Err(e) => lua_message(e),
-                Ok(_) => BUDGET_MESSAGE.to_string(),
-            };
-            return Err(Error::Script(format!("{}: {place}", describe())));
+        // Stopped by the budget: that is the error, whatever the script made of it.
+        if depth == 0 {
+            if let Some(why) = self.link.budget.spent() {
+                return Err(Error::Script(format!("{}: {why}", describe())));
+            }
         }
         result.map_err(|e| match &e {
             mlua::Error::ExternalError(inner) if inner.downcast_ref::<Error>().is_some() => {

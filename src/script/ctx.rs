@@ -4,7 +4,7 @@
 //! data), so a handler call costs no copying of state. Every change a script makes goes
 //! through a `ctx:` method, which enforces the physical rules in `world.rs`.
 
-use super::{located, pos_table};
+use super::{located, pos_table, store};
 use crate::cards::{Card, CardKind};
 use crate::engine::{Engine, Link};
 use crate::error::Error;
@@ -116,24 +116,71 @@ pub fn card_from_lua(v: &Value) -> Result<Card, String> {
     }
 }
 
-/// A Lua value as JSON for the state (vars, event details), with every object's keys sorted:
-/// Lua's `pairs` order differs between runs, and the same game must give the same output
-/// byte for byte (design.md principle 4).
-fn json_from_lua(lua: &Lua, value: Value) -> mlua::Result<serde_json::Value> {
-    fn sort(v: serde_json::Value) -> serde_json::Value {
-        match v {
-            serde_json::Value::Object(map) => {
-                let mut entries: Vec<_> = map.into_iter().collect();
-                entries.sort_by(|a, b| a.0.cmp(&b.0));
-                serde_json::Value::Object(entries.into_iter().map(|(k, v)| (k, sort(v))).collect())
-            }
-            serde_json::Value::Array(items) => {
-                serde_json::Value::Array(items.into_iter().map(sort).collect())
-            }
-            other => other,
+/// A table of details a script hands over (`ctx:log`, `ctx:choose`), as JSON fields, counted
+/// towards what the register logs. An empty table has no fields.
+fn detail_from_lua(
+    lua: &Lua,
+    detail: Option<Table>,
+    what: &str,
+) -> mlua::Result<serde_json::Map<String, serde_json::Value>> {
+    let Some(t) = detail else {
+        return Ok(serde_json::Map::new());
+    };
+    let (json, size) = store::to_json(lua, Value::Table(t), what)?;
+    link(lua)?.quota.log(lua, size)?;
+    match json {
+        serde_json::Value::Object(map) => Ok(map),
+        serde_json::Value::Array(items) if items.is_empty() => Ok(serde_json::Map::new()),
+        _ => Err(located(
+            lua,
+            format!("{what}: expected a table of named details, not a list"),
+        )),
+    }
+}
+
+/// A name or cause a script hands over to be logged: bounded, and counted towards the log.
+fn logged_text(lua: &Lua, text: Option<String>, what: &str, default: &str) -> mlua::Result<String> {
+    match text {
+        None => Ok(default.to_string()),
+        Some(text) => {
+            store::text(lua, &text, what)?;
+            link(lua)?.quota.log(lua, text.len())?;
+            Ok(text)
         }
     }
-    Ok(sort(lua.from_value(value)?))
+}
+
+/// Stores a var: `vars[key] = value` (nil removes it), within the limits.
+fn set_var(
+    lua: &Lua,
+    key: String,
+    value: Value,
+    vars: impl FnOnce(&mut crate::world::World) -> &mut serde_json::Map<String, serde_json::Value>,
+    what: &str,
+) -> mlua::Result<()> {
+    store::text(lua, &key, &format!("{what}: the key"))?;
+    let (json, size) = store::to_json(lua, value, &format!("{what}: `{key}`"))?;
+    let link = link(lua)?;
+    link.quota.store(lua, key.len() + size, || {
+        let w = link.world.borrow();
+        let all = w
+            .state
+            .robots
+            .iter()
+            .map(|r| &r.vars)
+            .chain([&w.state.vars]);
+        all.flat_map(|vars| vars.iter())
+            .map(|(k, v)| k.len() + store::size(v))
+            .sum()
+    })?;
+    let mut w = link.world.borrow_mut();
+    let vars = vars(&mut w);
+    if json.is_null() {
+        vars.remove(&key);
+    } else {
+        vars.insert(key, json);
+    }
+    Ok(())
 }
 
 impl UserData for RobotView {
@@ -355,6 +402,9 @@ impl UserData for Ctx {
                     }
                 };
                 let cause: Option<String> = opts.as_ref().map_or(Ok(None), |o| o.get("cause"))?;
+                let cause = cause
+                    .map(|c| logged_text(lua, Some(c), "ctx:fire_beam: the cause", ""))
+                    .transpose()?;
                 let through: Option<u32> = opts.as_ref().map_or(Ok(None), |o| o.get("through"))?;
                 let hits = link.world.borrow().trace_beam(
                     start,
@@ -386,17 +436,16 @@ impl UserData for Ctx {
             |lua, _, (robot, amount, cause, from): (AnyUserData, i32, Option<String>, Option<String>)| {
                 let id = robot_id(lua, &robot)?;
                 let from = from.map(|d| dir_arg(lua, &d)).transpose()?;
-                with_engine(lua, |e| e.damage(id, amount, cause.as_deref().unwrap_or("script"), from))
+                let cause = logged_text(lua, cause, "ctx:damage: the cause", "script")?;
+                with_engine(lua, |e| e.damage(id, amount, &cause, from))
             },
         );
         methods.add_method(
             "destroy",
             |lua, _, (robot, cause): (AnyUserData, Option<String>)| {
                 let id = robot_id(lua, &robot)?;
-                link(lua)?
-                    .world
-                    .borrow_mut()
-                    .destroy(id, cause.as_deref().unwrap_or("script"));
+                let cause = logged_text(lua, cause, "ctx:destroy: the cause", "script")?;
+                link(lua)?.world.borrow_mut().destroy(id, &cause);
                 Ok(())
             },
         );
@@ -462,12 +511,9 @@ impl UserData for Ctx {
             "discard_option",
             |lua, _, (robot, name, why): (AnyUserData, String, Option<String>)| {
                 let id = robot_id(lua, &robot)?;
+                let why = logged_text(lua, why, "ctx:discard_option: why", "scrapped")?;
                 let link = link(lua)?;
-                let done = link.world.borrow_mut().discard_option(
-                    id,
-                    &name,
-                    why.as_deref().unwrap_or("scrapped"),
-                );
+                let done = link.world.borrow_mut().discard_option(id, &name, &why);
                 Ok(done)
             },
         );
@@ -502,13 +548,11 @@ impl UserData for Ctx {
             "choose",
             |lua, _, (robot, key, choices, info): (AnyUserData, String, Vec<String>, Option<Table>)| {
                 let id = robot_id(lua, &robot)?;
-                let mut detail = match info {
-                    Some(t) => match json_from_lua(lua, Value::Table(t))? {
-                        serde_json::Value::Object(map) => map,
-                        _ => serde_json::Map::new(),
-                    },
-                    None => serde_json::Map::new(),
-                };
+                let key = logged_text(lua, Some(key), "ctx:choose: the key", "")?;
+                for choice in &choices {
+                    logged_text(lua, Some(choice.clone()), "ctx:choose: a choice", "")?;
+                }
+                let mut detail = detail_from_lua(lua, info, "ctx:choose: info")?;
                 let text = match detail.remove("text") {
                     Some(serde_json::Value::String(s)) => s,
                     _ => String::new(),
@@ -552,16 +596,13 @@ impl UserData for Ctx {
             "set_var",
             |lua, _, (robot, key, value): (AnyUserData, String, Value)| {
                 let id = robot_id(lua, &robot)?;
-                let json = json_from_lua(lua, value)?;
-                let link = link(lua)?;
-                let mut w = link.world.borrow_mut();
-                let vars = &mut w.state.robots[id].vars;
-                if json.is_null() {
-                    vars.remove(&key);
-                } else {
-                    vars.insert(key, json);
-                }
-                Ok(())
+                set_var(
+                    lua,
+                    key,
+                    value,
+                    |w| &mut w.state.robots[id].vars,
+                    "ctx:set_var",
+                )
             },
         );
         methods.add_method("game_var", |lua, _, key: String| {
@@ -571,15 +612,7 @@ impl UserData for Ctx {
             v.map_or(Ok(Value::Nil), |v| lua.to_value(&v))
         });
         methods.add_method("set_game_var", |lua, _, (key, value): (String, Value)| {
-            let json = json_from_lua(lua, value)?;
-            let link = link(lua)?;
-            let mut w = link.world.borrow_mut();
-            if json.is_null() {
-                w.state.vars.remove(&key);
-            } else {
-                w.state.vars.insert(key, json);
-            }
-            Ok(())
+            set_var(lua, key, value, |w| &mut w.state.vars, "ctx:set_game_var")
         });
         methods.add_method("random", |lua, _, n: u64| {
             if n == 0 {
@@ -591,13 +624,8 @@ impl UserData for Ctx {
             "log",
             |lua, _, (robot, what, detail): (Option<AnyUserData>, String, Option<Table>)| {
                 let id = robot.as_ref().map(|r| robot_id(lua, r)).transpose()?;
-                let detail: serde_json::Map<String, serde_json::Value> = match detail {
-                    Some(t) => match json_from_lua(lua, Value::Table(t))? {
-                        serde_json::Value::Object(map) => map,
-                        _ => serde_json::Map::new(), // an empty Lua table reads as a list
-                    },
-                    None => serde_json::Map::new(),
-                };
+                let what = logged_text(lua, Some(what), "ctx:log: the event's name", "")?;
+                let detail = detail_from_lua(lua, detail, "ctx:log: details")?;
                 link(lua)?.world.borrow_mut().state.log(id, what, detail);
                 Ok(())
             },

@@ -1,8 +1,9 @@
 //! Reading what scripts declare (`rally.element { ... }`, `rally.rule { ... }`) into native
 //! definitions, checking every key so that a typo is a clear error, not a silent no-op.
 
+use super::views::open;
 use crate::params::{Kind, ParamSpec, ParamSpecs};
-use mlua::{Function, LuaSerdeExt, Table, Value};
+use mlua::{Function, Lua, Table, Value};
 
 /// A few handlers keyed by step or event. A short list beats hashing here: a declaration has
 /// a handful at most, and they are looked up for every step of every register.
@@ -86,7 +87,7 @@ impl Shape {
     ];
 }
 
-fn parse_draw(decl: &Table, what: &str) -> mlua::Result<Option<Draw>> {
+fn parse_draw(lua: &Lua, decl: &Table, what: &str) -> mlua::Result<Option<Draw>> {
     let table = match decl.get::<Value>("draw")? {
         Value::Nil => return Ok(None),
         Value::Table(t) => t,
@@ -98,7 +99,7 @@ fn parse_draw(decl: &Table, what: &str) -> mlua::Result<Option<Draw>> {
         }
     };
     let what = format!("{what}, draw");
-    check_keys(&table, &["color", "label", "shape"], &what)?;
+    check_keys(lua, &table, &["color", "label", "shape"], &what)?;
     let color = table.get::<Option<String>>("color")?;
     if let Some(c) = &color {
         let hex = c.strip_prefix('#').unwrap_or("");
@@ -249,6 +250,7 @@ impl OptionDef {
 }
 
 pub fn parse_option(
+    lua: &Lua,
     decl: &Table,
     file: &str,
     steps: &dyn Fn(&str) -> Option<usize>,
@@ -266,7 +268,7 @@ pub fn parse_option(
         "modify",
         "replace",
     ];
-    check_keys(decl, &allowed, &what)?;
+    check_keys(lua, decl, &allowed, &what)?;
     let uses = match decl.get::<Value>("uses")? {
         Value::Nil => None,
         Value::Integer(n) if n >= 1 => Some(n as u32),
@@ -279,7 +281,7 @@ pub fn parse_option(
     };
     let mut modify = Vec::new();
     if let Some(table) = decl.get::<Option<Table>>("modify")? {
-        for pair in table.pairs::<String, Value>() {
+        for pair in open(lua, &table)?.pairs::<String, Value>() {
             let (key, f) = pair?;
             match f {
                 Value::Function(f) => modify.push((key, f)),
@@ -307,7 +309,7 @@ pub fn parse_option(
             uses,
             on_card: optional_fn(decl, "on_card", &what)?,
             on_damage: optional_fn(decl, "on_damage", &what)?,
-            steps: step_table(decl, "steps", steps, step_names, &what)?,
+            steps: step_table(lua, decl, "steps", steps, step_names, &what)?,
             modify,
             name,
         },
@@ -323,8 +325,8 @@ pub enum Replace {
     Yes,
 }
 
-fn check_keys(table: &Table, allowed: &[&str], what: &str) -> mlua::Result<()> {
-    for pair in table.pairs::<Value, Value>() {
+fn check_keys(lua: &Lua, table: &Table, allowed: &[&str], what: &str) -> mlua::Result<()> {
+    for pair in open(lua, table)?.pairs::<Value, Value>() {
         let (key, _) = pair?;
         let key = key.to_string()?;
         if !allowed.contains(&key.as_str()) {
@@ -360,6 +362,7 @@ fn optional_fn(table: &Table, key: &str, what: &str) -> mlua::Result<Option<Func
 
 /// Reads `{ step_name = function ... }`, checking each step name against the order of play.
 fn step_table(
+    lua: &Lua,
     table: &Table,
     key: &str,
     steps: &dyn Fn(&str) -> Option<usize>,
@@ -370,7 +373,7 @@ fn step_table(
     let Some(handlers) = table.get::<Option<Table>>(key)? else {
         return Ok(out);
     };
-    for pair in handlers.pairs::<String, Value>() {
+    for pair in open(lua, &handlers)?.pairs::<String, Value>() {
         let (name, handler) = pair?;
         let id = steps(&name).ok_or_else(|| {
             mlua::Error::runtime(format!(
@@ -394,7 +397,7 @@ fn step_table(
     Ok(out)
 }
 
-pub fn parse_kind(spec: &Table, what: &str) -> mlua::Result<Kind> {
+pub fn parse_kind(lua: &Lua, spec: &Table, what: &str) -> mlua::Result<Kind> {
     let kind: String = spec.get("kind").map_err(|_| {
         mlua::Error::runtime(format!(
             "{what}: a parameter must be declared with rally.param.*"
@@ -402,7 +405,7 @@ pub fn parse_kind(spec: &Table, what: &str) -> mlua::Result<Kind> {
     })?;
     let inner = || -> mlua::Result<Box<Kind>> {
         let of: Table = spec.get("of")?;
-        Ok(Box::new(parse_kind(&of, what)?))
+        Ok(Box::new(parse_kind(lua, &of, what)?))
     };
     Ok(match kind.as_str() {
         "dir" => Kind::Dir,
@@ -413,9 +416,12 @@ pub fn parse_kind(spec: &Table, what: &str) -> mlua::Result<Kind> {
             max: spec.get("max")?,
         },
         "string" => Kind::Str {
-            choices: spec
-                .get::<Option<Vec<String>>>("choices")?
-                .unwrap_or_default(),
+            choices: match spec.get::<Option<Table>>("choices")? {
+                Some(t) => open(lua, &t)?
+                    .sequence_values::<String>()
+                    .collect::<mlua::Result<_>>()?,
+                None => Vec::new(),
+            },
         },
         "list" => Kind::List(inner()?),
         "dir_map" => Kind::DirMap(inner()?),
@@ -427,11 +433,11 @@ pub fn parse_kind(spec: &Table, what: &str) -> mlua::Result<Kind> {
     })
 }
 
-pub fn parse_param(lua: &mlua::Lua, spec: &Table, what: &str) -> mlua::Result<ParamSpec> {
-    let kind = parse_kind(spec, what)?;
+pub fn parse_param(lua: &Lua, spec: &Table, what: &str) -> mlua::Result<ParamSpec> {
+    let kind = parse_kind(lua, spec, what)?;
     let default = match spec.get::<Value>("default")? {
         Value::Nil => None,
-        v => Some(lua.from_value::<serde_json::Value>(v)?),
+        v => Some(super::store::to_json(lua, v, &format!("{what}: `default`"))?.0),
     };
     let optional: bool = spec.get::<Option<bool>>("optional")?.unwrap_or(false);
     Ok(ParamSpec {
@@ -443,7 +449,7 @@ pub fn parse_param(lua: &mlua::Lua, spec: &Table, what: &str) -> mlua::Result<Pa
 }
 
 pub fn parse_element(
-    lua: &mlua::Lua,
+    lua: &Lua,
     decl: &Table,
     file: &str,
     steps: &dyn Fn(&str) -> Option<usize>,
@@ -463,10 +469,10 @@ pub fn parse_element(
         "replace",
     ];
     allowed.extend(TileEvent::ALL.iter().map(|(n, _)| *n));
-    check_keys(decl, &allowed, &what)?;
+    check_keys(lua, decl, &allowed, &what)?;
     let mut params = ParamSpecs::new();
     if let Some(specs) = decl.get::<Option<Table>>("params")? {
-        for pair in specs.pairs::<String, Table>() {
+        for pair in open(lua, &specs)?.pairs::<String, Table>() {
             let (pname, spec) = pair?;
             let what = format!("{what}, parameter `{pname}`");
             params.insert(pname, parse_param(lua, &spec, &what)?);
@@ -499,10 +505,10 @@ pub fn parse_element(
             file: file.to_string(),
             params,
             glyph,
-            draw: parse_draw(decl, &what)?,
+            draw: parse_draw(lua, decl, &what)?,
             build: optional_fn(decl, "build", &what)?,
-            steps: step_table(decl, "steps", steps, step_names, &what)?,
-            tile_steps: step_table(decl, "tile_steps", steps, step_names, &what)?,
+            steps: step_table(lua, decl, "steps", steps, step_names, &what)?,
+            tile_steps: step_table(lua, decl, "tile_steps", steps, step_names, &what)?,
             events,
             name,
         },
@@ -511,6 +517,7 @@ pub fn parse_element(
 }
 
 pub fn parse_rule(
+    lua: &Lua,
     decl: &Table,
     file: &str,
     steps: &dyn Fn(&str) -> Option<usize>,
@@ -520,7 +527,7 @@ pub fn parse_rule(
     let what = format!("rule `{name}`");
     let mut allowed = vec!["name", "describe", "steps", "replace"];
     allowed.extend(RuleEvent::ALL.iter().map(|(n, _)| *n));
-    check_keys(decl, &allowed, &what)?;
+    check_keys(lua, decl, &allowed, &what)?;
     let mut events = Handlers::default();
     for (key, event) in RuleEvent::ALL {
         if let Some(f) = optional_fn(decl, key, &what)? {
@@ -536,7 +543,7 @@ pub fn parse_rule(
         RuleDef {
             describe: decl.get::<Option<String>>("describe")?.unwrap_or_default(),
             file: file.to_string(),
-            steps: step_table(decl, "steps", steps, step_names, &what)?,
+            steps: step_table(lua, decl, "steps", steps, step_names, &what)?,
             events,
             name,
         },
