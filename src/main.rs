@@ -30,6 +30,11 @@ struct Cli {
     /// Only errors
     #[arg(short, long, global = true)]
     quiet: bool,
+    /// Change a limit of the script sandbox (repeatable), e.g. `--limit seconds=5`:
+    /// instructions=N, seconds=S, memory=SIZE, value=SIZE, vars=SIZE, log=SIZE, events=N
+    /// (SIZE in bytes, or with K, M or G). See docs/sandbox.md
+    #[arg(long = "limit", global = true, value_name = "NAME=VALUE")]
+    limit: Vec<String>,
 }
 
 #[derive(Subcommand)]
@@ -156,6 +161,14 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .without_time()
         .init();
+    if !cli.limit.is_empty() {
+        let mut limits = rally::script::sandbox::Limits::default();
+        let set = cli.limit.iter().try_for_each(|spec| limits.set(spec));
+        if let Err(e) = set.and_then(|()| limits.install()) {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    }
     let common = Common {
         scripts: cli.scripts,
         variants: cli.variants,
@@ -260,7 +273,8 @@ fn main() -> ExitCode {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(e) => {
-            eprintln!("error: {e}");
+            // Messages quote scripts and files: their control characters are shown, not sent.
+            eprintln!("error: {}", rally::text::clean(&e.to_string()));
             ExitCode::from(2)
         }
     }

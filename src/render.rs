@@ -160,7 +160,8 @@ pub fn event(e: &Event) -> String {
         };
         let _ = write!(line, " {k}={v}");
     }
-    line
+    // Names and details come from scripts and files: their control characters are shown.
+    crate::text::clean_line(&line).into_owned()
 }
 
 /// A scenario's expectation results: `✓ all expectations hold`, or one `✗` line per failure.
@@ -170,11 +171,11 @@ pub fn expectations(failures: &[crate::scenario::Failure]) -> String {
     }
     let mut out = String::new();
     for f in failures {
-        let _ = writeln!(
-            out,
+        let line = format!(
             "✗ {}: {} expected {}, got {}",
             f.robot, f.key, f.expected, f.actual
         );
+        let _ = writeln!(out, "{}", crate::text::clean_line(&line));
     }
     out
 }

@@ -4,6 +4,7 @@
 use super::Common;
 use crate::error::Result;
 use crate::params::ParamSpecs;
+use crate::text::clean_line;
 use crate::variant::Variant;
 
 fn params_lines(params: &ParamSpecs) -> Vec<String> {
@@ -18,7 +19,7 @@ fn params_lines(params: &ParamSpecs) -> Vec<String> {
             let describe = if p.describe.is_empty() {
                 String::new()
             } else {
-                format!(" — {}", p.describe)
+                format!(" — {}", clean_line(&p.describe))
             };
             format!("      {name}: {} ({need}){describe}", p.kind.describe())
         })
@@ -29,7 +30,7 @@ pub fn elements(common: &Common) -> Result<()> {
     let rules = common.rules(None, Vec::new())?;
     println!("Elements ({}):", rules.elements.len());
     for e in &rules.elements {
-        println!("  {:<14} {}", e.name, e.describe);
+        println!("  {:<14} {}", e.name, clean_line(&e.describe));
         println!("      ({})", e.file);
         for line in params_lines(&e.params) {
             println!("{line}");
@@ -37,7 +38,7 @@ pub fn elements(common: &Common) -> Result<()> {
     }
     println!("\nRules:");
     for r in &rules.rules {
-        println!("  {:<14} {} ({})", r.name, r.describe, r.file);
+        println!("  {:<14} {} ({})", r.name, clean_line(&r.describe), r.file);
     }
     println!("\nOptions ({}): see `rally options`", rules.options.len());
     println!("\nOrder of play (steps scripts can attach to):");
@@ -54,7 +55,7 @@ pub fn options(common: &Common) -> Result<()> {
     options.sort_by(|a, b| a.name.cmp(&b.name));
     for o in options {
         let uses = o.uses.map(|n| format!(" [{n} uses]")).unwrap_or_default();
-        println!("  {:<22} {}{uses}", o.name, o.describe);
+        println!("  {:<22} {}{uses}", o.name, clean_line(&o.describe));
         println!("      ({})", o.file);
     }
     Ok(())
@@ -65,7 +66,7 @@ pub fn variants(common: &Common) -> Result<()> {
     let found = Variant::discover(&dir)?;
     println!("Variants in {} ({}):", dir.display(), found.len());
     for v in &found {
-        println!("  {:<18} {}", v.name, v.description);
+        println!("  {:<18} {}", v.name, clean_line(&v.description));
         for line in params_lines(&v.params) {
             println!("{line}");
         }
@@ -81,7 +82,7 @@ pub fn variants(common: &Common) -> Result<()> {
                 if step.describe.is_empty() {
                     String::new()
                 } else {
-                    format!(" — {}", step.describe)
+                    format!(" — {}", clean_line(&step.describe))
                 }
             );
         }

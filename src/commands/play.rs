@@ -311,17 +311,14 @@ impl crate::decision::Chooser for TableChooser {
         if q.rehearsal || self.drivers[q.robot] != Driver::Human {
             return crate::decision::BotPolicy.choose(q);
         }
-        let text = if q.text.is_empty() {
-            q.key.as_str()
-        } else {
-            q.text.as_str()
-        };
+        // The question is a script's text: its control characters are shown, not sent.
+        let text = crate::text::clean_line(if q.text.is_empty() { &q.key } else { &q.text });
         loop {
             print!(
                 "{}: {text} [{}] (Enter: {}) ",
                 q.robot_name,
-                q.choices.join("/"),
-                q.default_answer()
+                crate::text::clean_line(&q.choices.join("/")),
+                crate::text::clean_line(&q.default_answer())
             );
             let _ = std::io::stdout().flush();
             // A closed input takes the default here; the seats report it at their next prompt.
@@ -335,7 +332,10 @@ impl crate::decision::Chooser for TableChooser {
             if let Some(c) = q.choices.iter().find(|c| c.eq_ignore_ascii_case(&answer)) {
                 return Some(c.clone());
             }
-            println!("  answer one of {}", q.choices.join(", "));
+            println!(
+                "  answer one of {}",
+                crate::text::clean_line(&q.choices.join(", "))
+            );
         }
     }
 }

@@ -73,7 +73,7 @@ pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
         return Ok(failures.is_empty());
     }
     if !scenario.description.is_empty() {
-        println!("{}\n", scenario.description);
+        println!("{}\n", crate::text::clean(&scenario.description));
     }
     let board = game.board();
     println!(

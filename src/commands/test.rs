@@ -26,7 +26,7 @@ pub fn test(paths: &[PathBuf], common: &Common) -> Result<bool> {
                 failed += 1;
                 println!("FAIL {}", file.display());
                 for line in lines {
-                    println!("     {line}");
+                    println!("     {}", crate::text::clean_line(&line));
                 }
             }
             Outcome::NotAScenario => {
@@ -35,7 +35,7 @@ pub fn test(paths: &[PathBuf], common: &Common) -> Result<bool> {
             }
             Outcome::Error(message) => {
                 failed += 1;
-                println!("ERROR {message}");
+                println!("ERROR {}", crate::text::clean(&message));
             }
         }
     }

@@ -130,6 +130,10 @@ impl Link {
             rehearsal,
         });
         lua.set_app_data(link.clone());
+        let watched = Rc::downgrade(&link);
+        rules
+            .budget
+            .watch_quota(Box::new(move || watched.upgrade()?.over_quota()));
         Ok(link)
     }
 

@@ -274,6 +274,7 @@ impl RuleSet {
             variants,
             files: files.iter().map(|(f, _)| f.clone()).collect(),
         };
+        budget.set_loading(true);
         for (path, params) in &files {
             let shown = display_path(path);
             *current_file.borrow_mut() = shown.clone();
@@ -283,6 +284,7 @@ impl RuleSet {
             defs.merge(found, &shown)?;
         }
         current_file.borrow_mut().clear();
+        budget.set_loading(false);
         Ok(RuleSet {
             lua,
             budget,

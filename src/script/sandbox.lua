@@ -1,7 +1,7 @@
 -- The Lua half of the sandbox (sandbox.rs): the few standard functions that would let a
 -- script escape its budget or look inside a read-only table, wrapped. Runs once per rule set,
 -- before any script; the originals stay in this chunk's upvalues, which no script can reach.
-local base, views, spent, charge = ...
+local base, views, spent, charge, loading = ...
 local error, type, select, tonumber = base.error, base.type, base.select, base.tonumber
 local pcall, xpcall = base.pcall, base.xpcall
 local next, rawget, rawset, rawlen = base.next, base.rawget, base.rawset, base.rawlen
@@ -32,6 +32,18 @@ function base.xpcall(f, handler, ...)
   end, ...))
 end
 
+-- A coroutine made while a script loads would carry its state from call to call.
+local function fresh(f)
+  if loading() then
+    error("coroutines are made inside handlers, not while a script loads (they would keep state between calls)", 3)
+  end
+  return create(f)
+end
+
+function coroutine.create(f)
+  return fresh(f)
+end
+
 function coroutine.resume(co, ...)
   return checked(resume(co, ...))
 end
@@ -52,7 +64,7 @@ local function unwrap(co, ok, ...)
 end
 
 function coroutine.wrap(f)
-  local co = create(f)
+  local co = fresh(f)
   return function(...)
     return unwrap(co, resume(co, ...))
   end
@@ -90,7 +102,9 @@ function base.setmetatable(t, mt)
       error("setmetatable: finalizers (`__gc`) are not allowed in scripts", 2)
     end
   end
-  return setmetatable(t, mt)
+  local ok, result = pcall(setmetatable, t, mt)
+  if not ok then error(result, 2) end
+  return result
 end
 
 -- Native loops that never reach the hook are charged to the budget by their length.

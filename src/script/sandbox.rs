@@ -14,7 +14,7 @@
 //! The limits are process-wide ([`Limits`]); `--limit NAME=VALUE` changes them.
 
 use super::views::{self, View};
-use mlua::{Function, HookTriggers, Lua, LuaOptions, StdLib, Table, Value, VmState};
+use mlua::{ffi, Function, Lua, LuaOptions, StdLib, Table, Value};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::OnceLock;
@@ -155,12 +155,13 @@ impl Limits {
 }
 
 /// What the hook counts between two of its calls.
-const HOOK_EVERY: u32 = 1_000;
+const HOOK_EVERY: u32 = 256;
 
 /// The budget of the top-level call in progress: instructions, time, memory and events.
-/// Once spent it stays spent until the next call begins: the hook keeps raising, and the
-/// protected-call functions of `sandbox.lua` pass the error on instead of catching it.
-#[derive(Debug, Default)]
+/// Once spent it stays spent until the next call begins: the hook raises again wherever the
+/// script goes on, and the protected-call functions of `sandbox.lua` pass the error on
+/// instead of catching it.
+#[derive(Default)]
 pub struct Budget {
     remaining: Cell<i64>,
     /// When the hook first ran in this call (calls that never reach the hook read no clock).
@@ -169,6 +170,10 @@ pub struct Budget {
     spent: RefCell<Option<String>>,
     /// Counts calls, so that a `gmatch` iterator can tell it outlived the call that made it.
     call: Cell<u64>,
+    /// Set while the scripts load (their top level runs).
+    loading: Cell<bool>,
+    /// Why the register in progress may log no more (set by the game the rules are attached to).
+    quota: RefCell<Option<Box<dyn Fn() -> Option<String>>>>,
 }
 
 impl Budget {
@@ -191,6 +196,15 @@ impl Budget {
         self.call.get()
     }
 
+    pub fn set_loading(&self, loading: bool) {
+        self.loading.set(loading);
+    }
+
+    /// Has the hook ask `quota` whether the register may go on logging.
+    pub fn watch_quota(&self, quota: Box<dyn Fn() -> Option<String>>) {
+        *self.quota.borrow_mut() = Some(quota);
+    }
+
     /// Charges `steps` of native work (pattern matching, moving table items) to the call.
     pub fn charge(&self, lua: &Lua, steps: i64) -> mlua::Result<()> {
         let left = self.remaining.get().saturating_sub(steps);
@@ -199,22 +213,25 @@ impl Budget {
             return Err(mlua::Error::runtime(why.clone()));
         }
         if left < 0 {
-            return Err(self.stop(place(lua, 1), instructions_message()));
+            return Err(mlua::Error::runtime(
+                self.stop(place(lua, 1), instructions_message()),
+            ));
         }
         Ok(())
     }
 
-    /// Marks the call as stopped (the first reason wins) and gives the error to raise.
-    fn stop(&self, place: String, why: String) -> mlua::Error {
-        let mut spent = self.spent.borrow_mut();
-        let message = spent.get_or_insert_with(|| format!("{place}{why}"));
-        mlua::Error::runtime(message.clone())
+    /// Marks the call as stopped (the first reason wins) and gives the message to raise.
+    fn stop(&self, place: String, why: String) -> String {
+        self.spent
+            .borrow_mut()
+            .get_or_insert_with(|| format!("{place}{why}"))
+            .clone()
     }
 
-    /// Run by the count hook every [`HOOK_EVERY`] instructions.
-    fn check(&self, lua: &Lua, at: impl Fn() -> String) -> mlua::Result<VmState> {
-        if let Some(why) = self.spent.borrow().as_ref() {
-            return Err(mlua::Error::runtime(why.clone()));
+    /// Run by the hook every [`HOOK_EVERY`] instructions: is the call over (or past) its budget?
+    fn over(&self, state: *mut ffi::lua_State, ar: *mut ffi::lua_Debug) -> bool {
+        if self.spent.borrow().is_some() {
+            return true;
         }
         let left = self.remaining.get() - i64::from(HOOK_EVERY);
         self.remaining.set(left);
@@ -226,19 +243,17 @@ impl Budget {
                 "time limit exceeded: the script ran for more than {} s in one call; raise it with --limit seconds=S",
                 limits.time.as_secs_f64()
             ))
-        } else if lua.used_memory() > limits.memory && {
-            // Garbage counts until it is collected: only live data is over the limit.
-            lua.gc_collect()?;
-            lua.used_memory() > limits.memory
-        } {
+        } else if unsafe { over_memory(state, limits.memory) } {
             Some(memory_message())
         } else {
-            lua.app_data_ref::<Rc<crate::engine::Link>>()
-                .and_then(|link| link.over_quota())
+            self.quota.borrow().as_ref().and_then(|quota| quota())
         };
         match why {
-            Some(why) => Err(self.stop(at(), why)),
-            None => Ok(VmState::Continue),
+            Some(why) => {
+                self.stop(unsafe { hook_place(state, ar) }, why);
+                true
+            }
+            None => false,
         }
     }
 
@@ -250,6 +265,19 @@ impl Budget {
             }
             Some(t) => t.elapsed() > limit,
         }
+    }
+}
+
+/// Does the Lua state hold more than `limit` bytes of live data?
+unsafe fn over_memory(state: *mut ffi::lua_State, limit: usize) -> bool {
+    let used = |state| {
+        let kib = ffi::lua_gc(state, ffi::LUA_GCCOUNT).max(0) as usize;
+        kib * 1024 + ffi::lua_gc(state, ffi::LUA_GCCOUNTB).max(0) as usize
+    };
+    // Garbage counts until it is collected: collect before saying so.
+    used(state) > limit && {
+        ffi::lua_gc(state, ffi::LUA_GCCOLLECT);
+        used(state) > limit
     }
 }
 
@@ -269,15 +297,70 @@ pub fn memory_message() -> String {
     )
 }
 
-/// `file:line: ` of the Lua function `level` levels up the stack (1: the caller of the native
-/// function running now), or "" when there is none.
+/// `file:line: ` of the innermost script `level` or more levels up the stack (1: the caller
+/// of the native function running now), or "" when there is none.
 pub fn place(lua: &Lua, level: usize) -> String {
-    lua.inspect_stack(level, |d| {
-        let src = d.source().short_src.map(|s| s.to_string())?;
-        d.current_line().map(|l| format!("{src}:{l}: "))
-    })
-    .flatten()
-    .unwrap_or_default()
+    (level..)
+        .map_while(|level| {
+            lua.inspect_stack(level, |d| {
+                let source = d.source();
+                let script = source
+                    .source
+                    .as_deref()
+                    .is_some_and(|s| is_script(s.as_bytes()));
+                let src = source.short_src.map(|s| s.to_string());
+                (script, src, d.current_line())
+            })
+        })
+        .find_map(|found| match found {
+            (true, Some(src), Some(line)) => Some(format!("{src}:{line}: ")),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+/// `file:line: ` of the script the hook interrupted: the innermost script frame (the hook may
+/// fire in host code a script called, such as mlua's method lookup or `sandbox.lua`).
+unsafe fn hook_place(state: *mut ffi::lua_State, _ar: *mut ffi::lua_Debug) -> String {
+    let mut frame: ffi::lua_Debug = std::mem::zeroed();
+    let mut level = 0;
+    while ffi::lua_getstack(state, level, &mut frame) != 0 {
+        if ffi::lua_getinfo(state, c"Sl".as_ptr(), &mut frame) != 0
+            && frame.currentline >= 0
+            && is_script(std::ffi::CStr::from_ptr(frame.source).to_bytes())
+        {
+            let src = std::ffi::CStr::from_ptr(frame.short_src.as_ptr()).to_string_lossy();
+            return format!("{src}:{}: ", frame.currentline);
+        }
+        level += 1;
+    }
+    String::new()
+}
+
+/// Is a chunk with this source one of the scripts (not the host's own Lua, not mlua's)?
+fn is_script(source: &[u8]) -> bool {
+    source.starts_with(b"@") && !source.starts_with(b"@rally/")
+}
+
+/// The count hook: a plain C function, not an mlua hook, because mlua settles the stack of
+/// the interrupted function when its hook raises an error, which runs that function's
+/// to-be-closed variables on the spot, with hooks off (an endless `__close` would never
+/// stop). The budget is found through the thread's extra space (copied into every
+/// coroutine), set by [`new_lua`].
+unsafe extern "C-unwind" fn hook(state: *mut ffi::lua_State, ar: *mut ffi::lua_Debug) {
+    let budget = *(ffi::lua_getextraspace(state) as *const *const Budget);
+    if budget.is_null() || !(*budget).over(state, ar) {
+        return;
+    }
+    // Push the message, then raise with nothing left to drop on this frame (lua_error
+    // unwinds with longjmp).
+    let (text, len) = {
+        let spent = (*budget).spent.borrow();
+        let why = spent.as_deref().unwrap_or("stopped");
+        (why.as_ptr(), why.len())
+    };
+    ffi::lua_pushlstring(state, text as *const std::ffi::c_char, len);
+    ffi::lua_error(state);
 }
 
 /// A fresh sandboxed state: the safe libraries, read-only, with the budget's hook set.
@@ -359,11 +442,17 @@ pub fn new_lua(budget: Rc<Budget>) -> mlua::Result<Lua> {
     };
     let charge = {
         let budget = budget.clone();
-        lua.create_function(move |lua, steps: i64| budget.charge(lua, steps))?
+        lua.create_function(move |lua, steps: f64| {
+            budget.charge(lua, steps.clamp(0.0, i64::MAX as f64) as i64)
+        })?
+    };
+    let loading = {
+        let budget = budget.clone();
+        lua.create_function(move |_, ()| Ok(budget.loading.get()))?
     };
     lua.load(include_str!("sandbox.lua"))
         .set_name("@rally/sandbox.lua")
-        .call::<()>((base.clone(), views::registry(&lua)?, spent, charge))?;
+        .call::<()>((base.clone(), views::registry(&lua)?, spent, charge, loading))?;
     for name in ["string", "table", "math", "utf8", "coroutine"] {
         let library: Table = base.raw_get(name)?;
         let data = views::freeze(&lua, &library, View::Library)?;
@@ -378,20 +467,21 @@ pub fn new_lua(budget: Rc<Budget>) -> mlua::Result<Lua> {
     lua.set_app_data(Base(base));
 
     budget.reset();
-    lua.set_global_hook(
-        HookTriggers::new().every_nth_instruction(HOOK_EVERY),
-        move |lua, debug| {
-            budget.check(lua, || {
-                let src = debug.source().short_src.map(|s| s.to_string());
-                match (src, debug.current_line()) {
-                    (Some(src), Some(line)) => format!("{src}:{line}: "),
-                    _ => String::new(),
-                }
-            })
-        },
-    )?;
+    // SAFETY: the extra space of a Lua 5.4 state is a pointer-sized slot of ours (mlua leaves
+    // it alone); the budget it points to lives in the state's app data, so as long as the
+    // state and its hook.
+    unsafe {
+        lua.exec_raw::<()>((), |state| {
+            *(ffi::lua_getextraspace(state) as *mut *const Budget) = Rc::as_ptr(&budget);
+            ffi::lua_sethook(state, Some(hook), ffi::LUA_MASKCOUNT, HOOK_EVERY as i32);
+        })?;
+    }
+    lua.set_app_data(Budgeted(budget));
     Ok(lua)
 }
+
+/// Keeps the budget the hook points to alive with the state.
+struct Budgeted(#[allow(dead_code)] Rc<Budget>);
 
 /// The functions and libraries every script's environment starts from.
 struct Base(Table);

@@ -136,8 +136,8 @@ pub fn freeze(lua: &Lua, table: &Table, kind: View) -> mlua::Result<Table> {
 }
 
 /// Makes read-only, in place, every table a script keeps from loading time: what its
-/// declarations hold and everything reachable from its functions' upvalues. A coroutine kept
-/// that way is an error (it would carry state from call to call), as is any failure.
+/// declarations hold and everything reachable from its functions' upvalues. (Coroutines
+/// cannot be made while loading: `sandbox.lua`.)
 pub fn keep(lua: &Lua, roots: impl IntoIterator<Item = Value>) -> Result<(), String> {
     freeze_all(lua, roots, View::Kept, true)
 }
@@ -187,13 +187,8 @@ fn freeze_all(
                 for i in 1.. {
                     let (name, value): (Option<String>, Value) =
                         views.getupvalue.call((&f, i)).map_err(text)?;
-                    let Some(name) = name else { break };
-                    if let Value::Thread(_) = value {
-                        return Err(format!(
-                            "{}:{}: a function keeps the coroutine `{name}` from loading time, which would carry state from call to call; make coroutines inside the handler that uses them",
-                            info.short_src.unwrap_or_default(),
-                            info.line_defined.unwrap_or_default()
-                        ));
+                    if name.is_none() {
+                        break;
                     }
                     stack.push(value);
                 }
