@@ -49,6 +49,14 @@ fn robot_id(lua: &Lua, v: &AnyUserData) -> mlua::Result<RobotId> {
 }
 
 pub fn pos_arg(lua: &Lua, t: &Table) -> mlua::Result<Pos> {
+    // A tile's `at` is read-only: read its data directly (a plain read, not a metamethod).
+    let opened;
+    let t = if t.metatable().is_some() {
+        opened = super::views::open(lua, t)?;
+        &opened
+    } else {
+        t
+    };
     let (x, y): (Option<i32>, Option<i32>) = {
         let keys = lua
             .app_data_ref::<super::Keys>()

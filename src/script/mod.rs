@@ -231,7 +231,9 @@ impl RuleSet {
             .set_name("@rally/prelude.lua")
             .call::<()>(rally.clone())
             .map_err(script_err)?;
-        let rally_data = views::freeze(&lua, &rally, View::Library).map_err(script_err)?;
+        let rally_data = budget
+            .unhooked(|| views::freeze(&lua, &rally, View::Library))
+            .map_err(script_err)?;
         sandbox::strict(&lua, &rally_data, |key| {
             format!("`rally.{key}` does not exist")
         })
@@ -280,7 +282,10 @@ impl RuleSet {
             *current_file.borrow_mut() = shown.clone();
             run_file(&lua, &budget, path, &shown, params.as_ref())?;
             let mut found = std::mem::take(&mut *collected.borrow_mut());
-            views::keep(&lua, std::mem::take(&mut found.tables)).map_err(Error::Script)?;
+            let kept = std::mem::take(&mut found.tables);
+            budget
+                .unhooked(|| views::keep(&lua, kept))
+                .map_err(script_err)?;
             defs.merge(found, &shown)?;
         }
         current_file.borrow_mut().clear();
@@ -343,7 +348,9 @@ impl RuleSet {
                     ))
                 })?,
         )?;
-        let fields = views::freeze(&self.lua, &data, View::Tile)?;
+        let fields = self
+            .budget
+            .unhooked(|| views::freeze(&self.lua, &data, View::Tile))?;
         fields.set_metatable(Some(misses))?;
         Ok(data)
     }
@@ -371,15 +378,23 @@ fn run_file(
 ) -> Result<()> {
     let text = crate::error::Source::read(path)?.text;
     let err = |e: mlua::Error| Error::Script(lua_message(&e));
-    let mut extra = Vec::new();
-    if let Some(params) = params {
-        let table = lua.to_value(params).map_err(err)?;
-        if let Value::Table(t) = &table {
-            views::freeze(lua, t, View::Params).map_err(err)?;
+    let extra = match params {
+        Some(params) => {
+            let table = lua.to_value(params).map_err(err)?;
+            if let Value::Table(t) = &table {
+                budget
+                    .unhooked(|| views::freeze(lua, t, View::Params))
+                    .map_err(err)?;
+            }
+            let extra = lua.create_table().map_err(err)?;
+            extra.raw_set("params", table).map_err(err)?;
+            Some(extra)
         }
-        extra.push(("params", table));
-    }
-    let env = sandbox::script_env(lua, &extra).map_err(err)?;
+        None => None,
+    };
+    let env = budget
+        .unhooked(|| sandbox::script_env(lua, extra))
+        .map_err(err)?;
     let chunk = lua
         .load(text.as_str())
         .set_name(format!("@{shown}"))

@@ -1,7 +1,7 @@
 -- The Lua half of the sandbox (sandbox.rs): the few standard functions that would let a
 -- script escape its budget or look inside a read-only table, wrapped. Runs once per rule set,
 -- before any script; the originals stay in this chunk's upvalues, which no script can reach.
-local base, views, spent, charge, loading = ...
+local base, views, spent, charge, loading, undeclared, view, GLOBALS = ...
 local error, type, select, tonumber = base.error, base.type, base.select, base.tonumber
 local pcall, xpcall = base.pcall, base.xpcall
 local next, rawget, rawset, rawlen = base.next, base.rawget, base.rawset, base.rawlen
@@ -133,4 +133,18 @@ end
 function table.remove(t, ...)
   if select("#", ...) >= 1 then length(t) end
   return remove(t, ...)
+end
+
+-- A script's own environment (sandbox.rs, `script_env`): a read-only view of a copy of the
+-- base functions plus `extra` (a variant's `params`); `_G` is the view itself.
+return function(extra)
+  local data = {}
+  for k, v in next, base do data[k] = v end
+  if extra then
+    for k, v in next, extra do data[k] = v end
+  end
+  setmetatable(data, undeclared)
+  local env = view(data, GLOBALS)
+  data._G = env
+  return env
 end

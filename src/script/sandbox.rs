@@ -168,6 +168,12 @@ pub struct Budget {
     started: Cell<Option<Instant>>,
     /// Why the call was stopped, with the script's `file:line`.
     spent: RefCell<Option<String>>,
+    /// Whether `spent` holds a reason (checked on every call without borrowing it).
+    stopped: Cell<bool>,
+    /// The instruction limit, copied from [`limits`] when the state is made.
+    instructions: Cell<i64>,
+    /// The state's main thread, for [`Budget::unhooked`].
+    main: Cell<Option<std::ptr::NonNull<ffi::lua_State>>>,
     /// Counts calls, so that a `gmatch` iterator can tell it outlived the call that made it.
     call: Cell<u64>,
     /// Set while the scripts load (their top level runs).
@@ -179,10 +185,10 @@ pub struct Budget {
 impl Budget {
     /// A fresh budget for the next top-level call.
     pub fn reset(&self) {
-        self.remaining.set(limits().instructions);
+        self.remaining.set(self.instructions.get());
         self.started.set(None);
         self.call.set(self.call.get().wrapping_add(1));
-        if self.spent.borrow().is_some() {
+        if self.stopped.replace(false) {
             *self.spent.borrow_mut() = None;
         }
     }
@@ -194,6 +200,20 @@ impl Budget {
 
     pub fn call_id(&self) -> u64 {
         self.call.get()
+    }
+
+    /// Runs the host's own Lua (freezing tables, making environments) without the count
+    /// hook: the hook traps every instruction, and that code needs no budget.
+    pub fn unhooked<R>(&self, f: impl FnOnce() -> R) -> R {
+        let Some(main) = self.main.get() else {
+            return f();
+        };
+        // SAFETY: `main` is the state's main thread, alive as long as the state that owns
+        // this budget; the hook is set and removed between calls, on the thread that runs it.
+        unsafe { ffi::lua_sethook(main.as_ptr(), None, 0, 0) };
+        let result = f();
+        unsafe { set_hook(main.as_ptr()) };
+        result
     }
 
     pub fn set_loading(&self, loading: bool) {
@@ -222,6 +242,7 @@ impl Budget {
 
     /// Marks the call as stopped (the first reason wins) and gives the message to raise.
     fn stop(&self, place: String, why: String) -> String {
+        self.stopped.set(true);
         self.spent
             .borrow_mut()
             .get_or_insert_with(|| format!("{place}{why}"))
@@ -230,7 +251,7 @@ impl Budget {
 
     /// Run by the hook every [`HOOK_EVERY`] instructions: is the call over (or past) its budget?
     fn over(&self, state: *mut ffi::lua_State, ar: *mut ffi::lua_Debug) -> bool {
-        if self.spent.borrow().is_some() {
+        if self.stopped.get() {
             return true;
         }
         let left = self.remaining.get() - i64::from(HOOK_EVERY);
@@ -387,9 +408,8 @@ pub fn new_lua(budget: Rc<Budget>) -> mlua::Result<Lua> {
     lua.set_memory_limit(memory.saturating_add(memory / 4))?;
     let globals = lua.globals();
     let debug: Table = globals.get("debug")?;
-    let getupvalue: Function = debug.get("getupvalue")?;
     globals.raw_set("debug", Value::Nil)?;
-    views::install(&lua, getupvalue)?;
+    views::install(&lua, &debug)?;
 
     // What a script's environment holds: the base functions that are safe, the libraries.
     let base = lua.create_table()?;
@@ -450,9 +470,23 @@ pub fn new_lua(budget: Rc<Budget>) -> mlua::Result<Lua> {
         let budget = budget.clone();
         lua.create_function(move |_, ()| Ok(budget.loading.get()))?
     };
-    lua.load(include_str!("sandbox.lua"))
+    let undeclared = lua.create_table()?;
+    strict(&lua, &undeclared, |key| {
+        format!("undeclared global `{key}` (declare it with `local`, or check the spelling)")
+    })?;
+    let undeclared = undeclared.metatable().expect("strict sets a metatable");
+    let environment: Function = lua
+        .load(include_str!("sandbox.lua"))
         .set_name("@rally/sandbox.lua")
-        .call::<()>((base.clone(), views::registry(&lua)?, spent, charge, loading))?;
+        .call((
+            base.clone(),
+            views::registry(&lua)?,
+            spent,
+            charge,
+            loading,
+            undeclared,
+            views::maker(&lua, View::Globals)?,
+        ))?;
     for name in ["string", "table", "math", "utf8", "coroutine"] {
         let library: Table = base.raw_get(name)?;
         let data = views::freeze(&lua, &library, View::Library)?;
@@ -464,8 +498,12 @@ pub fn new_lua(budget: Rc<Budget>) -> mlua::Result<Lua> {
             meta.raw_set("__metatable", false)?;
         }
     }
-    lua.set_app_data(Base(base));
+    lua.set_app_data(Base {
+        table: base,
+        environment,
+    });
 
+    budget.instructions.set(limits().instructions);
     budget.reset();
     // SAFETY: the extra space of a Lua 5.4 state is a pointer-sized slot of ours (mlua leaves
     // it alone); the budget it points to lives in the state's app data, so as long as the
@@ -473,52 +511,46 @@ pub fn new_lua(budget: Rc<Budget>) -> mlua::Result<Lua> {
     unsafe {
         lua.exec_raw::<()>((), |state| {
             *(ffi::lua_getextraspace(state) as *mut *const Budget) = Rc::as_ptr(&budget);
-            ffi::lua_sethook(state, Some(hook), ffi::LUA_MASKCOUNT, HOOK_EVERY as i32);
+            budget.main.set(std::ptr::NonNull::new(state));
+            set_hook(state);
         })?;
     }
     lua.set_app_data(Budgeted(budget));
     Ok(lua)
 }
 
+/// Sets the count hook on `state`.
+unsafe fn set_hook(state: *mut ffi::lua_State) {
+    ffi::lua_sethook(state, Some(hook), ffi::LUA_MASKCOUNT, HOOK_EVERY as i32);
+}
+
 /// Keeps the budget the hook points to alive with the state.
 struct Budgeted(#[allow(dead_code)] Rc<Budget>);
 
-/// The functions and libraries every script's environment starts from.
-struct Base(Table);
+/// The functions and libraries every script's environment starts from, and the function of
+/// `sandbox.lua` that makes one environment.
+struct Base {
+    table: Table,
+    environment: Function,
+}
 
 /// Adds `rally` to what every script sees (once its tables are read-only).
 pub fn share(lua: &Lua, name: &str, value: Table) -> mlua::Result<()> {
     let base = lua
         .app_data_ref::<Base>()
         .expect("the base environment is made with the state");
-    base.0.raw_set(name, value)
+    base.table.raw_set(name, value)
 }
 
-/// A script's own environment: a read-only view of the base functions and libraries plus
-/// `extra` (a variant's `params`). Reading an unknown name is an error (typos surface at
-/// once); so is assigning a global (scripts keep no state). `_G` is the environment itself.
-pub fn script_env(lua: &Lua, extra: &[(&str, Value)]) -> mlua::Result<Table> {
-    let data = {
-        let base = lua
-            .app_data_ref::<Base>()
-            .expect("the base environment is made with the state");
-        // A copy, not a chain: a global costs one lookup, as in plain Lua.
-        let data = lua.create_table()?;
-        for pair in base.0.pairs::<Value, Value>() {
-            let (k, v) = pair?;
-            data.raw_set(k, v)?;
-        }
-        data
-    };
-    for (name, value) in extra {
-        data.raw_set(*name, value.clone())?;
-    }
-    strict(lua, &data, |key| {
-        format!("undeclared global `{key}` (declare it with `local`, or check the spelling)")
-    })?;
-    let env = views::view(lua, data.clone(), View::Globals)?;
-    data.raw_set("_G", env.clone())?;
-    Ok(env)
+/// A script's own environment: a read-only view of a copy of the base functions and
+/// libraries (a copy, not a chain: a global costs one lookup, as in plain Lua) plus `extra`
+/// (a variant's `params`). Reading an unknown name is an error (typos surface at once); so
+/// is assigning a global (scripts keep no state). `_G` is the environment itself.
+pub fn script_env(lua: &Lua, extra: Option<Table>) -> mlua::Result<Table> {
+    let base = lua
+        .app_data_ref::<Base>()
+        .expect("the base environment is made with the state");
+    base.environment.call(extra)
 }
 
 /// Makes reading a missing key of `table` an error with `message(key)`, at the reader's line.
