@@ -146,10 +146,14 @@ fn detail_from_lua(
     }
 }
 
-/// A name or cause a script hands over to be logged: bounded, and counted towards the log.
+/// A name or cause a script hands over to be logged: bounded, and a long one counted towards
+/// the log (short ones are bounded by the events limit; not counting them keeps the common
+/// `cause = "laser"` cheap).
 fn logged_text(lua: &Lua, text: Option<String>, what: &str, default: &str) -> mlua::Result<String> {
+    const SHORT: usize = 256;
     match text {
         None => Ok(default.to_string()),
+        Some(text) if text.len() <= SHORT => Ok(text),
         Some(text) => {
             store::text(lua, &text, what)?;
             link(lua)?.quota.log(lua, text.len())?;

@@ -164,12 +164,12 @@ impl RuleSet {
                 format!("`rally.{name}.{key}` does not exist")
             })
             .map_err(script_err)?;
-            let view = views::view(&lua, declared.clone(), View::Library).map_err(script_err)?;
+            let (view, cache) = views::declarations(&lua, declared.clone()).map_err(script_err)?;
             rally.raw_set(name, view).map_err(script_err)?;
-            registries.push(declared);
+            registries.push(Declared { declared, cache });
         }
-        let [declared_elements, declared_rules, declared_options]: [Table; 3] =
-            registries.try_into().expect("three registries");
+        let [declared_elements, declared_rules, declared_options]: [Declared; 3] =
+            registries.try_into().ok().expect("three registries");
         {
             let (collected, file) = (collected.clone(), current_file.clone());
             let (index, names) = (step_index.clone(), step_names.clone());
@@ -180,7 +180,7 @@ impl RuleSet {
                     let steps = |n: &str| index.get(n).copied();
                     let parsed = decl::parse_element(lua, &decl, &file.borrow(), &steps, &names)
                         .map_err(|e| located(lua, lua_message(&e)))?;
-                    declared.raw_set(parsed.0.name.as_str(), decl.clone())?;
+                    declared.add(&parsed.0.name, &decl)?;
                     let mut collected = collected.borrow_mut();
                     collected.elements.push(parsed);
                     collected.tables.push(Value::Table(decl.clone()));
@@ -199,7 +199,7 @@ impl RuleSet {
                     let steps = |n: &str| index.get(n).copied();
                     let parsed = decl::parse_rule(lua, &decl, &file.borrow(), &steps, &names)
                         .map_err(|e| located(lua, lua_message(&e)))?;
-                    declared.raw_set(parsed.0.name.as_str(), decl.clone())?;
+                    declared.add(&parsed.0.name, &decl)?;
                     let mut collected = collected.borrow_mut();
                     collected.rules.push(parsed);
                     collected.tables.push(Value::Table(decl.clone()));
@@ -218,7 +218,7 @@ impl RuleSet {
                     let steps = |n: &str| index.get(n).copied();
                     let parsed = decl::parse_option(lua, &decl, &file.borrow(), &steps, &names)
                         .map_err(|e| located(lua, lua_message(&e)))?;
-                    declared.raw_set(parsed.0.name.as_str(), decl.clone())?;
+                    declared.add(&parsed.0.name, &decl)?;
                     let mut collected = collected.borrow_mut();
                     collected.options.push(parsed);
                     collected.tables.push(Value::Table(decl.clone()));
@@ -353,6 +353,21 @@ impl RuleSet {
             .unhooked(|| views::freeze(&self.lua, &data, View::Tile))?;
         fields.set_metatable(Some(misses))?;
         Ok(data)
+    }
+}
+
+/// The declarations of one kind loaded so far (`rally.elements`, ...), and the cache of those
+/// scripts have read (and so made read-only).
+struct Declared {
+    declared: Table,
+    cache: Table,
+}
+
+impl Declared {
+    fn add(&self, name: &str, decl: &Table) -> mlua::Result<()> {
+        self.declared.raw_set(name, decl)?;
+        // Declared again (`replace = true`): the next read sees the new one.
+        self.cache.raw_set(name, Value::Nil)
     }
 }
 

@@ -498,6 +498,7 @@ pub fn new_lua(budget: Rc<Budget>) -> mlua::Result<Lua> {
             meta.raw_set("__metatable", false)?;
         }
     }
+    views::trust(&lua, &base)?;
     lua.set_app_data(Base {
         table: base,
         environment,
@@ -536,6 +537,7 @@ struct Base {
 
 /// Adds `rally` to what every script sees (once its tables are read-only).
 pub fn share(lua: &Lua, name: &str, value: Table) -> mlua::Result<()> {
+    views::trust(lua, &value)?;
     let base = lua
         .app_data_ref::<Base>()
         .expect("the base environment is made with the state");

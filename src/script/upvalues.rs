@@ -13,11 +13,15 @@ const OP_SETUPVAL: u32 = 10;
 
 /// Refuses a chunk whose functions assign a local of the file; the error names the line.
 pub fn check(chunk: &Function, file: &str) -> Result<(), String> {
-    let dump = chunk.dump(false);
-    let main = Reader::new(&dump)
-        .chunk()
-        .ok_or_else(|| format!("{file}: internal error: cannot read the compiled chunk"))?;
-    scan(&main, &mut Vec::new(), file)
+    let read = |strip: bool| -> Result<(), String> {
+        let dump = chunk.dump(strip);
+        let main = Reader::new(&dump)
+            .chunk()
+            .ok_or_else(|| format!("{file}: internal error: cannot read the compiled chunk"))?;
+        scan(&main, &mut Vec::new(), file)
+    };
+    // The stripped chunk is quick to read; a refused one is read again for its lines and names.
+    read(true).or_else(|_| read(false))
 }
 
 fn scan<'a>(proto: &'a Proto, outer: &mut Vec<&'a Proto>, file: &str) -> Result<(), String> {

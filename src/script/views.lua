@@ -2,7 +2,7 @@
 -- library's raw metatable and upvalue functions, which no script ever sees; written in Lua
 -- because freezing touches every field of every table, and the VM does that far faster than
 -- calls through the host API.
-local refuse, getmetatable, setmetatable, getupvalue, getinfo = ...
+local refuse, getmetatable, setmetatable, getupvalue = ...
 local next, rawget, rawset, rawlen, type = next, rawget, rawset, rawlen, type
 
 -- view -> data; weak keys, so a view and its data go away together.
@@ -62,41 +62,46 @@ local function class_of(meta)
   return fields, lock
 end
 
--- Freezes, in place, every table reachable from `roots` (a list): through fields, keys and
--- metatables, and, with `upvalues`, through the upvalues of the scripts' functions.
+-- Freezes, in place, every table reachable from `roots` (a list) through fields, keys and
+-- metatables. With `upvalues` (what a script keeps, once it has loaded), the roots are its
+-- declarations: they are only looked through (`lazy` freezes one when another script reads
+-- it), and what the scripts' functions reach through their upvalues is frozen.
 local function freeze(roots, kind, upvalues)
-  local seen, tables, stack, n = {}, {}, roots, #roots
+  local seen, tables, stack, frozen, n = {}, {}, {}, {}, 0
+  for i = 1, #roots do
+    n = n + 1
+    stack[n], frozen[n] = roots[i], not upvalues
+  end
   while n > 0 do
-    local v = stack[n]
+    local v, f = stack[n], frozen[n]
     stack[n] = nil
     n = n - 1
     local t = type(v)
+    local mark = f and 2 or 1
     if t == "table" then
-      if not seen[v] and not registry[v] then
-        seen[v] = true
-        tables[#tables + 1] = v
+      if (seen[v] or 0) < mark and not registry[v] then
+        seen[v] = mark
+        if f then tables[#tables + 1] = v end
         for k, x in next, v do
           stack[n + 1], stack[n + 2] = k, x
+          frozen[n + 1], frozen[n + 2] = f, f
           n = n + 2
         end
         local meta = getmetatable(v)
         if meta and not is_data(meta) then
           n = n + 1
-          stack[n] = meta
+          stack[n], frozen[n] = meta, f
         end
       end
     elseif t == "function" and upvalues and not walked[v] then
       walked[v] = true
-      local info = getinfo(v, "S")
-      if info.what ~= "C" and info.source:sub(1, 7) ~= "@rally/" then
-        local i = 1
-        while true do
-          local name, x = getupvalue(v, i)
-          if name == nil then break end
-          n = n + 1
-          stack[n] = x
-          i = i + 1
-        end
+      local i = 1
+      while true do
+        local name, x = getupvalue(v, i)
+        if name == nil then break end
+        n = n + 1
+        stack[n], frozen[n] = x, true
+        i = i + 1
       end
     end
   end
@@ -121,4 +126,37 @@ local function freeze(roots, kind, upvalues)
   end
 end
 
-return registry, view, freeze
+-- Marks the host's functions in `t` (a view or a table, and the tables in it) as walked:
+-- what they keep in their upvalues is the host's own, never frozen.
+local function trust(t, seen)
+  seen = seen or {}
+  if seen[t] then return end
+  seen[t] = true
+  for _, v in next, registry[t] or t do
+    if type(v) == "function" then
+      walked[v] = true
+    elseif type(v) == "table" then
+      trust(v, seen)
+    end
+  end
+end
+
+-- `rally.elements` and its kin: a view of the declarations loaded so far (`declared`, which
+-- the host fills in), each frozen when a script first reads it.
+local function lazy(declared, kind)
+  local function first_read(cache, name)
+    local decl = declared[name]
+    freeze({ decl }, kind, false)
+    rawset(cache, name, decl)
+    return decl
+  end
+  walked[first_read] = true
+  local cache = setmetatable({}, { __index = first_read })
+  return view(cache, kind), cache
+end
+
+for _, f in next, { len, iterate, pairs, view, freeze, trust, lazy } do
+  walked[f] = true
+end
+
+return registry, view, freeze, lazy, trust

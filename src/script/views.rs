@@ -59,10 +59,12 @@ struct Views {
     registry: Table,
     view: Function,
     freeze: Function,
+    lazy: Function,
+    trust: Function,
 }
 
 /// Sets up the views of a state, with the debug library's raw functions (never seen by
-/// scripts): `getmetatable`, `setmetatable`, `getupvalue` and `getinfo`.
+/// scripts): `getmetatable`, `setmetatable` and `getupvalue`.
 pub fn install(lua: &Lua, debug: &Table) -> mlua::Result<()> {
     let refuse = lua.create_sequence_from(
         View::ALL
@@ -75,20 +77,21 @@ pub fn install(lua: &Lua, debug: &Table) -> mlua::Result<()> {
             .collect::<mlua::Result<Vec<_>>>()?,
     )?;
     let raw = |name: &str| debug.get::<Function>(name);
-    let (registry, view, freeze): (Table, Function, Function) = lua
-        .load(include_str!("views.lua"))
-        .set_name("@rally/views.lua")
-        .call((
-            refuse,
-            raw("getmetatable")?,
-            raw("setmetatable")?,
-            raw("getupvalue")?,
-            raw("getinfo")?,
-        ))?;
+    let (registry, view, freeze, lazy, trust): (Table, Function, Function, Function, Function) =
+        lua.load(include_str!("views.lua"))
+            .set_name("@rally/views.lua")
+            .call((
+                refuse,
+                raw("getmetatable")?,
+                raw("setmetatable")?,
+                raw("getupvalue")?,
+            ))?;
     lua.set_app_data(Views {
         registry,
         view,
         freeze,
+        lazy,
+        trust,
     });
     Ok(())
 }
@@ -123,6 +126,19 @@ pub fn maker(lua: &Lua, kind: View) -> mlua::Result<(Function, usize)> {
     Ok((views(lua).view.clone(), kind as usize + 1))
 }
 
+/// Marks the host's functions in `table` (and the tables in it) as its own: [`keep`] never
+/// freezes what they hold, when a script keeps one of them (`local p = pcall`).
+pub fn trust(lua: &Lua, table: &Table) -> mlua::Result<()> {
+    views(lua).trust.call(table)
+}
+
+/// A read-only view of the declarations in `declared` (which the host fills in), each made
+/// read-only when a script first reads it. Returns the view and its cache, from which the
+/// host removes a name it declares again (`replace = true`).
+pub fn declarations(lua: &Lua, declared: Table) -> mlua::Result<(Table, Table)> {
+    views(lua).lazy.call((declared, View::Kept as usize + 1))
+}
+
 /// Makes `table` and every table reachable from it read-only, in place; returns the data
 /// behind `table` (which the host may go on changing).
 pub fn freeze(lua: &Lua, table: &Table, kind: View) -> mlua::Result<Table> {
@@ -133,9 +149,10 @@ pub fn freeze(lua: &Lua, table: &Table, kind: View) -> mlua::Result<Table> {
     open(lua, table)
 }
 
-/// Makes read-only, in place, every table a script keeps from loading time: what its
-/// declarations hold and everything reachable from its functions' upvalues. (Coroutines
-/// cannot be made while loading: `sandbox.lua`.)
+/// Makes read-only, in place, every table a script keeps from loading time: everything its
+/// declared functions reach through their upvalues (the declarations themselves are frozen
+/// when another script reads them: [`declarations`]). Coroutines cannot be made while
+/// loading (`sandbox.lua`).
 pub fn keep(lua: &Lua, roots: Vec<Value>) -> mlua::Result<()> {
     let roots = lua.create_sequence_from(roots)?;
     views(lua)
