@@ -61,22 +61,7 @@ fn run_trap(body: &str) -> (Scenario, Result<rally::engine::Game, rally::Error>,
     );
     let (dir, rules) = load(&element);
     let scenario_path = dir.path().join("s.toml");
-    std::fs::write(
-        &scenario_path,
-        r#"
-[board]
-grid = "T . . ."
-[board.legend]
-"." = "floor"
-"T" = "trap"
-[[robot]]
-name = "A"
-at = [0, 0]
-facing = "E"
-program = ["move2"]
-"#,
-    )
-    .unwrap();
+    std::fs::write(&scenario_path, harness::TRAP_BOARD).unwrap();
     let scenario = Scenario::load(&scenario_path).unwrap();
     let mut game = scenario.start(rules.unwrap()).unwrap();
     let result = scenario.resolve(&mut game);

@@ -318,7 +318,7 @@ impl crate::decision::Chooser for TableChooser {
                 "{}: {text} [{}] (Enter: {}) ",
                 q.robot_name,
                 crate::text::clean_line(&q.choices.join("/")),
-                crate::text::clean_line(&q.default_answer())
+                crate::text::clean_line(q.default_answer())
             );
             let _ = std::io::stdout().flush();
             // A closed input takes the default here; the seats report it at their next prompt.

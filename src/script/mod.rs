@@ -144,7 +144,7 @@ impl RuleSet {
             .collect();
         let step_names: Vec<String> = order.iter().map(|s| s.name.clone()).collect();
 
-        let budget = Rc::new(Budget::default());
+        let budget = Rc::new(Budget::new());
         let lua = sandbox::new_lua(budget.clone()).map_err(|e| Error::Script(lua_message(&e)))?;
         Keys::install(&lua).map_err(|e| Error::Script(lua_message(&e)))?;
         ctx::install_random(&lua).map_err(|e| Error::Script(lua_message(&e)))?;

@@ -711,7 +711,7 @@ mod tests {
     #[test]
     fn the_port_gives_lua_s_results_and_errors() {
         let lua = Lua::new();
-        let budget = Rc::new(Budget::default());
+        let budget = Rc::new(Budget::new());
         budget.reset();
         let original: Table = lua.globals().get("string").unwrap();
         let copy = lua.create_table().unwrap();

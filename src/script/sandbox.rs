@@ -157,6 +157,9 @@ impl Limits {
 /// What the hook counts between two of its calls.
 const HOOK_EVERY: u32 = 256;
 
+/// Says why the register in progress may log no more, if it may not.
+pub type QuotaWatch = Box<dyn Fn() -> Option<String>>;
+
 /// The budget of the top-level call in progress: instructions, time, memory and events.
 /// Once spent it stays spent until the next call begins: the hook raises again wherever the
 /// script goes on, and the protected-call functions of `sandbox.lua` pass the error on
@@ -179,10 +182,17 @@ pub struct Budget {
     /// Set while the scripts load (their top level runs).
     loading: Cell<bool>,
     /// Why the register in progress may log no more (set by the game the rules are attached to).
-    quota: RefCell<Option<Box<dyn Fn() -> Option<String>>>>,
+    quota: RefCell<Option<QuotaWatch>>,
 }
 
 impl Budget {
+    /// A budget under the [`limits`] in force.
+    pub fn new() -> Budget {
+        let budget = Budget::default();
+        budget.instructions.set(limits().instructions);
+        budget
+    }
+
     /// A fresh budget for the next top-level call.
     pub fn reset(&self) {
         self.remaining.set(self.instructions.get());
@@ -221,7 +231,7 @@ impl Budget {
     }
 
     /// Has the hook ask `quota` whether the register may go on logging.
-    pub fn watch_quota(&self, quota: Box<dyn Fn() -> Option<String>>) {
+    pub fn watch_quota(&self, quota: QuotaWatch) {
         *self.quota.borrow_mut() = Some(quota);
     }
 
@@ -504,7 +514,6 @@ pub fn new_lua(budget: Rc<Budget>) -> mlua::Result<Lua> {
         environment,
     });
 
-    budget.instructions.set(limits().instructions);
     budget.reset();
     // SAFETY: the extra space of a Lua 5.4 state is a pointer-sized slot of ours (mlua leaves
     // it alone); the budget it points to lives in the state's app data, so as long as the

@@ -15,8 +15,8 @@ pub const PROMPT: Duration = Duration::from_secs(6);
 /// Peak memory a stopped attack may have reached: the scripts' 64 MiB and the program.
 pub const MEMORY_MIB: u64 = 200;
 
-pub const TRAP_SCENARIO: &str = r#"variants = ["attack"]
-[board]
+/// Robot A on a `trap` square with one card (the attack's variant is switched on with it).
+pub const TRAP_BOARD: &str = r#"[board]
 grid = "T . . ."
 [board.legend]
 "." = "floor"
@@ -27,6 +27,11 @@ at = [0, 0]
 facing = "E"
 program = ["move2"]
 "#;
+
+/// [`TRAP_BOARD`] with the attack's variant switched on.
+pub fn trap_scenario() -> String {
+    format!("variants = [\"attack\"]\n{TRAP_BOARD}")
+}
 
 pub struct Attack {
     pub dir: tempfile::TempDir,
@@ -52,7 +57,7 @@ impl Attack {
         )
         .unwrap();
         std::fs::write(variant.join("attack.lua"), source).unwrap();
-        std::fs::write(dir.path().join("s.toml"), TRAP_SCENARIO).unwrap();
+        std::fs::write(dir.path().join("s.toml"), trap_scenario()).unwrap();
         Attack { dir }
     }
 
@@ -145,6 +150,8 @@ impl Outcome {
 }
 
 /// Runs `command`, killing it if it outlives [`HANG`]; reads at most 1 MiB of each output.
+// The child is reaped by `wait4` (for its peak memory), which clippy cannot see.
+#[allow(clippy::zombie_processes)]
 pub fn watch(command: &mut Command) -> Outcome {
     let started = Instant::now();
     let mut child = command

@@ -89,7 +89,7 @@ fn tiles_robots_and_params_are_read_only_through_every_door() {
     .unwrap();
     std::fs::write(
         attack.path("s.toml"),
-        super::harness::TRAP_SCENARIO.replace("\"T\" = \"trap\"", "\"T\" = \"floor\""),
+        super::harness::trap_scenario().replace("\"T\" = \"trap\"", "\"T\" = \"floor\""),
     )
     .unwrap();
     attack
