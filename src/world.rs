@@ -57,6 +57,14 @@ pub struct Blocked {
     pub dir: Dir,
 }
 
+/// What one step of movement did: the robots that arrived somewhere (to tell their squares),
+/// and the chain that moved, the mover first and each robot pushed by the one before it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stepped {
+    pub arrivals: Vec<Arrival>,
+    pub chain: Vec<RobotId>,
+}
+
 /// Damage waiting to be applied at the end of a step (segment D fires all at once).
 #[derive(Clone, Debug)]
 pub struct Hit {
@@ -66,6 +74,9 @@ pub struct Hit {
     /// The side of the robot the damage came from (a beam's source), if it has one:
     /// Power-Down Shield blocks 1 point per side (rules.md §6.4).
     pub from: Option<Dir>,
+    /// Whether its player may scrap options to cancel it (§6.4); Fire Control's may not
+    /// (rules.md §9 #22). Handlers see it as `info.absorb`.
+    pub absorb: bool,
 }
 
 /// The game state together with the board it is played on, and what the current step has
@@ -101,8 +112,8 @@ impl World {
 
     /// One square of movement in `dir`, pushing any robots ahead (rules.md §3.2). Either the
     /// whole chain moves or, if any robot in it would cross a wall, nothing does.
-    /// Returns the arrivals (pushed robots first), or where the move was stopped.
-    pub fn step(&mut self, id: RobotId, dir: Dir, how: How) -> Result<Vec<Arrival>, Blocked> {
+    /// Returns the arrivals (pushed robots first) and the chain, or where the move was stopped.
+    pub fn step(&mut self, id: RobotId, dir: Dir, how: How) -> Result<Stepped, Blocked> {
         let mut chain = vec![id];
         let mut p = self.state.robots[id].at;
         loop {
@@ -141,7 +152,7 @@ impl World {
                 how,
             });
         }
-        Ok(arrivals)
+        Ok(Stepped { arrivals, chain })
     }
 
     /// Destroys a robot standing off the board; true if it did.

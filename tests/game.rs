@@ -91,7 +91,8 @@ fn hand_size_is_nine_minus_damage_and_locked_cards_stay_out_of_the_deck() {
         .iter()
         .map(|r| deal::hand_size(r.damage))
         .collect();
-    let hands = deal::deal(&mut state, &sizes);
+    let dealt = deal::deal(&mut state, &sizes, None);
+    let hands: Vec<deal::Hand> = dealt.iter().map(|&id| deal::hand(&state, id)).collect();
     let sizes: Vec<usize> = hands.iter().map(|h| h.cards.len()).collect();
     assert_eq!(sizes, vec![9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
     let opens: Vec<usize> = hands.iter().map(|h| h.open.len()).collect();
@@ -592,8 +593,8 @@ fn run_replay_re_resolves_a_whole_game() {
     support::copy_dir(&root.join("scripts"), &scripts);
     let gear = scripts.join("elements/gear.lua");
     let edited = std::fs::read_to_string(&gear).unwrap().replace(
-        "ctx:rotate(robot, tile.turn)",
-        "ctx:rotate(robot, \"uturn\")",
+        "ctx:rotate(robot, tile.turn, \"gear\")",
+        "ctx:rotate(robot, \"uturn\", \"gear\")",
     );
     std::fs::write(&gear, edited).unwrap();
     let changed = run(&scripts);

@@ -126,9 +126,13 @@ function Ctx:push(robot, dir) end
 ---@param dir? rally.Dir default: its facing
 function Ctx:place(robot, at, how, dir) end
 
+---Turns a robot, unless a rule's or its options' `on_rotate` stops it (Gyroscopic
+---Stabilizer). `by` says what turns it, for those hooks: "card", "gear", "belt", "ice"...
 ---@param robot rally.Robot
 ---@param rotation rally.Rotation
-function Ctx:rotate(robot, rotation) end
+---@param by? string default "script"
+---@return boolean turned
+function Ctx:rotate(robot, rotation, by) end
 
 ---Turns a robot to face `dir`.
 ---@param robot rally.Robot
@@ -163,7 +167,8 @@ function Ctx:fire_beam(from, dir, strength, opts) end
 ---@param amount integer
 ---@param cause? string for the log, default "script"
 ---@param from? rally.Dir the side of the robot it comes from (Power-Down Shield), if any
-function Ctx:damage(robot, amount, cause, from) end
+---@param opts? { absorb: boolean? } `absorb = false`: options may not be scrapped to cancel it (Fire Control)
+function Ctx:damage(robot, amount, cause, from, opts) end
 
 ---@param robot rally.Robot
 ---@param cause? string for the log, default "script"
@@ -223,6 +228,80 @@ function Ctx:random_card() end
 ---@param robot rally.Robot
 ---@return rally.Card|nil
 function Ctx:card(robot) end
+
+---A card as a script may give it: a card table or its text, `"move2@700"`.
+---@alias rally.CardArg rally.Card|string
+
+---The robot's hand: the cards dealt (in `on_deal`) or its leftovers (in `on_program`);
+---empty outside programming.
+---@param robot rally.Robot
+---@return rally.Card[]
+function Ctx:hand(robot) end
+
+---Deals `n` (default 1) cards from the top of the deck into the robot's hand.
+---@param robot rally.Robot
+---@param n? integer
+---@return rally.Card[] drawn fewer if the deck runs out
+function Ctx:draw_cards(robot, n) end
+
+---Takes a card out of the robot's hand (discarded).
+---@param robot rally.Robot
+---@param card rally.CardArg
+---@return boolean done false if it is not in the hand
+function Ctx:discard_card(robot, card) end
+
+---Sets a card from the robot's hand aside under `key` (an option's name), out of the hand
+---and the deck until `ctx:take_kept`; one already kept under `key` is discarded.
+---`opts.offered = true`: it is offered with the hand whenever the robot programs (Flywheel).
+---@param robot rally.Robot
+---@param key string
+---@param card rally.CardArg
+---@param opts? { offered: boolean? }
+---@return boolean done false if it is not in the hand
+function Ctx:keep_card(robot, key, card, opts) end
+
+---The card kept under `key`, if any.
+---@param robot rally.Robot
+---@param key string
+---@return rally.Card|nil
+function Ctx:kept_card(robot, key) end
+
+---Takes the card kept under `key` off the option (to use it or discard it).
+---@param robot rally.Robot
+---@param key string
+---@return rally.Card|nil
+function Ctx:take_kept(robot, key) end
+
+---The robot's five registers: a card, or false where empty.
+---@param robot rally.Robot
+---@return (rally.Card|false)[]
+function Ctx:program(robot) end
+
+---Is the register (1..5) locked by the robot's damage (rules.md §1.3)?
+---@param robot rally.Robot
+---@param register integer
+---@return boolean
+function Ctx:is_locked(robot, register) end
+
+---Puts a card (nil: nothing) in a register for the rest of the turn; a register revealed
+---this turn cannot change. Logs `card_set`.
+---@param robot rally.Robot
+---@param register integer 1..5
+---@param card rally.CardArg|nil
+---@param why? string for the log
+function Ctx:set_card(robot, register, card, why) end
+
+---Copies `from`'s card in `register` into the robot's (Radio Control); on a tie of
+---priorities the original's robot acts first.
+---@param robot rally.Robot
+---@param register integer 1..5
+---@param from rally.Robot
+---@param why? string for the log
+function Ctx:copy_card(robot, register, from, why) end
+
+---The top card of this turn's program deck, taken off it.
+---@return rally.Card|nil
+function Ctx:draw_card() end
 
 ---An option card as `ctx:options` lists it and option handlers receive it.
 ---@class rally.HeldOption
@@ -318,8 +397,30 @@ function Builder:start(number) end
 ---@field pusher rally.Robot|nil `on_cross`: the robot pushing it
 ---@field moved boolean|nil `on_card_end`: whether the card changed its square
 
----What `on_card` may return: nil (execute normally), `rally.HANDLED`, or a new distance.
----@alias rally.CardResult nil|table|{ distance: integer }
+---What `on_card` may return: nil (execute normally), `rally.HANDLED`, or how the card moves
+---the robot: `distance`, `dir`, and `rotate` (a turn after the move: Dual Processor).
+---@alias rally.CardResult nil|table|{ distance: integer?, dir: rally.Dir?, rotate: rally.Rotation? }
+
+---What `on_rotate` is told.
+---@class rally.RotateInfo
+---@field rotation rally.Rotation
+---@field by string what turns it: "card", "gear", "belt", "ice", "script"...
+
+---What `on_push` is told.
+---@class rally.PushInfo
+---@field dir rally.Dir the direction of the push
+---@field pushing boolean|nil options: true when the holder pushed, false when it was pushed
+
+---What a shot's `fire` is told.
+---@class rally.ShotInfo
+---@field dir rally.Dir the direction of the shooter's laser
+---@field strength integer its main laser's strength (`modify.main_laser`)
+
+---`shot = { ... }`: what an option does instead of the main laser to the robot it would hit.
+---@class rally.Shot
+---@field fire fun(ctx: rally.Ctx, robot: rally.Robot, target: rally.Robot, option: rally.HeldOption, info: rally.ShotInfo)
+---@field can? fun(ctx: rally.Ctx, robot: rally.Robot, target: rally.Robot, option: rally.HeldOption): boolean false: not offered now
+---@field advise? fun(ctx: rally.Ctx, robot: rally.Robot, target: rally.Robot, option: rally.HeldOption): boolean true: a bot uses it
 
 ---A parameter declaration, made with `rally.param.*`.
 ---@class rally.ParamSpec
@@ -381,6 +482,8 @@ function Builder:start(number) end
 ---@field on_reveal? fun(ctx: rally.Ctx, tile: rally.Tile, robot: rally.Robot, card: rally.Card): (string|rally.Card|nil)
 ---@field on_conveyed? fun(ctx: rally.Ctx, tile: rally.Tile, robot: rally.Robot, travel: rally.Dir)
 ---@field on_cross? fun(ctx: rally.Ctx, tile: rally.Tile, robot: rally.Robot, info: rally.MoveInfo): ({ cost: integer }|nil)
+---@field on_deal? fun(ctx: rally.Ctx, tile: rally.Tile, robot: rally.Robot) a robot here was dealt its hand
+---@field on_program? fun(ctx: rally.Ctx, tile: rally.Tile, robot: rally.Robot) a robot here set its program
 
 ---What `rally.rule { ... }` takes.
 ---@class rally.RuleDecl
@@ -392,7 +495,17 @@ function Builder:start(number) end
 ---@field on_destroyed? fun(ctx: rally.Ctx, robot: rally.Robot)
 ---@field on_reenter? fun(ctx: rally.Ctx, robot: rally.Robot)
 ---@field on_enter? fun(ctx: rally.Ctx, robot: rally.Robot, info: rally.MoveInfo)
----@field on_damage? fun(ctx: rally.Ctx, robot: rally.Robot, amount: integer, info: { cause: string, from: rally.Dir|nil }): integer|nil
+---@field on_damage? fun(ctx: rally.Ctx, robot: rally.Robot, amount: integer, info: rally.DamageInfo): integer|nil
+---@field on_deal? fun(ctx: rally.Ctx, robot: rally.Robot) a robot was dealt its hand (`ctx:hand`)
+---@field on_program? fun(ctx: rally.Ctx, robot: rally.Robot) a robot's program is set; `ctx:hand` holds its leftovers
+---@field on_push? fun(ctx: rally.Ctx, pusher: rally.Robot, pushed: rally.Robot, info: rally.PushInfo) a robot pushed another one square
+---@field on_rotate? fun(ctx: rally.Ctx, robot: rally.Robot, info: rally.RotateInfo): (rally.Rotation|false|nil) false: it does not turn
+
+---What damage handlers are told.
+---@class rally.DamageInfo
+---@field cause string
+---@field from rally.Dir|nil the side it comes from
+---@field absorb boolean false: options may not be scrapped to cancel it (Fire Control)
 
 ---What `rally.option { ... }` takes (`scripts/options/`). Handlers get the option last.
 ---@class rally.OptionDecl
@@ -401,7 +514,12 @@ function Builder:start(number) end
 ---@field uses? integer ammunition a drawn card starts with (chop shops reload it)
 ---@field replace? boolean
 ---@field on_card? fun(ctx: rally.Ctx, robot: rally.Robot, card: rally.Card, option: rally.HeldOption): rally.CardResult
----@field on_damage? fun(ctx: rally.Ctx, robot: rally.Robot, amount: integer, info: { cause: string, from: rally.Dir|nil }, option: rally.HeldOption): integer|nil
+---@field on_damage? fun(ctx: rally.Ctx, robot: rally.Robot, amount: integer, info: rally.DamageInfo, option: rally.HeldOption): integer|nil
+---@field on_deal? fun(ctx: rally.Ctx, robot: rally.Robot, option: rally.HeldOption) the holder was dealt its hand
+---@field on_program? fun(ctx: rally.Ctx, robot: rally.Robot, option: rally.HeldOption) the holder's program is set; `ctx:hand` holds its leftovers
+---@field on_push? fun(ctx: rally.Ctx, robot: rally.Robot, other: rally.Robot, info: rally.PushInfo, option: rally.HeldOption) the holder pushed `other` (`info.pushing`) or was pushed by it
+---@field on_rotate? fun(ctx: rally.Ctx, robot: rally.Robot, info: rally.RotateInfo, option: rally.HeldOption): (rally.Rotation|false|nil) false: it does not turn
+---@field shot? rally.Shot a shot that may replace the main laser
 ---@field steps? table<string, fun(ctx: rally.Ctx, robot: rally.Robot, option: rally.HeldOption)> once per holder in that step
 ---@field modify? table<string, fun(ctx: rally.Ctx, robot: rally.Robot, value: any, option: rally.HeldOption): any> value modifiers (`ctx:modify`)
 

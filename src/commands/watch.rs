@@ -199,7 +199,7 @@ impl Session {
         &mut self,
         scenario: &Scenario,
         game: &Game,
-        result: Result<()>,
+        result: Result<Vec<crate::scenario::Failure>>,
         change: Option<&Change>,
     ) {
         self.runs += 1;
@@ -215,11 +215,14 @@ impl Session {
             self.runs, self.generation
         );
         let state = game.state();
-        if let Err(e) = result {
-            // The state is the one before the failed register: its expectations say nothing.
-            println!("✗ script error, the register was rolled back:\n  {e}");
-            return;
-        }
+        let mut failures = match result {
+            Ok(failures) => failures,
+            Err(e) => {
+                // The state is the one before the failed register: its expectations say nothing.
+                println!("✗ script error, the register was rolled back:\n  {e}");
+                return;
+            }
+        };
         let outcome = Outcome::of(&state);
         match &self.previous {
             Some(previous) => print!("{}", diff::compare(previous, &outcome)),
@@ -227,7 +230,8 @@ impl Session {
         }
         self.previous = Some(outcome);
         if scenario.has_expectations() {
-            print!("{}", render::expectations(&scenario.check(&state)));
+            failures.extend(scenario.check(&state));
+            print!("{}", render::expectations(&failures));
         }
     }
 

@@ -30,6 +30,7 @@ impl<'a> Engine<'a> {
     pub(super) fn reveal_cards(&self) -> Result<()> {
         let (count, register) = {
             let w = self.link.world.borrow();
+            self.link.revealed_at.set((w.state.turn, w.state.register));
             (w.state.robots.len(), w.state.register)
         };
         for id in 0..count {
@@ -78,7 +79,18 @@ impl<'a> Engine<'a> {
             .enumerate()
             .filter_map(|(id, c)| c.map(|c| (id, c)))
             .collect();
-        queue.sort_by_key(|(id, c)| (c.priority.is_none(), std::cmp::Reverse(c.priority), *id));
+        // A copy of another robot's card (Radio Control) ties with the original: the original's
+        // robot acts first (rules.md §9 #20).
+        let copied = self.link.world.borrow().state.copied.clone();
+        let register = self.link.world.borrow().state.register;
+        queue.sort_by_key(|(id, c)| {
+            (
+                c.priority.is_none(),
+                std::cmp::Reverse(c.priority),
+                copied.contains(&(*id, register)),
+                *id,
+            )
+        });
         for (id, card) in queue {
             if self.is_active(id) {
                 self.execute_card(id, card)?;
@@ -179,7 +191,7 @@ impl<'a> Engine<'a> {
             // A script resolved the card (a teleport, an ice slide); its square still hears
             // that the card ended there.
         } else if let Some(rotation) = card.kind.rotation() {
-            self.world().rotate(id, rotation);
+            self.rotate(id, rotation, "card")?;
         } else if let Some(dir) = play.dir {
             self.move_robot(id, dir, play.distance, How::Card)?;
         }

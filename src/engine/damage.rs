@@ -69,12 +69,17 @@ impl<'a> Engine<'a> {
     /// Deals damage: queued while the step fires a volley (segment D), otherwise at once.
     /// `from` is the side of the robot it comes from, when it has one (a beam).
     pub fn damage(&self, id: RobotId, amount: i32, cause: &str, from: Option<Dir>) -> Result<()> {
-        let hit = Hit {
+        self.hit(Hit {
             robot: id,
             amount,
             cause: cause.to_string(),
             from,
-        };
+            absorb: true,
+        })
+    }
+
+    /// [`Engine::damage`] with every detail of the hit given (`absorb = false`: Fire Control).
+    pub fn hit(&self, hit: Hit) -> Result<()> {
         if self.link.world.borrow().defer_damage {
             self.world().queue_hit(hit);
             Ok(())
@@ -110,6 +115,7 @@ impl<'a> Engine<'a> {
                 let t = self.lua.create_table()?;
                 t.raw_set("cause", hit.cause.as_str())?;
                 t.raw_set("from", hit.from.map(Dir::name))?;
+                t.raw_set("absorb", hit.absorb)?;
                 Ok(t)
             };
             make().map_err(|e| Error::Script(lua_message(&e)))

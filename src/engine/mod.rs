@@ -7,14 +7,14 @@
 //! attached to), `Engine::call` (budget and error context for every script call) and the step
 //! loop. The parts: `cards` (segments A and B), `movement` (steps, pushes, edges, belts,
 //! re-entry), `damage` (lasers, hits, destruction), `options` (option cards and player
-//! choices), `game` (the `Game` the commands use).
+//! choices), `program` (programming-time hooks), `game` (the `Game` the commands use).
 
 use crate::board::{Board, Layout};
 use crate::cards::Card;
 use crate::decision::{Chooser, Defaults, Question};
 use crate::detail;
 use crate::error::{Error, Result};
-use crate::geometry::{Dir, Pos};
+use crate::geometry::{Dir, Pos, Rotation};
 use crate::order::{Native, Segment};
 use crate::script::ctx::{card_table, Ctx, RobotView};
 use crate::script::sandbox::{Budget, BUDGET_MESSAGE, INSTRUCTION_BUDGET};
@@ -30,8 +30,10 @@ mod damage;
 mod game;
 mod movement;
 mod options;
+mod program;
 
 pub use game::Game;
+pub use program::Programming;
 
 /// What a rule set needs to reach the game it is attached to. Lives in the Lua state's app
 /// data, so that `ctx:` primitives called from scripts can find the world.
@@ -53,6 +55,9 @@ pub struct Link {
     depth: Cell<u32>,
     /// The cards revealed this register, per robot (a randomizer may have swapped one).
     pub(crate) revealed: RefCell<Vec<Option<Card>>>,
+    /// (turn, register) of the last reveal: registers up to it have shown their cards, which
+    /// `ctx:set_card` may no longer change.
+    revealed_at: Cell<(u32, u8)>,
     /// The robot executing its card right now, and that card: squares it enters by the card
     /// are told which card moved it (`info.card` in `on_enter`; the ice needs its distance).
     executing: Cell<Option<(RobotId, Card)>>,
@@ -120,6 +125,7 @@ impl Link {
             handled: rally.get("HANDLED")?,
             depth: Cell::new(0),
             revealed: RefCell::new(vec![None; count]),
+            revealed_at: Cell::new((0, 0)),
             executing: Cell::new(None),
             last_step: Cell::new(None),
             chooser,
