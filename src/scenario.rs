@@ -205,6 +205,11 @@ pub struct Expect {
     pub option_uses: Option<BTreeMap<String, u32>>,
     /// Cards the robot would be dealt now (9 − damage, plus its options: Extra Memory).
     pub hand_size: Option<usize>,
+    /// The program cards set aside on its options, by key (`kept = { flywheel = "move3" }`);
+    /// `{}`: none.
+    pub kept: Option<BTreeMap<String, Card>>,
+    /// Its registers, `"-"` for an empty one (`program = ["move1@490", "-", ...]`).
+    pub program: Option<Vec<String>>,
 }
 
 /// One expectation that did not hold.
@@ -655,6 +660,44 @@ impl Scenario {
                         key: "options".into(),
                         expected: format!("{want:?}"),
                         actual: format!("{got:?}"),
+                    });
+                }
+            }
+            if let Some(want) = &e.kept {
+                let shown = |cards: Vec<(&String, &Card)>| {
+                    let entries: Vec<String> =
+                        cards.iter().map(|(k, c)| format!("{k} = {c}")).collect();
+                    format!("{{ {} }}", entries.join(", "))
+                };
+                let got: Vec<(&String, &Card)> =
+                    robot.kept.iter().map(|(k, v)| (k, &v.card)).collect();
+                let (expected, actual) = (shown(want.iter().collect()), shown(got));
+                if expected != actual {
+                    failures.push(Failure {
+                        robot: name.clone(),
+                        key: "kept".into(),
+                        expected,
+                        actual,
+                    });
+                }
+            }
+            if let Some(want) = &e.program {
+                let got: Vec<String> = (0..REGISTERS)
+                    .map(|i| {
+                        robot
+                            .program
+                            .get(i)
+                            .copied()
+                            .flatten()
+                            .map_or("-".to_string(), |c| c.to_string())
+                    })
+                    .collect();
+                if *want != got {
+                    failures.push(Failure {
+                        robot: name.clone(),
+                        key: "program".into(),
+                        expected: want.join(" "),
+                        actual: got.join(" "),
                     });
                 }
             }

@@ -530,6 +530,14 @@ impl World {
             "option_discarded",
             detail! {"option" => name, "why" => why},
         );
+        // A program card set aside on the option goes with it (Flywheel's).
+        if let Some(kept) = self.state.robots[id].kept.remove(name) {
+            self.state.log(
+                Some(id),
+                "card_unkept",
+                detail! {"key" => name, "card" => kept.card.to_string()},
+            );
+        }
         true
     }
 

@@ -605,3 +605,40 @@ fn run_replay_re_resolves_a_whole_game() {
         "{text}"
     );
 }
+
+#[test]
+fn bots_play_a_game_with_every_option_that_asks() {
+    // games/options.toml arms four bots with the options that ask their players something:
+    // the game runs to its end, the same every time, and the bots do use them.
+    let play = || {
+        let mut m = start("games/options.toml");
+        let mut bots = Bots::new(m.setup.seats.iter().map(|s| s.strength));
+        m.play_out(&mut bots).unwrap();
+        m.history
+            .iter()
+            .flat_map(|t| t.events.clone())
+            .collect::<Vec<_>>()
+    };
+    let events = play();
+    assert_eq!(events, play(), "the same game every time");
+    let count = |what: &str| events.iter().filter(|e| e.what == what).count();
+    let asked = |question: &str| {
+        events
+            .iter()
+            .filter(|e| e.what == "chose")
+            .filter(|e| e.detail.get("question").and_then(|q| q.as_str()) == Some(question))
+            .count()
+    };
+    for question in [
+        "shot",
+        "recompile",
+        "flywheel",
+        "gyroscopic_stabilizer",
+        "abort_switch",
+        "conditional_program",
+    ] {
+        assert!(asked(question) > 0, "nobody was asked `{question}`");
+    }
+    assert!(count("shot") > 0, "no bot fired an option's shot");
+    assert!(count("card_kept") > 0, "no bot kept a card on an option");
+}

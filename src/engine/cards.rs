@@ -8,12 +8,15 @@ fn script_error(e: mlua::Error) -> Error {
 }
 
 /// How a movement card will move its robot, as the `on_card` handlers so far have left it:
-/// Fourth Gear lengthens it, water shortens it, Crab Legs turns it sideways.
+/// Fourth Gear lengthens it, water shortens it, Crab Legs turns it sideways, Dual Processor
+/// adds a turn after it.
 #[derive(Clone, Copy)]
 struct Play {
     distance: i32,
     /// The direction of travel; `None` for a rotation card.
     dir: Option<Dir>,
+    /// A turn after the move (`{ rotate = "left" }`).
+    rotate: Option<Rotation>,
 }
 
 /// What an `on_card` handler said.
@@ -121,6 +124,7 @@ impl<'a> Engine<'a> {
                 crate::cards::CardKind::Back => Some(facing.opposite()),
                 _ => Some(facing),
             },
+            rotate: None,
         };
         // Each handler sees the card as the handlers before it left it (Fourth Gear makes a
         // Move 3 go 4; water then takes the first of those 4 squares).
@@ -195,6 +199,11 @@ impl<'a> Engine<'a> {
         } else if let Some(dir) = play.dir {
             self.move_robot(id, dir, play.distance, How::Card)?;
         }
+        if let (false, Some(rotation)) = (handled, play.rotate) {
+            if self.is_active(id) {
+                self.rotate(id, rotation, "card")?;
+            }
+        }
         if self.is_active(id) {
             let moved = self.link.world.borrow().state.robots[id].at != start;
             let last_step = self.link.last_step.get();
@@ -222,8 +231,7 @@ impl<'a> Engine<'a> {
     }
 
     fn card_result(&self, play: Play, v: Value) -> Result<CardResult> {
-        const EXPECTED: &str =
-            "on_card must return nil, rally.HANDLED or { distance = n, dir = \"N\" } (either key)";
+        const EXPECTED: &str = "on_card must return nil, rally.HANDLED or { distance = n, dir = \"N\", rotate = \"left\" } (any of the keys)";
         let table = match v {
             Value::Nil => return Ok(CardResult::Normal),
             Value::Table(t) if t == self.link.handled => return Ok(CardResult::Handled),
@@ -235,13 +243,25 @@ impl<'a> Engine<'a> {
                 )))
             }
         };
-        let read = || -> mlua::Result<(Option<i32>, Option<String>)> {
-            Ok((table.get("distance")?, table.get("dir")?))
+        let read = || -> mlua::Result<(Option<i32>, Option<String>, Option<String>)> {
+            Ok((
+                table.get("distance")?,
+                table.get("dir")?,
+                table.get("rotate")?,
+            ))
         };
-        let (distance, dir) = read().map_err(script_error)?;
-        if distance.is_none() && dir.is_none() {
+        let (distance, dir, rotate) = read().map_err(script_error)?;
+        if distance.is_none() && dir.is_none() && rotate.is_none() {
             return Err(Error::Script(EXPECTED.into()));
         }
+        let rotate = match rotate {
+            None => play.rotate,
+            Some(r) => Some(Rotation::parse(&r).ok_or_else(|| {
+                Error::Script(format!(
+                    "on_card returned rotate = \"{r}\", which is not a rotation (left/right/uturn)"
+                ))
+            })?),
+        };
         let dir = match dir {
             None => play.dir,
             Some(d) => Some(Dir::parse(&d).ok_or_else(|| {
@@ -253,6 +273,7 @@ impl<'a> Engine<'a> {
         Ok(CardResult::Change(Play {
             distance: distance.unwrap_or(play.distance),
             dir,
+            rotate,
         }))
     }
 }

@@ -36,6 +36,12 @@ impl<'a> Engine<'a> {
                 .world
                 .borrow()
                 .trace_beam(at, facing, true, through);
+            // An option's shot may replace the laser at the first robot it would hit.
+            if let (true, Some(&first)) = (holds_options, hits.first()) {
+                if self.choose_shot(id, first, facing, strength)? {
+                    continue;
+                }
+            }
             for target in hits {
                 self.damage(target, strength, "robot laser", Some(facing.opposite()))?;
             }

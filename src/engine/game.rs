@@ -160,6 +160,7 @@ impl Game {
             // What the failed register queued belongs to it.
             w.take_hits();
             w.destroyed_now.clear();
+            self.link.shots.borrow_mut().clear();
             tracing::debug!("rolled back: {e}");
         }
         result

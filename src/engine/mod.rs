@@ -7,7 +7,8 @@
 //! attached to), `Engine::call` (budget and error context for every script call) and the step
 //! loop. The parts: `cards` (segments A and B), `movement` (steps, pushes, edges, belts,
 //! re-entry), `damage` (lasers, hits, destruction), `options` (option cards and player
-//! choices), `program` (programming-time hooks), `game` (the `Game` the commands use).
+//! choices), `program` (programming-time hooks), `shots` (options fired instead of the main
+//! laser), `game` (the `Game` the commands use).
 
 use crate::board::{Board, Layout};
 use crate::cards::Card;
@@ -31,6 +32,7 @@ mod game;
 mod movement;
 mod options;
 mod program;
+mod shots;
 
 pub use game::Game;
 pub use program::Programming;
@@ -55,6 +57,8 @@ pub struct Link {
     depth: Cell<u32>,
     /// The cards revealed this register, per robot (a randomizer may have swapped one).
     pub(crate) revealed: RefCell<Vec<Option<Card>>>,
+    /// Shots chosen instead of main lasers this step, resolved after its volley (`shots`).
+    shots: RefCell<Vec<shots::QueuedShot>>,
     /// (turn, register) of the last reveal: registers up to it have shown their cards, which
     /// `ctx:set_card` may no longer change.
     revealed_at: Cell<(u32, u8)>,
@@ -126,6 +130,7 @@ impl Link {
             depth: Cell::new(0),
             revealed: RefCell::new(vec![None; count]),
             revealed_at: Cell::new((0, 0)),
+            shots: RefCell::new(Vec::new()),
             executing: Cell::new(None),
             last_step: Cell::new(None),
             chooser,
@@ -299,7 +304,8 @@ impl<'a> Engine<'a> {
         self.flush_conveys()?;
         self.flush_damage()?;
         self.world().defer_damage = false;
-        self.tell_destroyed()
+        self.tell_destroyed()?;
+        self.resolve_shots()
     }
 
     /// Calls a tile event on every element of the robot's square; stops at the first handler

@@ -74,6 +74,9 @@ struct SeatFile {
     start: Option<u32>,
     #[serde(default = "north")]
     facing: Dir,
+    /// Option cards it starts the game with (playtesting an option: `rally sim`).
+    #[serde(default)]
+    options: Vec<String>,
 }
 
 fn default_lives() -> i32 {
@@ -98,6 +101,8 @@ pub struct Seat {
     /// The start square (dock) number.
     pub dock: u32,
     pub facing: Dir,
+    /// Option cards it starts with.
+    pub options: Vec<String>,
 }
 
 /// A game file, read and checked (everything but the board's elements, which need the rules).
@@ -184,6 +189,7 @@ impl Setup {
                 strength: r.strength,
                 dock,
                 facing: r.facing,
+                options: r.options.clone(),
             });
         }
         if file.lives < 1 {
@@ -236,6 +242,20 @@ impl Setup {
                     })?;
                 let mut robot = Robot::new(&seat.name, at, seat.facing);
                 robot.lives = self.lives;
+                for name in &seat.options {
+                    let def = rules.option_def(name).ok_or_else(|| Error::File {
+                        file: self.path.clone(),
+                        message: format!(
+                            "robot `{}`: there is no option `{name}`{}",
+                            seat.name,
+                            crate::error::suggest(name, rules.options.iter().map(|o| o.name.as_str()))
+                        ),
+                    })?;
+                    robot.options.push(crate::state::HeldOption {
+                        name: name.clone(),
+                        uses_left: def.uses,
+                    });
+                }
                 Ok(robot)
             })
             .collect()
