@@ -596,6 +596,28 @@ function rally.active(phases, register) end
 ---@return { distance: integer }|nil
 function rally.lose_first_square(card) end
 
+---A card as text: `"move2@700"` (or `"move2"` without a priority), as choices and
+---`ctx:keep_card`/`ctx:set_card` take it.
+---@param card rally.Card
+---@return string
+function rally.card_text(card) end
+
+---Would going `n` squares from `at` towards `dir` end in a pit or off the board? Walls stop
+---the way (safe); robots and other squares are not looked at: a rough look ahead for advice.
+---@param ctx rally.Ctx
+---@param at rally.Pos
+---@param dir rally.Dir
+---@param n integer
+---@return boolean
+function rally.falls(ctx, at, dir, n) end
+
+---`rally.falls` along the way `card` would take `robot` from where it stands now.
+---@param ctx rally.Ctx
+---@param robot rally.Robot
+---@param card rally.Card|nil
+---@return boolean
+function rally.card_falls(ctx, robot, card) end
+
 ---Returned by `on_card`: the element resolved the card; the core does not execute it.
 ---@type table
 rally.HANDLED = {}
