@@ -7,25 +7,16 @@
 -- [prop.]. A card not used is discarded at the end of the turn. Bots keep their longest
 -- leftover move and swap it in when the programmed card would drive them into a pit or off
 -- the board and the kept one would not.
-local function reach(card)
-  if card.back then return 0 end
-  return card.distance
-end
-
 return rally.option {
   name = "conditional_program",
   describe = "After programming, keep a leftover card; before a register, it may replace the card there (questions `conditional_program`, `conditional_swap`).",
   on_program = function(ctx, robot, option)
     local leftovers = ctx:hand(robot)
     if #leftovers == 0 then return end
-    local choices, best = { "no" }, nil
-    for _, card in ipairs(leftovers) do
-      choices[#choices + 1] = rally.card_text(card)
-      if not best or reach(card) > reach(best) then best = card end
-    end
-    local answer = ctx:choose(robot, "conditional_program", choices, {
+    local best = rally.longest_move(leftovers)
+    local answer = ctx:choose(robot, "conditional_program", rally.card_choices("no", leftovers), {
       text = "Conditional Program: keep a leftover card to swap in later this turn?",
-      advice = reach(best) > 0 and rally.card_text(best) or "no",
+      advice = best and rally.card_text(best) or "no",
     })
     if answer ~= "no" then ctx:keep_card(robot, option.name, answer) end
   end,

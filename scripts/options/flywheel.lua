@@ -4,25 +4,16 @@
 -- One card at a time: putting a new one there discards the old. Question `flywheel`: "no"
 -- (the default: nothing new is put there) or a leftover card. Losing the option loses the
 -- card. Bots keep their longest leftover move, unless the Flywheel already holds one as long.
-local function reach(card)
-  if not card or card.back then return 0 end
-  return card.distance
-end
-
 return rally.option {
   name = "flywheel",
   describe = "After programming, keep one leftover card for a later turn's hand (question `flywheel`).",
   on_program = function(ctx, robot, option)
     local leftovers = ctx:hand(robot)
     if #leftovers == 0 then return end
-    local choices, best = { "no" }, nil
-    for _, card in ipairs(leftovers) do
-      choices[#choices + 1] = rally.card_text(card)
-      if reach(card) > reach(best) then best = card end
-    end
-    local held = ctx:kept_card(robot, option.name)
-    local advice = (best and reach(best) > reach(held)) and rally.card_text(best) or "no"
-    local answer = ctx:choose(robot, "flywheel", choices, {
+    local best, reach = rally.longest_move(leftovers)
+    local _, held = rally.longest_move({ ctx:kept_card(robot, option.name) })
+    local advice = reach > held and rally.card_text(best) or "no"
+    local answer = ctx:choose(robot, "flywheel", rally.card_choices("no", leftovers), {
       text = "Flywheel: keep a leftover card for a later turn?",
       advice = advice,
     })

@@ -17,10 +17,7 @@ return rally.option {
   on_deal = function(ctx, robot, option)
     local hand = ctx:hand(robot)
     if #hand == 0 then return end
-    local forward = false
-    for _, card in ipairs(hand) do
-      if card.distance > 0 and not card.back then forward = true end
-    end
+    local forward = rally.longest_move(hand) ~= nil
     local answer = ctx:choose(robot, "recompile", { "no", "yes" }, {
       text = "Your hand: " .. listed(hand) .. ". Recompile: a new hand for 1 damage?",
       advice = (not forward and robot.damage <= 3) and "yes" or "no",

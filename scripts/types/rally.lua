@@ -602,6 +602,19 @@ function rally.lose_first_square(card) end
 ---@return string
 function rally.card_text(card) end
 
+---Choices that name cards (for `ctx:choose`): `first` (such as "no"), then each card's text.
+---@param first string
+---@param cards rally.Card[]
+---@return string[]
+function rally.card_choices(first, cards) end
+
+---Of `cards`, the one that drives its robot furthest forward (Back Up and rotations count 0;
+---the first of equals), and how far.
+---@param cards rally.Card[]
+---@return rally.Card|nil best
+---@return integer reach 0 for none
+function rally.longest_move(cards) end
+
 ---Would going `n` squares from `at` towards `dir` end in a pit or off the board? Walls stop
 ---the way (safe); robots and other squares are not looked at: a rough look ahead for advice.
 ---@param ctx rally.Ctx

@@ -91,6 +91,24 @@ function rally.card_text(card)
   return card.name
 end
 
+--- Choices that name cards (for `ctx:choose`): `first` (such as "no"), then each card's text.
+function rally.card_choices(first, cards)
+  local choices = { first }
+  for _, card in ipairs(cards) do choices[#choices + 1] = rally.card_text(card) end
+  return choices
+end
+
+--- Of `cards`, the one that drives its robot furthest forward (Back Up and rotations count
+--- 0; the first of equals), and how far; nil and 0 for none.
+function rally.longest_move(cards)
+  local best, reach = nil, 0
+  for _, card in ipairs(cards) do
+    local r = card.back and 0 or card.distance
+    if r > reach then best, reach = card, r end
+  end
+  return best, reach
+end
+
 --- Would going `n` squares from `at` towards `dir` end in a pit or off the board? Walls stop
 --- the way there (a blocked move is safe); robots, belts and other squares are not looked at.
 --- A rough look ahead for bots' advice, not a rule.
