@@ -316,11 +316,8 @@ impl UserData for Ctx {
                         format!("`{rotation}` is not a rotation (left/right/uturn)"),
                     )
                 })?;
-                let by = match &by {
-                    Some(s) => s.to_str()?.to_string(),
-                    None => "script".to_string(),
-                };
-                with_engine(lua, |e| e.rotate(id, rotation, &by))
+                let by = by.as_ref().map(|s| s.to_str()).transpose()?;
+                with_engine(lua, |e| e.rotate(id, rotation, by.as_deref().unwrap_or("script")))
             },
         );
         methods.add_method("face", |lua, _, (robot, dir): (AnyUserData, LuaString)| {
