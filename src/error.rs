@@ -34,11 +34,9 @@ pub struct Source {
 }
 
 impl Source {
+    /// Reads a file through [`crate::files`]: regular files only, of bounded size.
     pub fn read(path: &Path) -> Result<Source> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::File {
-            file: path.to_path_buf(),
-            message: e.to_string(),
-        })?;
+        let text = crate::files::read_text(path)?;
         Ok(Source {
             path: path.to_path_buf(),
             text,

@@ -509,7 +509,9 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
         if path.is_file() {
             found.push(path.clone());
         } else if path.is_dir() {
-            walk(path, &mut found)?;
+            found.extend(crate::files::walk(path, &|p| {
+                p.extension().is_some_and(|x| x == "toml")
+            })?);
         } else {
             return Err(Error::File {
                 file: path.clone(),
@@ -518,21 +520,4 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
         }
     }
     Ok(found)
-}
-
-fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> Result<()> {
-    let entries = std::fs::read_dir(dir).map_err(|e| Error::File {
-        file: dir.to_path_buf(),
-        message: e.to_string(),
-    })?;
-    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    paths.sort();
-    for p in paths {
-        if p.is_dir() {
-            walk(&p, found)?;
-        } else if p.extension().is_some_and(|x| x == "toml") {
-            found.push(p);
-        }
-    }
-    Ok(())
 }
