@@ -74,6 +74,13 @@ impl Source {
         })
     }
 
+    /// An error at the JSON value `pointer` names (RFC 6901: `/state/robots/0/at`), or at
+    /// the start of the file if there is none: for checks made after parsing (saves).
+    pub fn json_error_at(&self, pointer: &str, message: impl Into<String>) -> Error {
+        let offset = json_offset(&self.text, pointer).unwrap_or(0);
+        self.error_at(offset, message)
+    }
+
     /// Parses TOML, turning a syntax or schema error into `file:line:column: message`.
     pub fn parse_toml<T: serde::de::DeserializeOwned>(&self) -> Result<T> {
         toml::from_str(&self.text).map_err(|e| {
@@ -81,6 +88,88 @@ impl Source {
             self.error_at(offset, e.message().trim().to_string())
         })
     }
+}
+
+/// The byte offset of the JSON value `pointer` names in `text` (which must be valid JSON).
+/// serde_json keeps no positions, so the text is scanned: strings, brackets and the rest.
+fn json_offset(text: &str, pointer: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let skip_ws = |mut i: usize| {
+        while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
+            i += 1;
+        }
+        i
+    };
+    // The end of the string starting at `i` (on its opening quote).
+    let string_end = |mut i: usize| {
+        i += 1;
+        while let Some(&b) = bytes.get(i) {
+            match b {
+                b'\\' => i += 2,
+                b'"' => return i + 1,
+                _ => i += 1,
+            }
+        }
+        i
+    };
+    // The end of the value starting at `i`.
+    let value_end = |mut i: usize| {
+        let mut depth = 0usize;
+        loop {
+            match bytes.get(i) {
+                None => return i,
+                Some(b'"') => i = string_end(i),
+                Some(b'[' | b'{') => {
+                    depth += 1;
+                    i += 1
+                }
+                Some(b']' | b'}') if depth == 0 => return i,
+                Some(b']' | b'}') => {
+                    depth -= 1;
+                    i += 1;
+                    if depth == 0 {
+                        return i;
+                    }
+                }
+                Some(b',') if depth == 0 => return i,
+                Some(_) => i += 1,
+            }
+        }
+    };
+    let mut at = skip_ws(0);
+    for segment in pointer.split('/').skip(1) {
+        let segment = segment.replace("~1", "/").replace("~0", "~");
+        let object = match bytes.get(at)? {
+            b'{' => true,
+            b'[' => false,
+            _ => return None,
+        };
+        let mut index = 0usize;
+        at = skip_ws(at + 1);
+        loop {
+            if matches!(bytes.get(at)?, b'}' | b']') {
+                return None;
+            }
+            let matched = if object {
+                let end = string_end(at);
+                let key: String = serde_json::from_str(text.get(at..end)?).ok()?;
+                at = skip_ws(end);
+                at = skip_ws(at + 1); // the colon
+                key == segment
+            } else {
+                segment.parse() == Ok(index)
+            };
+            if matched {
+                break;
+            }
+            at = skip_ws(value_end(at));
+            if bytes.get(at) == Some(&b',') {
+                at = skip_ws(at + 1);
+            }
+            index += 1;
+        }
+    }
+    Some(at)
 }
 
 /// "did you mean" for a misspelled name.
@@ -109,6 +198,19 @@ mod tests {
         assert_eq!(s.locate(0), (1, 1));
         assert_eq!(s.locate(6), (2, 1));
         assert_eq!(s.locate(9), (2, 4));
+    }
+
+    #[test]
+    fn json_pointers_become_lines_and_columns() {
+        let s = Source {
+            path: "x.json".into(),
+            text: "{\"a\": \"}]\\\"\",\n \"b\": [1, {\"c\": [2, 3]},\n  [4, 5]]}".into(),
+        };
+        assert_eq!(s.locate(json_offset(&s.text, "/b/1/c/1").unwrap()), (2, 21));
+        assert_eq!(s.locate(json_offset(&s.text, "/b/2").unwrap()), (3, 3));
+        assert_eq!(s.locate(json_offset(&s.text, "").unwrap()), (1, 1));
+        assert_eq!(json_offset(&s.text, "/b/3"), None);
+        assert_eq!(json_offset(&s.text, "/z"), None);
     }
 
     #[test]

@@ -145,18 +145,7 @@ impl Scenario {
             line: 1,
             column: 1,
         };
-        let layout = match file.board {
-            BoardRef::Inline(board) => Layout::from_file(*board, &source)?,
-            BoardRef::Path(p) => {
-                let board_path = path.parent().unwrap_or(Path::new(".")).join(p.get_ref());
-                if !board_path.is_file() {
-                    return Err(
-                        whole.error(format!("board file `{}` not found", board_path.display()))
-                    );
-                }
-                Layout::load(&board_path)?
-            }
-        };
+        let layout = file.board.layout(&source)?;
         let mut robots: Vec<Robot> = Vec::new();
         let mut choices = BTreeMap::new();
         for spanned in &file.robot {
@@ -506,12 +495,13 @@ fn json_equal(a: &Value, b: &Value) -> bool {
 pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut found = Vec::new();
     for path in paths {
-        if path.is_file() {
-            found.push(path.clone());
-        } else if path.is_dir() {
+        if path.is_dir() {
             found.extend(crate::files::walk(path, &|p| {
                 p.extension().is_some_and(|x| x == "toml")
             })?);
+        } else if path.exists() {
+            // A file given by name is read whatever it is (and refused if not a regular file).
+            found.push(path.clone());
         } else {
             return Err(Error::File {
                 file: path.clone(),

@@ -177,7 +177,9 @@ pub fn select(root: &Path, choices: &[Choice]) -> Result<Vec<(Variant, Map<Strin
             continue;
         }
         let dir = root.join(&choice.name);
-        if !crate::files::is_file(&dir.join("variant.toml")) {
+        let file = dir.join("variant.toml");
+        // Anything there is read (and refused if it is not a regular file), not passed over.
+        if !crate::files::is_file(&file) && !file.exists() {
             let known: Vec<String> = Variant::discover(root)?
                 .into_iter()
                 .map(|v| v.name)

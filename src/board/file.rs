@@ -125,11 +125,11 @@ impl BoardRef {
             BoardRef::Path(p) => {
                 let beside = source.path.parent().unwrap_or(Path::new("."));
                 let board_path = beside.join(p.get_ref());
-                if !board_path.is_file() {
-                    return Err(Error::File {
-                        file: source.path.clone(),
-                        message: format!("board file `{}` not found", board_path.display()),
-                    });
+                if !board_path.exists() {
+                    return Err(source.error_at(
+                        p.span().start,
+                        format!("board file `{}` not found", board_path.display()),
+                    ));
                 }
                 Layout::load(&board_path)
             }

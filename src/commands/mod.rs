@@ -67,7 +67,7 @@ fn find_folder(name: &str, file: Option<&Path>) -> Result<PathBuf> {
                 .any(|sub| candidate.join(sub).is_dir()),
             _ => crate::files::list(&candidate)
                 .iter()
-                .any(|v| v.join("variant.toml").is_file()),
+                .any(|v| v.join("variant.toml").exists()),
         }
     };
     if let Some(beside) = file.and_then(Path::parent) {

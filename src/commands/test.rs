@@ -54,9 +54,13 @@ enum Outcome {
 fn test_one(file: &Path, common: &Common) -> Outcome {
     // Folders may hold boards and variant files next to scenarios; only files with a
     // `board` key are scenarios.
-    let is_scenario = std::fs::read_to_string(file)
+    let text = match crate::files::read_text(file) {
+        Ok(text) => text,
+        Err(e) => return Outcome::Error(e.to_string()),
+    };
+    let is_scenario = text
+        .parse::<toml::Table>()
         .ok()
-        .and_then(|text| text.parse::<toml::Table>().ok())
         .is_none_or(|table| table.contains_key("board"));
     if !is_scenario {
         return Outcome::NotAScenario;
