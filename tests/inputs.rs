@@ -96,7 +96,8 @@ fn resume(edit: impl FnOnce(&mut serde_json::Value)) -> (Output, bool) {
 
 #[test]
 fn a_save_that_does_not_add_up_is_refused_before_anything_is_written() {
-    let cases: Vec<(Box<dyn FnOnce(&mut serde_json::Value)>, &[&str])> = vec![
+    type Edit = Box<dyn FnOnce(&mut serde_json::Value)>;
+    let cases: Vec<(Edit, &[&str])> = vec![
         (
             Box::new(|s| {
                 s["progress"]["announced"].as_array_mut().unwrap().pop();
