@@ -45,13 +45,7 @@ impl Source {
 
     /// The 1-based line and column of a byte offset.
     pub fn locate(&self, offset: usize) -> (usize, usize) {
-        let before = &self.text[..offset.min(self.text.len())];
-        let line = before.matches('\n').count() + 1;
-        let column = before
-            .rfind('\n')
-            .map_or(before.len(), |nl| before.len() - nl - 1)
-            + 1;
-        (line, column)
+        Lines::of(&self.text).locate(offset.min(self.text.len()))
     }
 
     pub fn error_at(&self, offset: usize, message: impl Into<String>) -> Error {
@@ -90,20 +84,32 @@ impl Source {
     }
 }
 
-/// The byte offset of the JSON value `pointer` names in `text` (which must be valid JSON).
-/// serde_json keeps no positions, so the text is scanned: strings, brackets and the rest.
-fn json_offset(text: &str, pointer: &str) -> Option<usize> {
-    let bytes = text.as_bytes();
-    let skip_ws = |mut i: usize| {
-        while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
+/// A scanner over JSON text (which must be valid: it was parsed already), because
+/// serde_json keeps no positions: where a value starts, and where each item of an array does.
+struct JsonScan<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+}
+
+impl<'a> JsonScan<'a> {
+    fn new(text: &'a str) -> JsonScan<'a> {
+        JsonScan {
+            text,
+            bytes: text.as_bytes(),
+        }
+    }
+
+    fn skip_ws(&self, mut i: usize) -> usize {
+        while self.bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
             i += 1;
         }
         i
-    };
-    // The end of the string starting at `i` (on its opening quote).
-    let string_end = |mut i: usize| {
+    }
+
+    /// The end of the string starting at `i` (on its opening quote).
+    fn string_end(&self, mut i: usize) -> usize {
         i += 1;
-        while let Some(&b) = bytes.get(i) {
+        while let Some(&b) = self.bytes.get(i) {
             match b {
                 b'\\' => i += 2,
                 b'"' => return i + 1,
@@ -111,14 +117,15 @@ fn json_offset(text: &str, pointer: &str) -> Option<usize> {
             }
         }
         i
-    };
-    // The end of the value starting at `i`.
-    let value_end = |mut i: usize| {
+    }
+
+    /// The end of the value starting at `i`.
+    fn value_end(&self, mut i: usize) -> usize {
         let mut depth = 0usize;
         loop {
-            match bytes.get(i) {
+            match self.bytes.get(i) {
                 None => return i,
-                Some(b'"') => i = string_end(i),
+                Some(b'"') => i = self.string_end(i),
                 Some(b'[' | b'{') => {
                     depth += 1;
                     i += 1
@@ -135,41 +142,90 @@ fn json_offset(text: &str, pointer: &str) -> Option<usize> {
                 Some(_) => i += 1,
             }
         }
-    };
-    let mut at = skip_ws(0);
+    }
+
+    /// The members of the object or array starting at `at`: each key (`None` in an array)
+    /// and where its value starts.
+    fn members(&self, at: usize) -> Vec<(Option<String>, usize)> {
+        let object = match self.bytes.get(at) {
+            Some(b'{') => true,
+            Some(b'[') => false,
+            _ => return Vec::new(),
+        };
+        let mut found = Vec::new();
+        let mut i = self.skip_ws(at + 1);
+        while !matches!(self.bytes.get(i), None | Some(b'}' | b']')) {
+            let key = if object {
+                let end = self.string_end(i);
+                let key = self
+                    .text
+                    .get(i..end)
+                    .and_then(|k| serde_json::from_str(k).ok());
+                i = self.skip_ws(self.skip_ws(end) + 1); // past the colon
+                key
+            } else {
+                None
+            };
+            found.push((key, i));
+            i = self.skip_ws(self.value_end(i));
+            if self.bytes.get(i) == Some(&b',') {
+                i = self.skip_ws(i + 1);
+            }
+        }
+        found
+    }
+}
+
+/// The byte offset of the JSON value `pointer` names in `text` (valid JSON).
+pub fn json_offset(text: &str, pointer: &str) -> Option<usize> {
+    let scan = JsonScan::new(text);
+    let mut at = scan.skip_ws(0);
     for segment in pointer.split('/').skip(1) {
         let segment = segment.replace("~1", "/").replace("~0", "~");
-        let object = match bytes.get(at)? {
-            b'{' => true,
-            b'[' => false,
-            _ => return None,
+        let members = scan.members(at);
+        at = match members.first()?.0 {
+            Some(_) => {
+                members
+                    .iter()
+                    .find(|(k, _)| k.as_deref() == Some(segment.as_str()))?
+                    .1
+            }
+            None => members.get(segment.parse::<usize>().ok()?)?.1,
         };
-        let mut index = 0usize;
-        at = skip_ws(at + 1);
-        loop {
-            if matches!(bytes.get(at)?, b'}' | b']') {
-                return None;
-            }
-            let matched = if object {
-                let end = string_end(at);
-                let key: String = serde_json::from_str(text.get(at..end)?).ok()?;
-                at = skip_ws(end);
-                at = skip_ws(at + 1); // the colon
-                key == segment
-            } else {
-                segment.parse() == Ok(index)
-            };
-            if matched {
-                break;
-            }
-            at = skip_ws(value_end(at));
-            if bytes.get(at) == Some(&b',') {
-                at = skip_ws(at + 1);
-            }
-            index += 1;
-        }
     }
     Some(at)
+}
+
+/// Where each item of the JSON array `pointer` names starts in `text` (valid JSON); empty if
+/// it is not an array.
+pub fn json_items(text: &str, pointer: &str) -> Vec<usize> {
+    json_offset(text, pointer)
+        .map(|at| {
+            JsonScan::new(text)
+                .members(at)
+                .into_iter()
+                .map(|(_, i)| i)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Line starts of a text, to turn many byte offsets into lines and columns quickly.
+pub struct Lines(Vec<usize>);
+
+impl Lines {
+    pub fn of(text: &str) -> Lines {
+        let starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        Lines(starts)
+    }
+
+    /// The 1-based line and column (in bytes) of a byte offset.
+    pub fn locate(&self, offset: usize) -> (usize, usize) {
+        let line = self.0.partition_point(|&start| start <= offset).max(1);
+        (line, offset - self.0[line - 1] + 1)
+    }
 }
 
 /// "did you mean" for a misspelled name.
@@ -211,6 +267,11 @@ mod tests {
         assert_eq!(s.locate(json_offset(&s.text, "").unwrap()), (1, 1));
         assert_eq!(json_offset(&s.text, "/b/3"), None);
         assert_eq!(json_offset(&s.text, "/z"), None);
+        let items: Vec<_> = json_items(&s.text, "/b/2")
+            .into_iter()
+            .map(|o| s.locate(o))
+            .collect();
+        assert_eq!(items, vec![(3, 4), (3, 7)]);
     }
 
     #[test]

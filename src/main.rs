@@ -21,6 +21,9 @@ struct Cli {
     /// Folder holding one folder per variant [default: variants/ beside the file, else ./variants, else built in]
     #[arg(long, global = true, value_name = "DIR")]
     variants: Option<PathBuf>,
+    /// A mapping file for Tiled maps made for another game: tiles to elements, properties to parameters (docs/tiled.md)
+    #[arg(long, global = true, value_name = "FILE")]
+    tiled_mapping: Option<PathBuf>,
     /// Switch a variant on (repeatable); adds to the file's `variants`
     #[arg(long = "variant", global = true, value_name = "NAME")]
     variant: Vec<String>,
@@ -101,6 +104,12 @@ enum Command {
     Elements,
     /// List the variants, with parameters
     Variants,
+    /// Write Tiled's Custom Types (JSON) for every element and its parameters: import it in Tiled's Custom Types Editor, then pick parameters from dropdowns (e.g. `rally tiled-types -o rally-types.json`)
+    TiledTypes {
+        /// Where to write them [default: standard output]
+        #[arg(short, long, value_name = "FILE.json")]
+        output: Option<PathBuf>,
+    },
     /// List the option cards the scripts define, with ammunition and descriptions
     Options,
     /// Play a whole game: people at this terminal and bots (see docs/games.md)
@@ -156,6 +165,9 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .without_time()
         .init();
+    if let Some(mapping) = cli.tiled_mapping {
+        rally::tiled::use_mapping(mapping);
+    }
     let common = Common {
         scripts: cli.scripts,
         variants: cli.variants,
@@ -226,6 +238,9 @@ fn main() -> ExitCode {
         Command::Man => commands::completions::man(Cli::command()).map(|_| true),
         Command::Elements => commands::catalogue::elements(&common).map(|_| true),
         Command::Variants => commands::catalogue::variants(&common).map(|_| true),
+        Command::TiledTypes { output } => {
+            commands::catalogue::tiled_types(output.as_deref(), &common).map(|_| true)
+        }
         Command::Options => commands::catalogue::options(&common).map(|_| true),
         Command::Play {
             game,
