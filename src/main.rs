@@ -55,10 +55,15 @@ enum Command {
         #[arg(long, value_name = "LOG", conflicts_with_all = ["scenario", "json", "repeat", "record"])]
         replay: Option<PathBuf>,
     },
-    /// Run a scenario, then again on every change to its files, printing what changed (hot reload)
+    /// Run scenarios, then again on every change to their files, printing what changed (hot reload)
+    ///
+    /// One scenario is shown in full on every run. With folders or several files, a save runs
+    /// again every scenario that uses the changed file and ends with `N passed, M failed`.
+    /// Examples: `rally watch boards/tour.toml`, `rally watch tests/scenarios/belts my.toml`.
     Watch {
-        /// The scenario file (.toml)
-        scenario: PathBuf,
+        /// Scenario files (.toml) or folders of them (searched recursively)
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
         /// Look at the files every 100 ms instead of waiting for change events (network and VM file systems)
         #[arg(long)]
         poll: bool,
@@ -195,12 +200,12 @@ fn main() -> ExitCode {
             &common,
         ),
         Command::Watch {
-            scenario,
+            paths,
             poll,
             timings,
             debounce,
         } => commands::watch::watch(
-            scenario,
+            paths,
             &commands::watch::WatchOptions {
                 poll: *poll,
                 timings: *timings,

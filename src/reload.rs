@@ -90,6 +90,16 @@ impl Watched {
     }
 }
 
+impl Watched {
+    /// Whether any of `paths` (absolute, as a [`Change`] has them) is one of these files or
+    /// a rule file in one of these folders.
+    pub fn covers(&self, paths: &[PathBuf]) -> bool {
+        let folders: Vec<PathBuf> = self.folders.iter().filter_map(|p| absolute(p)).collect();
+        let files: Vec<PathBuf> = self.files.iter().filter_map(|p| absolute(p)).collect();
+        paths.iter().any(|p| watches(&folders, &files, p))
+    }
+}
+
 /// A settled set of saves that changed the content of at least one watched file.
 #[derive(Clone, Debug)]
 pub struct Change {

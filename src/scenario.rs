@@ -491,6 +491,17 @@ fn json_equal(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// Whether a `.toml` file is a scenario (it names a `board`) rather than a board, a game or
+/// a mapping kept beside scenarios. A file that is not TOML at all counts, so that loading
+/// it reports the mistake.
+pub fn is_scenario(path: &Path) -> Result<bool> {
+    let text = crate::files::read_text(path)?;
+    Ok(text
+        .parse::<toml::Table>()
+        .ok()
+        .is_none_or(|table| table.contains_key("board")))
+}
+
 /// Every `.toml` scenario under `paths` (files, or folders searched recursively), sorted.
 pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut found = Vec::new();

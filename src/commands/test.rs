@@ -54,16 +54,10 @@ enum Outcome {
 fn test_one(file: &Path, common: &Common) -> Outcome {
     // Folders may hold boards and variant files next to scenarios; only files with a
     // `board` key are scenarios.
-    let text = match crate::files::read_text(file) {
-        Ok(text) => text,
+    match scenario::is_scenario(file) {
+        Ok(true) => {}
+        Ok(false) => return Outcome::NotAScenario,
         Err(e) => return Outcome::Error(e.to_string()),
-    };
-    let is_scenario = text
-        .parse::<toml::Table>()
-        .ok()
-        .is_none_or(|table| table.contains_key("board"));
-    if !is_scenario {
-        return Outcome::NotAScenario;
     }
     let scenario = match Scenario::load(file) {
         Ok(s) => s,
