@@ -8,7 +8,7 @@ use crate::engine::Game;
 use crate::error::{Error, Result, Source};
 use crate::geometry::{Dir, Pos};
 use crate::script::{RuleSet, Sources};
-use crate::state::{GameState, HeldOption, Robot, REGISTERS};
+use crate::state::{GameState, HeldOption, Robot, LETHAL_DAMAGE, REGISTERS};
 use crate::variant::Choice;
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -119,6 +119,17 @@ pub struct Failure {
     pub actual: String,
 }
 
+impl Failure {
+    fn missing(robot: &str) -> Failure {
+        Failure {
+            robot: robot.to_string(),
+            key: "robot".into(),
+            expected: "a robot of that name".into(),
+            actual: "none".into(),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Scenario {
     pub path: PathBuf,
@@ -173,6 +184,28 @@ impl Scenario {
                     r.name,
                     r.program.len()
                 )));
+            }
+            if !(0..LETHAL_DAMAGE).contains(&r.damage) {
+                return Err(at_err(format!(
+                    "robot `{}` has {} damage: a robot on the board has 0 to {}",
+                    r.name,
+                    r.damage,
+                    LETHAL_DAMAGE - 1
+                )));
+            }
+            if r.lives < 1 {
+                return Err(at_err(format!(
+                    "robot `{}` has {} lives: a robot on the board has at least 1",
+                    r.name, r.lives
+                )));
+            }
+            if let Some([x, y]) = r.archive {
+                if !(0..layout.width).contains(&x) || !(0..layout.height).contains(&y) {
+                    return Err(at_err(format!(
+                        "robot `{}`'s archive [{x}, {y}] is outside the {}×{} board",
+                        r.name, layout.width, layout.height
+                    )));
+                }
             }
             let mut robot = Robot::new(&r.name, at, r.facing);
             robot.damage = r.damage;
@@ -318,11 +351,11 @@ impl Scenario {
         };
         let mut failures = Vec::new();
         for (name, e) in &self.expect {
-            let robot = state
-                .robots
-                .iter()
-                .find(|r| &r.name == name)
-                .expect("checked at load");
+            // Names are checked at load; a state from elsewhere (a replay) may lack one.
+            let Some(robot) = state.robots.iter().find(|r| &r.name == name) else {
+                failures.push(Failure::missing(name));
+                continue;
+            };
             let mut check = |key: &str, expected: Option<String>, actual: String| {
                 if let Some(expected) = expected {
                     if expected != actual {
@@ -453,7 +486,10 @@ impl Scenario {
         let mut failures = Vec::new();
         for (name, e) in &self.expect {
             let Some(want) = e.hand_size else { continue };
-            let id = game.state().find(name).expect("checked at load");
+            let Some(id) = game.state().find(name) else {
+                failures.push(Failure::missing(name));
+                continue;
+            };
             let got = game.hand_size(id)?;
             if got != want {
                 failures.push(Failure {

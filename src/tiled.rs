@@ -393,6 +393,16 @@ fn decode(
     }
 }
 
+/// Reads the tileset file `name` a map names (relative to the map); a file that cannot be
+/// read is reported where the map names it (at `offset`).
+fn external_tileset(map: &Source, offset: usize, name: &str) -> Result<Tileset> {
+    let path = map.path.parent().unwrap_or(Path::new(".")).join(name);
+    read_tileset_file(&path).map_err(|e| match e {
+        Error::File { message, .. } => map.error_at(offset, format!("tileset `{name}`: {message}")),
+        other => other,
+    })
+}
+
 fn read_tileset_file(path: &Path) -> Result<Tileset> {
     let source = Source::read(path)?;
     if path.extension().is_some_and(|e| e == "tsx") {
@@ -457,7 +467,9 @@ mod json {
             };
             let tileset = match t["source"].as_str() {
                 Some(file) => {
-                    read_tileset_file(&source.path.parent().unwrap_or(Path::new(".")).join(file))?
+                    let offset =
+                        crate::error::json_offset(&source.text, &format!("{pointer}/source"));
+                    external_tileset(source, offset.unwrap_or(0), file)?
                 }
                 None => tileset(source, t, &pointer, &source.path)?,
             };
@@ -648,9 +660,7 @@ mod xml {
                 Some(_) => return Err(at(source, t, "firstgid is not a tile id".into())),
             };
             let tileset = match t.attribute("source") {
-                Some(file) => {
-                    read_tileset_file(&source.path.parent().unwrap_or(Path::new(".")).join(file))?
-                }
+                Some(file) => external_tileset(source, t.range().start, file)?,
                 None => tileset(source, t, &source.path)?,
             };
             tilesets.push((first, tileset));

@@ -193,7 +193,7 @@ impl World {
         let order = self.state.destructions;
         let r = &mut self.state.robots[id];
         r.destroyed = true;
-        r.lives -= 1;
+        r.lives = r.lives.saturating_sub(1);
         r.destroyed_order = Some(order);
         let lives = r.lives;
         self.destroyed_now.push(id);
@@ -222,7 +222,7 @@ impl World {
             return;
         }
         let r = &mut self.state.robots[id];
-        r.damage = (r.damage + amount).min(LETHAL_DAMAGE);
+        r.damage = r.damage.saturating_add(amount).min(LETHAL_DAMAGE);
         let total = r.damage;
         self.state.log(
             Some(id),
@@ -237,7 +237,7 @@ impl World {
     pub fn repair(&mut self, id: RobotId, amount: i32) {
         let r = &mut self.state.robots[id];
         let before = r.damage;
-        r.damage = (r.damage - amount).max(0);
+        r.damage = r.damage.saturating_sub(amount).max(0);
         let repaired = before - r.damage;
         if repaired > 0 {
             let damage = r.damage;
@@ -262,7 +262,7 @@ impl World {
     /// Counts checkpoint `number` if it is the robot's next one (rules.md §7.1).
     pub fn touch_flag(&mut self, id: RobotId, number: u32) -> bool {
         let r = &mut self.state.robots[id];
-        if r.flags + 1 != number {
+        if r.flags.checked_add(1) != Some(number) {
             return false;
         }
         r.flags = number;

@@ -387,3 +387,59 @@ fn unknown_elements_say_where_the_scripts_came_from() {
         &["the elements come from project/scripts and the variant ice-rink from built-in variants"],
     );
 }
+
+// ---- numbers out of range in scenarios and boards --------------------------------------
+
+#[test]
+fn robots_and_boards_out_of_range_are_refused_with_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let robot = |extra: &str| {
+        format!(
+            "[board]\nwidth = 3\nheight = 3\n[[robot]]\nname = \"A\"\nat = [0, 0]\nfacing = \"N\"\n{extra}"
+        )
+    };
+    let wide = format!(
+        "[board]\ngrid = \"{}\"\n[board.legend]\n\".\" = \"floor\"\n",
+        ". ".repeat(300)
+    );
+    let cases: Vec<(String, &str)> = vec![
+        (
+            robot("damage = 99\n"),
+            "s.toml:4:1: robot `A` has 99 damage: a robot on the board has 0 to 9",
+        ),
+        (robot("damage = -1\n"), "robot `A` has -1 damage"),
+        (robot("lives = 0\n"), "robot `A` has 0 lives"),
+        (
+            robot("archive = [9, 9]\n"),
+            "robot `A`'s archive [9, 9] is outside the 3×3 board",
+        ),
+        (
+            wide,
+            "s.toml:2:8: the grid: a 300×1 board is larger than rally handles",
+        ),
+        (
+            "[board]\nwidth = -1\nheight = 5\n".into(),
+            "s.toml:1:1: a -1×5 board has no squares",
+        ),
+        (
+            "[board]\nwidth = 2\nheight = 2\n[[board.tile]]\nat = [5, 0]\nelement = \"pit\"\n"
+                .into(),
+            "s.toml:4:1: element `pit` at [5, 0] is outside the 2×2 board",
+        ),
+    ];
+    for (text, wanted) in cases {
+        std::fs::write(dir.path().join("s.toml"), &text).unwrap();
+        refused(&rally(dir.path(), &["run", "s.toml"]), &[wanted]);
+    }
+    // A course part placed far away.
+    std::fs::write(dir.path().join("b.toml"), "width = 2\nheight = 2\n").unwrap();
+    std::fs::write(
+        dir.path().join("c.toml"),
+        "[[board]]\npath = \"b.toml\"\nat = [2147483647, 0]\n",
+    )
+    .unwrap();
+    refused(
+        &rally(dir.path(), &["render", "c.toml", "-o", "-"]),
+        &["c.toml:1:1: course board `b.toml` at [2147483647, 0] reaches square 2147483648"],
+    );
+}

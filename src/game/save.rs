@@ -347,7 +347,10 @@ impl Save {
 
 /// Writes JSON to `path` atomically.
 pub fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
-    let text = serde_json::to_string_pretty(value).expect("saves serialize");
+    let text = serde_json::to_string_pretty(value).map_err(|e| Error::File {
+        file: path.to_path_buf(),
+        message: format!("cannot write: {e}"),
+    })?;
     write_atomic(path, text.as_bytes())
 }
 
