@@ -352,38 +352,22 @@ fn unknown_elements_say_where_the_scripts_came_from() {
             "the elements come from built-in scripts, no variant switched on",
         ],
     );
-    let out = rally(
-        dir.path(),
-        &[
-            "run",
-            "alone/s.toml",
-            "--scripts",
-            "project/scripts",
-            "--variant",
-            "ice-rink",
-            "--variant",
-            "gold-belts",
-        ],
-    );
+    let with_scripts = |variants: &[&str]| {
+        let mut args = vec!["run", "alone/s.toml", "--scripts", "project/scripts"];
+        for v in variants {
+            args.extend(["--variant", v]);
+        }
+        rally(dir.path(), &args)
+    };
+    let out = with_scripts(&["ice-rink", "gold-belts"]);
     assert!(out.status.success(), "{}", stderr(&out));
     std::fs::write(
         dir.path().join("alone/s.toml"),
         "board = { grid = \"M\", legend = { \"M\" = \"magnet\" } }\n",
     )
     .unwrap();
-    let out = rally(
-        dir.path(),
-        &[
-            "run",
-            "alone/s.toml",
-            "--scripts",
-            "project/scripts",
-            "--variant",
-            "ice-rink",
-        ],
-    );
     refused(
-        &out,
+        &with_scripts(&["ice-rink"]),
         &["the elements come from project/scripts and the variant ice-rink from built-in variants"],
     );
 }

@@ -80,25 +80,21 @@ fn scenarios(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     }
     let mut found = Vec::new();
     for path in paths {
-        if path.is_dir() {
-            let before = found.len();
-            for file in crate::scenario::collect(std::slice::from_ref(path))? {
-                if crate::scenario::is_scenario(&file)? {
-                    found.push(file);
-                }
+        let files = crate::scenario::collect(std::slice::from_ref(path))?;
+        if !path.is_dir() {
+            found.extend(files);
+            continue;
+        }
+        let before = found.len();
+        for file in files {
+            if crate::scenario::is_scenario(&file)? {
+                found.push(file);
             }
-            if found.len() == before {
-                return Err(Error::File {
-                    file: path.clone(),
-                    message: "holds no scenario (a .toml file with a `board`)".into(),
-                });
-            }
-        } else if path.exists() {
-            found.push(path.clone());
-        } else {
+        }
+        if found.len() == before {
             return Err(Error::File {
                 file: path.clone(),
-                message: "no such file or folder".into(),
+                message: "holds no scenario (a .toml file with a `board`)".into(),
             });
         }
     }
