@@ -75,12 +75,17 @@ pub struct World {
     pub board: Rc<Board>,
     pub state: GameState,
     conveys: Vec<(RobotId, Dir)>,
+    pushes: Vec<(RobotId, Dir)>,
     hits: Vec<Hit>,
     /// Damage is queued instead of applied at once (segment D: one volley).
     pub defer_damage: bool,
     /// Robots destroyed since the engine last looked, in order: it tells the rules'
     /// `on_destroyed` (which, for one, discards an option, rules.md §6.5).
     pub destroyed_now: Vec<RobotId>,
+    /// Destructions now happen "at the same time" (rules.md §7.5 item 5): they share the
+    /// moment `begin_moment` opened, and re-enter in dock order among themselves. Off, each
+    /// destruction is a moment of its own (cards resolve one at a time).
+    simultaneous: bool,
 }
 
 impl World {
@@ -89,10 +94,28 @@ impl World {
             board,
             state,
             conveys: Vec::new(),
+            pushes: Vec::new(),
             hits: Vec::new(),
             defer_damage: false,
             destroyed_now: Vec::new(),
+            simultaneous: false,
         }
+    }
+
+    /// Opens a new moment of destruction: from now until the next moment, robots destroyed
+    /// while `simultaneous` is on are destroyed at the same time (one step of the order of
+    /// play whose effects apply together: a volley, a belt or pusher step, a crusher step).
+    pub fn begin_moment(&mut self, simultaneous: bool) {
+        self.state.destructions += 1;
+        self.simultaneous = simultaneous;
+    }
+
+    /// Forgets what the current step queued (a failed register is rolled back).
+    pub fn forget_queued(&mut self) {
+        self.conveys.clear();
+        self.pushes.clear();
+        self.hits.clear();
+        self.destroyed_now.clear();
     }
 
     pub fn robot_at(&self, p: Pos) -> Option<RobotId> {
@@ -103,22 +126,13 @@ impl World {
     /// whole chain moves or, if any robot in it would cross a wall, nothing does.
     /// Returns the arrivals (pushed robots first), or where the move was stopped.
     pub fn step(&mut self, id: RobotId, dir: Dir, how: How) -> Result<Vec<Arrival>, Blocked> {
-        let mut chain = vec![id];
-        let mut p = self.state.robots[id].at;
-        loop {
-            if !self.board.robot_can_cross(p, dir) {
-                if chain.len() > 1 {
-                    self.state
-                        .log(Some(id), "push_blocked", detail! {"dir" => dir});
-                }
-                let robot = *chain.last().expect("the chain starts with the mover");
-                return Err(Blocked { robot, at: p, dir });
+        let (chain, walled) = self.chain(id, dir);
+        if let Some(blocked) = walled {
+            if chain.len() > 1 {
+                self.state
+                    .log(Some(id), "push_blocked", detail! {"dir" => dir});
             }
-            p = p.step(dir);
-            match self.robot_at(p) {
-                Some(next) if self.board.contains(p) => chain.push(next),
-                _ => break,
-            }
+            return Err(blocked);
         }
         let mut arrivals = Vec::with_capacity(chain.len());
         for (i, &rid) in chain.iter().enumerate().rev() {
@@ -142,6 +156,121 @@ impl World {
             });
         }
         Ok(arrivals)
+    }
+
+    /// The robot and the robots in line ahead of it in `dir`, up to the first free square
+    /// (rules.md §3.2), and where a wall stops the chain, if one does.
+    fn chain(&self, id: RobotId, dir: Dir) -> (Vec<RobotId>, Option<Blocked>) {
+        let mut chain = vec![id];
+        let mut p = self.state.robots[id].at;
+        loop {
+            if !self.board.robot_can_cross(p, dir) {
+                let robot = *chain.last().expect("the chain starts with the mover");
+                return (chain, Some(Blocked { robot, at: p, dir }));
+            }
+            p = p.step(dir);
+            match self.robot_at(p) {
+                Some(next) if self.board.contains(p) => chain.push(next),
+                _ => return (chain, None),
+            }
+        }
+    }
+
+    /// Queues a board pusher's push of a robot (and the chain ahead of it), resolved with
+    /// every other push queued in the step when the step ends.
+    pub fn queue_push(&mut self, id: RobotId, dir: Dir) {
+        if !self.pushes.contains(&(id, dir)) {
+            self.pushes.push((id, dir));
+        }
+    }
+
+    /// Resolves the queued pushes together (rules.md §5.2, last paragraph), from the board as
+    /// it stands before any of them, so that no result depends on board order. Each push moves
+    /// its robot and the chain ahead of it 1 square, all or nothing: a push whose chain a wall
+    /// stops does nothing. Of the others, two that would move one robot different ways
+    /// (opposed, or at right angles) both do nothing, and so do two that would bring robots
+    /// into one square, as with belts. A robot two pushes move the same way moves once.
+    /// Returns the arrivals (each with the robot that pushed it, if one did: the robot on the
+    /// pusher pushes the rest of its chain, as a moving robot does) and the pushes walls
+    /// stopped.
+    pub fn flush_pushes(&mut self) -> (Vec<(Arrival, Option<RobotId>)>, Vec<Blocked>) {
+        struct Push {
+            dir: Dir,
+            chain: Vec<RobotId>,
+            walled: Option<Blocked>,
+            /// The square the front of the chain moves into.
+            front: Pos,
+        }
+        let pushes: Vec<Push> = std::mem::take(&mut self.pushes)
+            .into_iter()
+            // A robot destroyed since its push was queued has left the board.
+            .filter(|&(id, _)| self.state.robots[id].is_active())
+            .map(|(id, dir)| {
+                let (chain, walled) = self.chain(id, dir);
+                let front = self.state.robots[chain[chain.len() - 1]].at.step(dir);
+                Push {
+                    dir,
+                    chain,
+                    walled,
+                    front,
+                }
+            })
+            .collect();
+        let clash = |a: &Push, b: &Push| {
+            a.dir != b.dir
+                && b.walled.is_none()
+                && (a.front == b.front || a.chain.iter().any(|r| b.chain.contains(r)))
+        };
+        let mut blocked = Vec::new();
+        let mut moves: Vec<(RobotId, Dir, Option<RobotId>)> = Vec::new();
+        for (i, push) in pushes.iter().enumerate() {
+            let (head, dir) = (push.chain[0], push.dir);
+            if let Some(wall) = push.walled {
+                self.state
+                    .log(Some(head), "push_blocked", detail! {"dir" => dir});
+                blocked.push(wall);
+            } else if pushes
+                .iter()
+                .enumerate()
+                .any(|(j, other)| i != j && clash(push, other))
+            {
+                self.state
+                    .log(Some(head), "push_cancelled", detail! {"dir" => dir});
+            } else {
+                // Front of the chain first, as a robot's own push tells them.
+                for (k, &robot) in push.chain.iter().enumerate().rev() {
+                    if !moves.iter().any(|(r, _, _)| *r == robot) {
+                        moves.push((robot, dir, (k > 0).then_some(head)));
+                    }
+                }
+            }
+        }
+        for &(id, dir, _) in &moves {
+            let to = self.state.robots[id].at.step(dir);
+            self.state.robots[id].at = to;
+            self.state.log(
+                Some(id),
+                "pushed",
+                detail! {"dir" => dir, "to" => to, "how" => "push"},
+            );
+        }
+        let mut arrivals = Vec::with_capacity(moves.len());
+        for (robot, dir, pusher) in moves {
+            if !self.fell_off(robot) {
+                let at = self.state.robots[robot].at;
+                let how = How::Push;
+                arrivals.push((
+                    Arrival {
+                        robot,
+                        at,
+                        dir,
+                        how,
+                    },
+                    pusher,
+                ));
+            }
+        }
+        (arrivals, blocked)
     }
 
     /// Destroys a robot standing off the board; true if it did.

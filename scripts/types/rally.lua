@@ -140,6 +140,13 @@ function Ctx:face(robot, dir) end
 ---@param dir rally.Dir
 function Ctx:convey(robot, dir) end
 
+---Queues a board pusher's push (the robot and any chain ahead); all pushes of a step are
+---resolved together from the board as it stands before them: opposed or crossing pushes,
+---and pushes into one square, cancel (rules.md §5.2).
+---@param robot rally.Robot
+---@param dir rally.Dir
+function Ctx:queue_push(robot, dir) end
+
 ---Every robot on the board that is not powered down fires its main laser forward (the
 ---standard robot lasers): 1 damage to the first robot in line, as its options modify it
 ---(`modify.main_laser`). Damage in segment D is applied together at the end of the step.

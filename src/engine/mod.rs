@@ -290,6 +290,7 @@ impl<'a> Engine<'a> {
             Some(Native::Reenter) => self.reenter()?,
             None => {}
         }
+        self.flush_pushes()?;
         self.flush_conveys()?;
         self.flush_damage()?;
         self.world().defer_damage = false;

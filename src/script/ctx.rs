@@ -326,6 +326,14 @@ impl UserData for Ctx {
                 Ok(())
             },
         );
+        methods.add_method(
+            "queue_push",
+            |lua, _, (robot, dir): (AnyUserData, LuaString)| {
+                let (id, dir) = (robot_id(lua, &robot)?, lua_dir_arg(lua, &dir)?);
+                link(lua)?.world.borrow_mut().queue_push(id, dir);
+                Ok(())
+            },
+        );
 
         // --- Lasers and damage --------------------------------------------------------------
         methods.add_method("fire_robot_lasers", |lua, _, ()| {
