@@ -318,7 +318,9 @@ impl World {
         if self.state.robots[id].destroyed {
             return;
         }
-        self.state.destructions += 1;
+        if !self.simultaneous {
+            self.state.destructions += 1;
+        }
         let order = self.state.destructions;
         let r = &mut self.state.robots[id];
         r.destroyed = true;
@@ -535,11 +537,13 @@ impl World {
         hits
     }
 
-    /// Is there a robot within `range` squares of `from` looking along `dir` (walls block)?
+    /// Is there a robot within `range` squares of `from` looking along `dir`? Walls block
+    /// the line of sight as they block a laser (rules.md §7.5 item 5a [prop.]): a repulsor
+    /// field or a ledge stops robots but not the view.
     fn robot_in_sight(&self, from: Pos, dir: Dir, range: i32) -> bool {
         let mut p = from;
         for _ in 0..range {
-            if !self.board.robot_can_cross(p, dir) {
+            if !self.board.laser_can_cross(p, dir) {
                 return false;
             }
             p = p.step(dir);
@@ -550,7 +554,9 @@ impl World {
         false
     }
 
-    /// The robots waiting to re-enter: destroyed, with a life left, in order of destruction.
+    /// The robots waiting to re-enter: destroyed, with a life left, in order of destruction;
+    /// robots destroyed at the same time in dock order (rules.md §7.5 item 5), which is the
+    /// order of the robots (a game keeps its robots in dock order; a scenario lists them so).
     pub fn waiting_to_reenter(&self) -> Vec<RobotId> {
         let mut waiting: Vec<RobotId> = (0..self.state.robots.len())
             .filter(|&i| {
@@ -558,7 +564,7 @@ impl World {
                 r.destroyed && r.lives > 0
             })
             .collect();
-        waiting.sort_by_key(|&i| self.state.robots[i].destroyed_order.unwrap_or(0));
+        waiting.sort_by_key(|&i| (self.state.robots[i].destroyed_order.unwrap_or(0), i));
         waiting
     }
 
