@@ -18,7 +18,10 @@ pub enum How {
     Push,
     /// Carried by a belt or current.
     Belt,
-    /// Moved by a script in some other way (a slide, a teleport...).
+    /// Jumped there while executing its own card, skipping the squares between (a
+    /// teleporter, a portal): the card still moved it, but it did not drive in.
+    Jump,
+    /// Moved by a script in some other way (a slide, a re-entry...).
     Script,
 }
 
@@ -28,12 +31,13 @@ impl How {
             How::Card => "card",
             How::Push => "push",
             How::Belt => "belt",
+            How::Jump => "jump",
             How::Script => "script",
         }
     }
 
     pub fn parse(text: &str) -> Option<How> {
-        [How::Card, How::Push, How::Belt, How::Script]
+        [How::Card, How::Push, How::Belt, How::Jump, How::Script]
             .into_iter()
             .find(|h| h.name() == text)
     }

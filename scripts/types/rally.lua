@@ -7,7 +7,7 @@
 
 ---@alias rally.Dir "N"|"E"|"S"|"W"
 ---@alias rally.Rotation "left"|"right"|"uturn"
----@alias rally.How "card"|"push"|"belt"|"script"
+---@alias rally.How "card"|"push"|"belt"|"jump"|"script"
 
 ---A square: `{ x = .., y = .. }` (ctx methods also accept `{ x, y }`).
 ---@class rally.Pos

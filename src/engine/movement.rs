@@ -162,14 +162,15 @@ impl<'a> Engine<'a> {
     }
 
     /// Tells each square's `on_enter` scripts, then the rules' `on_enter`, that a robot
-    /// arrived. `info` is `{ how =, dir = }`, plus `card` when the robot moved by its card.
+    /// arrived. `info` is `{ how =, dir = }`, plus `card` when the robot moved by its card
+    /// (driving or jumping).
     pub fn arrive(&self, arrivals: &[Arrival]) -> Result<()> {
         let info = |a: &Arrival| -> mlua::Result<Table> {
             let info = self.lua.create_table()?;
             info.raw_set("how", a.how.name())?;
             info.raw_set("dir", a.dir.name())?;
             if let Some((id, card)) = self.link.executing.get() {
-                if a.how == How::Card && id == a.robot {
+                if matches!(a.how, How::Card | How::Jump) && id == a.robot {
                     info.raw_set("card", card_table(self.lua, &card)?)?;
                 }
             }

@@ -83,7 +83,7 @@ fn how_arg(lua: &Lua, s: Option<String>, default: How) -> mlua::Result<How> {
         Some(s) => How::parse(&s).ok_or_else(|| {
             located(
                 lua,
-                format!("`{s}` is not a way of moving: card, push, belt or script"),
+                format!("`{s}` is not a way of moving: card, push, belt, jump or script"),
             )
         }),
     }
