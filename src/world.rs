@@ -394,12 +394,14 @@ impl World {
         }
     }
 
-    /// Counts checkpoint `number` if it is the robot's next one (rules.md §7.1).
+    /// Counts checkpoint `number` if it is the robot's next one (rules.md §7.1) and it has
+    /// counted none yet this register: the next flag is available from the next register
+    /// [prop.] (a Mechanical Arm reaches several flags at once).
     pub fn touch_flag(&mut self, id: RobotId, number: u32) -> bool {
-        let r = &mut self.state.robots[id];
-        if r.flags + 1 != number {
+        if self.state.robots[id].flags + 1 != number || self.counted_flag_this_register(id) {
             return false;
         }
+        let r = &mut self.state.robots[id];
         r.flags = number;
         let total = self
             .board
@@ -414,6 +416,18 @@ impl World {
             self.state.log(Some(id), "won", detail! {});
         }
         true
+    }
+
+    /// Did the robot count a flag earlier in this register? The log of this register says.
+    fn counted_flag_this_register(&self, id: RobotId) -> bool {
+        let (turn, register) = (self.state.turn, self.state.register);
+        let name = self.state.robots[id].name.as_str();
+        self.state
+            .events
+            .iter()
+            .rev()
+            .take_while(|e| e.turn == turn && e.register == register)
+            .any(|e| e.what == "flag" && e.robot.as_deref() == Some(name))
     }
 
     pub fn set_archive(&mut self, id: RobotId, at: Pos) {
