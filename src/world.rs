@@ -1,8 +1,8 @@
 //! The physical rules, enforced once, natively (design.md principle 3): stepping and pushing
 //! chains against walls, the board edge, simultaneous belt moves and board pushes, laser beams,
 //! damage, destruction (robots destroyed in one step are destroyed at the same time), repairs
-//! and re-entry. Nothing here calls Lua; the engine calls the squares'
-//! scripts around these primitives (a robot entering a pit is destroyed by `pit.lua`).
+//! and re-entry. Nothing here calls Lua; the engine calls the squares' scripts around these
+//! primitives (a robot entering a pit is destroyed by `pit.lua`).
 
 use crate::board::Board;
 use crate::detail;
