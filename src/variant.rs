@@ -94,7 +94,8 @@ impl Variant {
         }
         let files = file.files.iter().map(|f| dir.join(f)).collect::<Vec<_>>();
         for f in &files {
-            if !crate::files::is_file(f) {
+            // Anything there is read (and refused if it is not a regular file).
+            if !crate::files::is_file(f) && !f.exists() {
                 return Err(whole(format!(
                     "lists `{}`, which does not exist",
                     f.display()
