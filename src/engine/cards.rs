@@ -94,12 +94,15 @@ impl<'a> Engine<'a> {
                 *id,
             )
         });
+        // One card at a time: robots the cards destroy are destroyed one after the other.
+        self.world().begin_moment(false);
         for (id, card) in queue {
             if self.is_active(id) {
                 self.execute_card(id, card)?;
                 self.tell_destroyed()?;
             }
         }
+        self.world().begin_moment(true);
         Ok(())
     }
 

@@ -55,6 +55,7 @@ impl<'a> Engine<'a> {
             let mut w = self.world();
             w.state.register = 0;
             w.state.segment = when.segment().into();
+            w.begin_moment(false);
         }
         let defs = self.link.defs.clone();
         for &id in robots {

@@ -102,6 +102,8 @@ impl<'a> Engine<'a> {
             (p.is_none(), std::cmp::Reverse(p), s.shooter)
         });
         let defs = self.link.defs.clone();
+        // One shot at a time: robots the shots destroy are destroyed one after the other.
+        self.world().begin_moment(false);
         for shot in shots {
             let target = self.robot_name(shot.target);
             if !self.is_active(shot.target) {

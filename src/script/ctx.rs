@@ -83,7 +83,7 @@ fn how_arg(lua: &Lua, s: Option<String>, default: How) -> mlua::Result<How> {
         Some(s) => How::parse(&s).ok_or_else(|| {
             located(
                 lua,
-                format!("`{s}` is not a way of moving: card, push, belt or script"),
+                format!("`{s}` is not a way of moving: card, push, belt, jump or script"),
             )
         }),
     }
@@ -317,7 +317,9 @@ impl UserData for Ctx {
                     )
                 })?;
                 let by = by.as_ref().map(|s| s.to_str()).transpose()?;
-                with_engine(lua, |e| e.rotate(id, rotation, by.as_deref().unwrap_or("script")))
+                with_engine(lua, |e| {
+                    e.rotate(id, rotation, by.as_deref().unwrap_or("script"))
+                })
             },
         );
         methods.add_method("face", |lua, _, (robot, dir): (AnyUserData, LuaString)| {
@@ -330,6 +332,14 @@ impl UserData for Ctx {
             |lua, _, (robot, dir): (AnyUserData, LuaString)| {
                 let (id, dir) = (robot_id(lua, &robot)?, lua_dir_arg(lua, &dir)?);
                 link(lua)?.world.borrow_mut().convey(id, dir);
+                Ok(())
+            },
+        );
+        methods.add_method(
+            "queue_push",
+            |lua, _, (robot, dir): (AnyUserData, LuaString)| {
+                let (id, dir) = (robot_id(lua, &robot)?, lua_dir_arg(lua, &dir)?);
+                link(lua)?.world.borrow_mut().queue_push(id, dir);
                 Ok(())
             },
         );
