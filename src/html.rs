@@ -69,8 +69,12 @@ impl Frame {
 }
 
 /// Resolves `scenario` on a freshly started `game`, one frame per register: "Start" (after
-/// the start of the turn), "Register 1".., and "End of turn" if the scenario resolves it.
+/// the start of the turn), "Register 1".., and "End of turn" if the scenario resolves it. A
+/// scenario of several turns is shown as a game is, turn by turn.
 pub fn frames(scenario: &Scenario, game: &mut Game) -> Result<Vec<Frame>> {
+    if let Some(turns) = scenario.record_turns(game)? {
+        return Ok(game_frames(&turns));
+    }
     let mut frames = Vec::new();
     let mut seen = 0;
     let mut snapshot = |game: &Game, phase: Phase| {

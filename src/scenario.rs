@@ -7,7 +7,7 @@ use crate::decision::{Answer, Fixed};
 use crate::engine::Game;
 use crate::error::{Error, Result, Source};
 use crate::game::deal::{Hand, Stacked};
-use crate::game::{Phase, Progress, Seats, Stage, TurnLoop};
+use crate::game::{Phase, Progress, Seats, Stage, TurnLoop, TurnRecord};
 use crate::geometry::{Dir, Pos};
 use crate::script::{RuleSet, Sources};
 use crate::state::{GameState, HeldOption, Robot, RobotId, LETHAL_DAMAGE, REGISTERS};
@@ -485,7 +485,7 @@ impl Scenario {
     /// [`Scenario::check`]).
     pub fn resolve(&self, game: &mut Game) -> Result<Vec<Failure>> {
         if let Some(turns) = self.turns {
-            return self.play_turns(game, turns);
+            return self.play_turns(game, turns, None);
         }
         game.start_turn()?;
         for register in 1..=self.registers {
@@ -500,7 +500,12 @@ impl Scenario {
     /// `turns = N`: whole turns through [`TurnLoop`], as a game plays them; the last turn
     /// stops after `registers` registers, with its end if `end_of_turn`. A robot that wins
     /// ends the scenario there, as it ends a game.
-    fn play_turns(&self, game: &mut Game, turns: u32) -> Result<Vec<Failure>> {
+    fn play_turns(
+        &self,
+        game: &mut Game,
+        turns: u32,
+        history: Option<&mut Vec<TurnRecord>>,
+    ) -> Result<Vec<Failure>> {
         self.lock_registers(game)?;
         let mut progress = Progress {
             phase: Phase::Program,
@@ -513,7 +518,7 @@ impl Scenario {
         let mut turn_loop = TurnLoop {
             game,
             progress: &mut progress,
-            history: None,
+            history,
             turn_limit: turns,
         };
         loop {
@@ -551,6 +556,18 @@ impl Scenario {
         }
         game.state_mut().events = events;
         Ok(failures)
+    }
+
+    /// A scenario of several turns played as [`Scenario::resolve`] plays it, each turn
+    /// recorded as a game records it (the replay viewer shows them); `None` for a scenario of
+    /// one turn.
+    pub fn record_turns(&self, game: &mut Game) -> Result<Option<Vec<TurnRecord>>> {
+        let Some(turns) = self.turns else {
+            return Ok(None);
+        };
+        let mut history = Vec::new();
+        self.play_turns(game, turns, Some(&mut history))?;
+        Ok(Some(history))
     }
 
     /// Puts the `locked` cards into the registers locked at the start (turns mode).

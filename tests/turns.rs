@@ -154,3 +154,19 @@ hands = [["move2", "left"]]"#,
     );
     assert!(err.contains("turn 1: the program for A"), "{err}");
 }
+
+#[test]
+fn the_replay_viewer_shows_a_scenario_of_several_turns_turn_by_turn() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/scenarios/turns/power_down_next_turn.toml");
+    let scenario = Scenario::load(&path).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let sources = scenario.sources(&root.join("scripts"), &root.join("variants"), &[]);
+    let mut game = scenario.start(RuleSet::load(&sources).unwrap()).unwrap();
+    let frames = rally::html::frames(&scenario, &mut game).unwrap();
+    let labels: Vec<&str> = frames.iter().map(|f| f.label.as_str()).collect();
+    assert_eq!(labels.len(), 3 * 7, "{labels:?}");
+    assert_eq!(labels[0], "Turn 1 · Start");
+    assert_eq!(labels[13], "Turn 2 · End of turn");
+    assert_eq!(labels[20], "Turn 3 · End of turn");
+}
