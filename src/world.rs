@@ -6,7 +6,7 @@
 use crate::board::Board;
 use crate::detail;
 use crate::geometry::{Dir, Pos, Rotation};
-use crate::state::{GameState, Robot, RobotId, LETHAL_DAMAGE};
+use crate::state::{Detail, GameState, Moment, Robot, RobotId, LETHAL_DAMAGE};
 use std::rc::Rc;
 
 /// How a robot came to enter a square; scripts see it as `how` ("card", "push", ...).
@@ -66,6 +66,17 @@ pub struct Hit {
     /// The side of the robot the damage came from (a beam's source), if it has one:
     /// Power-Down Shield blocks 1 point per side (rules.md §6.4).
     pub from: Option<Dir>,
+    /// The beam that dealt it, if a beam did.
+    pub shot: Option<Shot>,
+}
+
+/// Where a beam that hit came from: the square it started in (a board laser's emitter, the
+/// shooter's square) and the robot that fired it (none for a board laser). The damage events
+/// name them (`source`, `shooter`), so a log and a replay can say who shot whom.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shot {
+    pub from: Pos,
+    pub shooter: Option<RobotId>,
 }
 
 /// The game state together with the board it is played on, and what the current step has
@@ -81,6 +92,9 @@ pub struct World {
     /// Robots destroyed since the engine last looked, in order: it tells the rules'
     /// `on_destroyed` (which, for one, discards an option, rules.md §6.5).
     pub destroyed_now: Vec<RobotId>,
+    /// While noting (`Some`), the robots after every step and card in which something
+    /// happened; the first entry is where the register began ([`World::note`]).
+    pub moments: Option<Vec<Moment>>,
 }
 
 impl World {
@@ -92,7 +106,29 @@ impl World {
             hits: Vec::new(),
             defer_damage: false,
             destroyed_now: Vec::new(),
+            moments: None,
         }
+    }
+
+    /// While noting moments, notes the robots after `step` (and the card of `robot`) if
+    /// anything happened since the last note: an event, or a robot that changed.
+    pub fn note(&mut self, step: &str, robot: Option<RobotId>) {
+        let Some(moments) = &mut self.moments else {
+            return;
+        };
+        let (events, robots) = (self.state.events.len(), &self.state.robots);
+        if moments
+            .last()
+            .is_some_and(|m| m.events == events && m.robots == *robots)
+        {
+            return;
+        }
+        moments.push(Moment {
+            step: step.to_string(),
+            robot: robot.map(|id| robots[id].name.clone()),
+            events,
+            robots: robots.clone(),
+        });
     }
 
     pub fn robot_at(&self, p: Pos) -> Option<RobotId> {
@@ -100,16 +136,23 @@ impl World {
     }
 
     /// One square of movement in `dir`, pushing any robots ahead (rules.md §3.2). Either the
-    /// whole chain moves or, if any robot in it would cross a wall, nothing does.
+    /// whole chain moves or, if any robot in it would cross a wall, nothing does (logged as
+    /// `blocked`, or `push_blocked` naming the robot it could not push, with the wall).
     /// Returns the arrivals (pushed robots first), or where the move was stopped.
     pub fn step(&mut self, id: RobotId, dir: Dir, how: How) -> Result<Vec<Arrival>, Blocked> {
         let mut chain = vec![id];
         let mut p = self.state.robots[id].at;
         loop {
             if !self.board.robot_can_cross(p, dir) {
-                if chain.len() > 1 {
-                    self.state
-                        .log(Some(id), "push_blocked", detail! {"dir" => dir});
+                // Say why: the wall (the side `dir` of square `wall`) and, when pushing, the
+                // robot the mover could not push.
+                let mut detail = detail! {"dir" => dir, "wall" => p};
+                if let Some(&ahead) = chain.get(1) {
+                    let name = self.state.robots[ahead].name.clone();
+                    detail.insert("pushing", serde_json::json!(name));
+                    self.state.log(Some(id), "push_blocked", detail);
+                } else {
+                    self.state.log(Some(id), "blocked", detail);
                 }
                 let robot = *chain.last().expect("the chain starts with the mover");
                 return Err(Blocked { robot, at: p, dir });
@@ -217,20 +260,30 @@ impl World {
     }
 
     /// Adds damage tokens (after options and rules had their say); 10 destroys.
-    pub fn apply_damage(&mut self, id: RobotId, amount: i32, cause: &str) {
+    pub fn apply_damage(&mut self, id: RobotId, amount: i32, cause: &str, shot: Option<Shot>) {
         if amount <= 0 || self.state.robots[id].destroyed {
             return;
         }
         let r = &mut self.state.robots[id];
         r.damage = (r.damage + amount).min(LETHAL_DAMAGE);
         let total = r.damage;
-        self.state.log(
-            Some(id),
-            "damaged",
-            detail! {"amount" => amount, "cause" => cause, "damage" => total},
-        );
+        let mut detail = detail! {"amount" => amount, "cause" => cause, "damage" => total};
+        self.describe_shot(shot, &mut detail);
+        self.state.log(Some(id), "damaged", detail);
         if total >= LETHAL_DAMAGE {
             self.destroy(id, cause);
+        }
+    }
+
+    /// Adds where a beam came from to a damage event: `source` (its first square) and
+    /// `shooter` (the robot that fired it, if one did).
+    pub fn describe_shot(&self, shot: Option<Shot>, detail: &mut Detail) {
+        if let Some(shot) = shot {
+            detail.insert("source", serde_json::json!(shot.from));
+            if let Some(shooter) = shot.shooter {
+                let name = &self.state.robots[shooter].name;
+                detail.insert("shooter", serde_json::json!(name));
+            }
         }
     }
 

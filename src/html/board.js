@@ -106,7 +106,7 @@ const RallyBoard = (function () {
       beams = el("g", { id: "beams" });
       parent.insertBefore(beams, ghosts);
     }
-    let running = null; // { frame handle, resolve }
+    let running = null; // the animation: { moving, frame, timeout }
     let waiting = [];
     let highlighted = null;
 
@@ -114,7 +114,11 @@ const RallyBoard = (function () {
     const centre = (p) => [margin + (p[0] + 0.5) * cell, margin + (p[1] + 0.5) * cell];
 
     function finish() {
-      if (running !== null) cancelAnimationFrame(running);
+      if (running !== null) {
+        cancelAnimationFrame(running.frame);
+        clearTimeout(running.timeout);
+        for (const { g, r } of running.moving) pose(g, r, 1);
+      }
       running = null;
       svg.classList.remove("rb-animating");
       const done = waiting;
@@ -222,8 +226,12 @@ const RallyBoard = (function () {
         const g = el("g", { class: "rb-shot", "data-target": s.target, "data-shooter": s.shooter || "" }, shots);
         el("title", {}, g).textContent = (s.shooter ? s.shooter + "'s laser" : "board laser at [" + s.from + "]") +
           " hits " + s.target + (s.amount ? ": " + s.amount + " damage" : ": prevented");
-        const [x1, y1] = centre(s.from);
+        // From the shooter's nose (or the emitter's lens) to the target's centre.
+        const [fx, fy] = centre(s.from);
         const [x2, y2] = centre(s.to);
+        const length = Math.hypot(x2 - fx, y2 - fy) || 1;
+        const lead = s.shooter ? cell * 0.42 : -cell * 0.28;
+        const [x1, y1] = [fx + ((x2 - fx) / length) * lead, fy + ((y2 - fy) / length) * lead];
         el("line", { x1, y1, x2, y2, stroke: "#7a0000", "stroke-width": 7, "stroke-linecap": "round", pathLength: 1, opacity: 0.6 }, g);
         el("line", { x1, y1, x2, y2, stroke: "#ff3030", "stroke-width": 4, "stroke-linecap": "round", pathLength: 1 }, g);
         el("line", { x1, y1, x2, y2, stroke: "#fff6a0", "stroke-width": 1.2, "stroke-linecap": "round", pathLength: 1 }, g);
@@ -279,11 +287,12 @@ const RallyBoard = (function () {
       const tick = (now) => {
         const t = Math.min(1, (now - start) / total);
         for (const { g, r } of moving) pose(g, r, t);
-        if (t < 1) running = requestAnimationFrame(tick);
+        if (t < 1) running.frame = requestAnimationFrame(tick);
         else finish();
       };
       for (const { g, r } of moving) pose(g, r, 0);
-      running = requestAnimationFrame(tick);
+      // A page in the background gets no animation frames: the timeout ends it all the same.
+      running = { moving, frame: requestAnimationFrame(tick), timeout: setTimeout(finish, total + 100) };
     }
 
     // Where a moving robot is at time t (0..1): first along its path, then turning.
@@ -415,6 +424,7 @@ const RallyBoard = (function () {
       items.push(`<li class="heading rb-heading" data-frame="${i}"><a href="${href}">${text(f.label)}</a></li>`);
       if (f.events.length === 0) items.push(`<li data-frame="${i}"><a href="${href}">(nothing happened)</a></li>`);
       for (const e of f.events) {
+        if (e.what === "card" && e.robot === f.acting) continue; // the heading says it
         items.push(`<li data-frame="${i}" data-what="${text(e.what)}"${e.robot ? ' data-robot="' + text(e.robot) + '"' : ""}><a href="${href}">${text(e.text)}</a></li>`);
       }
     });
