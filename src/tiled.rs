@@ -189,6 +189,7 @@ pub fn load(path: &Path) -> Result<Layout> {
         height: map.height,
         placements,
         files,
+        parts: Vec::new(),
     })
 }
 

@@ -56,6 +56,17 @@ pub struct Layout {
     pub placements: Vec<Placement>,
     /// Every file it was read from (hot reload watches them).
     pub files: Vec<PathBuf>,
+    /// For a course, the boards it is made of, where they lie (pictures draw the seams).
+    pub parts: Vec<Part>,
+}
+
+/// One board of a course: its name and the rectangle it covers in the course.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Part {
+    pub name: String,
+    pub at: Pos,
+    pub width: i32,
+    pub height: i32,
 }
 
 /// The TOML schema of a board.
@@ -176,6 +187,7 @@ impl Layout {
         };
         let mut placements = Vec::new();
         let mut files = Vec::new();
+        let mut parts = Vec::new();
         let (mut width, mut height) = (0, 0);
 
         if let Some(grid) = &file.grid {
@@ -255,6 +267,12 @@ impl Layout {
             let offset = Pos::from(part.at);
             width = width.max(offset.x + w);
             height = height.max(offset.y + h);
+            parts.push(Part {
+                name: sub.name.clone(),
+                at: offset,
+                width: w,
+                height: h,
+            });
             for mut p in sub.placements {
                 if part.without.contains(&p.element) {
                     continue;
@@ -327,6 +345,7 @@ impl Layout {
             height,
             placements,
             files,
+            parts,
         })
     }
 }

@@ -168,7 +168,7 @@ const RallyBoard = (function () {
         el("circle", { cx: 32 + vx * 7, cy: 32 - vy * 7, r: 4, fill: "#00c8ff" }, g);
       }
       if (spin) {
-        el("text", { class: "ice-spin", x: 22, y: 32, "font-size": 12, "font-weight": "bold", fill: "#006d8f" }, g).textContent = (spin > 0 ? "↻" : "↺") + Math.abs(spin);
+        el("text", { class: "ice-spin", x: 9, y: 38, "font-size": 12, "font-weight": "bold", fill: "#006d8f" }, g).textContent = (spin > 0 ? "↻" : "↺") + Math.abs(spin);
       }
     }
 

@@ -322,7 +322,7 @@ pub fn describe(e: &Event) -> String {
     let get = |k: &str| e.detail.get(k);
     let text = |k: &str| match get(k) {
         Some(Value::String(s)) => s.clone(),
-        Some(v) => v.to_string(),
+        Some(v) => Pos::deserialize(v).map_or_else(|_| v.to_string(), |p| p.to_string()),
         None => "?".into(),
     };
     let wall = || format!("the wall on the {} side of {}", text("dir"), text("wall"));
