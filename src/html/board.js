@@ -128,10 +128,12 @@ const RallyBoard = (function () {
 
     /** The robot token: a frame round the square (the tile stays visible inside), an arrow
      *  on the side it faces, its full name on a tab, badges for damage and flags touched. */
-    function token(r, into) {
+    function token(r, into, won) {
       const g = el("g", { class: "rb-robot robot", "data-robot": r.name, "data-x": r.at[0], "data-y": r.at[1], "data-facing": r.facing }, into);
-      el("title", {}, g).textContent = robotTitle(r);
+      el("title", {}, g).textContent = robotTitle(r) + (won ? " · has won" : "");
       const dash = r.powered_down ? { "stroke-dasharray": "7 4" } : {};
+      // The winner: a gold outline round the token and a star before its name.
+      if (won) el("rect", { class: "rb-crown", x: 0.5, y: 0.5, width: 63, height: 63, rx: 13, fill: "none", stroke: "#ffd700", "stroke-width": 3 }, g);
       el("rect", { class: "rb-tint", x: 4, y: 4, width: 56, height: 56, rx: 10, fill: r.color, "fill-opacity": 0.16 }, g);
       el("rect", Object.assign({ x: 5, y: 5, width: 54, height: 54, rx: 10, fill: "none", stroke: "#111", "stroke-width": 8 }, dash), g);
       el("rect", Object.assign({ class: "rb-frame", x: 5, y: 5, width: 54, height: 54, rx: 10, fill: "none", stroke: r.color, "stroke-width": 5 }, dash), g);
@@ -141,10 +143,11 @@ const RallyBoard = (function () {
       const top = r.facing === "S";
       const tab = el("g", { class: "rb-name" }, g);
       el("rect", { x: 4, y: top ? 3 : 46, width: 56, height: 15, rx: 5, fill: r.color, stroke: "#111", "stroke-width": 1.5 }, tab);
-      const size = Math.min(11, 52 / (0.62 * Math.max(1, r.name.length)));
+      const shown = (won ? 2 : 0) + r.name.length;
+      const size = Math.min(11, 52 / (0.62 * Math.max(1, shown)));
       const label = el("text", { x: 32, y: (top ? 3 : 46) + 11, "font-size": Math.max(7, size).toFixed(1), "font-weight": "bold", fill: "#fff", "text-anchor": "middle" }, tab);
       if (size < 7) { label.setAttribute("textLength", 52); label.setAttribute("lengthAdjust", "spacingAndGlyphs"); }
-      label.textContent = r.name;
+      label.textContent = (won ? "★ " : "") + r.name;
       const by = top ? 54 : 10;
       if (r.damage > 0) {
         el("circle", { cx: 54, cy: by, r: 8, fill: "#c0102a", stroke: "#fff", "stroke-width": 1.5 }, g);
@@ -254,28 +257,16 @@ const RallyBoard = (function () {
       const moving = [];
       for (const r of frame.robots) {
         const moved = r.path && r.path.length > 1;
-        if (moved && !r.wrecked) trail(r);
+        if (moved) trail(r);
         if ((moved || r.was_facing) && !r.destroyed) ghost(r, moved ? r.path[0] : r.at, r.was_facing || r.facing);
         if (r.wrecked) wreck(r);
         if (r.destroyed) continue;
-        const g = token(r, robotsLayer);
-        if (r.name === frame.winner) g.classList.add("rb-won");
+        const g = token(r, robotsLayer, r.name === frame.winner);
         place(g, r.at);
         if (r.name === highlighted) g.classList.add("rb-highlight");
         if (animate && (moved || r.was_facing)) moving.push({ g, r });
       }
-      if (frame.winner) crown(frame);
       if (moving.length) run(moving);
-    }
-
-    function crown(frame) {
-      const r = frame.robots.find((x) => x.name === frame.winner && !x.destroyed);
-      if (!r) return;
-      const g = robotsLayer.querySelector(`[data-robot="${CSS.escape(r.name)}"]`);
-      const star = el("g", { class: "rb-crown" }, g);
-      el("title", {}, star).textContent = r.name + " has won";
-      el("circle", { cx: 32, cy: 32, r: 11, fill: "#ffd700", stroke: "#7a5b00", "stroke-width": 1.5 }, star);
-      el("polygon", { points: "32,24 34.6,29.5 40.5,30 36,34 37.3,40 32,37 26.7,40 28,34 23.5,30 29.4,29.5", fill: "#fff" }, star);
     }
 
     // Robots glide square by square along their paths and turn on the spot, all together.

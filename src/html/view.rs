@@ -14,7 +14,7 @@ use crate::board::Board;
 use crate::cards::{Card, CardKind};
 use crate::geometry::{Dir, Pos};
 use crate::render;
-use crate::state::{Event, Robot};
+use crate::state::{Event, Robot, REGISTERS};
 use crate::{svg, world};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -170,10 +170,10 @@ fn view(
                 powered_down: r.powered_down,
                 vars: r.vars.clone(),
                 options: r.options.iter().map(|o| o.name.clone()).collect(),
-                path: before.map_or_else(Vec::new, |b| path(b, r, &frame.events)),
+                path: before.map_or_else(Vec::new, |b| path(board, b, r, &frame.events)),
                 was_facing: before.map(|b| b.facing).filter(|&f| f != r.facing),
                 wrecked: r.destroyed && before.is_some_and(|b| !b.destroyed),
-                program: r.program.iter().map(|c| c.map(|c| c.to_string())).collect(),
+                program: program(r),
                 shown,
             }
         })
@@ -201,10 +201,21 @@ fn view(
     }
 }
 
-/// The squares `now` went through since `before`: where it stood, every square an event of
-/// this frame put it on (a move, a push, a belt, a placement), and where it stands. Empty if
-/// it stayed put.
-fn path(before: &Robot, now: &Robot, events: &[Event]) -> Vec<Pos> {
+/// The robot's five registers as the page shows them (a shorter program's last registers are
+/// empty); none when its program is not known.
+fn program(r: &Robot) -> Vec<Option<String>> {
+    if r.program.is_empty() {
+        return Vec::new();
+    }
+    (1..=REGISTERS as u8)
+        .map(|register| r.card(register).map(|c| c.to_string()))
+        .collect()
+}
+
+/// The squares `now` went through since `before`: where it stood, every square on the board
+/// an event of this frame put it on (a move, a push, a belt, a placement), and where it stands.
+/// Empty if it stayed put. A robot that fell off the board ends at the last square it was on.
+fn path(board: &Board, before: &Robot, now: &Robot, events: &[Event]) -> Vec<Pos> {
     let mut path = vec![before.at];
     let moves = events.iter().filter(|e| {
         e.robot.as_deref() == Some(&now.name)
@@ -216,7 +227,7 @@ fn path(before: &Robot, now: &Robot, events: &[Event]) -> Vec<Pos> {
     for e in moves {
         let to = e.detail.get("to").or_else(|| e.detail.get("at"));
         if let Some(to) = to.and_then(|v| Pos::deserialize(v).ok()) {
-            if path.last() != Some(&to) {
+            if board.contains(to) && path.last() != Some(&to) {
                 path.push(to);
             }
         }
