@@ -263,12 +263,17 @@ fn labels_are_drawn_with_the_built_in_font() {
 
 /// A robot on a flag leaves the flag readable: its token is a frame round the square, not a
 /// block over it. The pennant's red still shows through where a solid token would be blue.
-#[test]
-fn a_robot_leaves_the_square_under_it_readable() {
+/// The picture of a scenario written out here.
+fn picture_of(scenario: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.toml");
-    std::fs::write(
-        &path,
+    std::fs::write(&path, scenario).unwrap();
+    scenario_picture(path.to_str().unwrap())
+}
+
+#[test]
+fn a_robot_leaves_the_square_under_it_readable() {
+    let svg = picture_of(
         r#"
 [board]
 grid = ". F"
@@ -284,9 +289,7 @@ name = "Blue"
 at = [1, 0]
 facing = "E"
 "#,
-    )
-    .unwrap();
-    let svg = scenario_picture(path.to_str().unwrap());
+    );
     let image = pixels(&svg::to_png(&svg, 1.0).unwrap());
     // The pennant of the flag on square [1,0] (its polygon 21,12 46,19 21,27 in the square).
     let (x, y) = (
@@ -302,10 +305,7 @@ facing = "E"
 
 #[test]
 fn robots_carry_their_full_names_and_hover_titles() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("s.toml");
-    std::fs::write(
-        &path,
+    let svg = picture_of(
         r#"
 [board]
 grid = ". ."
@@ -321,9 +321,7 @@ name = "Zoe"
 at = [1, 0]
 facing = "N"
 "#,
-    )
-    .unwrap();
-    let svg = scenario_picture(path.to_str().unwrap());
+    );
     assert!(
         svg.contains(r#"lengthAdjust="spacingAndGlyphs">Hammer Bot Deluxe</text>"#),
         "a long name is squeezed to fit the square, not cut"
