@@ -15,7 +15,7 @@ use crate::engine::Game;
 use crate::error::Result;
 use crate::game::{Phase, TurnRecord};
 use crate::scenario::Scenario;
-use crate::state::{Event, Moment, Robot};
+use crate::state::{Event, Robot, StepSnapshot};
 use crate::svg;
 use serde::Serialize;
 
@@ -70,18 +70,18 @@ impl Frame {
     }
 }
 
-/// The frames of one register: one per moment the engine noted (each card, each step in
+/// The frames of one register: one per step snapshot the engine noted (each card, each step in
 /// which something happened), `t{turn}r{register}s1`, `s2`...; a register in which nothing
-/// happened is one frame. `events` are the register's events, counted as the moments count
+/// happened is one frame. `events` are the register's events, counted as the steps count
 /// them; `after` are the robots once it is over.
 fn register_frames(
     turn: u32,
     register: u8,
-    moments: &[Moment],
+    steps: &[StepSnapshot],
     events: &[Event],
     after: Vec<Robot>,
 ) -> Vec<Frame> {
-    if moments.is_empty() {
+    if steps.is_empty() {
         return vec![Frame::of_phase(
             turn,
             Phase::Register(register),
@@ -89,11 +89,11 @@ fn register_frames(
             events.to_vec(),
         )];
     }
-    let mut frames = Vec::with_capacity(moments.len());
+    let mut frames = Vec::with_capacity(steps.len());
     let mut seen = 0;
-    for (i, m) in moments.iter().enumerate() {
+    for (i, m) in steps.iter().enumerate() {
         // The last frame takes any events logged after the last note.
-        let upto = if i + 1 == moments.len() {
+        let upto = if i + 1 == steps.len() {
             events.len()
         } else {
             m.events.clamp(seen, events.len())
@@ -115,8 +115,8 @@ fn register_frames(
     frames
 }
 
-/// What a moment shows, in words: "Alpha plays Move 2 (700)", "express belts", "lasers".
-fn stage_label(m: &Moment, events: &[Event]) -> String {
+/// What a step snapshot shows, in words: "Alpha plays Move 2 (700)", "express belts", "lasers".
+fn stage_label(m: &StepSnapshot, events: &[Event]) -> String {
     if let Some(robot) = &m.robot {
         let card = events
             .iter()
@@ -155,15 +155,15 @@ pub fn frames(scenario: &Scenario, game: &mut Game) -> Result<Vec<Frame>> {
     ));
     for register in 1..=scenario.registers {
         let seen = game.state().events.len();
-        let mut moments = game.run_register_noted(register)?;
-        for m in &mut moments {
+        let mut steps = game.run_register_noted(register)?;
+        for m in &mut steps {
             m.events -= seen;
         }
         let after = game.state().robots.clone();
         frames.extend(register_frames(
             turn,
             register,
-            &moments,
+            &steps,
             &events(game, seen),
             after,
         ));
@@ -202,16 +202,16 @@ pub fn game_frames(turns: &[TurnRecord]) -> Vec<Frame> {
             let events = &turn.events[seen..upto];
             let mut stage = match snapshot.stage {
                 Phase::Register(r) => {
-                    let moments: Vec<Moment> = snapshot
+                    let steps: Vec<StepSnapshot> = snapshot
                         .steps
                         .iter()
-                        .map(|m| Moment {
+                        .map(|m| StepSnapshot {
                             events: m.events.saturating_sub(seen),
                             robots: programs(&m.robots),
                             ..m.clone()
                         })
                         .collect();
-                    register_frames(turn.turn, r, &moments, events, programs(&snapshot.robots))
+                    register_frames(turn.turn, r, &steps, events, programs(&snapshot.robots))
                 }
                 phase => vec![Frame::of_phase(
                     turn.turn,

@@ -104,7 +104,7 @@ pub struct HeldOption {
 /// what the replay viewer and the playtest table show frame by frame. The engine notes them
 /// only when asked (`Game::run_register_noted`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Moment {
+pub struct StepSnapshot {
     /// The step of the order of play just resolved, or `card` after one robot's card.
     pub step: String,
     /// The robot whose card it was.

@@ -133,8 +133,7 @@ impl Game {
             w.state = before;
             w.state.events = events;
             // What the failed register queued belongs to it.
-            w.take_hits();
-            w.destroyed_now.clear();
+            w.forget_queued();
             tracing::debug!("rolled back: {e}");
         }
         result
@@ -158,20 +157,20 @@ impl Game {
     /// Resolves register `register` as [`Game::run_register`] does, and returns the robots
     /// after every step and card in which something happened, in order (the frames of the
     /// replay viewer and the playtest table).
-    pub fn run_register_noted(&mut self, register: u8) -> Result<Vec<Moment>> {
+    pub fn run_register_noted(&mut self, register: u8) -> Result<Vec<StepSnapshot>> {
         {
             let mut w = self.world.borrow_mut();
-            let start = Moment {
+            let start = StepSnapshot {
                 step: String::new(),
                 robot: None,
                 events: w.state.events.len(),
                 robots: w.state.robots.clone(),
             };
-            w.moments = Some(vec![start]);
+            w.noted = Some(vec![start]);
         }
         let result = self.run_register(register);
-        let moments = self.world.borrow_mut().moments.take().unwrap_or_default();
-        result.map(|()| moments.into_iter().skip(1).collect())
+        let noted = self.world.borrow_mut().noted.take().unwrap_or_default();
+        result.map(|()| noted.into_iter().skip(1).collect())
     }
 
     /// Repairs, re-entry and the other end-of-turn steps; the next turn begins.

@@ -19,7 +19,7 @@ use crate::order::{Native, Segment};
 use crate::script::ctx::{card_table, Ctx, RobotView};
 use crate::script::sandbox::{Budget, BUDGET_MESSAGE, INSTRUCTION_BUDGET};
 use crate::script::{lua_message, Defs, RuleEvent, RuleSet, TileEvent};
-use crate::state::{GameState, Moment, RobotId, REENTRY_DAMAGE};
+use crate::state::{GameState, RobotId, StepSnapshot, REENTRY_DAMAGE};
 use crate::world::{Arrival, Blocked, Hit, How, Shot, World};
 use mlua::{AnyUserData, Function, IntoLuaMulti, Lua, Table, Value};
 use std::cell::{Cell, Ref, RefCell};
@@ -231,6 +231,9 @@ impl<'a> Engine<'a> {
             let mut w = self.world();
             w.state.segment = info.segment.name().into();
             w.defer_damage = info.segment == Segment::Lasers;
+            // What a step destroys, it destroys at the same time (cards excepted, which
+            // resolve one at a time: `execute_cards`).
+            w.begin_moment(true);
         }
         for rule in &defs.rules {
             if let Some(f) = rule.steps.get(&step) {
@@ -290,6 +293,7 @@ impl<'a> Engine<'a> {
             Some(Native::Reenter) => self.reenter()?,
             None => {}
         }
+        self.flush_pushes()?;
         self.flush_conveys()?;
         self.flush_damage()?;
         self.world().defer_damage = false;

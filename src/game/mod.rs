@@ -22,7 +22,7 @@ use crate::engine::Game;
 use crate::error::{Error, Result, Source};
 use crate::geometry::{Dir, Pos};
 use crate::script::RuleSet;
-use crate::state::{Event, GameState, Moment, Robot, RobotId};
+use crate::state::{Event, GameState, Robot, RobotId, StepSnapshot};
 use crate::variant::Choice;
 use bot::Strength;
 use deal::Hand;
@@ -186,6 +186,9 @@ impl Setup {
                 facing: r.facing,
             });
         }
+        // Robots are kept in dock order: it breaks ties between robots destroyed at the same
+        // time (re-entry, rules.md §7.5 item 5), as the listed order does in a scenario.
+        seats.sort_by_key(|s| s.dock);
         if file.lives < 1 {
             return Err(whole.error(format!("lives = {}: expected at least 1", file.lives)));
         }
@@ -331,7 +334,7 @@ pub struct Snapshot {
     /// `events` counted in the turn's events as above (the replay viewer's frames). Absent
     /// from older saves.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub steps: Vec<Moment>,
+    pub steps: Vec<StepSnapshot>,
 }
 
 impl Snapshot {
@@ -358,7 +361,7 @@ pub enum Stage {
         register: u8,
         events: Vec<Event>,
         /// The robots after each step and card in which something happened (recorded games).
-        moments: Vec<Moment>,
+        steps: Vec<StepSnapshot>,
     },
     EndOfTurn {
         events: Vec<Event>,
@@ -471,9 +474,9 @@ impl Match {
                 let before = turn.events.len();
                 turn.events.extend_from_slice(stage.events());
                 let steps = match &stage {
-                    Stage::Register { moments, .. } => moments
+                    Stage::Register { steps, .. } => steps
                         .iter()
-                        .map(|m| Moment {
+                        .map(|m| StepSnapshot {
                             events: before + m.events,
                             robots: m.robots.iter().map(Robot::as_saved).collect(),
                             ..m.clone()
@@ -580,7 +583,7 @@ impl Match {
     }
 
     fn register(&mut self, register: u8) -> Result<Stage> {
-        let moments = if self.record {
+        let steps = if self.record {
             self.game.run_register_noted(register)?
         } else {
             self.game.run_register(register)?;
@@ -613,7 +616,7 @@ impl Match {
         Ok(Stage::Register {
             register,
             events,
-            moments,
+            steps,
         })
     }
 
