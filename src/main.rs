@@ -88,7 +88,7 @@ enum Command {
         #[arg(long, value_name = "N", default_value_t = 1.0)]
         scale: f32,
     },
-    /// Write a self-contained HTML page that plays a replay log, a scenario or a whole game register by register
+    /// Write a self-contained HTML page that plays a replay log, a scenario or a whole game card by card and step by step
     Replay {
         /// A replay log (.json, from `rally run --record`), a scenario (.toml), or a game's replay or save (.json, from `rally play`)
         file: PathBuf,
