@@ -173,3 +173,33 @@ fn events_in_words_and_the_winner_marked_from_then_on() {
         assert_eq!(**winner, expected, "frame {i}");
     }
 }
+
+/// A hostile robot name cannot break out of the page: the data's `<` is escaped, the SVG's
+/// text is escaped, and the page's scripts only ever put names in as text.
+#[test]
+fn a_hostile_robot_name_stays_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.toml");
+    let name = r#"</script><img src=x onerror="alert(1)">"#;
+    std::fs::write(
+        &path,
+        format!(
+            "[board]\ngrid = \". .\"\n[board.legend]\n\".\" = \"floor\"\n[[robot]]\nname = '{name}'\nat = [0, 0]\nfacing = \"E\"\nprogram = [\"move1\"]\n"
+        ),
+    )
+    .unwrap();
+    let scenario = Scenario::load(&path).unwrap();
+    let rules = Common::default().rules(Some(&path), Vec::new()).unwrap();
+    let mut game = scenario.start(rules).unwrap();
+    let frames = html::frames(&scenario, &mut game).unwrap();
+    let page = html::page(&game, name, name, &frames);
+    assert!(
+        !page.contains("<img"),
+        "the name got into the page as markup"
+    );
+    assert_eq!(
+        page.matches("</script>").count(),
+        3,
+        "only the page's own scripts end"
+    );
+}

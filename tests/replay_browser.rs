@@ -477,6 +477,13 @@ fn deep_links_laser_lines_and_the_board_fitted_to_the_window() {
         "the board is not shrunk more than needed"
     );
 
+    // A mangled or unknown link opens the first frame instead of breaking the page.
+    for bad in ["%E0%A4%A", "t99r9s9", "<b>"] {
+        browser.open("about:blank"); // a fresh load, not a jump within the page
+        browser.open(&format!("{url}#{bad}"));
+        assert_eq!(browser.run_settled(&read)["frame"], json!(0), "#{bad}");
+    }
+
     // A register's link opens its first frame; the address follows the frame shown.
     browser.run("location.hash = '#t1r2'; return null;");
     let shown = browser.run_settled(&read);
