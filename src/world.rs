@@ -378,7 +378,7 @@ impl World {
         let order = self.state.destructions;
         let r = &mut self.state.robots[id];
         r.destroyed = true;
-        r.lives -= 1;
+        r.lives = r.lives.saturating_sub(1);
         r.destroyed_order = Some(order);
         let lives = r.lives;
         self.destroyed_now.push(id);
@@ -407,7 +407,7 @@ impl World {
             return;
         }
         let r = &mut self.state.robots[id];
-        r.damage = (r.damage + amount).min(LETHAL_DAMAGE);
+        r.damage = r.damage.saturating_add(amount).min(LETHAL_DAMAGE);
         let total = r.damage;
         let mut detail = detail! {"amount" => amount, "cause" => cause, "damage" => total};
         self.describe_shot(shot, &mut detail);
@@ -432,7 +432,7 @@ impl World {
     pub fn repair(&mut self, id: RobotId, amount: i32) {
         let r = &mut self.state.robots[id];
         let before = r.damage;
-        r.damage = (r.damage - amount).max(0);
+        r.damage = r.damage.saturating_sub(amount).max(0);
         let repaired = before - r.damage;
         if repaired > 0 {
             let damage = r.damage;
@@ -458,7 +458,9 @@ impl World {
     /// counted none yet this register: the next flag is available from the next register
     /// [prop.] (a Mechanical Arm reaches several flags at once).
     pub fn touch_flag(&mut self, id: RobotId, number: u32) -> bool {
-        if self.state.robots[id].flags + 1 != number || self.counted_flag_this_register(id) {
+        if self.state.robots[id].flags.checked_add(1) != Some(number)
+            || self.counted_flag_this_register(id)
+        {
             return false;
         }
         let r = &mut self.state.robots[id];

@@ -153,6 +153,7 @@ impl Setup {
                         line,
                         column,
                     },
+                    context: None,
                 });
             }
         }
