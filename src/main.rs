@@ -89,8 +89,14 @@ enum Command {
         /// For a scenario: draw the robots after resolving it, not where they start
         #[arg(long)]
         after: bool,
+        /// Add a legend under the board: a sample of each kind of element on it, named
+        #[arg(long)]
+        legend: bool,
+        /// For PNG: pixels per unit of the picture (a square is 64 units), e.g. 3 for print (about 288 dpi at the SVG's size)
+        #[arg(long, value_name = "N", default_value_t = 1.0)]
+        scale: f32,
     },
-    /// Write a self-contained HTML page that plays a replay log, a scenario or a whole game register by register
+    /// Write a self-contained HTML page that plays a replay log, a scenario or a whole game card by card and step by step
     Replay {
         /// A replay log (.json, from `rally run --record`), a scenario (.toml), or a game's replay or save (.json, from `rally play`)
         file: PathBuf,
@@ -218,6 +224,8 @@ fn main() -> ExitCode {
             file,
             output,
             after,
+            legend,
+            scale,
         } => commands::render::render(
             file,
             &RenderOptions {
@@ -225,6 +233,8 @@ fn main() -> ExitCode {
                     .clone()
                     .unwrap_or_else(|| commands::render::default_output(file)),
                 after: *after,
+                legend: *legend,
+                scale: *scale,
             },
             &common,
         )

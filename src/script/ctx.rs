@@ -10,7 +10,7 @@ use crate::engine::{Engine, Link};
 use crate::error::Error;
 use crate::geometry::{Dir, Pos, Rotation};
 use crate::state::RobotId;
-use crate::world::How;
+use crate::world::{How, Shot};
 use mlua::{
     AnyUserData, Lua, LuaSerdeExt, LuaString, Table, UserData, UserDataFields, UserDataMethods,
     Value,
@@ -386,9 +386,13 @@ impl UserData for Ctx {
                         "laser".into()
                     }
                 });
+                let shot = Shot {
+                    from: start,
+                    shooter,
+                };
                 for &target in &hits {
                     with_engine(lua, |e| {
-                        e.damage(target, strength.unwrap_or(1), &cause, Some(dir.opposite()))
+                        e.shoot(target, strength.unwrap_or(1), &cause, dir, shot)
                     })?;
                 }
                 let views: Vec<AnyUserData> =
@@ -420,6 +424,7 @@ impl UserData for Ctx {
                         cause: cause.unwrap_or_else(|| "script".into()),
                         from,
                         absorb: absorb.unwrap_or(true),
+                        shot: None,
                     })
                 })
             },
