@@ -165,8 +165,10 @@ fn the_replay_viewer_shows_a_scenario_of_several_turns_turn_by_turn() {
     let mut game = scenario.start(RuleSet::load(&sources).unwrap()).unwrap();
     let frames = rally::html::frames(&scenario, &mut game).unwrap();
     let labels: Vec<&str> = frames.iter().map(|f| f.label.as_str()).collect();
-    assert_eq!(labels.len(), 3 * 7, "{labels:?}");
-    assert_eq!(labels[0], "Turn 1 · Start");
-    assert_eq!(labels[13], "Turn 2 · End of turn");
-    assert_eq!(labels[20], "Turn 3 · End of turn");
+    assert_eq!(labels[0], "Turn 1 · Start", "{labels:?}");
+    for turn in 1..=3 {
+        let end = format!("Turn {turn} · End of turn");
+        assert!(labels.contains(&end.as_str()), "no `{end}` in {labels:?}");
+    }
+    assert_eq!(labels.last(), Some(&"Turn 3 · End of turn"));
 }
