@@ -29,6 +29,11 @@ fn load_error(body: &str) -> String {
     Scenario::load(&path).expect_err("an error").to_string()
 }
 
+/// A one-turn scenario of robot A at [0, 0] facing E, with `keys` added to it.
+fn one_turn_robot(keys: &str) -> String {
+    format!("turns = 1\n[[robot]]\nname = \"A\"\nat = [0, 0]\nfacing = \"E\"\n{keys}")
+}
+
 /// The error resolving the scenario gives.
 fn resolve_error(body: &str) -> String {
     let (_dir, path) = write(body);
@@ -90,15 +95,10 @@ fn program_and_programs_are_not_both_given() {
 
 #[test]
 fn a_program_longer_than_the_unlocked_registers_is_an_error_naming_the_turn() {
-    let err = resolve_error(
-        r#"turns = 1
-[[robot]]
-name = "A"
-at = [0, 0]
-facing = "E"
-damage = 6
+    let err = resolve_error(&one_turn_robot(
+        r#"damage = 6
 programs = [["left", "right", "left", "right"]]"#,
-    );
+    ));
     assert!(err.contains("s.toml"), "{err}");
     assert!(err.contains("turn 1:"), "{err}");
     assert!(
@@ -109,15 +109,10 @@ programs = [["left", "right", "left", "right"]]"#,
 
 #[test]
 fn a_powered_down_robot_has_no_program() {
-    let err = resolve_error(
-        r#"turns = 1
-[[robot]]
-name = "A"
-at = [0, 0]
-facing = "E"
-powered_down = true
+    let err = resolve_error(&one_turn_robot(
+        r#"powered_down = true
 programs = [["move1"]]"#,
-    );
+    ));
     assert!(
         err.contains("turn 1: robot `A` is powered down this turn"),
         "{err}"
@@ -126,15 +121,10 @@ programs = [["move1"]]"#,
 
 #[test]
 fn more_locked_cards_than_locked_registers_is_an_error() {
-    let err = resolve_error(
-        r#"turns = 1
-[[robot]]
-name = "A"
-at = [0, 0]
-facing = "E"
-damage = 5
+    let err = resolve_error(&one_turn_robot(
+        r#"damage = 5
 locked = ["move1", "move2"]"#,
-    );
+    ));
     assert!(
         err.contains("2 locked card(s), but 5 damage locks 1 register(s)"),
         "{err}"
@@ -143,15 +133,10 @@ locked = ["move1", "move2"]"#,
 
 #[test]
 fn a_program_card_not_in_the_stacked_hand_is_an_error() {
-    let err = resolve_error(
-        r#"turns = 1
-[[robot]]
-name = "A"
-at = [0, 0]
-facing = "E"
-programs = [["move1"]]
+    let err = resolve_error(&one_turn_robot(
+        r#"programs = [["move1"]]
 hands = [["move2", "left"]]"#,
-    );
+    ));
     assert!(err.contains("turn 1: the program for A"), "{err}");
 }
 
