@@ -54,7 +54,7 @@ pub fn watch(path: &Path, opts: &WatchOptions, common: &Common) -> Result<bool> 
             quiet: opts.quiet,
         },
     )?;
-    eprintln!("watching {} (Ctrl-C to stop)", path.display());
+    super::output::note(format!("watching {} (Ctrl-C to stop)", path.display()));
     session.reload(None);
     watcher.set_watched(&session.watched())?;
     while let Some(change) = watcher.wait_change(None) {
