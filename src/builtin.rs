@@ -1,5 +1,5 @@
 //! The standard scripts and variants, built into the binary so that `rally` works from any
-//! folder. They are unpacked on first use into a per-version cache folder, because scripts are
+//! folder. They are unpacked on first use into a cache folder (one per content), because scripts are
 //! loaded (and named in messages) as files.
 
 use include_dir::{include_dir, Dir};
@@ -25,19 +25,47 @@ pub fn copy_to(name: &str, target: &Path) -> std::io::Result<()> {
     built_in(name)?.extract(target)
 }
 
-/// Unpacks `scripts` or `variants` and returns its folder.
+/// Unpacks `scripts` or `variants` and returns its folder. Each content gets a folder of its
+/// own, named by a hash of its files, which is written once (into a staging folder, then
+/// renamed) and never changed: runs at the same time never see half a copy or a copy being
+/// replaced, and a build with other scripts never runs stale ones.
 pub fn extract(name: &str) -> std::io::Result<PathBuf> {
     let dir = built_in(name)?;
     let root = std::env::temp_dir().join(format!("rally-{}-builtin", env!("CARGO_PKG_VERSION")));
-    let target = root.join(name);
-    // Unpack every time into a fresh folder, then rename: concurrent runs never see half a copy,
-    // and a newer build of the same version never runs stale scripts.
+    let mut hasher = std::hash::DefaultHasher::new();
+    fingerprint(dir, &mut hasher);
+    let target = root.join(format!(
+        "{name}-{:016x}",
+        std::hash::Hasher::finish(&hasher)
+    ));
+    if target.is_dir() {
+        return Ok(target);
+    }
     let staging = root.join(format!("{name}.{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&staging);
     std::fs::create_dir_all(&staging)?;
     dir.extract(&staging)?;
-    let _ = std::fs::remove_dir_all(&target);
     if std::fs::rename(&staging, &target).is_err() {
+        // Another run unpacked the same content first.
         let _ = std::fs::remove_dir_all(&staging);
+        if !target.is_dir() {
+            return Err(std::io::Error::other(format!(
+                "cannot unpack into {}",
+                target.display()
+            )));
+        }
     }
     Ok(target)
+}
+
+/// Every file's path and content, in a fixed order.
+fn fingerprint(dir: &Dir, hasher: &mut impl std::hash::Hasher) {
+    use std::hash::Hash;
+    for file in dir.files() {
+        file.path().hash(hasher);
+        file.contents().hash(hasher);
+    }
+    for sub in dir.dirs() {
+        fingerprint(sub, hasher);
+    }
 }

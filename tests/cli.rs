@@ -8,7 +8,13 @@ use std::process::{Command, Output};
 fn rally_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_rally"));
     cmd.current_dir(dir).args(args);
-    for var in ["NO_COLOR", "CLICOLOR_FORCE", "CLICOLOR", "RALLY_LOG", "RUST_LOG"] {
+    for var in [
+        "NO_COLOR",
+        "CLICOLOR_FORCE",
+        "CLICOLOR",
+        "RALLY_LOG",
+        "RUST_LOG",
+    ] {
         cmd.env_remove(var);
     }
     for (k, v) in env {
@@ -32,7 +38,9 @@ fn text(out: &Output) -> (String, String) {
 fn project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    assert!(rally(d, &["-q", "new", "element", "probe"]).status.success());
+    assert!(rally(d, &["-q", "new", "element", "probe"])
+        .status
+        .success());
     let script = d.join("scripts/elements/probe.lua");
     let text = std::fs::read_to_string(&script).unwrap();
     std::fs::write(
@@ -59,9 +67,16 @@ fn colour_only_on_request_or_on_a_terminal() {
     let dir = project();
     let d = dir.path();
     // Piped (as here): no escape codes, by default and with --color never.
-    for args in [&["test"][..], &["--color", "never", "test"], &["test", "--color=auto"]] {
+    for args in [
+        &["test"][..],
+        &["--color", "never", "test"],
+        &["test", "--color=auto"],
+    ] {
         let (out, err) = text(&rally(d, args));
-        assert!(!out.contains(ESC) && !err.contains(ESC), "{args:?}: {out:?}");
+        assert!(
+            !out.contains(ESC) && !err.contains(ESC),
+            "{args:?}: {out:?}"
+        );
         assert!(out.contains("1 passed, 1 failed"), "{out}");
     }
     // Asked for: pass and fail are coloured, and so is the error prefix.
@@ -69,12 +84,19 @@ fn colour_only_on_request_or_on_a_terminal() {
     assert!(out.contains(&format!("{ESC}[")), "{out:?}");
     assert!(out.contains("FAIL") && out.contains("1 passed"), "{out}");
     // NO_COLOR wins over auto; CLICOLOR_FORCE colours a pipe.
-    let (out, _) = text(&rally_env(d, &["test"], &[("NO_COLOR", "1"), ("CLICOLOR_FORCE", "1")]));
+    let (out, _) = text(&rally_env(
+        d,
+        &["test"],
+        &[("NO_COLOR", "1"), ("CLICOLOR_FORCE", "1")],
+    ));
     assert!(!out.contains(ESC), "{out:?}");
     let (out, _) = text(&rally_env(d, &["test"], &[("CLICOLOR_FORCE", "1")]));
     assert!(out.contains(ESC), "{out:?}");
     let (_, err) = text(&rally(d, &["--color", "always", "run", "nowhere.toml"]));
-    assert!(err.contains(&format!("{ESC}[")) && err.contains("error:"), "{err:?}");
+    assert!(
+        err.contains(&format!("{ESC}[")) && err.contains("error:"),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -86,17 +108,30 @@ fn logs_follow_rally_log_then_rust_log_and_the_flags() {
         let mut args: Vec<&str> = flags.to_vec();
         args.extend(run);
         let (_, err) = text(&rally_env(d, &args, env));
-        assert!(!err.contains(ESC), "logs to a pipe carry no escape codes: {err:?}");
+        assert!(
+            !err.contains(ESC),
+            "logs to a pipe carry no escape codes: {err:?}"
+        );
         err.contains("probe pushes A")
     };
     assert!(!logged(&[], &[]), "warnings only by default");
     assert!(logged(&[("RUST_LOG", "script=info")], &[]));
     assert!(logged(&[("RALLY_LOG", "info")], &[]));
-    assert!(!logged(&[("RALLY_LOG", "warn"), ("RUST_LOG", "info")], &[]), "RALLY_LOG first");
+    assert!(
+        !logged(&[("RALLY_LOG", "warn"), ("RUST_LOG", "info")], &[]),
+        "RALLY_LOG first"
+    );
     assert!(logged(&[], &["-v"]));
     assert!(!logged(&[("RUST_LOG", "info")], &["-q"]), "-q wins");
-    let (_, err) = text(&rally_env(d, &["--color", "always", "-v", run[0], run[1]], &[]));
-    assert!(err.contains(ESC), "--color always colours the logs too: {err:?}");
+    let (_, err) = text(&rally_env(
+        d,
+        &["--color", "always", "-v", run[0], run[1]],
+        &[],
+    ));
+    assert!(
+        err.contains(ESC),
+        "--color always colours the logs too: {err:?}"
+    );
 }
 
 #[test]
@@ -109,6 +144,22 @@ fn quiet_leaves_only_results_and_errors() {
     assert!(err.contains("created"), "{err}");
     let (out, err) = text(&rally(d, &["-q", "types", "-o", "t"]));
     assert!(out.is_empty() && err.is_empty(), "{out}{err}");
+    // `sim` says what it runs and how fast it went: chatter.
+    let sprint = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/games/sprint.toml");
+    let sprint = sprint.to_str().unwrap();
+    let sim = ["sim", sprint, "--games", "2", "--threads", "1"];
+    let (out, err) = text(&rally(d, &sim));
+    assert!(err.contains("bot game(s)"), "{err}");
+    let (quiet, err) = text(&rally(d, &[&["-q"][..], &sim].concat()));
+    assert!(err.is_empty(), "{err}");
+    let table = |t: &str| -> Vec<String> {
+        // Everything but the timing, which differs from run to run.
+        t.lines()
+            .filter(|l| !l.starts_with("games per minute"))
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(table(&quiet), table(&out), "the table is the result");
     // Results stay.
     let (out, _) = text(&rally(d, &["-q", "test"]));
     assert!(out.contains("2 passed, 0 failed"), "{out}");
@@ -131,7 +182,10 @@ fn json_everywhere_with_a_version() {
     assert_eq!(out.status.code(), Some(1), "a failure still exits 1");
     let report = json(&out);
     assert_eq!(report["version"], 1);
-    assert_eq!((report["passed"].as_u64(), report["failed"].as_u64()), (Some(1), Some(1)));
+    assert_eq!(
+        (report["passed"].as_u64(), report["failed"].as_u64()),
+        (Some(1), Some(1))
+    );
     let failed = report["scenarios"]
         .as_array()
         .unwrap()
@@ -156,15 +210,26 @@ fn json_everywhere_with_a_version() {
         .iter()
         .find(|p| p["name"] == "damage")
         .unwrap();
-    assert_eq!((damage["kind"].as_str(), damage["max"].as_i64()), (Some("int"), Some(3)));
-    assert!(elements["steps"].as_array().unwrap().iter().any(|s| s["name"] == "pushers"));
+    assert_eq!(
+        (damage["kind"].as_str(), damage["max"].as_i64()),
+        (Some("int"), Some(3))
+    );
+    assert!(elements["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s["name"] == "pushers"));
 
     let variants = json(&rally(d, &["variants", "ice-rink", "--json"]));
     assert_eq!(variants["version"], 1);
     assert_eq!(variants["variants"].as_array().unwrap().len(), 1);
     let options = json(&rally(d, &["options", "--json"]));
     assert_eq!(options["version"], 1);
-    assert!(options["options"].as_array().unwrap().iter().any(|o| o["name"] == "brakes"));
+    assert!(options["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|o| o["name"] == "brakes"));
 
     // `run --json` keeps the contract's keys (events included) and adds the version.
     let state = json(&rally(d, &["run", "tests/scenarios/probe.toml", "--json"]));
@@ -172,8 +237,11 @@ fn json_everywhere_with_a_version() {
     for key in ["register", "turn", "robots", "events"] {
         assert!(state.get(key).is_some(), "no {key}");
     }
-    assert!(state["events"].as_array().unwrap().iter().any(|e| e["what"] == "damaged"
-        || e["what"] == "damage"));
+    assert!(state["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["what"] == "damaged" || e["what"] == "damage"));
 }
 
 #[test]
@@ -184,7 +252,11 @@ fn listing_names_keeps_them_and_an_unknown_one_is_an_error() {
     assert!(out.contains("Elements (2):") && out.contains("gear") && !out.contains("conveyor"));
     let out = rally(d, &["elements", "geer"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out).1.contains("did you mean `gear`"), "{}", text(&out).1);
+    assert!(
+        text(&out).1.contains("did you mean `gear`"),
+        "{}",
+        text(&out).1
+    );
     assert_eq!(rally(d, &["variants", "nope"]).status.code(), Some(2));
     assert_eq!(rally(d, &["options", "nope"]).status.code(), Some(2));
 }
@@ -193,9 +265,19 @@ fn listing_names_keeps_them_and_an_unknown_one_is_an_error() {
 fn exit_statuses_are_0_1_2() {
     let dir = project();
     let d = dir.path();
-    assert_eq!(rally(d, &["test", "tests/scenarios/probe.toml"]).status.code(), Some(0));
+    assert_eq!(
+        rally(d, &["test", "tests/scenarios/probe.toml"])
+            .status
+            .code(),
+        Some(0)
+    );
     assert_eq!(rally(d, &["test"]).status.code(), Some(1));
-    assert_eq!(rally(d, &["run", "tests/scenarios/wrong.toml"]).status.code(), Some(1));
+    assert_eq!(
+        rally(d, &["run", "tests/scenarios/wrong.toml"])
+            .status
+            .code(),
+        Some(1)
+    );
     assert_eq!(rally(d, &["run", "nope.toml"]).status.code(), Some(2));
     assert_eq!(rally(d, &["--no-such-flag"]).status.code(), Some(2));
 }

@@ -29,7 +29,11 @@ fn complete(dir: &Path, words: &[&str]) -> Vec<String> {
         .args(words)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout)
         .unwrap()
         .lines()
@@ -84,7 +88,12 @@ fn the_man_page_covers_every_command_with_examples_environment_and_exit_status()
         page.starts_with(".ie") || page.contains(".TH rally 1"),
         "roff"
     );
-    for title in [".TH rally-render", ".TH rally-replay", ".TH rally-run", ".TH rally-new"] {
+    for title in [
+        ".TH rally-render",
+        ".TH rally-replay",
+        ".TH rally-run",
+        ".TH rally-new",
+    ] {
         assert!(page.contains(title), "no {title}");
     }
     for section in ["EXAMPLES", "ENVIRONMENT", "EXIT STATUS"] {
@@ -92,7 +101,12 @@ fn the_man_page_covers_every_command_with_examples_environment_and_exit_status()
             + page.matches(&format!(".SH {section}\n")).count();
         assert!(count > 1, "{section} appears {count} times");
     }
-    for word in ["NO_COLOR", "RALLY_LOG", "RUST_LOG", "rally run boards/tour.toml"] {
+    for word in [
+        "NO_COLOR",
+        "RALLY_LOG",
+        "RUST_LOG",
+        "rally run boards/tour.toml",
+    ] {
         assert!(page.contains(word), "the man page never says {word}");
     }
 }
@@ -131,5 +145,8 @@ fn every_command_has_examples_in_its_help() {
 fn run_help_shows_the_scenario_as_required_unless_replaying() {
     let help = rally(&["run", "--help"]);
     assert!(help.contains("rally run [OPTIONS] <SCENARIO>"), "{help}");
-    assert!(help.contains("rally run [OPTIONS] --replay <LOG>"), "{help}");
+    assert!(
+        help.contains("rally run [OPTIONS] --replay <LOG>"),
+        "{help}"
+    );
 }
