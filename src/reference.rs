@@ -376,25 +376,14 @@ fn split_type(text: &str) -> (String, String) {
 fn end_block(api: &mut Api, mut b: Block, code: Option<&str>, line: usize) -> Result<(), String> {
     let doc = b.doc();
     if !b.aliases.is_empty() {
-        let section = match api
-            .sections
-            .iter()
-            .position(|s| s.kind == SectionKind::Aliases)
-        {
-            Some(i) => i,
-            None => {
-                api.sections.push(Section {
-                    name: "Simple types".into(),
-                    kind: SectionKind::Aliases,
-                    doc: "Names the annotations use for strings with a fixed set of values.".into(),
-                    var: None,
-                    entries: Vec::new(),
-                    line: b.start,
-                });
-                api.sections.len() - 1
-            }
-        };
-        api.sections[section].entries.append(&mut b.aliases);
+        let section = gathering(
+            api,
+            SectionKind::Aliases,
+            "Simple types",
+            "Names the annotations use for strings with a fixed set of values.",
+            b.start,
+        );
+        section.entries.append(&mut b.aliases);
     }
     let Some(code) = code else {
         if let Some((name, class_line)) = b.class {
@@ -503,28 +492,43 @@ fn end_block(api: &mut Api, mut b: Block, code: Option<&str>, line: usize) -> Re
         }
         None => {
             let entry = field(target, target.to_string());
-            let globals = match api
-                .sections
-                .iter()
-                .position(|s| s.kind == SectionKind::Globals)
-            {
-                Some(i) => i,
-                None => {
-                    api.sections.push(Section {
-                        name: "Globals".into(),
-                        kind: SectionKind::Globals,
-                        doc: "Names a script sees besides `rally` and the safe parts of Lua's standard library.".into(),
-                        var: None,
-                        entries: Vec::new(),
-                        line,
-                    });
-                    api.sections.len() - 1
-                }
-            };
-            api.sections[globals].entries.push(entry);
+            let globals = gathering(
+                api,
+                SectionKind::Globals,
+                "Globals",
+                "Names a script sees besides `rally` and the safe parts of Lua's standard library.",
+                line,
+            );
+            globals.entries.push(entry);
         }
     }
     Ok(())
+}
+
+/// The one section that gathers entries of a kind that belong to no class (simple types,
+/// globals), made where the first of them appears.
+fn gathering<'a>(
+    api: &'a mut Api,
+    kind: SectionKind,
+    name: &str,
+    doc: &str,
+    line: usize,
+) -> &'a mut Section {
+    let i = match api.sections.iter().position(|s| s.kind == kind) {
+        Some(i) => i,
+        None => {
+            api.sections.push(Section {
+                name: name.into(),
+                kind,
+                doc: doc.into(),
+                var: None,
+                entries: Vec::new(),
+                line,
+            });
+            api.sections.len() - 1
+        }
+    };
+    &mut api.sections[i]
 }
 
 fn bound_section<'a>(api: &'a mut Api, var: &str) -> Result<&'a mut Section, String> {
