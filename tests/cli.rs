@@ -46,8 +46,8 @@ fn project() -> tempfile::TempDir {
     std::fs::write(
         &script,
         text.replace(
-            "ctx:push(robot, tile.dir)",
-            "print(\"probe pushes \" .. robot.name)\n      ctx:push(robot, tile.dir)",
+            "ctx:queue_push(robot, tile.dir)",
+            "print(\"probe pushes \" .. robot.name)\n      ctx:queue_push(robot, tile.dir)",
         ),
     )
     .unwrap();

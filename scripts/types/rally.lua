@@ -16,8 +16,9 @@
 ---A quarter turn left or right, or a half turn.
 ---@alias rally.Rotation "left"|"right"|"uturn"
 ---How a robot came to move: by its program card, pushed by another robot, carried by a belt
----or current, or moved by a script (teleporters, portals, `ctx:place`).
----@alias rally.How "card"|"push"|"belt"|"script"
+---or current, jumped by its card over the squares between (teleporters, portals), or moved
+---by a script (`ctx:place`).
+---@alias rally.How "card"|"push"|"belt"|"jump"|"script"
 
 ---A square: `{ x = .., y = .. }` (ctx methods also accept `{ x, y }`).
 ---
@@ -75,7 +76,7 @@
 ---```lua
 ---steps = {
 ---  pushers = function(ctx, tile, robot)
----    if rally.active(tile.phases, ctx.register) then ctx:push(robot, tile.dir) end
+---    if rally.active(tile.phases, ctx.register) then ctx:queue_push(robot, tile.dir) end
 ---  end,
 ---},
 ---```
@@ -226,10 +227,12 @@ function Ctx:flag_count() end
 ---@return integer moved squares actually moved
 function Ctx:move(robot, dir, squares, how) end
 
----Pushes a robot 1 square (with any chain ahead, all or nothing), as a pusher does.
+---Pushes a robot 1 square at once (with any chain ahead, all or nothing). Board pushers,
+---which push together, queue theirs with `ctx:queue_push` instead.
 ---
 ---```lua
----if not ctx:push(robot, tile.dir) then ctx:log(robot, "push_blocked") end
+---local bumped = ctx:robot_at(rally.step(robot.at, robot.facing))
+---if bumped and not ctx:push(bumped, robot.facing) then ctx:log(robot, "push_blocked") end
 ---```
 ---@param robot rally.Robot the robot to push
 ---@param dir rally.Dir the direction of the push
@@ -276,6 +279,19 @@ function Ctx:face(robot, dir) end
 ---@param robot rally.Robot the robot carried
 ---@param dir rally.Dir the direction it is carried, 1 square
 function Ctx:convey(robot, dir) end
+
+---Queues a board pusher's push (the robot and any chain ahead); all pushes of a step are
+---resolved together from the board as it stands before them: opposed or crossing pushes,
+---and pushes into one square, cancel (rules.md §5.2).
+---
+---```lua
+---steps = { pushers = function(ctx, tile, robot)
+---  if rally.active(tile.phases, ctx.register) then ctx:queue_push(robot, tile.dir) end
+---end },
+---```
+---@param robot rally.Robot the robot to push
+---@param dir rally.Dir the direction of the push
+function Ctx:queue_push(robot, dir) end
 
 ---Every robot on the board that is not powered down fires its main laser forward (the
 ---standard robot lasers): 1 damage to the first robot in line, as its options modify it
@@ -703,7 +719,7 @@ function Builder:start(number) end
 ---
 ---```lua
 ---steps = { pushers = function(ctx, tile, robot)
----  if rally.active(tile.phases, ctx.register) then ctx:push(robot, tile.dir) end
+---  if rally.active(tile.phases, ctx.register) then ctx:queue_push(robot, tile.dir) end
 ---end },
 ---```
 ---@field pushers? fun(ctx: rally.Ctx, tile: rally.Tile, robot: rally.Robot)
@@ -1238,7 +1254,7 @@ function rally.step(pos, dir, n) end
 ---Is `register` one of the `phases` listed on a tile?
 ---
 ---```lua
----if rally.active(tile.phases, ctx.register) then ctx:push(robot, tile.dir) end
+---if rally.active(tile.phases, ctx.register) then ctx:queue_push(robot, tile.dir) end
 ---```
 ---@param phases integer[] a tile's `phases` parameter (registers)
 ---@param register integer usually `ctx.register`

@@ -21,7 +21,7 @@ return rally.element {
   -- (the order of play) are listed by `rally elements`; `tile_steps` run once per tile.
   steps = {
     pushers = function(ctx, tile, robot)
-      ctx:push(robot, tile.dir)
+      ctx:queue_push(robot, tile.dir)
     end,
   },
 
