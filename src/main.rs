@@ -23,6 +23,9 @@ struct Cli {
     /// Folder holding one folder per variant [default: variants/ beside the file, else ./variants, else built in]
     #[arg(long, global = true, value_name = "DIR")]
     variants: Option<PathBuf>,
+    /// A mapping file for Tiled maps made for another game: tiles to elements, properties to parameters (docs/tiled.md)
+    #[arg(long, global = true, value_name = "FILE")]
+    tiled_mapping: Option<PathBuf>,
     /// Switch a variant on (repeatable); adds to the file's `variants`
     #[arg(long = "variant", global = true, value_name = "NAME", add = ArgValueCompleter::new(variant_names))]
     variant: Vec<String>,
@@ -60,10 +63,15 @@ enum Command {
         #[arg(long, value_name = "LOG", conflicts_with_all = ["scenario", "json", "repeat", "record"])]
         replay: Option<PathBuf>,
     },
-    /// Run a scenario, then again on every change to its files, printing what changed (hot reload)
+    /// Run scenarios, then again on every change to their files, printing what changed (hot reload)
+    ///
+    /// One scenario is shown in full on every run. With folders or several files, a save runs
+    /// again every scenario that uses the changed file and ends with `N passed, M failed`.
+    /// Examples: `rally watch boards/tour.toml`, `rally watch tests/scenarios/belts my.toml`.
     Watch {
-        /// The scenario file (.toml)
-        scenario: PathBuf,
+        /// Scenario files (.toml) or folders of them (searched recursively)
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
         /// Look at the files every 100 ms instead of waiting for change events (network and VM file systems)
         #[arg(long)]
         poll: bool,
@@ -92,8 +100,14 @@ enum Command {
         /// For a scenario: draw the robots after resolving it, not where they start
         #[arg(long)]
         after: bool,
+        /// Add a legend under the board: a sample of each kind of element on it, named
+        #[arg(long)]
+        legend: bool,
+        /// For PNG: pixels per unit of the picture (a square is 64 units), e.g. 3 for print (about 288 dpi at the SVG's size)
+        #[arg(long, value_name = "N", default_value_t = 1.0)]
+        scale: f32,
     },
-    /// Write a self-contained HTML page that plays a replay log, a scenario or a whole game register by register
+    /// Write a self-contained HTML page that plays a replay log, a scenario or a whole game card by card and step by step
     Replay {
         /// A replay log (.json, from `rally run --record`), a scenario (.toml), or a game's replay or save (.json, from `rally play`)
         file: PathBuf,
@@ -125,6 +139,12 @@ enum Command {
         /// Print them as JSON
         #[arg(long)]
         json: bool,
+    },
+    /// Write Tiled's Custom Types (JSON) for every element and its parameters: import it in Tiled's Custom Types Editor, then pick parameters from dropdowns (e.g. `rally tiled-types -o rally-types.json`)
+    TiledTypes {
+        /// Where to write them [default: standard output]
+        #[arg(short, long, value_name = "FILE.json")]
+        output: Option<PathBuf>,
     },
     /// List the option cards the scripts define, with ammunition and descriptions
     Options {
@@ -282,6 +302,9 @@ fn main() -> ExitCode {
     set_color(cli.color);
     output::set_quiet(cli.quiet);
     init_logging(&cli);
+    if let Some(mapping) = cli.tiled_mapping {
+        rally::tiled::use_mapping(mapping);
+    }
     let common = Common {
         scripts: cli.scripts,
         variants: cli.variants,
@@ -309,12 +332,12 @@ fn main() -> ExitCode {
             &common,
         ),
         Command::Watch {
-            scenario,
+            paths,
             poll,
             timings,
             debounce,
         } => commands::watch::watch(
-            scenario,
+            paths,
             &commands::watch::WatchOptions {
                 poll: *poll,
                 timings: *timings,
@@ -327,6 +350,8 @@ fn main() -> ExitCode {
             file,
             output,
             after,
+            legend,
+            scale,
         } => commands::render::render(
             file,
             &RenderOptions {
@@ -334,6 +359,8 @@ fn main() -> ExitCode {
                     .clone()
                     .unwrap_or_else(|| commands::render::default_output(file)),
                 after: *after,
+                legend: *legend,
+                scale: *scale,
             },
             &common,
         )
@@ -369,6 +396,9 @@ fn main() -> ExitCode {
                 New::Scenario { name } => commands::new::What::Scenario(name.clone()),
             };
             commands::new::new(&what, dir).map(|_| true)
+        }
+        Command::TiledTypes { output } => {
+            commands::catalogue::tiled_types(output.as_deref(), &common).map(|_| true)
         }
         Command::Play {
             game,

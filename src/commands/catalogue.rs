@@ -160,7 +160,7 @@ pub fn variants(names: &[String], as_json: bool, common: &Common) -> Result<()> 
     if as_json {
         print_json(json!({
             "version": JSON_VERSION,
-            "folder": dir,
+            "folder": crate::files::describe_folder(&dir),
             "variants": found.iter().map(|v| json!({
                 "name": v.name,
                 "description": v.description,
@@ -169,12 +169,16 @@ pub fn variants(names: &[String], as_json: bool, common: &Common) -> Result<()> 
                     "name": s.name, "before": s.before, "after": s.after, "describe": s.describe,
                 })).collect::<Vec<_>>(),
                 "conflicts": v.conflicts,
-                "files": v.files,
+                "files": v.files.iter().map(|f| crate::script::display_path(f)).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
         }));
         return Ok(());
     }
-    println!("Variants in {} ({}):", dir.display(), found.len());
+    println!(
+        "Variants in {} ({}):",
+        crate::files::describe_folder(&dir),
+        found.len()
+    );
     for v in &found {
         println!("  {:<18} {}", v.name, v.description);
         for line in params_lines(&v.params) {
@@ -207,4 +211,18 @@ pub fn variants(names: &[String], as_json: bool, common: &Common) -> Result<()> 
         println!("      files: {}", files.join(", "));
     }
     Ok(())
+}
+
+/// `rally tiled-types`: Tiled's Custom Types for every loaded element (src/tiled/types.rs).
+pub fn tiled_types(output: Option<&std::path::Path>, common: &Common) -> Result<()> {
+    let rules = common.rules(None, Vec::new())?;
+    let text = serde_json::to_string_pretty(&crate::tiled::types::custom_types(&rules.elements))
+        .map_err(|e| crate::error::Error::Other(e.to_string()))?;
+    match output {
+        Some(path) => crate::game::save::write_atomic(path, format!("{text}\n").as_bytes()),
+        None => {
+            println!("{text}");
+            Ok(())
+        }
+    }
 }

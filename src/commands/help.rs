@@ -197,6 +197,19 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "tiled-types",
+        &[
+            (
+                "rally tiled-types -o rally-types.json",
+                "Custom Types to import in Tiled's Custom Types Editor",
+            ),
+            (
+                "rally tiled-types --variant ice-rink -o types.json",
+                "with a variant's elements too",
+            ),
+        ],
+    ),
+    (
         "types",
         &[
             (

@@ -89,7 +89,7 @@ pub fn new(what: &What, dir: &Path) -> Result<()> {
             });
         }
     }
-    let fresh = !dir.join("scripts").is_dir();
+    let fresh = !has_scripts(dir);
     let here = if dir.as_os_str().is_empty() {
         "this folder".to_string()
     } else {
@@ -111,7 +111,7 @@ pub fn new(what: &What, dir: &Path) -> Result<()> {
             ));
         }
     }
-    if matches!(what, What::Variant(_)) && !dir.join("variants").is_dir() {
+    if matches!(what, What::Variant(_)) && !has_variants(dir) {
         copy_built_in("variants", &dir.join("variants"))?;
         note("variants/ holds the standard variants beside the new one");
     }
@@ -177,6 +177,21 @@ fn check_name(what: &What) -> Result<()> {
     )))
 }
 
+/// Whether the folder has rules of its own, as rally looks for them (`commands::mod`):
+/// a `scripts/` with elements/, rules/ or options/ ...
+fn has_scripts(dir: &Path) -> bool {
+    ["elements", "rules", "options"]
+        .iter()
+        .any(|sub| dir.join("scripts").join(sub).is_dir())
+}
+
+/// ... and a `variants/` with a variant in it.
+fn has_variants(dir: &Path) -> bool {
+    crate::files::list(&dir.join("variants"))
+        .iter()
+        .any(|v| v.join("variant.toml").is_file())
+}
+
 fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
     chars
@@ -194,14 +209,10 @@ fn is_file_name(name: &str) -> bool {
 /// A new element or variant must not take a name the project already has (another file may
 /// declare it): the rule set would then refuse to load.
 fn check_clash(what: &What, dir: &Path, fresh: bool) -> Result<()> {
-    let built_in = |name: &str| {
-        crate::builtin::extract(name)
-            .map_err(|e| Error::Other(format!("cannot unpack the built-in {name}: {e}")))
-    };
     match what {
         What::Element(name) => {
             let scripts = if fresh {
-                built_in("scripts")?
+                crate::builtin::folder("scripts")
             } else {
                 dir.join("scripts")
             };
@@ -224,16 +235,15 @@ fn check_clash(what: &What, dir: &Path, fresh: bool) -> Result<()> {
             }
         }
         What::Variant(name) => {
-            let variants = dir.join("variants");
-            let variants = if variants.is_dir() {
-                variants
+            let variants = if has_variants(dir) {
+                dir.join("variants")
             } else {
-                built_in("variants")?
+                crate::builtin::folder("variants")
             };
-            if variants.join(name).exists() {
+            if crate::files::is_dir(&variants.join(name)) {
                 return Err(Error::Other(format!(
                     "there is already a variant `{name}` ({}); choose another name",
-                    variants.join(name).display()
+                    crate::script::display_path(&variants.join(name))
                 )));
             }
         }
