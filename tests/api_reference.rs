@@ -2,6 +2,8 @@
 //! stale; every entry of the annotations must be described, with an example where the
 //! reference gives it a heading. (tests/lua_api.rs checks the annotations against the host.)
 
+mod support;
+
 use rally::reference;
 use std::path::Path;
 
@@ -47,12 +49,7 @@ fn the_binary_carries_the_annotations_on_disk() {
         reference::ANNOTATIONS,
         "rebuild: the embedded copy is stale"
     );
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rally"))
-        .arg("types")
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), on_disk);
+    assert_eq!(support::rally_ok(Path::new("."), &["types"]), on_disk);
 }
 
 #[test]
@@ -64,15 +61,7 @@ fn rally_types_writes_the_annotations_and_the_reference() {
         vec!["types", "-o", types.to_str().unwrap()],
         vec!["types", "--markdown", md.to_str().unwrap()],
     ] {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_rally"))
-            .args(&args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        support::rally_ok(dir.path(), &args);
     }
     assert_eq!(
         std::fs::read_to_string(types.join("rally.lua")).unwrap(),

@@ -2,20 +2,13 @@
 //! command line: they know every command. Completions are dynamic (`COMPLETE=SHELL rally`),
 //! so they offer the element and variant names of the folder the shell is in.
 
+mod support;
+
 use std::path::Path;
 use std::process::Command;
 
 fn rally(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_rally"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "rally {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    support::rally_ok(Path::new("."), args)
 }
 
 /// What the shell is offered for the last word of `words` (fish's protocol: one per line,

@@ -3,6 +3,8 @@
 //! standard scripts, the API annotations and `.luarc.json`; nothing is ever overwritten and
 //! a bad name is a clear error.
 
+mod support;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -14,16 +16,7 @@ fn rally(dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn ok(dir: &Path, args: &[&str]) -> String {
-    let out = rally(dir, args);
-    assert!(
-        out.status.success(),
-        "rally {args:?}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use support::rally_ok as ok;
 
 /// Exit status 2 and the stderr that says why.
 fn refused(dir: &Path, args: &[&str]) -> String {
