@@ -91,7 +91,8 @@ fn hand_size_is_nine_minus_damage_and_locked_cards_stay_out_of_the_deck() {
         .iter()
         .map(|r| deal::hand_size(r.damage))
         .collect();
-    let hands = deal::deal(&mut state, &sizes);
+    let dealt = deal::deal(&mut state, &sizes, None);
+    let hands: Vec<deal::Hand> = dealt.iter().map(|&id| deal::hand(&state, id)).collect();
     let sizes: Vec<usize> = hands.iter().map(|h| h.cards.len()).collect();
     assert_eq!(sizes, vec![9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
     let opens: Vec<usize> = hands.iter().map(|h| h.open.len()).collect();
@@ -446,6 +447,48 @@ fn game_file_errors_name_the_file_and_line() {
     assert!(e.contains("human") && e.contains("bot"), "{e}");
 }
 
+#[test]
+fn robots_are_kept_in_dock_order_whatever_order_they_are_listed_in() {
+    // Dock order settles who re-enters first among robots destroyed at the same time
+    // (rules.md §7.5 item 5); the engine reads it as the order of the robots.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("docks.toml");
+    let game = r#"
+[board]
+grid = "S1 S2 F1"
+[board.legend]
+"S1" = { element = "start", number = 1 }
+"S2" = { element = "start", number = 2 }
+"F1" = { element = "flag", number = 1 }
+[[robot]]
+name = "Second"
+start = 2
+[[robot]]
+name = "First"
+start = 1
+"#;
+    std::fs::write(&path, game).unwrap();
+    let setup = Setup::load(&path).unwrap();
+    let docks: Vec<(&str, u32)> = setup
+        .seats
+        .iter()
+        .map(|s| (s.name.as_str(), s.dock))
+        .collect();
+    assert_eq!(docks, [("First", 1), ("Second", 2)]);
+    let rules = RuleSet::load(&sources(&setup)).unwrap();
+    let m = Match::start(setup, rules).unwrap();
+    let state = m.game.state();
+    let robots: Vec<(&str, Pos)> = state
+        .robots
+        .iter()
+        .map(|r| (r.name.as_str(), r.at))
+        .collect();
+    assert_eq!(
+        robots,
+        [("First", Pos::new(0, 0)), ("Second", Pos::new(1, 0))]
+    );
+}
+
 /// The frames in a page written by `rally replay`.
 fn page_frames(page: &str) -> Vec<serde_json::Value> {
     let start = "<script id=\"replay-data\" type=\"application/json\">";
@@ -485,9 +528,37 @@ fn rally_replay_plays_a_whole_game_stage_by_stage() {
     );
     let page = std::fs::read_to_string(&html).unwrap();
     let frames = page_frames(&page);
-    assert_eq!(frames.len(), stages, "one frame per stage of the game");
+    // Each stage is one or more frames: a register has one per card and per step in which
+    // something happened (`t1r2s3`), named by its stage without the `s` count.
+    let stage_of = |f: &serde_json::Value| {
+        let id = f["id"].as_str().unwrap();
+        id.split('s').next().unwrap().to_string()
+    };
+    let mut named: Vec<String> = frames.iter().map(stage_of).collect();
+    named.dedup();
+    assert_eq!(
+        named.len(),
+        stages,
+        "every stage of the game has its frames"
+    );
+    assert!(frames.len() > stages, "registers are shown step by step");
     assert_eq!(frames[0]["label"], "Turn 1 · Start");
-    assert_eq!(frames[1]["label"], "Turn 1 · Register 1");
+    assert_eq!(frames[0]["id"], "t1r0");
+    assert_eq!(frames[1]["id"], "t1r1s1");
+    assert_eq!(
+        frames[1]["stage"], "card",
+        "a register begins with the first card"
+    );
+    let label = frames[1]["label"].as_str().unwrap();
+    let acting = frames[1]["acting"].as_str().unwrap();
+    assert!(
+        label.starts_with(&format!("Turn 1 · Register 1 · {acting} plays ")),
+        "{label}"
+    );
+    assert!(
+        frames[1]["robots"][0]["program"].as_array().unwrap().len() == 5,
+        "the frames carry the programs dealt"
+    );
     let last = frames.last().unwrap();
     let state = m.game.state();
     let shown: Vec<_> = last["robots"]
@@ -592,8 +663,8 @@ fn run_replay_re_resolves_a_whole_game() {
     support::copy_dir(&root.join("scripts"), &scripts);
     let gear = scripts.join("elements/gear.lua");
     let edited = std::fs::read_to_string(&gear).unwrap().replace(
-        "ctx:rotate(robot, tile.turn)",
-        "ctx:rotate(robot, \"uturn\")",
+        "ctx:rotate(robot, tile.turn, \"gear\")",
+        "ctx:rotate(robot, \"uturn\", \"gear\")",
     );
     std::fs::write(&gear, edited).unwrap();
     let changed = run(&scripts);
@@ -603,4 +674,41 @@ fn run_replay_re_resolves_a_whole_game() {
         text.contains("first difference at event") && text.contains("rotation=uturn"),
         "{text}"
     );
+}
+
+#[test]
+fn bots_play_a_game_with_every_option_that_asks() {
+    // games/options.toml arms four bots with the options that ask their players something:
+    // the game runs to its end, the same every time, and the bots do use them.
+    let play = || {
+        let mut m = start("games/options.toml");
+        let mut bots = Bots::new(m.setup.seats.iter().map(|s| s.strength));
+        m.play_out(&mut bots).unwrap();
+        m.history
+            .iter()
+            .flat_map(|t| t.events.clone())
+            .collect::<Vec<_>>()
+    };
+    let events = play();
+    assert_eq!(events, play(), "the same game every time");
+    let count = |what: &str| events.iter().filter(|e| e.what == what).count();
+    let asked = |question: &str| {
+        events
+            .iter()
+            .filter(|e| e.what == "chose")
+            .filter(|e| e.detail.get("question").and_then(|q| q.as_str()) == Some(question))
+            .count()
+    };
+    for question in [
+        "shot",
+        "recompile",
+        "flywheel",
+        "gyroscopic_stabilizer",
+        "abort_switch",
+        "conditional_program",
+    ] {
+        assert!(asked(question) > 0, "nobody was asked `{question}`");
+    }
+    assert!(count("shot") > 0, "no bot fired an option's shot");
+    assert!(count("card_kept") > 0, "no bot kept a card on an option");
 }

@@ -4,9 +4,9 @@
 
 pub mod file;
 
-pub use file::{BoardRef, Layout, Origin};
+pub use file::{BoardRef, Layout, Origin, Part};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::geometry::{Dir, Pos};
 use crate::params::ParamSpecs;
 use serde_json::{Map, Value};
@@ -65,6 +65,8 @@ pub struct Board {
     pub height: i32,
     /// In a fixed order (row, column, element name), so handlers run deterministically.
     pub tiles: Vec<Tile>,
+    /// For a course, the boards it is made of (empty for a single board).
+    pub parts: Vec<Part>,
     by_square: Vec<Vec<usize>>,
     facts: Facts,
 }
@@ -72,17 +74,32 @@ pub struct Board {
 impl Board {
     /// Checks every placement against the element declarations and runs their `build`.
     pub fn compile(layout: &Layout, catalogue: &dyn Catalogue) -> Result<Board> {
-        let squares = (layout.width * layout.height) as usize;
+        // Layouts are checked as they are read; checked again here, since every board
+        // passes this way, before any size is multiplied or any square indexed.
+        let (width, height) =
+            file::check_size(layout.width.into(), layout.height.into()).map_err(|message| {
+                Error::File {
+                    file: layout.files.first().cloned().unwrap_or_default(),
+                    message,
+                }
+            })?;
+        let squares = (width * height) as usize;
         let mut tiles = Vec::with_capacity(layout.placements.len());
         for p in &layout.placements {
-            let (element, specs) = catalogue
-                .element(&p.element)
-                .map_err(|m| p.origin.error(m))?;
-            let mut params = crate::params::check_all(specs, &p.params, &p.element)
-                .map_err(|m| p.origin.error(m))?;
+            if !(0..width).contains(&p.at.x) || !(0..height).contains(&p.at.y) {
+                return Err(p.error(format!(
+                    "element `{}` at {} is outside the {width}×{height} board",
+                    p.element, p.at
+                )));
+            }
+            let (element, specs) = catalogue.element(&p.element).map_err(|m| p.error(m))?;
+            let mut params =
+                crate::params::check_all(specs, &p.params, &p.element).map_err(|m| p.error(m))?;
             if p.quarter_turns != 0 {
                 for (name, value) in params.iter_mut() {
-                    *value = specs[name].kind.rotate(value, p.quarter_turns);
+                    if let Some(spec) = specs.get(name) {
+                        *value = spec.kind.rotate(value, p.quarter_turns);
+                    }
                 }
             }
             tiles.push(Tile {
@@ -99,6 +116,7 @@ impl Board {
             width: layout.width,
             height: layout.height,
             tiles,
+            parts: layout.parts.clone(),
             by_square: vec![Vec::new(); squares],
             facts: Facts {
                 width: layout.width,
@@ -113,10 +131,9 @@ impl Board {
             },
         };
         for (index, tile) in board.tiles.iter().enumerate() {
-            let square = board
-                .index(tile.at)
-                .expect("placements are checked to be on the board");
-            board.by_square[square].push(index);
+            if let Some(square) = board.index(tile.at) {
+                board.by_square[square].push(index);
+            }
             catalogue.build(tile, &mut board.facts)?;
         }
         board.facts.flags.sort();

@@ -34,11 +34,11 @@ pub fn sim(path: &Path, opts: &SimOptions, common: &Common) -> Result<bool> {
             .collect();
         columns.push((column_name(&setup, &names), names));
     }
-    eprintln!(
+    super::output::note(format!(
         "{}: {} bot game(s) per column on {threads} thread(s)",
         path.display(),
         opts.games
-    );
+    ));
     let mut summaries = Vec::new();
     for (name, extra) in &columns {
         let sources = Sources {
@@ -83,7 +83,7 @@ impl Bar {
             label: label.to_string(),
             total,
             started: std::time::Instant::now(),
-            terminal: std::io::stderr().is_terminal(),
+            terminal: std::io::stderr().is_terminal() && !super::output::is_quiet(),
         }
     }
 
@@ -116,12 +116,12 @@ impl Bar {
         if self.terminal {
             eprint!("\r\x1b[2K");
         }
-        eprintln!(
+        super::output::note(format!(
             "{}: {} games in {:.1} s ({:.0} games per minute)",
             self.label,
             summary.games,
             summary.seconds,
             summary.games_per_minute()
-        );
+        ));
     }
 }

@@ -7,21 +7,22 @@
 //! attached to), `Engine::call` (budget and error context for every script call) and the step
 //! loop. The parts: `cards` (segments A and B), `movement` (steps, pushes, edges, belts,
 //! re-entry), `damage` (lasers, hits, destruction), `options` (option cards and player
-//! choices), `game` (the `Game` the commands use).
+//! choices), `program` (programming-time hooks), `shots` (options fired instead of the main
+//! laser), `game` (the `Game` the commands use).
 
 use crate::board::{Board, Layout};
 use crate::cards::Card;
 use crate::decision::{Chooser, Defaults, Question};
 use crate::detail;
 use crate::error::{Error, Result};
-use crate::geometry::{Dir, Pos};
+use crate::geometry::{Dir, Pos, Rotation};
 use crate::order::{Native, Segment};
 use crate::script::ctx::{card_table, Ctx, RobotView};
 use crate::script::sandbox::Budget;
 use crate::script::store::Quota;
 use crate::script::{lua_message, Defs, RuleEvent, RuleSet, TileEvent};
-use crate::state::{GameState, RobotId, REENTRY_DAMAGE};
-use crate::world::{Arrival, Blocked, Hit, How, World};
+use crate::state::{GameState, RobotId, StepSnapshot, REENTRY_DAMAGE};
+use crate::world::{Arrival, Blocked, Hit, How, Shot, World};
 use mlua::{AnyUserData, Function, IntoLuaMulti, Lua, Table, Value};
 use std::cell::{Cell, Ref, RefCell};
 use std::rc::Rc;
@@ -31,8 +32,11 @@ mod damage;
 mod game;
 mod movement;
 mod options;
+mod program;
+mod shots;
 
 pub use game::Game;
+pub use program::Programming;
 
 /// What a rule set needs to reach the game it is attached to. Lives in the Lua state's app
 /// data, so that `ctx:` primitives called from scripts can find the world.
@@ -56,6 +60,11 @@ pub struct Link {
     pub(crate) quota: Quota,
     /// The cards revealed this register, per robot (a randomizer may have swapped one).
     pub(crate) revealed: RefCell<Vec<Option<Card>>>,
+    /// Shots chosen instead of main lasers this step, resolved after its volley (`shots`).
+    shots: RefCell<Vec<shots::QueuedShot>>,
+    /// (turn, register) of the last reveal: registers up to it have shown their cards, which
+    /// `ctx:set_card` may no longer change.
+    revealed_at: Cell<(u32, u8)>,
     /// The robot executing its card right now, and that card: squares it enters by the card
     /// are told which card moved it (`info.card` in `on_enter`; the ice needs its distance).
     executing: Cell<Option<(RobotId, Card)>>,
@@ -124,6 +133,8 @@ impl Link {
             depth: Cell::new(0),
             quota: Quota::default(),
             revealed: RefCell::new(vec![None; count]),
+            revealed_at: Cell::new((0, 0)),
+            shots: RefCell::new(Vec::new()),
             executing: Cell::new(None),
             last_step: Cell::new(None),
             chooser,
@@ -245,6 +256,9 @@ impl<'a> Engine<'a> {
             let mut w = self.world();
             w.state.segment = info.segment.name().into();
             w.defer_damage = info.segment == Segment::Lasers;
+            // What a step destroys, it destroys at the same time (cards excepted, which
+            // resolve one at a time: `execute_cards`).
+            w.begin_moment(true);
         }
         for rule in &defs.rules {
             if let Some(f) = rule.steps.get(&step) {
@@ -304,10 +318,14 @@ impl<'a> Engine<'a> {
             Some(Native::Reenter) => self.reenter()?,
             None => {}
         }
+        self.flush_pushes()?;
         self.flush_conveys()?;
         self.flush_damage()?;
         self.world().defer_damage = false;
-        self.tell_destroyed()
+        self.tell_destroyed()?;
+        self.resolve_shots()?;
+        self.world().note(&info.name, None);
+        Ok(())
     }
 
     /// Calls a tile event on every element of the robot's square; stops at the first handler
