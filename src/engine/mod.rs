@@ -49,6 +49,9 @@ pub struct Link {
     pub robots: Vec<AnyUserData>,
     /// One read-only table per tile.
     pub tiles: Vec<Table>,
+    /// Each tile's `at` table (by address; they live as long as the link) and its square, so
+    /// that a primitive given `tile.at` knows the square without reading through the view.
+    pub squares: std::collections::HashMap<usize, Pos>,
     /// Per step: the tiles whose element has a `tile_steps` handler for it.
     tile_steps: Vec<Vec<usize>>,
     /// Per step: does any element on this board act on the robots standing on it then?
@@ -92,10 +95,18 @@ impl Link {
             let w = world.borrow();
             (w.board.clone(), w.state.robots.len())
         };
-        let tiles = board
+        let tiles: Vec<Table> = board
             .tiles
             .iter()
             .map(|t| rules.tile_table(t))
+            .collect::<mlua::Result<_>>()?;
+        let squares = tiles
+            .iter()
+            .zip(&board.tiles)
+            .map(|(t, tile)| {
+                let at: Table = t.get("at")?;
+                Ok((at.to_pointer() as usize, tile.at))
+            })
             .collect::<mlua::Result<_>>()?;
         let robots = (0..count)
             .map(|id| lua.create_userdata(RobotView(id)))
@@ -127,6 +138,7 @@ impl Link {
             ctx: lua.create_userdata(Ctx)?,
             robots,
             tiles,
+            squares,
             tile_steps,
             robot_steps,
             handled: rally.get("HANDLED")?,

@@ -49,14 +49,6 @@ fn robot_id(lua: &Lua, v: &AnyUserData) -> mlua::Result<RobotId> {
 }
 
 pub fn pos_arg(lua: &Lua, t: &Table) -> mlua::Result<Pos> {
-    // A tile's `at` is read-only: read its data directly (a plain read, not a metamethod).
-    let opened;
-    let t = if t.metatable().is_some() {
-        opened = super::views::open(lua, t)?;
-        &opened
-    } else {
-        t
-    };
     let (x, y): (Option<i32>, Option<i32>) = {
         let keys = lua
             .app_data_ref::<super::Keys>()
@@ -73,6 +65,17 @@ pub fn pos_arg(lua: &Lua, t: &Table) -> mlua::Result<Pos> {
             )),
         },
     }
+}
+
+/// A square given by a script: a tile's `at` (read-only, so known by identity: reading it
+/// through its metatable would cost more than the rest of the call) or any `{ x =, y = }`.
+fn square_arg(lua: &Lua, t: &Table) -> mlua::Result<Pos> {
+    if let Some(link) = lua.app_data_ref::<Rc<Link>>() {
+        if let Some(&at) = link.squares.get(&(t.to_pointer() as usize)) {
+            return Ok(at);
+        }
+    }
+    pos_arg(lua, t)
 }
 
 fn dir_arg(lua: &Lua, s: &str) -> mlua::Result<Dir> {
@@ -278,13 +281,13 @@ impl UserData for Ctx {
             Ok(active)
         });
         methods.add_method("robot_at", |lua, _, at: Table| {
-            let at = pos_arg(lua, &at)?;
+            let at = square_arg(lua, &at)?;
             let link = link(lua)?;
             let id = link.world.borrow().robot_at(at);
             Ok(id.map(|i| link.robots[i].clone()))
         });
         methods.add_method("tiles_at", |lua, _, at: Table| {
-            let at = pos_arg(lua, &at)?;
+            let at = square_arg(lua, &at)?;
             let link = link(lua)?;
             let board = link.world.borrow().board.clone();
             Ok(board
@@ -307,23 +310,23 @@ impl UserData for Ctx {
                 .collect::<Vec<_>>())
         });
         methods.add_method("has", |lua, _, (at, element): (Table, String)| {
-            let at = pos_arg(lua, &at)?;
+            let at = square_arg(lua, &at)?;
             Ok(link(lua)?.world.borrow().board.has_element(at, &element))
         });
         methods.add_method("on_board", |lua, _, at: Table| {
-            let at = pos_arg(lua, &at)?;
+            let at = square_arg(lua, &at)?;
             Ok(link(lua)?.world.borrow().board.contains(at))
         });
         methods.add_method("can_move", |lua, _, (at, dir): (Table, LuaString)| {
-            let (at, dir) = (pos_arg(lua, &at)?, lua_dir_arg(lua, &dir)?);
+            let (at, dir) = (square_arg(lua, &at)?, lua_dir_arg(lua, &dir)?);
             Ok(link(lua)?.world.borrow().board.robot_can_cross(at, dir))
         });
         methods.add_method("is_hazard", |lua, _, at: Table| {
-            let at = pos_arg(lua, &at)?;
+            let at = square_arg(lua, &at)?;
             Ok(link(lua)?.world.borrow().board.is_hazard(at))
         });
         methods.add_method("is_solid", |lua, _, at: Table| {
-            let at = pos_arg(lua, &at)?;
+            let at = square_arg(lua, &at)?;
             Ok(link(lua)?.world.borrow().board.is_solid(at))
         });
         methods.add_method("flag_count", |lua, _, ()| {
@@ -346,7 +349,7 @@ impl UserData for Ctx {
         methods.add_method(
             "place",
             |lua, _, (robot, at, how, dir): (AnyUserData, Table, Option<String>, Option<String>)| {
-                let (id, at) = (robot_id(lua, &robot)?, pos_arg(lua, &at)?);
+                let (id, at) = (robot_id(lua, &robot)?, square_arg(lua, &at)?);
                 let how = how_arg(lua, how, How::Script)?;
                 let link = link(lua)?;
                 if let Some(other) = link.world.borrow().robot_at(at) {
@@ -418,7 +421,7 @@ impl UserData for Ctx {
                 let dir = dir_arg(lua, &dir)?;
                 let link = link(lua)?;
                 let (start, shooter) = match &from {
-                    Value::Table(t) => (pos_arg(lua, t)?, None),
+                    Value::Table(t) => (square_arg(lua, t)?, None),
                     Value::UserData(u) => {
                         let id = robot_id(lua, u)?;
                         (link.world.borrow().state.robots[id].at, Some(id))
@@ -635,7 +638,7 @@ impl UserData for Ctx {
                 let id = robot_id(lua, &robot)?;
                 let link = link(lua)?;
                 let at = match at {
-                    Some(t) => pos_arg(lua, &t)?,
+                    Some(t) => square_arg(lua, &t)?,
                     None => link.world.borrow().state.robots[id].at,
                 };
                 link.world.borrow_mut().set_archive(id, at);

@@ -247,7 +247,7 @@ impl RuleSet {
         }
         lua.load(include_str!("prelude.lua"))
             .set_name("@rally/prelude.lua")
-            .call::<()>(rally.clone())
+            .call::<()>((rally.clone(), views::registry(&lua).map_err(script_err)?))
             .map_err(script_err)?;
         let rally_data = budget
             .unhooked(|| views::freeze(&lua, &rally, View::Library))

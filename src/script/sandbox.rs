@@ -205,6 +205,9 @@ impl Budget {
 
     /// Why the call was stopped (`file:line: ...`), if it was.
     pub fn spent(&self) -> Option<String> {
+        if !self.stopped.get() {
+            return None;
+        }
         self.spent.borrow().clone()
     }
 
