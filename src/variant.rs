@@ -215,3 +215,37 @@ pub fn select(root: &Path, choices: &[Choice]) -> Result<Vec<(Variant, Map<Strin
     }
     Ok(selected)
 }
+
+/// The switched-on variants that change nothing on `board`, each with the elements it
+/// defines: none of those has a tile there, the variant declares no option card, and no rule
+/// of its acts there ([`crate::script::RuleDef::acts`]: a rule acts when it replaced another,
+/// or has handlers and is not limited by `only_with` to elements the board lacks). A
+/// variant's new steps and parameters do nothing by themselves.
+pub fn idle_on(
+    board: &crate::board::Board,
+    defs: &crate::script::Defs,
+) -> Vec<(String, Vec<String>)> {
+    let present = |element: &str| board.tiles.iter().any(|t| t.name == element);
+    let mut idle = Vec::new();
+    for (variant, _) in &defs.variants {
+        let ours: Vec<String> = variant
+            .files
+            .iter()
+            .map(|f| crate::script::display_path(f))
+            .collect();
+        let mine = |file: &String| ours.contains(file);
+        let elements: Vec<String> = defs
+            .elements
+            .iter()
+            .filter(|e| mine(&e.file))
+            .map(|e| e.name.clone())
+            .collect();
+        let acts = elements.iter().any(|e| present(e))
+            || defs.options.iter().any(|o| mine(&o.file))
+            || defs.rules.iter().any(|r| mine(&r.file) && r.acts(&present));
+        if !acts {
+            idle.push((variant.name.clone(), elements));
+        }
+    }
+    idle
+}

@@ -363,14 +363,12 @@ fn strong_bots_win_more_often_than_weak_ones() {
 fn sim_summary_does_not_depend_on_the_thread_count() {
     let setup = Setup::load(Path::new("games/bots.toml")).unwrap();
     let src = sources(&setup);
-    let one = sim::run(&setup, &src, 6, 1, &mut |_| {}).unwrap();
-    let two = sim::run(&setup, &src, 6, 2, &mut |_| {}).unwrap();
+    let one = sim::run(&setup, &src, 0..6, 1, &mut |_| {}).unwrap();
+    let two = sim::run(&setup, &src, 0..6, 2, &mut |_| {}).unwrap();
     assert_eq!(one.games, 6);
-    assert_eq!(
-        (one.won, &one.win_turns, &one.deaths, &one.damage),
-        (two.won, &two.win_turns, &two.deaths, &two.damage)
-    );
-    let table = sim::table(&[("standard".into(), &one), ("again".into(), &two)]);
+    assert_eq!(one, two);
+    let rows = rally::game::tally::rows(&[&one, &two]);
+    let table = rally::game::tally::table(&["standard".into(), "again".into()], &rows);
     assert!(table.contains("finish rate"), "{table}");
     assert!(table.contains("deaths per game"), "{table}");
 }

@@ -244,3 +244,134 @@ program = ["move3", "move3"]
     // Speed limit 3: the second Move 3 adds nothing, so it slides only 3 more (x = 6).
     assert_eq!(scenario("slow-rink"), serde_json::json!([6, 0]));
 }
+
+/// The elements `rally elements` lists with the file that defines them, from its output.
+fn elements_with_files(out: &Output) -> Vec<(String, String)> {
+    let listing = text(&out.stdout);
+    let lines: Vec<&str> = listing.lines().collect();
+    lines
+        .windows(2)
+        .filter(|w| w[0].starts_with("  ") && !w[0].starts_with("   "))
+        .filter_map(|w| {
+            let name = w[0].split_whitespace().next()?.to_string();
+            let file = w[1]
+                .trim()
+                .strip_prefix('(')?
+                .strip_suffix(')')?
+                .to_string();
+            Some((name, file))
+        })
+        .collect()
+}
+
+#[test]
+fn unknown_element_names_the_variant_that_defines_it() {
+    let variants = root().join("variants");
+    let standard: Vec<String> = elements_with_files(&rally(&variants, &["elements"]))
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let mut checked = 0;
+    for variant in std::fs::read_dir(&variants).unwrap() {
+        let name = variant.unwrap().file_name().to_string_lossy().into_owned();
+        let listed = rally(&variants, &["elements", "--variant", &name]);
+        for (element, file) in elements_with_files(&listed) {
+            if standard.contains(&element) || !file.contains(&format!("variants/{name}/")) {
+                continue; // a standard element, or one the variant only replaces
+            }
+            let board = dir.path().join(format!("{element}.toml"));
+            std::fs::write(
+                &board,
+                format!("[board]\ngrid = \"x\"\n[board.legend]\n\"x\" = \"{element}\"\n"),
+            )
+            .unwrap();
+            let out = rally(&variants, &["run", board.to_str().unwrap()]);
+            assert_eq!(out.status.code(), Some(2));
+            let wanted = format!(
+                "unknown element `{element}`: `{element}` is defined by the variant `{name}`: add `variants = [\"{name}\"]`"
+            );
+            assert!(text(&out.stderr).contains(&wanted), "{}", text(&out.stderr));
+            checked += 1;
+        }
+    }
+    assert!(
+        checked >= 4,
+        "ice, snow, ice_hole, gold_belt at least: {checked}"
+    );
+
+    // A variant of the designer's own, in the variants folder in use, is named too.
+    let mine = dir.path().join("variants");
+    support::copy_dir(&variants, &mine);
+    std::fs::create_dir_all(mine.join("springs")).unwrap();
+    std::fs::write(
+        mine.join("springs/variant.toml"),
+        "name = \"springs\"\ndescription = \"Spring pads\"\nfiles = [\"spring.lua\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        mine.join("springs/spring.lua"),
+        "rally.element { name = \"spring\", describe = \"A spring pad.\" }\n",
+    )
+    .unwrap();
+    let board = dir.path().join("spring.toml");
+    std::fs::write(
+        &board,
+        "[board]\ngrid = \"x\"\n[board.legend]\n\"x\" = \"spring\"\n",
+    )
+    .unwrap();
+    let out = rally(&mine, &["run", board.to_str().unwrap()]);
+    assert!(
+        text(&out.stderr).contains("`spring` is defined by the variant `springs`"),
+        "{}",
+        text(&out.stderr)
+    );
+    // Nobody defines it: the usual suggestion.
+    std::fs::write(
+        &board,
+        "[board]\ngrid = \"x\"\n[board.legend]\n\"x\" = \"gaer\"\n",
+    )
+    .unwrap();
+    let out = rally(&variants, &["run", board.to_str().unwrap()]);
+    assert!(
+        text(&out.stderr).contains("unknown element `gaer` (did you mean `gear`?)"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// The warnings `rally sim` prints for the variants of each column (no games are played).
+fn idle_warnings(game: &str, compare: &str) -> String {
+    let out = rally(
+        &root().join("variants"),
+        &["sim", game, "--games", "0", "--compare", compare],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stderr)
+        .lines()
+        .filter(|l| l.starts_with("warning:"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_variant_that_changes_nothing_on_the_board_is_warned_about() {
+    let bots = root().join("games/bots.toml");
+    let bots = bots.to_str().unwrap();
+    let warning = idle_warnings(bots, "ice-rink");
+    assert!(
+        warning.contains(
+            "the variant `ice-rink` changes nothing on the board `Practice Floor`: none of the elements it defines (`ice`, `snow`, `ice_hole`) is on the board"
+        ),
+        "{warning}"
+    );
+    assert!(idle_warnings(bots, "gold-belts").contains("`gold-belts` changes nothing"));
+    // Rules act on any board: a house rule with handlers, a replaced rule without any.
+    assert_eq!(idle_warnings(bots, "more-lives"), "");
+    assert_eq!(idle_warnings(bots, "no-robot-lasers"), "");
+    // The practice floor has repair sites, which repair-2005 replaces.
+    assert_eq!(idle_warnings(bots, "repair-2005"), "");
+    // The ice rink has ice.
+    let rink = root().join("games/ice-rink-bots.toml");
+    assert_eq!(idle_warnings(rink.to_str().unwrap(), "more-lives"), "");
+}

@@ -388,6 +388,7 @@ function Builder:start(number) end
 ---@field describe? string
 ---@field steps? table<string, fun(ctx: rally.Ctx)> called once per step
 ---@field replace? boolean
+---@field only_with? string[] elements it looks after: on a board with none of them it does nothing (`rally sim` warns of a variant that changes nothing)
 ---@field on_card? fun(ctx: rally.Ctx, robot: rally.Robot, card: rally.Card): rally.CardResult
 ---@field on_destroyed? fun(ctx: rally.Ctx, robot: rally.Robot)
 ---@field on_reenter? fun(ctx: rally.Ctx, robot: rally.Robot)

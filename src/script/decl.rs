@@ -184,6 +184,22 @@ pub struct RuleDef {
     pub file: String,
     pub steps: Handlers<usize>,
     pub events: Handlers<RuleEvent>,
+    /// It replaced a rule of the same name (`replace = true`).
+    pub replaces: bool,
+    /// `only_with = { "ice", ... }`: the rule does something only on a board with one of
+    /// these elements (it looks after them). Used to tell when a variant changes nothing.
+    pub only_with: Vec<String>,
+}
+
+impl RuleDef {
+    /// Whether the rule can change anything on a board whose elements pass `present`: it
+    /// replaced another rule, or it has a handler and the board has an element it looks
+    /// after (any board, without `only_with`).
+    pub fn acts(&self, present: &dyn Fn(&str) -> bool) -> bool {
+        self.replaces
+            || ((!self.steps.is_empty() || !self.events.is_empty())
+                && (self.only_with.is_empty() || self.only_with.iter().any(|e| present(e))))
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -518,7 +534,7 @@ pub fn parse_rule(
 ) -> mlua::Result<(RuleDef, Replace)> {
     let name = required_name(decl, "rally.rule")?;
     let what = format!("rule `{name}`");
-    let mut allowed = vec!["name", "describe", "steps", "replace"];
+    let mut allowed = vec!["name", "describe", "steps", "replace", "only_with"];
     allowed.extend(RuleEvent::ALL.iter().map(|(n, _)| *n));
     check_keys(decl, &allowed, &what)?;
     let mut events = Handlers::default();
@@ -538,6 +554,15 @@ pub fn parse_rule(
             file: file.to_string(),
             steps: step_table(decl, "steps", steps, step_names, &what)?,
             events,
+            replaces: replace == Replace::Yes,
+            only_with: decl
+                .get::<Option<Vec<String>>>("only_with")
+                .map_err(|_| {
+                    mlua::Error::runtime(format!(
+                        "{what}: `only_with` must be a list of element names, {{ \"ice\", ... }}"
+                    ))
+                })?
+                .unwrap_or_default(),
             name,
         },
         replace,

@@ -59,6 +59,8 @@ pub struct Defs {
     pub variants: Vec<(Variant, Map<String, Json>)>,
     /// Every script file loaded, for the watcher and for messages.
     pub files: Vec<PathBuf>,
+    /// Where they came from.
+    pub sources: Sources,
 }
 
 /// The text of an mlua error, without the Rust wrapping: scripts' errors already begin
@@ -262,6 +264,7 @@ impl RuleSet {
             options: Vec::new(),
             variants,
             files: files.iter().map(|(f, _)| f.clone()).collect(),
+            sources: sources.clone(),
         };
         for (path, params) in &files {
             let shown = display_path(path);
@@ -270,6 +273,7 @@ impl RuleSet {
             let found = std::mem::take(&mut *collected.borrow_mut());
             defs.merge(found, &shown)?;
         }
+        defs.check_only_with()?;
         Ok(RuleSet {
             lua,
             budget,
@@ -420,6 +424,64 @@ impl Defs {
     pub fn element_id(&self, name: &str) -> Option<usize> {
         self.element_index.get(name).copied()
     }
+
+    /// Every element a rule's `only_with` names must exist once everything is loaded.
+    fn check_only_with(&self) -> Result<()> {
+        for rule in &self.rules {
+            if let Some(missing) = rule.only_with.iter().find(|e| self.element_id(e).is_none()) {
+                return Err(Error::Script(format!(
+                    "{}: rule `{}`: `only_with` names `{missing}`, which no script defines{}",
+                    rule.file,
+                    rule.name,
+                    crate::error::suggest(missing, self.elements.iter().map(|e| e.name.as_str()))
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The variants that define element `name` and are not switched on: those in the
+    /// variants folder in use, then those built into rally. For "unknown element" errors, so
+    /// they can say which variant to switch on.
+    pub fn variants_defining(&self, name: &str) -> Vec<String> {
+        let mut found: Vec<String> = Vec::new();
+        let mut seen: Vec<String> = self.variants.iter().map(|(v, _)| v.name.clone()).collect();
+        let roots = [
+            Ok(self.sources.variants.clone()),
+            crate::builtin::extract("variants"),
+        ];
+        for root in roots.into_iter().flatten() {
+            for variant in Variant::discover(&root).unwrap_or_default() {
+                if seen.contains(&variant.name) {
+                    continue;
+                }
+                seen.push(variant.name.clone());
+                let alone = Sources {
+                    scripts: self.sources.scripts.clone(),
+                    variants: root.clone(),
+                    choices: vec![Choice {
+                        name: variant.name.clone(),
+                        params: toml::Table::new(),
+                    }],
+                };
+                let Ok(rules) = RuleSet::load(&alone) else {
+                    continue;
+                };
+                let ours = variant
+                    .files
+                    .iter()
+                    .map(|f| display_path(f))
+                    .collect::<Vec<_>>();
+                if rules
+                    .element_id(name)
+                    .is_some_and(|i| ours.contains(&rules.elements[i].file))
+                {
+                    found.push(variant.name);
+                }
+            }
+        }
+        found
+    }
 }
 
 /// Adds a rule or option declaration to `list`, or replaces the one of that name when it
@@ -522,7 +584,17 @@ impl Catalogue for RuleSet {
             Some(i) => Ok((i, &self.elements[i].params)),
             None => Err(format!(
                 "unknown element `{name}`{}",
-                crate::error::suggest(name, self.elements.iter().map(|e| e.name.as_str()))
+                match self.variants_defining(name).as_slice() {
+                    [] => crate::error::suggest(name, self.elements.iter().map(|e| e.name.as_str())),
+                    [one] => format!(
+                        ": `{name}` is defined by the variant `{one}`: add `variants = [\"{one}\"]` (or `--variant {one}`)"
+                    ),
+                    several => format!(
+                        ": `{name}` is defined by the variants {}: switch one on, e.g. `variants = [\"{}\"]`",
+                        several.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", "),
+                        several[0]
+                    ),
+                }
             )),
         }
     }
