@@ -136,6 +136,9 @@ enum Command {
         /// A second column with these variants (comma-separated) on top of the file's, and the difference
         #[arg(long, value_name = "V,W")]
         compare: Option<String>,
+        /// Play the robot NAME with a bot of this strength (weak or strong) instead of the file's (repeatable)
+        #[arg(long = "strength", value_name = "NAME=STRENGTH")]
+        strengths: Vec<String>,
         /// Play only shard K of M (K counts from 0): games K·N/M up to (K+1)·N/M; merge the shards' --out files
         #[arg(long, value_name = "K/M")]
         shard: Option<commands::sim::Shard>,
@@ -307,6 +310,7 @@ fn main() -> ExitCode {
             game,
             games,
             compare,
+            strengths,
             shard,
             threads,
             output,
@@ -315,6 +319,7 @@ fn main() -> ExitCode {
                 .expect("clap requires a game without a subcommand"),
             &commands::sim::SimOptions {
                 games: *games,
+                strengths: strengths.clone(),
                 compare: compare.clone(),
                 threads: *threads,
                 shard: *shard,

@@ -271,29 +271,37 @@ fn unknown_element_names_the_variant_that_defines_it() {
         .into_iter()
         .map(|(name, _)| name)
         .collect();
-    let dir = tempfile::tempdir().unwrap();
-    let mut checked = 0;
+    // Each element a variant adds, with the variants whose files declare it (thaw declares
+    // the Ice Rink's `ice` again, to replace it).
+    let mut added: std::collections::BTreeMap<String, Vec<String>> = Default::default();
     for variant in std::fs::read_dir(&variants).unwrap() {
         let name = variant.unwrap().file_name().to_string_lossy().into_owned();
         let listed = rally(&variants, &["elements", "--variant", &name]);
         for (element, file) in elements_with_files(&listed) {
-            if standard.contains(&element) || !file.contains(&format!("variants/{name}/")) {
-                continue; // a standard element, or one the variant only replaces
+            if !standard.contains(&element) && file.contains(&format!("variants/{name}/")) {
+                added.entry(element).or_default().push(name.clone());
             }
-            let board = dir.path().join(format!("{element}.toml"));
-            std::fs::write(
-                &board,
-                format!("[board]\ngrid = \"x\"\n[board.legend]\n\"x\" = \"{element}\"\n"),
-            )
-            .unwrap();
-            let out = rally(&variants, &["run", board.to_str().unwrap()]);
-            assert_eq!(out.status.code(), Some(2));
-            let wanted = format!(
-                "unknown element `{element}`: `{element}` is defined by the variant `{name}`: add `variants = [\"{name}\"]`"
-            );
-            assert!(text(&out.stderr).contains(&wanted), "{}", text(&out.stderr));
-            checked += 1;
         }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut checked = 0;
+    for (element, declared_by) in &added {
+        let board = dir.path().join(format!("{element}.toml"));
+        std::fs::write(
+            &board,
+            format!("[board]\ngrid = \"x\"\n[board.legend]\n\"x\" = \"{element}\"\n"),
+        )
+        .unwrap();
+        let out = rally(&variants, &["run", board.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2));
+        let err = text(&out.stderr);
+        let named = declared_by.iter().find(|v| {
+            err.contains(&format!(
+                "unknown element `{element}`: `{element}` is defined by the variant `{v}`: add `variants = [\"{v}\"]`"
+            ))
+        });
+        assert!(named.is_some(), "{element} ({declared_by:?}): {err}");
+        checked += 1;
     }
     assert!(
         checked >= 4,
@@ -374,4 +382,47 @@ fn a_variant_that_changes_nothing_on_the_board_is_warned_about() {
     // The ice rink has ice.
     let rink = root().join("games/ice-rink-bots.toml");
     assert_eq!(idle_warnings(rink.to_str().unwrap(), "more-lives"), "");
+}
+
+#[test]
+fn a_variant_requires_others_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let variants = dir.path().join("variants");
+    support::copy_dir(&root().join("variants"), &variants);
+    // `thaw` pulls `ice-rink` in, with the parameters the file gives it.
+    let file = duel(
+        dir.path(),
+        "variants = [\"thaw\", \"ice-rink\"]\n[variant.ice-rink]\nspeed_damage = \"max\"",
+    );
+    let out = rally(&variants, &["run", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // Two variants that require each other.
+    for (name, other) in [("a", "b"), ("b", "a")] {
+        std::fs::create_dir_all(variants.join(name)).unwrap();
+        std::fs::write(
+            variants.join(name).join("variant.toml"),
+            format!("name = \"{name}\"\ndescription = \"x\"\nrequires = [\"{other}\"]\n"),
+        )
+        .unwrap();
+    }
+    let file = duel(dir.path(), "variants = [\"a\"]");
+    let out = rally(&variants, &["run", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("variants require each other in a circle: a → b → a"),
+        "{}",
+        text(&out.stderr)
+    );
+    // A requirement that does not exist says who wants it.
+    std::fs::write(
+        variants.join("a/variant.toml"),
+        "name = \"a\"\ndescription = \"x\"\nrequires = [\"nope\"]\n",
+    )
+    .unwrap();
+    let out = rally(&variants, &["run", file.to_str().unwrap()]);
+    assert!(
+        text(&out.stderr).contains("unknown variant `nope`, required by `a`"),
+        "{}",
+        text(&out.stderr)
+    );
 }

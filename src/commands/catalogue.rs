@@ -85,6 +85,12 @@ pub fn variants(common: &Common) -> Result<()> {
                 }
             );
         }
+        if !v.requires.is_empty() {
+            println!(
+                "      builds on (switched on before it): {}",
+                v.requires.join(", ")
+            );
+        }
         if !v.conflicts.is_empty() {
             println!("      cannot be combined with: {}", v.conflicts.join(", "));
         }

@@ -6,6 +6,7 @@
 
 use super::Common;
 use crate::error::{Error, Result};
+use crate::game::bot::Strength;
 use crate::game::study::{Column, GameFile, Rules, Study};
 use crate::game::{sim, Setup};
 use crate::script::{RuleSet, Sources};
@@ -67,6 +68,8 @@ pub struct Output {
 
 pub struct SimOptions {
     pub games: u64,
+    /// `NAME=weak|strong`: overrides of the game file's bot strengths.
+    pub strengths: Vec<String>,
     /// Comma-separated variants for the second column (the game file's variants plus these).
     pub compare: Option<String>,
     /// Worker threads [default: one per core].
@@ -78,7 +81,10 @@ pub struct SimOptions {
 }
 
 pub fn sim(path: &Path, opts: &SimOptions, common: &Common) -> Result<bool> {
-    let setup = Setup::load(path)?;
+    let mut setup = Setup::load(path)?;
+    for given in &opts.strengths {
+        set_strength(&mut setup, given)?;
+    }
     let (scripts, variants) = common.folders(Some(path))?;
     let threads = opts.threads.unwrap_or_else(sim::default_threads);
     let mut columns: Vec<Vec<String>> = vec![common.extra_variants.clone()];
@@ -156,6 +162,30 @@ pub fn sim(path: &Path, opts: &SimOptions, common: &Common) -> Result<bool> {
         &Study::new(game, rules, opts.games, [first, end], played),
         &opts.output,
     )
+}
+
+/// `--strength NAME=STRENGTH`: the robot NAME is played by a bot of that strength.
+fn set_strength(setup: &mut Setup, given: &str) -> Result<()> {
+    let names: Vec<String> = setup.seats.iter().map(|s| s.name.clone()).collect();
+    let usage = || {
+        Error::Other(format!(
+            "--strength {given}: expected NAME=weak or NAME=strong, NAME one of {}",
+            names.join(", ")
+        ))
+    };
+    let (name, strength) = given.split_once('=').ok_or_else(usage)?;
+    let strength = match strength {
+        "weak" => Strength::Weak,
+        "strong" => Strength::Strong,
+        _ => return Err(usage()),
+    };
+    let seat = setup
+        .seats
+        .iter_mut()
+        .find(|s| s.name == name)
+        .ok_or_else(usage)?;
+    seat.strength = strength;
+    Ok(())
 }
 
 /// `rally sim merge FILES...`: the tallies of a study's shards added up, printed as one

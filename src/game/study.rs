@@ -46,12 +46,14 @@ pub struct Study {
     pub checksum: String,
 }
 
-/// The game file, as named on the command line, and the SHA-256 of its bytes and its boards'.
+/// The game file, as named on the command line, the SHA-256 of its bytes and its boards',
+/// and who plays: each robot's bot strength (the file's, or `--strength`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GameFile {
     pub file: String,
     pub sha256: String,
+    pub bots: BTreeMap<String, String>,
 }
 
 /// Every rule file the columns loaded (`scripts/...`, `variants/...`) with its SHA-256, and
@@ -100,6 +102,11 @@ impl GameFile {
         Ok(GameFile {
             file: shown.display().to_string(),
             sha256: hex(&hasher.finalize()),
+            bots: setup
+                .seats
+                .iter()
+                .map(|s| (s.name.clone(), s.strength.name().to_string()))
+                .collect(),
         })
     }
 }
@@ -293,6 +300,12 @@ impl Study {
                     ),
                 ));
             }
+            if s.game.bots != first.game.bots {
+                return Err(refuse(
+                    path,
+                    format!("played with other bots than {named} (--strength)"),
+                ));
+            }
             if s.rules != first.rules {
                 return Err(refuse(
                     path,
@@ -397,6 +410,7 @@ mod tests {
             GameFile {
                 file: "g.toml".into(),
                 sha256: "g".into(),
+                bots: BTreeMap::new(),
             },
             Rules::default(),
             10,

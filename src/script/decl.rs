@@ -53,6 +53,8 @@ pub struct ElementDef {
     pub steps: Handlers<usize>,
     /// Step handlers called once for every tile, occupied or not, by step id.
     pub tile_steps: Handlers<usize>,
+    /// It replaced an element of the same name (`replace = true`).
+    pub replaces: bool,
     pub events: Handlers<TileEvent>,
 }
 
@@ -520,6 +522,7 @@ pub fn parse_element(
             steps: step_table(decl, "steps", steps, step_names, &what)?,
             tile_steps: step_table(decl, "tile_steps", steps, step_names, &what)?,
             events,
+            replaces: replace == Replace::Yes,
             name,
         },
         replace,

@@ -472,9 +472,10 @@ impl Defs {
                     .iter()
                     .map(|f| display_path(f))
                     .collect::<Vec<_>>();
+                let declares = |def: &ElementDef| ours.contains(&def.file) && !def.replaces;
                 if rules
                     .element_id(name)
-                    .is_some_and(|i| ours.contains(&rules.elements[i].file))
+                    .is_some_and(|i| declares(&rules.elements[i]))
                 {
                     found.push(variant.name);
                 }
