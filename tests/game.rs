@@ -602,3 +602,25 @@ fn run_replay_re_resolves_a_whole_game() {
         "{text}"
     );
 }
+
+#[test]
+fn every_shipped_game_plays_to_the_end_with_bots() {
+    let mut games: Vec<_> = std::fs::read_dir("games")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    games.sort();
+    assert!(games.len() >= 5, "{games:?}");
+    for game in games {
+        let mut m = start(game.to_str().unwrap());
+        m.record = false;
+        let result = sim::play_one(&mut m).unwrap();
+        assert!(result.outcome.is_some(), "{}", game.display());
+        assert!(
+            m.setup.idle_variant_warnings(&m.game.rules()).unwrap().is_empty(),
+            "{}: every variant it switches on acts on its board",
+            game.display()
+        );
+    }
+}
