@@ -618,7 +618,10 @@ fn every_shipped_game_plays_to_the_end_with_bots() {
         let result = sim::play_one(&mut m).unwrap();
         assert!(result.outcome.is_some(), "{}", game.display());
         assert!(
-            m.setup.idle_variant_warnings(&m.game.rules()).unwrap().is_empty(),
+            m.setup
+                .idle_variant_warnings(&m.game.rules())
+                .unwrap()
+                .is_empty(),
             "{}: every variant it switches on acts on its board",
             game.display()
         );

@@ -264,6 +264,19 @@ fn elements_with_files(out: &Output) -> Vec<(String, String)> {
         .collect()
 }
 
+/// What `rally run` says of a one-square board made of `element` (written in `dir`).
+fn error_for_board_of(variants: &Path, dir: &Path, element: &str) -> String {
+    let board = dir.join(format!("{element}.toml"));
+    std::fs::write(
+        &board,
+        format!("[board]\ngrid = \"x\"\n[board.legend]\n\"x\" = \"{element}\"\n"),
+    )
+    .unwrap();
+    let out = rally(variants, &["run", board.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{element}");
+    text(&out.stderr)
+}
+
 #[test]
 fn unknown_element_names_the_variant_that_defines_it() {
     let variants = root().join("variants");
@@ -286,15 +299,7 @@ fn unknown_element_names_the_variant_that_defines_it() {
     let dir = tempfile::tempdir().unwrap();
     let mut checked = 0;
     for (element, declared_by) in &added {
-        let board = dir.path().join(format!("{element}.toml"));
-        std::fs::write(
-            &board,
-            format!("[board]\ngrid = \"x\"\n[board.legend]\n\"x\" = \"{element}\"\n"),
-        )
-        .unwrap();
-        let out = rally(&variants, &["run", board.to_str().unwrap()]);
-        assert_eq!(out.status.code(), Some(2));
-        let err = text(&out.stderr);
+        let err = error_for_board_of(&variants, dir.path(), element);
         let named = declared_by.iter().find(|v| {
             err.contains(&format!(
                 "unknown element `{element}`: `{element}` is defined by the variant `{v}`: add `variants = [\"{v}\"]`"
@@ -322,29 +327,16 @@ fn unknown_element_names_the_variant_that_defines_it() {
         "rally.element { name = \"spring\", describe = \"A spring pad.\" }\n",
     )
     .unwrap();
-    let board = dir.path().join("spring.toml");
-    std::fs::write(
-        &board,
-        "[board]\ngrid = \"x\"\n[board.legend]\n\"x\" = \"spring\"\n",
-    )
-    .unwrap();
-    let out = rally(&mine, &["run", board.to_str().unwrap()]);
+    let err = error_for_board_of(&mine, dir.path(), "spring");
     assert!(
-        text(&out.stderr).contains("`spring` is defined by the variant `springs`"),
-        "{}",
-        text(&out.stderr)
+        err.contains("`spring` is defined by the variant `springs`"),
+        "{err}"
     );
     // Nobody defines it: the usual suggestion.
-    std::fs::write(
-        &board,
-        "[board]\ngrid = \"x\"\n[board.legend]\n\"x\" = \"gaer\"\n",
-    )
-    .unwrap();
-    let out = rally(&variants, &["run", board.to_str().unwrap()]);
+    let err = error_for_board_of(&variants, dir.path(), "gaer");
     assert!(
-        text(&out.stderr).contains("unknown element `gaer` (did you mean `gear`?)"),
-        "{}",
-        text(&out.stderr)
+        err.contains("unknown element `gaer` (did you mean `gear`?)"),
+        "{err}"
     );
 }
 
@@ -382,6 +374,28 @@ fn a_variant_that_changes_nothing_on_the_board_is_warned_about() {
     // The ice rink has ice.
     let rink = root().join("games/ice-rink-bots.toml");
     assert_eq!(idle_warnings(rink.to_str().unwrap(), "more-lives"), "");
+    // `rally play` warns too, before the game.
+    let dir = tempfile::tempdir().unwrap();
+    let save = dir.path().join("bots.save.json");
+    let out = rally(
+        &root().join("variants"),
+        &[
+            "play",
+            bots,
+            "--fast",
+            "--variant",
+            "gold-belts",
+            "--save",
+            save.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).starts_with("warning: ")
+            && text(&out.stderr).contains("the variant `gold-belts` changes nothing"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]
