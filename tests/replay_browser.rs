@@ -95,8 +95,14 @@ impl Browser {
         self.post("/url", json!({ "url": url }));
     }
 
-    fn run(&self, script: &str) -> Value {
-        self.post("/execute/sync", json!({ "script": script, "args": [] }))
+    /// Runs `script` (a function body that returns a value) once the board's animation has
+    /// ended: the page's own signal (`board.settled()`), no sleeping.
+    fn run_settled(&self, script: &str) -> Value {
+        let wrapped = format!(
+            "const done = arguments[arguments.length - 1];\n\
+             window.rallyViewer.board.settled().then(() => done((function () {{ {script} }})()));"
+        );
+        self.post("/execute/async", json!({ "script": wrapped, "args": [] }))
     }
 
     fn click(&self, css: &str) {
@@ -224,7 +230,7 @@ fn the_viewer_plays_a_replay_log_in_a_browser() {
         if i > 0 {
             browser.click("#next");
         }
-        let shown = browser.run(&script);
+        let shown = browser.run_settled(&script);
         assert_eq!(shown["frame"], json!(i), "frame index after {i} steps");
         assert_eq!(shown["slider"], json!(i), "slider after {i} steps");
         let label = shown["label"].as_str().unwrap();
@@ -261,8 +267,11 @@ fn the_viewer_plays_a_replay_log_in_a_browser() {
     }
     // Stepping past the end stays on the last frame.
     browser.click("#next");
-    assert_eq!(browser.run(&script)["frame"], json!(frames.len() - 1));
+    assert_eq!(
+        browser.run_settled(&script)["frame"],
+        json!(frames.len() - 1)
+    );
     // And the slider goes back to the start.
     browser.click("#first");
-    assert_eq!(browser.run(&script)["frame"], json!(0));
+    assert_eq!(browser.run_settled(&script)["frame"], json!(0));
 }

@@ -83,19 +83,12 @@ fn sha256(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 
-fn read(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| Error::File {
-        file: path.to_path_buf(),
-        message: e.to_string(),
-    })
-}
-
 impl GameFile {
     /// The game file and every board file it reads, hashed together in that order.
     pub fn of(setup: &Setup, shown: &Path) -> Result<GameFile> {
         let mut hasher = Sha256::new();
         for file in std::iter::once(&setup.path).chain(&setup.layout.files) {
-            let bytes = read(file)?;
+            let bytes = crate::files::read_bytes(file)?;
             hasher.update((bytes.len() as u64).to_le_bytes());
             hasher.update(&bytes);
         }
@@ -135,7 +128,7 @@ impl Rules {
                 Some(format!("{root}/{}", parts.join("/")))
             })
             .unwrap_or_else(|| file.display().to_string());
-            self.files.insert(name, sha256(&read(&file)?));
+            self.files.insert(name, sha256(&crate::files::read_bytes(&file)?));
         }
         self.sha256 = sha256(
             serde_json::to_string(&self.files)
