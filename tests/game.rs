@@ -661,7 +661,7 @@ fn every_shipped_game_plays_to_the_end_with_bots() {
         assert!(result.outcome.is_some(), "{}", game.display());
         assert!(
             m.setup
-                .idle_variant_warnings(&m.game.rules())
+                .idle_variant_warnings(m.game.rules())
                 .unwrap()
                 .is_empty(),
             "{}: every variant it switches on acts on its board",

@@ -128,7 +128,8 @@ impl Rules {
                 Some(format!("{root}/{}", parts.join("/")))
             })
             .unwrap_or_else(|| file.display().to_string());
-            self.files.insert(name, sha256(&crate::files::read_bytes(&file)?));
+            self.files
+                .insert(name, sha256(&crate::files::read_bytes(&file)?));
         }
         self.sha256 = sha256(
             serde_json::to_string(&self.files)
