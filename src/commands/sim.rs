@@ -127,6 +127,14 @@ pub fn sim(path: &Path, opts: &SimOptions, common: &Common) -> Result<bool> {
         for warning in setup.idle_variant_warnings(&loaded)? {
             chatter(opts.quiet, || format!("warning: {warning}"));
         }
+        if prepared
+            .iter()
+            .any(|p: &Sources| p.choices == sources.choices)
+        {
+            chatter(opts.quiet, || {
+                "warning: --compare switches on no variant the game does not have already: the two columns are the same games".into()
+            });
+        }
         prepared.push(sources);
     }
     let mut played = Vec::new();
