@@ -166,7 +166,7 @@ enum Command {
 
 const SIM_EXAMPLES: &str = "Examples:
   rally sim games/bots.toml --games 2000
-  rally sim games/ice-rink-bots.toml --compare more-lives --csv > compare.csv
+  rally sim games/ice-rink-bots.toml --games 400 --compare thaw --csv > rink.csv
   rally sim games/bots.toml --games 70000 --shard 3/7 --out shards/3.json -q
   rally sim merge shards/*.json
 
