@@ -18,6 +18,7 @@ pub mod geometry;
 pub mod html;
 pub mod order;
 pub mod params;
+pub mod reference;
 pub mod reload;
 pub mod render;
 pub mod replay;

@@ -147,12 +147,12 @@ pub fn event(e: &Event) -> String {
     } else {
         format!("T{}", e.turn)
     };
-    let mut line = format!(
-        "{when:<3} {:<15} {:<8} {}",
-        e.segment,
-        e.robot.as_deref().unwrap_or("-"),
-        e.what
-    );
+    format!("{when:<3} {:<15} {}", e.segment, event_details(e))
+}
+
+/// An event without its time: `A        conveyed dir=S to=[1,2]`.
+pub fn event_details(e: &Event) -> String {
+    let mut line = format!("{:<8} {}", e.robot.as_deref().unwrap_or("-"), e.what);
     for (k, v) in e.detail.iter() {
         let v = match v {
             serde_json::Value::String(s) => s.clone(),

@@ -74,6 +74,16 @@ impl Robot {
         self.program.get(register as usize - 1).copied().flatten()
     }
 
+    /// The robot as its JSON keeps it (no program, no order of destruction), so a copy kept
+    /// in a save equals itself read back.
+    pub fn as_saved(&self) -> Robot {
+        Robot {
+            program: Vec::new(),
+            destroyed_order: None,
+            ..self.clone()
+        }
+    }
+
     /// Where the robot's option `name` is in its hand, if it holds it.
     pub fn option(&self, name: &str) -> Option<usize> {
         self.options.iter().position(|o| o.name == name)
@@ -88,6 +98,21 @@ pub struct HeldOption {
     /// absent for options without a limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uses_left: Option<u32>,
+}
+
+/// The robots after one step of a register, or one robot's card, in which something happened:
+/// what the replay viewer and the playtest table show frame by frame. The engine notes them
+/// only when asked (`Game::run_register_noted`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepSnapshot {
+    /// The step of the order of play just resolved, or `card` after one robot's card.
+    pub step: String,
+    /// The robot whose card it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub robot: Option<String>,
+    /// How many of the stage's events had been logged by then.
+    pub events: usize,
+    pub robots: Vec<Robot>,
 }
 
 /// One thing that happened, for the log, the JSON output and replays.

@@ -525,9 +525,37 @@ fn rally_replay_plays_a_whole_game_stage_by_stage() {
     );
     let page = std::fs::read_to_string(&html).unwrap();
     let frames = page_frames(&page);
-    assert_eq!(frames.len(), stages, "one frame per stage of the game");
+    // Each stage is one or more frames: a register has one per card and per step in which
+    // something happened (`t1r2s3`), named by its stage without the `s` count.
+    let stage_of = |f: &serde_json::Value| {
+        let id = f["id"].as_str().unwrap();
+        id.split('s').next().unwrap().to_string()
+    };
+    let mut named: Vec<String> = frames.iter().map(stage_of).collect();
+    named.dedup();
+    assert_eq!(
+        named.len(),
+        stages,
+        "every stage of the game has its frames"
+    );
+    assert!(frames.len() > stages, "registers are shown step by step");
     assert_eq!(frames[0]["label"], "Turn 1 · Start");
-    assert_eq!(frames[1]["label"], "Turn 1 · Register 1");
+    assert_eq!(frames[0]["id"], "t1r0");
+    assert_eq!(frames[1]["id"], "t1r1s1");
+    assert_eq!(
+        frames[1]["stage"], "card",
+        "a register begins with the first card"
+    );
+    let label = frames[1]["label"].as_str().unwrap();
+    let acting = frames[1]["acting"].as_str().unwrap();
+    assert!(
+        label.starts_with(&format!("Turn 1 · Register 1 · {acting} plays ")),
+        "{label}"
+    );
+    assert!(
+        frames[1]["robots"][0]["program"].as_array().unwrap().len() == 5,
+        "the frames carry the programs dealt"
+    );
     let last = frames.last().unwrap();
     let state = m.game.state();
     let shown: Vec<_> = last["robots"]

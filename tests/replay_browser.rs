@@ -1,7 +1,11 @@
 //! The HTML replay viewer in a real headless browser (Chromium driven through ChromeDriver's
-//! WebDriver protocol): it opens from disk, shows the start, steps forward register by
-//! register, and at every step the robots drawn on screen stand on the squares the replay log
-//! says, facing the way it says.
+//! WebDriver protocol): it opens from disk, shows the start, steps forward frame by frame (each
+//! card, each step of the board), and at every step the robots drawn on screen stand on the
+//! squares the replay log says, facing the way it says; laser lines run from shooter to
+//! target; a link opens the page on a frame and the event list links to frames; the board fits
+//! a 1280×900 window.
+//!
+//! With `RALLY_SCREENSHOTS=DIR` the tests leave screenshots of what they saw in DIR.
 //!
 //! Needs `chromium` and `chromedriver` (`.ci/install-browser.sh` installs them). Without them
 //! the test says SKIPPED and why, on stderr, and passes; with `RALLY_REQUIRE_BROWSER=1` (CI,
@@ -85,14 +89,28 @@ impl Browser {
             format!("{}/session/{}{path}", self.base, self.session)
         };
         let mut response = ureq::post(&url)
+            .config()
+            .http_status_as_error(false)
+            .build()
             .send_json(&body)
             .unwrap_or_else(|e| panic!("WebDriver {path}: {e}"));
+        let status = response.status();
         let reply: Value = response.body_mut().read_json().expect("WebDriver JSON");
+        // A failing script or a missing element: WebDriver says what went wrong.
+        assert!(
+            status.is_success(),
+            "WebDriver {path}: {status}: {}",
+            reply["value"]
+        );
         reply["value"].clone()
     }
 
     fn open(&self, url: &str) {
         self.post("/url", json!({ "url": url }));
+    }
+
+    fn run(&self, script: &str) -> Value {
+        self.post("/execute/sync", json!({ "script": script, "args": [] }))
     }
 
     /// Runs `script` (a function body that returns a value) once the board's animation has
@@ -103,6 +121,23 @@ impl Browser {
              window.rallyViewer.board.settled().then(() => done((function () {{ {script} }})()));"
         );
         self.post("/execute/async", json!({ "script": wrapped, "args": [] }))
+    }
+
+    fn resize(&self, width: u32, height: u32) {
+        self.post("/window/rect", json!({ "width": width, "height": height }));
+    }
+
+    /// With `RALLY_SCREENSHOTS=DIR`, saves what the browser shows as DIR/NAME.png.
+    fn screenshot(&self, name: &str) {
+        let Some(dir) = std::env::var_os("RALLY_SCREENSHOTS") else {
+            return;
+        };
+        let url = format!("{}/session/{}/screenshot", self.base, self.session);
+        let mut response = ureq::get(&url).call().expect("WebDriver screenshot");
+        let reply: Value = response.body_mut().read_json().expect("WebDriver JSON");
+        let png = base64_decode(reply["value"].as_str().expect("a base64 PNG"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(Path::new(&dir).join(format!("{name}.png")), png).unwrap();
     }
 
     fn click(&self, css: &str) {
@@ -127,6 +162,27 @@ impl Drop for Browser {
     }
 }
 
+/// Standard base64 (what WebDriver sends screenshots as).
+fn base64_decode(text: &str) -> Vec<u8> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        _ => 63,
+    };
+    let digits: Vec<u8> = text.bytes().filter(|c| *c != b'=').map(value).collect();
+    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
+    for chunk in digits.chunks(4) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &d)| n | u32::from(d) << (18 - 6 * i));
+        out.extend_from_slice(&n.to_be_bytes()[1..chunk.len()]);
+    }
+    out
+}
+
 /// What the page shows: the frame label, and per robot drawn its data attributes and whether
 /// its drawing's centre lies inside the square its attributes name (screen coordinates,
 /// through the SVG's own transform, so scaling of the picture does not matter).
@@ -149,24 +205,31 @@ return { frame: Number(document.body.dataset.frame), label: document.getElementB
          slider: Number(document.getElementById('slider').value), robots, rows, current };
 "#;
 
-#[test]
-fn the_viewer_plays_a_replay_log_in_a_browser() {
-    let (chromium, chromedriver) = match (
+/// A browser session, or `None` (the test then says SKIPPED and why) when Chromium and
+/// ChromeDriver are not installed, unless `RALLY_REQUIRE_BROWSER=1` makes that a failure.
+fn browser(test: &str) -> Option<Browser> {
+    match (
         find("chromium").or_else(|| find("chromium-browser")),
         find("chromedriver"),
     ) {
-        (Some(c), Some(d)) => (c, d),
+        (Some(chromium), Some(chromedriver)) => Some(Browser::start(&chromium, &chromedriver)),
         _ => {
             let message =
                 "no chromium/chromedriver on PATH (install them with .ci/install-browser.sh)";
             if std::env::var_os("RALLY_REQUIRE_BROWSER").is_some_and(|v| v == "1") {
                 panic!("RALLY_REQUIRE_BROWSER=1 but {message}");
             }
-            eprintln!("SKIPPED the_viewer_plays_a_replay_log_in_a_browser: {message}");
-            return;
+            eprintln!("SKIPPED {test}: {message}");
+            None
         }
-    };
+    }
+}
 
+#[test]
+fn the_viewer_plays_a_replay_log_in_a_browser() {
+    let Some(browser) = browser("the_viewer_plays_a_replay_log_in_a_browser") else {
+        return;
+    };
     // Record a replay log of the scenario, as `rally run --record` does.
     let dir = tempfile::tempdir().unwrap();
     let path = Path::new(SCENARIO);
@@ -188,11 +251,32 @@ fn the_viewer_plays_a_replay_log_in_a_browser() {
         .start(common.rules(Some(path), replayed.variants.clone()).unwrap())
         .unwrap();
     let frames = html::frames(&replayed, &mut game).unwrap();
-    assert_eq!(frames.len(), 1 + scenario.registers as usize);
+    // A frame per card and per step in which something happened, in the order of play.
+    let stages: Vec<&str> = frames.iter().map(|f| f.stage.as_str()).collect();
+    assert_eq!(
+        stages,
+        [
+            "start",
+            "card",
+            "card",
+            "express_belts",
+            "belts",
+            "gears",
+            "fire",
+            "card",
+            "card",
+            "gears",
+            "fire",
+            "card",
+            "card",
+            "express_belts",
+            "gears",
+            "fire"
+        ]
+    );
     let page_path = dir.path().join("game.html");
     std::fs::write(&page_path, html::page(&game, "test", "", &frames)).unwrap();
 
-    let browser = Browser::start(&chromium, &chromedriver);
     browser.open(&format!("file://{}", page_path.display()));
     let script = format!(
         "const MARGIN = {}, CELL = {};\n{READ_PAGE}",
@@ -260,10 +344,20 @@ fn the_viewer_plays_a_replay_log_in_a_browser() {
             .collect();
         assert_eq!(on_screen, expected(i), "frame {i} ({})", frame.label);
         assert_eq!(shown["rows"], json!(["A", "B"]), "the robots table");
-        // The event list marks this frame's heading and events.
+        // The event list marks this frame's heading and events (a card frame's heading
+        // names the card, so its `card` event is not repeated).
         let current = shown["current"].as_array().unwrap();
         assert_eq!(current[0], json!(frame.label));
-        assert_eq!(current.len(), 1 + frame.events.len().max(1));
+        let listed = frame
+            .events
+            .iter()
+            .filter(|e| !(e.what == "card" && e.robot == frame.acting))
+            .count();
+        let listed = if frame.events.is_empty() { 1 } else { listed };
+        assert_eq!(current.len(), 1 + listed, "frame {i}: {current:?}");
+        if frame.id == "t1r1s2" {
+            browser.screenshot("two_robots_card");
+        }
     }
     // Stepping past the end stays on the last frame.
     browser.click("#next");
@@ -274,4 +368,137 @@ fn the_viewer_plays_a_replay_log_in_a_browser() {
     // And the slider goes back to the start.
     browser.click("#first");
     assert_eq!(browser.run_settled(&script)["frame"], json!(0));
+}
+
+/// What the page shows of the board: the frame, the shots (their lines' ends in screen
+/// coordinates and the squares there), the beams' ends, and where the board lies in the
+/// window.
+const READ_BOARD: &str = r#"
+const svg = document.querySelector('#board-view svg');
+const ctm = svg.getScreenCTM();
+const square = (x, y) => {
+  const p = svg.createSVGPoint(); p.x = x; p.y = y;
+  const s = p.matrixTransform(ctm);
+  const nw = svg.createSVGPoint(); nw.x = MARGIN; nw.y = MARGIN;
+  const o = nw.matrixTransform(ctm);
+  const cell = CELL * ctm.a;
+  return [Math.floor((s.x - o.x) / cell), Math.floor((s.y - o.y) / cell)];
+};
+const ends = (line) => [square(line.x1.baseVal.value, line.y1.baseVal.value),
+                        square(line.x2.baseVal.value, line.y2.baseVal.value)];
+const shots = Array.from(svg.querySelectorAll('#shots .rb-shot')).map(g => ({
+  target: g.dataset.target, shooter: g.dataset.shooter, ends: ends(g.querySelector('line')) }));
+const beams = Array.from(svg.querySelectorAll('#beams line')).map(ends);
+const board = svg.getBoundingClientRect();
+const aside = document.querySelector('aside').getBoundingClientRect();
+return { frame: Number(document.body.dataset.frame), hash: location.hash, shots, beams,
+         board: [board.left, board.top, board.right, board.bottom],
+         window: [innerWidth, innerHeight], aside: aside.left,
+         current: Array.from(document.querySelectorAll('#events li.current')).length };
+"#;
+
+#[test]
+fn deep_links_laser_lines_and_the_board_fitted_to_the_window() {
+    let Some(browser) = browser("deep_links_laser_lines_and_the_board_fitted_to_the_window") else {
+        return;
+    };
+    // The tour: a 12×12 board whose bottom row a 900 pixels high window used to cut.
+    let path = Path::new("boards/tour.toml");
+    let scenario = Scenario::load(path).unwrap();
+    let mut game = scenario
+        .start(Common::default().rules(Some(path), Vec::new()).unwrap())
+        .unwrap();
+    let frames = html::frames(&scenario, &mut game).unwrap();
+    let views = html::view::views(&game.board(), &frames);
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("tour.html");
+    std::fs::write(&page, html::page(&game, "tour", "", &frames)).unwrap();
+    let url = format!("file://{}", page.display());
+    let read = format!(
+        "const MARGIN = {}, CELL = {};\n{READ_BOARD}",
+        rally::svg::MARGIN,
+        rally::svg::CELL
+    );
+
+    // A link to the lasers of a register in which robots shoot each other.
+    let (at, lasers) = views
+        .iter()
+        .enumerate()
+        .find(|(_, v)| {
+            v.stage == "fire"
+                && v.shots.iter().any(|s| s.shooter.is_some())
+                && v.beams.iter().any(|b| b.hit.is_some())
+        })
+        .expect("the tour has robots shooting robots, and one standing in a board laser");
+    browser.resize(1280, 900);
+    browser.open(&format!("{url}#{}", lasers.id));
+    let shown = browser.run_settled(&read);
+    browser.screenshot("tour_lasers");
+    assert_eq!(shown["frame"], json!(at), "the link opens its frame");
+    // Every shot is drawn from its shooter's square (or the emitter's) to its target's.
+    let drawn = shown["shots"].as_array().unwrap();
+    assert_eq!(drawn.len(), lasers.shots.len(), "one line per shot");
+    for (line, shot) in drawn.iter().zip(&lasers.shots) {
+        assert_eq!(line["target"], json!(shot.target));
+        assert_eq!(
+            line["shooter"],
+            json!(shot.shooter.clone().unwrap_or_default())
+        );
+        let from: [i32; 2] = shot.from.into();
+        let to: [i32; 2] = shot.to.into();
+        assert_eq!(line["ends"], json!([from, to]), "the line of {shot:?}");
+    }
+    // Board lasers' beams end where the engine stops them: at the first robot or a wall.
+    let beams = shown["beams"].as_array().unwrap();
+    let expected: Vec<Value> = lasers
+        .beams
+        .iter()
+        .map(|b| json!([<[i32; 2]>::from(b.from), <[i32; 2]>::from(b.to)]))
+        .collect();
+    for beam in &expected {
+        assert!(beams.contains(beam), "beam {beam} not drawn: {beams:?}");
+    }
+
+    // The whole board fits a 1280×900 window beside the side panel.
+    let [left, top, right, bottom]: [f64; 4] =
+        serde_json::from_value(shown["board"].clone()).unwrap();
+    let [width, height]: [f64; 2] = serde_json::from_value(shown["window"].clone()).unwrap();
+    assert!(
+        left >= 0.0 && top >= 0.0 && bottom <= height && right <= width,
+        "the board {:?} is not inside the window {width}×{height}",
+        [left, top, right, bottom]
+    );
+    assert!(
+        right <= shown["aside"].as_f64().unwrap(),
+        "the board overlaps the panel"
+    );
+    assert!(
+        bottom - top > 0.7 * height,
+        "the board is not shrunk more than needed"
+    );
+
+    // A mangled or unknown link opens the first frame instead of breaking the page.
+    for bad in ["%E0%A4%A", "t99r9s9", "<b>"] {
+        browser.open("about:blank"); // a fresh load, not a jump within the page
+        browser.open(&format!("{url}#{bad}"));
+        assert_eq!(browser.run_settled(&read)["frame"], json!(0), "#{bad}");
+    }
+
+    // A register's link opens its first frame; the address follows the frame shown.
+    browser.run("location.hash = '#t1r2'; return null;");
+    let shown = browser.run_settled(&read);
+    let first = views.iter().position(|v| v.id == "t1r2s1").unwrap();
+    assert_eq!(shown["frame"], json!(first));
+    assert_eq!(shown["hash"], json!("#t1r2s1"));
+
+    // The event list links back: from the last frame, an earlier frame's event opens it.
+    browser.click("#last");
+    browser.click(&format!("#events li[data-frame=\"{at}\"]:not(.heading) a"));
+    let shown = browser.run_settled(&read);
+    assert_eq!(shown["frame"], json!(at), "an event opens its frame");
+    assert_eq!(shown["hash"], json!(format!("#{}", lasers.id)));
+    assert!(
+        shown["current"].as_u64().unwrap() > 1,
+        "its events are marked"
+    );
 }

@@ -61,6 +61,7 @@ pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
     let failures = scenario.check(&state);
     if opts.json {
         let out = JsonState {
+            version: super::output::JSON_VERSION,
             register: state.register,
             turn: state.turn,
             robots: &state.robots,
@@ -146,9 +147,12 @@ fn replay_game(
     Ok(diff.is_empty() && rerun.stopped.is_none())
 }
 
-/// The `--json` output of the contract, fields in the contract's order.
+/// The `--json` output of the contract, fields in the contract's order after the format's
+/// `version` (an extension: the contract allows new keys). The events are part of the
+/// contract's state, so they are always there.
 #[derive(serde::Serialize)]
 struct JsonState<'a> {
+    version: u32,
     register: u8,
     turn: u32,
     robots: &'a [crate::state::Robot],

@@ -4,6 +4,7 @@
 //! more variants and the difference between the two. `rally sim merge FILES...` adds up the
 //! tally files of a study's shards and prints the same summary (docs/simulations.md).
 
+use super::output::note;
 use super::Common;
 use crate::error::{Error, Result};
 use crate::game::bot::Strength;
@@ -76,8 +77,6 @@ pub struct SimOptions {
     pub threads: Option<usize>,
     pub shard: Option<Shard>,
     pub output: Output,
-    /// No progress bar, no timings: only the results.
-    pub quiet: bool,
 }
 
 pub fn sim(path: &Path, opts: &SimOptions, common: &Common) -> Result<bool> {
@@ -99,19 +98,17 @@ pub fn sim(path: &Path, opts: &SimOptions, common: &Common) -> Result<bool> {
         columns.push(names);
     }
     let [first, end] = opts.shard.map_or([0, opts.games], |s| s.range(opts.games));
-    chatter(opts.quiet, || {
-        let part = match opts.shard {
-            Some(s) => format!(
-                "games {first}..{end} of {} (shard {}/{})",
-                opts.games, s.index, s.count
-            ),
-            None => format!("{} bot game(s)", opts.games),
-        };
-        format!(
-            "{}: {part} per column on {threads} thread(s)",
-            path.display()
-        )
-    });
+    let part = match opts.shard {
+        Some(s) => format!(
+            "games {first}..{end} of {} (shard {}/{})",
+            opts.games, s.index, s.count
+        ),
+        None => format!("{} bot game(s)", opts.games),
+    };
+    note(format!(
+        "{}: {part} per column on {threads} thread(s)",
+        path.display()
+    ));
     // Each column's rules, loaded here first: their hashes, and a warning for a variant
     // that changes nothing on this board, before any game is played.
     let mut rules = Rules::default();
@@ -125,15 +122,13 @@ pub fn sim(path: &Path, opts: &SimOptions, common: &Common) -> Result<bool> {
         let loaded = RuleSet::load(&sources)?;
         rules.add(&sources, &loaded)?;
         for warning in setup.idle_variant_warnings(&loaded)? {
-            chatter(opts.quiet, || format!("warning: {warning}"));
+            note(format!("warning: {warning}"));
         }
         if prepared
             .iter()
             .any(|p: &Sources| p.choices == sources.choices)
         {
-            chatter(opts.quiet, || {
-                "warning: --compare switches on no variant the game does not have already: the two columns are the same games".into()
-            });
+            note("warning: --compare switches on no variant the game does not have already: the two columns are the same games");
         }
         prepared.push(sources);
     }
@@ -145,20 +140,18 @@ pub fn sim(path: &Path, opts: &SimOptions, common: &Common) -> Result<bool> {
         } else {
             names.join("+")
         };
-        let bar = progress_bar(&name, end - first, opts.quiet);
+        let bar = progress_bar(&name, end - first);
         let started = Instant::now();
         let tally = sim::run(&setup, &sources, first..end, threads, &mut |done| {
             bar.set_position(done)
         })?;
         bar.finish_and_clear();
         let seconds = started.elapsed().as_secs_f64();
-        chatter(opts.quiet, || {
-            format!(
-                "{name}: {} games in {seconds:.1} s ({:.0} games per minute)",
-                tally.games,
-                tally.games as f64 * 60.0 / seconds.max(1e-9)
-            )
-        });
+        note(format!(
+            "{name}: {} games in {seconds:.1} s ({:.0} games per minute)",
+            tally.games,
+            tally.games as f64 * 60.0 / seconds.max(1e-9)
+        ));
         played.push(Column {
             name,
             variants: names,
@@ -224,16 +217,9 @@ fn emit(study: &Study, output: &Output) -> Result<bool> {
     Ok(true)
 }
 
-/// A line for the person at the terminal (stderr), unless `-q`.
-fn chatter(quiet: bool, line: impl FnOnce() -> String) {
-    if !quiet {
-        eprintln!("{}", line());
-    }
-}
-
 /// A progress bar on stderr, only when stderr is a terminal and not `-q`.
-fn progress_bar(label: &str, total: u64, quiet: bool) -> ProgressBar {
-    if quiet || !std::io::stderr().is_terminal() {
+fn progress_bar(label: &str, total: u64) -> ProgressBar {
+    if super::output::is_quiet() || !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());

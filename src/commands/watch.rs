@@ -54,7 +54,7 @@ pub fn watch(paths: &[PathBuf], opts: &WatchOptions, common: &Common) -> Result<
     )?;
     let clear = std::io::stdout().is_terminal();
     let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-    eprintln!("watching {} (Ctrl-C to stop)", shown.join(", "));
+    super::output::note(format!("watching {} (Ctrl-C to stop)", shown.join(", ")));
     let all: Vec<usize> = (0..sessions.len()).collect();
     run(&mut sessions, &all, None, single, clear);
     watcher.set_watched(&everything(&sessions))?;

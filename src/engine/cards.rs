@@ -85,6 +85,7 @@ impl<'a> Engine<'a> {
             if self.is_active(id) {
                 self.execute_card(id, card)?;
                 self.tell_destroyed()?;
+                self.world().note("card", Some(id));
             }
         }
         self.world().begin_moment(true);

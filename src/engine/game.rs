@@ -154,6 +154,25 @@ impl Game {
         })
     }
 
+    /// Resolves register `register` as [`Game::run_register`] does, and returns the robots
+    /// after every step and card in which something happened, in order (the frames of the
+    /// replay viewer and the playtest table).
+    pub fn run_register_noted(&mut self, register: u8) -> Result<Vec<StepSnapshot>> {
+        {
+            let mut w = self.world.borrow_mut();
+            let start = StepSnapshot {
+                step: String::new(),
+                robot: None,
+                events: w.state.events.len(),
+                robots: w.state.robots.clone(),
+            };
+            w.noted = Some(vec![start]);
+        }
+        let result = self.run_register(register);
+        let noted = self.world.borrow_mut().noted.take().unwrap_or_default();
+        result.map(|()| noted.into_iter().skip(1).collect())
+    }
+
     /// Repairs, re-entry and the other end-of-turn steps; the next turn begins.
     pub fn end_turn(&mut self) -> Result<()> {
         self.transaction(|e| {

@@ -19,8 +19,8 @@ use crate::order::{Native, Segment};
 use crate::script::ctx::{card_table, Ctx, RobotView};
 use crate::script::sandbox::{Budget, BUDGET_MESSAGE, INSTRUCTION_BUDGET};
 use crate::script::{lua_message, Defs, RuleEvent, RuleSet, TileEvent};
-use crate::state::{GameState, RobotId, REENTRY_DAMAGE};
-use crate::world::{Arrival, Blocked, Hit, How, World};
+use crate::state::{GameState, RobotId, StepSnapshot, REENTRY_DAMAGE};
+use crate::world::{Arrival, Blocked, Hit, How, Shot, World};
 use mlua::{AnyUserData, Function, IntoLuaMulti, Lua, Table, Value};
 use std::cell::{Cell, Ref, RefCell};
 use std::rc::Rc;
@@ -297,7 +297,9 @@ impl<'a> Engine<'a> {
         self.flush_conveys()?;
         self.flush_damage()?;
         self.world().defer_damage = false;
-        self.tell_destroyed()
+        self.tell_destroyed()?;
+        self.world().note(&info.name, None);
+        Ok(())
     }
 
     /// Calls a tile event on every element of the robot's square; stops at the first handler

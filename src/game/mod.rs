@@ -24,7 +24,7 @@ use crate::engine::Game;
 use crate::error::{Error, Result, Source};
 use crate::geometry::{Dir, Pos};
 use crate::script::RuleSet;
-use crate::state::{Event, GameState, Robot, RobotId};
+use crate::state::{Event, GameState, Robot, RobotId, StepSnapshot};
 use crate::variant::Choice;
 use bot::Strength;
 use deal::Hand;
@@ -360,6 +360,11 @@ pub struct Snapshot {
     pub events: usize,
     /// As in the state's JSON (no registers).
     pub robots: Vec<Robot>,
+    /// In a register, the robots after each step and card in which something happened, with
+    /// `events` counted in the turn's events as above (the replay viewer's frames). Absent
+    /// from older saves.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<StepSnapshot>,
 }
 
 impl Snapshot {
@@ -385,6 +390,8 @@ pub enum Stage {
     Register {
         register: u8,
         events: Vec<Event>,
+        /// The robots after each step and card in which something happened (recorded games).
+        steps: Vec<StepSnapshot>,
     },
     EndOfTurn {
         events: Vec<Event>,
@@ -486,18 +493,32 @@ impl Match {
             }
         };
         if self.record {
-            let mut robots = self.game.state().robots.clone();
-            for r in &mut robots {
-                // What the JSON keeps, so a snapshot equals itself read back from a save.
-                r.program.clear();
-                r.destroyed_order = None;
-            }
+            let robots = self
+                .game
+                .state()
+                .robots
+                .iter()
+                .map(Robot::as_saved)
+                .collect();
             if let Some(turn) = self.history.last_mut() {
+                let before = turn.events.len();
                 turn.events.extend_from_slice(stage.events());
+                let steps = match &stage {
+                    Stage::Register { steps, .. } => steps
+                        .iter()
+                        .map(|m| StepSnapshot {
+                            events: before + m.events,
+                            robots: m.robots.iter().map(Robot::as_saved).collect(),
+                            ..m.clone()
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                };
                 turn.snapshots.push(Snapshot {
                     stage: phase,
                     events: turn.events.len(),
                     robots,
+                    steps,
                 });
             }
         }
@@ -592,7 +613,12 @@ impl Match {
     }
 
     fn register(&mut self, register: u8) -> Result<Stage> {
-        self.game.run_register(register)?;
+        let steps = if self.record {
+            self.game.run_register_noted(register)?
+        } else {
+            self.game.run_register(register)?;
+            Vec::new()
+        };
         let events = self.take_events();
         let state = self.game.state();
         // §7.1: the first robot to touch the last flag wins; a tie in the same segment E
@@ -617,7 +643,11 @@ impl Match {
             None => Phase::EndOfTurn,
         };
         drop(state);
-        Ok(Stage::Register { register, events })
+        Ok(Stage::Register {
+            register,
+            events,
+            steps,
+        })
     }
 
     fn end_turn(&mut self, seats: &mut dyn Seats) -> Result<Stage> {

@@ -10,7 +10,7 @@ use crate::engine::{Engine, Link};
 use crate::error::Error;
 use crate::geometry::{Dir, Pos, Rotation};
 use crate::state::RobotId;
-use crate::world::How;
+use crate::world::{How, Shot};
 use mlua::{
     AnyUserData, Lua, LuaSerdeExt, LuaString, Table, UserData, UserDataFields, UserDataMethods,
     Value,
@@ -377,9 +377,13 @@ impl UserData for Ctx {
                         "laser".into()
                     }
                 });
+                let shot = Shot {
+                    from: start,
+                    shooter,
+                };
                 for &target in &hits {
                     with_engine(lua, |e| {
-                        e.damage(target, strength.unwrap_or(1), &cause, Some(dir.opposite()))
+                        e.shoot(target, strength.unwrap_or(1), &cause, dir, shot)
                     })?;
                 }
                 let views: Vec<AnyUserData> =
