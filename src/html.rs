@@ -141,8 +141,12 @@ fn stage_label(m: &StepSnapshot, events: &[Event]) -> String {
 
 /// Resolves `scenario` on a freshly started `game`: "Start" (after the start of the turn),
 /// then each register stage by stage (each robot's card, each step in which something
-/// happened), and "End of turn" if the scenario resolves it.
+/// happened), and "End of turn" if the scenario resolves it. A scenario of several turns is
+/// shown as a game is, turn by turn.
 pub fn frames(scenario: &Scenario, game: &mut Game) -> Result<Vec<Frame>> {
+    if let Some(turns) = scenario.record_turns(game)? {
+        return Ok(game_frames(&turns));
+    }
     let mut frames = Vec::new();
     game.start_turn()?;
     let turn = game.state().turn;

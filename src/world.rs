@@ -62,6 +62,21 @@ pub struct Blocked {
     pub dir: Dir,
 }
 
+/// What one step of movement did: the robots that arrived somewhere (to tell their squares),
+/// and the chain that moved, the mover first and each robot pushed by the one before it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stepped {
+    pub arrivals: Vec<Arrival>,
+    pub chain: Vec<RobotId>,
+}
+
+/// What resolving the board pushers' pushes did (`World::flush_pushes`).
+pub type FlushedPushes = (
+    Vec<(Arrival, Option<RobotId>)>,
+    Vec<Blocked>,
+    Vec<(Vec<RobotId>, Dir)>,
+);
+
 /// Damage waiting to be applied at the end of a step (segment D fires all at once).
 #[derive(Clone, Debug)]
 pub struct Hit {
@@ -71,6 +86,9 @@ pub struct Hit {
     /// The side of the robot the damage came from (a beam's source), if it has one:
     /// Power-Down Shield blocks 1 point per side (rules.md §6.4).
     pub from: Option<Dir>,
+    /// Whether its player may scrap options to cancel it (§6.4); Fire Control's may not
+    /// (rules.md §9 #22). Handlers see it as `info.absorb`.
+    pub absorb: bool,
     /// The beam that dealt it, if a beam did.
     pub shot: Option<Shot>,
 }
@@ -166,8 +184,8 @@ impl World {
     /// One square of movement in `dir`, pushing any robots ahead (rules.md §3.2). Either the
     /// whole chain moves or, if any robot in it would cross a wall, nothing does (logged as
     /// `blocked`, or `push_blocked` naming the robot it could not push, with the wall).
-    /// Returns the arrivals (pushed robots first), or where the move was stopped.
-    pub fn step(&mut self, id: RobotId, dir: Dir, how: How) -> Result<Vec<Arrival>, Blocked> {
+    /// Returns the arrivals (pushed robots first) and the chain, or where the move was stopped.
+    pub fn step(&mut self, id: RobotId, dir: Dir, how: How) -> Result<Stepped, Blocked> {
         let (chain, walled) = self.chain(id, dir);
         if let Some(blocked) = walled {
             let what = if chain.len() > 1 {
@@ -199,7 +217,7 @@ impl World {
                 how,
             });
         }
-        Ok(arrivals)
+        Ok(Stepped { arrivals, chain })
     }
 
     /// Logs why the move or push of `id` was stopped: the wall (the side `dir` of square
@@ -246,9 +264,9 @@ impl World {
     /// (opposed, or at right angles) both do nothing, and so do two that would bring robots
     /// into one square, as with belts. A robot two pushes move the same way moves once.
     /// Returns the arrivals (each with the robot that pushed it, if one did: the robot on the
-    /// pusher pushes the rest of its chain, as a moving robot does) and the pushes walls
-    /// stopped.
-    pub fn flush_pushes(&mut self) -> (Vec<(Arrival, Option<RobotId>)>, Vec<Blocked>) {
+    /// pusher pushes the rest of its chain, as a moving robot does), the pushes walls
+    /// stopped, and the chains that moved, each robot in them shoving the next (`on_push`).
+    pub fn flush_pushes(&mut self) -> FlushedPushes {
         struct Push {
             dir: Dir,
             chain: Vec<RobotId>,
@@ -277,6 +295,7 @@ impl World {
                 && (a.front == b.front || a.chain.iter().any(|r| b.chain.contains(r)))
         };
         let mut blocked = Vec::new();
+        let mut chains = Vec::new();
         let mut moves: Vec<(RobotId, Dir, Option<RobotId>)> = Vec::new();
         for (i, push) in pushes.iter().enumerate() {
             let (head, dir) = (push.chain[0], push.dir);
@@ -291,6 +310,7 @@ impl World {
                 self.state
                     .log(Some(head), "push_cancelled", detail! {"dir" => dir});
             } else {
+                chains.push((push.chain.clone(), dir));
                 // Front of the chain first, as a robot's own push tells them.
                 for (k, &robot) in push.chain.iter().enumerate().rev() {
                     if !moves.iter().any(|(r, _, _)| *r == robot) {
@@ -324,7 +344,7 @@ impl World {
                 ));
             }
         }
-        (arrivals, blocked)
+        (arrivals, blocked, chains)
     }
 
     /// Destroys a robot standing off the board; true if it did.
@@ -734,6 +754,14 @@ impl World {
             "option_discarded",
             detail! {"option" => name, "why" => why},
         );
+        // A program card set aside on the option goes with it (Flywheel's).
+        if let Some(kept) = self.state.robots[id].kept.remove(name) {
+            self.state.log(
+                Some(id),
+                "card_unkept",
+                detail! {"key" => name, "card" => kept.card.to_string()},
+            );
+        }
         true
     }
 

@@ -91,7 +91,8 @@ fn hand_size_is_nine_minus_damage_and_locked_cards_stay_out_of_the_deck() {
         .iter()
         .map(|r| deal::hand_size(r.damage))
         .collect();
-    let hands = deal::deal(&mut state, &sizes);
+    let dealt = deal::deal(&mut state, &sizes, None);
+    let hands: Vec<deal::Hand> = dealt.iter().map(|&id| deal::hand(&state, id)).collect();
     let sizes: Vec<usize> = hands.iter().map(|h| h.cards.len()).collect();
     assert_eq!(sizes, vec![9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
     let opens: Vec<usize> = hands.iter().map(|h| h.open.len()).collect();
@@ -660,8 +661,8 @@ fn run_replay_re_resolves_a_whole_game() {
     support::copy_dir(&root.join("scripts"), &scripts);
     let gear = scripts.join("elements/gear.lua");
     let edited = std::fs::read_to_string(&gear).unwrap().replace(
-        "ctx:rotate(robot, tile.turn)",
-        "ctx:rotate(robot, \"uturn\")",
+        "ctx:rotate(robot, tile.turn, \"gear\")",
+        "ctx:rotate(robot, \"uturn\", \"gear\")",
     );
     std::fs::write(&gear, edited).unwrap();
     let changed = run(&scripts);
@@ -696,4 +697,41 @@ fn every_shipped_game_plays_to_the_end_with_bots() {
             game.display()
         );
     }
+}
+
+#[test]
+fn bots_play_a_game_with_every_option_that_asks() {
+    // games/options.toml arms four bots with the options that ask their players something:
+    // the game runs to its end, the same every time, and the bots do use them.
+    let play = || {
+        let mut m = start("games/options.toml");
+        let mut bots = Bots::new(m.setup.seats.iter().map(|s| s.strength));
+        m.play_out(&mut bots).unwrap();
+        m.history
+            .iter()
+            .flat_map(|t| t.events.clone())
+            .collect::<Vec<_>>()
+    };
+    let events = play();
+    assert_eq!(events, play(), "the same game every time");
+    let count = |what: &str| events.iter().filter(|e| e.what == what).count();
+    let asked = |question: &str| {
+        events
+            .iter()
+            .filter(|e| e.what == "chose")
+            .filter(|e| e.detail.get("question").and_then(|q| q.as_str()) == Some(question))
+            .count()
+    };
+    for question in [
+        "shot",
+        "recompile",
+        "flywheel",
+        "gyroscopic_stabilizer",
+        "abort_switch",
+        "conditional_program",
+    ] {
+        assert!(asked(question) > 0, "nobody was asked `{question}`");
+    }
+    assert!(count("shot") > 0, "no bot fired an option's shot");
+    assert!(count("card_kept") > 0, "no bot kept a card on an option");
 }

@@ -252,14 +252,17 @@ function Ctx:push(robot, dir) end
 ---@param dir? rally.Dir its facing afterwards; default: as it was
 function Ctx:place(robot, at, how, dir) end
 
----Turns a robot a quarter left or right, or half round.
+---Turns a robot a quarter left or right, or half round, unless a rule's or its options'
+---`on_rotate` stops it (Gyroscopic Stabilizer stops gears and belts).
 ---
 ---```lua
----steps = { gears = function(ctx, tile, robot) ctx:rotate(robot, tile.turn) end },
+---steps = { gears = function(ctx, tile, robot) ctx:rotate(robot, tile.turn, "gear") end },
 ---```
 ---@param robot rally.Robot the robot to turn
 ---@param rotation rally.Rotation which way
-function Ctx:rotate(robot, rotation) end
+---@param by? string what turns it, as `on_rotate` hooks see it: "gear", "belt", "ice"... (default "script")
+---@return boolean turned false if a hook stopped it
+function Ctx:rotate(robot, rotation, by) end
 
 ---Turns a robot to face `dir`.
 ---
@@ -331,7 +334,8 @@ function Ctx:fire_beam(from, dir, strength, opts) end
 ---@param amount integer points of damage, before options and rules change it
 ---@param cause? string for the log, default "script"
 ---@param from? rally.Dir the side of the robot it comes from (Power-Down Shield), if any
-function Ctx:damage(robot, amount, cause, from) end
+---@param opts? { absorb: boolean? } `absorb = false`: its player may not scrap options to cancel it (Fire Control)
+function Ctx:damage(robot, amount, cause, from, opts) end
 
 ---Destroys a robot at once (pits, crushers): it loses a life and re-enters at the end of the
 ---turn if it has one left.
@@ -448,6 +452,139 @@ function Ctx:random_card() end
 ---@param robot rally.Robot the robot whose card it is
 ---@return rally.Card|nil card nil outside the registers and for robots without a card
 function Ctx:card(robot) end
+
+---A card as a script gives it to `ctx`: a card table, or its text `"move2@700"`
+---(`rally.card_text`).
+---@alias rally.CardArg rally.Card|string
+
+---The robot's hand while it programs: in `on_deal` the cards dealt, in `on_program` its
+---leftovers (discarded after the hooks); empty at any other time. A card an option offers
+---beside the hand (Flywheel's) is not in it.
+---
+---```lua
+---on_deal = function(ctx, robot) ctx:log(robot, "dealt", { cards = #ctx:hand(robot) }) end,
+---```
+---@param robot rally.Robot the robot programming
+---@return rally.Card[]
+function Ctx:hand(robot) end
+
+---Deals cards from the top of this turn's program deck into the robot's hand (logs
+---`cards_drawn`).
+---
+---```lua
+---for _, card in ipairs(ctx:hand(robot)) do ctx:discard_card(robot, card) end
+---ctx:draw_cards(robot, 5)
+---```
+---@param robot rally.Robot the robot programming
+---@param n? integer how many, default 1
+---@return rally.Card[] drawn fewer if the deck runs out
+function Ctx:draw_cards(robot, n) end
+
+---Takes a card out of the robot's hand: it is discarded (logs `card_discarded`).
+---
+---```lua
+---local hand = ctx:hand(robot)
+---if #hand > 0 then ctx:discard_card(robot, hand[1]) end
+---```
+---@param robot rally.Robot the robot programming
+---@param card rally.CardArg the card to discard
+---@return boolean done false if it is not in the hand
+function Ctx:discard_card(robot, card) end
+
+---Sets a card from the robot's hand aside under `key` (an option's name): out of the hand and
+---out of the deck until `ctx:take_kept` (logs `card_kept`). A card already kept under `key`
+---is discarded; losing the option of that name loses the card.
+---
+---```lua
+---on_program = function(ctx, robot, option)
+---  local best = rally.longest_move(ctx:hand(robot))
+---  if best then ctx:keep_card(robot, option.name, best, { offered = true }) end
+---end,
+---```
+---@param robot rally.Robot the robot programming
+---@param key string what it is kept under (an option's name)
+---@param card rally.CardArg a card in its hand
+---@param opts? { offered: boolean? } `offered = true`: offered with the hand whenever the robot programs, until a program uses it (Flywheel)
+---@return boolean done false if the card is not in the hand
+function Ctx:keep_card(robot, key, card, opts) end
+
+---The card the robot keeps under `key`, if any.
+---
+---```lua
+---local kept = ctx:kept_card(robot, "conditional_program")
+---if kept then ctx:log(robot, "holding", { card = rally.card_text(kept) }) end
+---```
+---@param robot rally.Robot the robot
+---@param key string what it is kept under
+---@return rally.Card|nil
+function Ctx:kept_card(robot, key) end
+
+---Takes the card kept under `key` off the option and returns it (logs `card_unkept`): to put
+---it in a register, or to let it go.
+---
+---```lua
+---ctx:set_card(robot, ctx.register, ctx:take_kept(robot, option.name), "conditional program")
+---```
+---@param robot rally.Robot the robot
+---@param key string what it is kept under
+---@return rally.Card|nil card nil if nothing is kept there
+function Ctx:take_kept(robot, key) end
+
+---The robot's five registers: a card, or false where a register is empty.
+---
+---```lua
+---local next = ctx:program(robot)[ctx.register + 1]
+---if next and next.distance == 3 then ctx:log(robot, "flooring_it") end
+---```
+---@param robot rally.Robot the robot
+---@return (rally.Card|false)[]
+function Ctx:program(robot) end
+
+---Is a register locked by the robot's damage (registers `damage − 4` and up, from 5 down,
+---rules.md §1.3)?
+---
+---```lua
+---if not ctx:is_locked(robot, 5) then ctx:set_card(robot, 5, ctx:draw_card(), "glitch") end
+---```
+---@param robot rally.Robot the robot
+---@param register integer 1 to 5
+---@return boolean
+function Ctx:is_locked(robot, register) end
+
+---Puts a card (nil: nothing) in one of the robot's registers for the rest of the turn (logs
+---`card_set`). A register whose card has been revealed this turn cannot change.
+---
+---```lua
+---steps = { register_start = function(ctx, robot, option)
+---  ctx:set_card(robot, ctx.register, ctx:draw_card(), "abort switch")
+---end },
+---```
+---@param robot rally.Robot the robot
+---@param register integer 1 to 5, not yet revealed this turn
+---@param card rally.CardArg|nil the new card, or nil for none
+---@param why? string for the log
+function Ctx:set_card(robot, register, card, why) end
+
+---Copies another robot's card in a register into this robot's (Radio Control). On a tie of
+---priorities the original's robot acts first (rules.md §9 #20).
+---
+---```lua
+---for r = ctx.register + 1, 5 do ctx:copy_card(target, r, robot, "radio control") end
+---```
+---@param robot rally.Robot the robot whose register changes
+---@param register integer 1 to 5, not yet revealed this turn
+---@param from rally.Robot the robot whose card it copies
+---@param why? string for the log
+function Ctx:copy_card(robot, register, from, why) end
+
+---The top card of this turn's program deck, taken off it (the deal left it; in a scenario of
+---one turn, the classic deck without the cards in registers, shuffled).
+---
+---```lua
+---ctx:set_card(target, ctx.register + 1, ctx:draw_card(), "scrambler")
+---```
+---@return rally.Card|nil card nil when every card is out
+function Ctx:draw_card() end
 
 ---An option card as `ctx:options` lists it and option handlers receive it.
 ---
@@ -618,8 +755,69 @@ function Builder:start(number) end
 ---@field moved boolean|nil `on_card_end`: whether the card changed its square
 
 ---What `on_card` may return: nil (execute normally), `rally.HANDLED`, or
----`{ distance = n, dir = d }` (either key).
----@alias rally.CardResult nil|table|{ distance: integer?, dir: rally.Dir? }
+---`{ distance = n, dir = d, rotate = r }` (any of the keys: how far and which way the card
+---moves the robot, and a turn after the move: Dual Processor).
+---@alias rally.CardResult nil|table|{ distance: integer?, dir: rally.Dir?, rotate: rally.Rotation? }
+
+---What damage handlers (`on_damage`) are told about the damage coming.
+---
+---```lua
+---on_damage = function(ctx, robot, amount, info)
+---  if info.absorb and info.from == robot.facing then return amount - 1 end
+---end,
+---```
+---@class rally.DamageInfo
+---@field cause string what deals it ("laser", "robot laser", "pit"...)
+---@field from rally.Dir|nil the side of the robot it comes from, if it has one
+---@field absorb boolean false: its player may not scrap options to cancel it (Fire Control)
+
+---What `on_rotate` is told about a turn about to happen.
+---
+---```lua
+---on_rotate = function(ctx, robot, info)
+---  if info.by == "gear" and robot.powered_down then return false end
+---end,
+---```
+---@class rally.RotateInfo
+---@field rotation rally.Rotation the turn
+---@field by string what turns it: "card", "gear", "belt", "ice", "script"...
+
+---What `on_push` is told about a push.
+---
+---```lua
+---on_push = function(ctx, pusher, pushed, info)
+---  ctx:log(pusher, "shoved", { robot = pushed.name, dir = info.dir })
+---end,
+---```
+---@class rally.PushInfo
+---@field dir rally.Dir the direction of the push
+---@field pushing boolean|nil for an option: true when its holder pushed, false when it was pushed
+
+---What a shot's `fire` is told about the laser it replaces.
+---
+---```lua
+---fire = function(ctx, robot, target, option, info) ctx:push(target, info.dir) end,
+---```
+---@class rally.ShotInfo
+---@field dir rally.Dir the direction the shooter's laser points
+---@field strength integer its main laser's strength (`modify.main_laser`: Double-Barreled Laser 2)
+
+---`shot = { ... }` in `rally.option { ... }`: what the option does, instead of the main laser,
+---to the robot the laser would hit. Its player is asked `shot` ("laser" or the options) each
+---register the laser hits a robot; a chosen shot resolves after the volley, in card-priority
+---order.
+---
+---```lua
+---shot = {
+---  can = function(ctx, robot, target, option) return not target.powered_down end,
+---  advise = function(ctx, robot, target, option) return target.flags > robot.flags end,
+---  fire = function(ctx, robot, target, option, info) ctx:push(target, info.dir) end,
+---},
+---```
+---@class rally.Shot
+---@field fire fun(ctx: rally.Ctx, robot: rally.Robot, target: rally.Robot, option: rally.HeldOption, info: rally.ShotInfo) the shot's effect (required)
+---@field can? fun(ctx: rally.Ctx, robot: rally.Robot, target: rally.Robot, option: rally.HeldOption): boolean false: not offered now (no effect, no ammunition)
+---@field advise? fun(ctx: rally.Ctx, robot: rally.Robot, target: rally.Robot, option: rally.HeldOption): boolean true: a bot uses it (the question's advice)
 
 ---A parameter declaration, made with `rally.param.*`.
 ---
@@ -902,6 +1100,25 @@ function Builder:start(number) end
 ---end,
 ---```
 ---@field on_cross? fun(ctx: rally.Ctx, tile: rally.Tile, robot: rally.Robot, info: rally.MoveInfo): ({ cost: integer }|nil)
+---Programming time: a robot standing here was dealt its hand (`ctx:hand`), before it
+---programs.
+---
+---```lua
+---on_deal = function(ctx, tile, robot)
+---  local hand = ctx:hand(robot)
+---  if #hand > 0 then ctx:discard_card(robot, hand[#hand]) end  -- static eats a card
+---end,
+---```
+---@field on_deal? fun(ctx: rally.Ctx, tile: rally.Tile, robot: rally.Robot)
+---Programming time: a robot standing here has set its program; `ctx:hand` holds its
+---leftovers until the hooks are done.
+---
+---```lua
+---on_program = function(ctx, tile, robot)
+---  ctx:log(robot, "left_over", { cards = #ctx:hand(robot) })
+---end,
+---```
+---@field on_program? fun(ctx: rally.Ctx, tile: rally.Tile, robot: rally.Robot)
 
 ---What `rally.rule { ... }` takes: game-wide behaviour that belongs to no square (robot
 ---lasers, a variant's house rule), in `scripts/rules/` or a variant.
@@ -981,7 +1198,40 @@ function Builder:start(number) end
 ---  if info.cause == "laser" then return amount * 2 end
 ---end,
 ---```
----@field on_damage? fun(ctx: rally.Ctx, robot: rally.Robot, amount: integer, info: { cause: string, from: rally.Dir|nil }): integer|nil
+---@field on_damage? fun(ctx: rally.Ctx, robot: rally.Robot, amount: integer, info: rally.DamageInfo): integer|nil
+---Programming time: a robot was dealt its hand, before it programs (`ctx:hand`,
+---`ctx:draw_cards`, `ctx:discard_card`).
+---
+---```lua
+---on_deal = function(ctx, robot)
+---  if robot.damage == 0 then ctx:draw_cards(robot, 1) end  -- a clean robot gets a spare card
+---end,
+---```
+---@field on_deal? fun(ctx: rally.Ctx, robot: rally.Robot)
+---Programming time: a robot's program is set; `ctx:hand` holds its leftovers, discarded
+---after these hooks.
+---
+---```lua
+---on_program = function(ctx, robot)
+---  if #ctx:hand(robot) == 0 then ctx:log(robot, "all_in") end
+---end,
+---```
+---@field on_program? fun(ctx: rally.Ctx, robot: rally.Robot)
+---A robot shoved another one square (by its card, a pusher, a beam...); in a chain each robot
+---pushes the next.
+---
+---```lua
+---on_push = function(ctx, pusher, pushed, info) ctx:damage(pushed, 1, "shove") end,
+---```
+---@field on_push? fun(ctx: rally.Ctx, pusher: rally.Robot, pushed: rally.Robot, info: rally.PushInfo)
+---A robot is about to turn; returns nil (it turns), false (it does not) or another rotation.
+---
+---```lua
+---on_rotate = function(ctx, robot, info)
+---  if info.by == "belt" then return false end  -- belts only carry in this house rule
+---end,
+---```
+---@field on_rotate? fun(ctx: rally.Ctx, robot: rally.Robot, info: rally.RotateInfo): (rally.Rotation|false|nil)
 
 ---What `rally.option { ... }` takes (`scripts/options/`, docs/options.md). Its handlers run
 ---for each robot holding the card, with the option last.
@@ -1027,7 +1277,51 @@ function Builder:start(number) end
 ---  if ctx:use_option(robot, option.name) then return amount - 1 end
 ---end,
 ---```
----@field on_damage? fun(ctx: rally.Ctx, robot: rally.Robot, amount: integer, info: { cause: string, from: rally.Dir|nil }, option: rally.HeldOption): integer|nil
+---@field on_damage? fun(ctx: rally.Ctx, robot: rally.Robot, amount: integer, info: rally.DamageInfo, option: rally.HeldOption): integer|nil
+---Programming time: the holder was dealt its hand (Recompile).
+---
+---```lua
+---on_deal = function(ctx, robot, option)
+---  if ctx:choose(robot, "redraw", { "no", "yes" }) == "yes" then
+---    for _, card in ipairs(ctx:hand(robot)) do ctx:discard_card(robot, card) end
+---    ctx:draw_cards(robot, 5)
+---  end
+---end,
+---```
+---@field on_deal? fun(ctx: rally.Ctx, robot: rally.Robot, option: rally.HeldOption)
+---Programming time: the holder's program is set; `ctx:hand` holds its leftovers (Flywheel,
+---Conditional Program, Dual Processor).
+---
+---```lua
+---on_program = function(ctx, robot, option)
+---  local leftovers = ctx:hand(robot)
+---  local answer = ctx:choose(robot, "keep", rally.card_choices("no", leftovers))
+---  if answer ~= "no" then ctx:keep_card(robot, option.name, answer) end
+---end,
+---```
+---@field on_program? fun(ctx: rally.Ctx, robot: rally.Robot, option: rally.HeldOption)
+---The holder pushed `other` one square (`info.pushing = true`) or `other` pushed it (`false`)
+---(Ramming Gear).
+---
+---```lua
+---on_push = function(ctx, robot, other, info, option) ctx:damage(other, 1, "ramming gear") end,
+---```
+---@field on_push? fun(ctx: rally.Ctx, robot: rally.Robot, other: rally.Robot, info: rally.PushInfo, option: rally.HeldOption)
+---The holder is about to turn; returns nil (it turns), false (it does not) or another
+---rotation (Gyroscopic Stabilizer).
+---
+---```lua
+---on_rotate = function(ctx, robot, info, option)
+---  if info.by == "gear" then return false end
+---end,
+---```
+---@field on_rotate? fun(ctx: rally.Ctx, robot: rally.Robot, info: rally.RotateInfo, option: rally.HeldOption): (rally.Rotation|false|nil)
+---A shot that may replace the holder's main laser: `rally.Shot`.
+---
+---```lua
+---shot = { fire = function(ctx, robot, target, option, info) ctx:push(target, info.dir) end },
+---```
+---@field shot? rally.Shot
 ---Handlers by step, called once per robot on the board holding the option, after the rules'.
 ---
 ---```lua
@@ -1035,7 +1329,8 @@ function Builder:start(number) end
 ---```
 ---@field steps? table<string, fun(ctx: rally.Ctx, robot: rally.Robot, option: rally.HeldOption)>
 ---Value modifiers (`ctx:modify`): each returns the new value (nil keeps it). The core asks
----`hand_size` and `reentry_damage`, the standard robot lasers `main_laser`.
+---`hand_size`, `reentry_damage` and (at the end of the turn) `power_down`, the standard robot
+---lasers `main_laser`.
 ---
 ---```lua
 ---modify = { reentry_damage = function(ctx, robot, damage, option) return 0 end },
@@ -1285,6 +1580,63 @@ function rally.active(phases, register) end
 ---@param card rally.Card the card `on_card` got
 ---@return { distance: integer }|nil
 function rally.lose_first_square(card) end
+
+---A card as text: `"move2@700"` (or `"move2"` without a priority), as choices and
+---`ctx:keep_card`/`ctx:set_card` take it.
+---
+---```lua
+---ctx:log(robot, "playing", { card = rally.card_text(ctx:card(robot)) })
+---```
+---@param card rally.Card the card
+---@return string
+function rally.card_text(card) end
+
+---Choices that name cards, for `ctx:choose`: `first` (such as "no"), then each card's text.
+---
+---```lua
+---local answer = ctx:choose(robot, "flywheel", rally.card_choices("no", ctx:hand(robot)))
+---```
+---@param first string the first choice, the default
+---@param cards rally.Card[] the cards offered
+---@return string[]
+function rally.card_choices(first, cards) end
+
+---Of `cards`, the one that drives its robot furthest forward (Back Up and rotations count 0;
+---the first of equals), and how far.
+---
+---```lua
+---local best, reach = rally.longest_move(ctx:hand(robot))
+---if reach >= 2 then ctx:keep_card(robot, "spare", best) end
+---```
+---@param cards rally.Card[] the cards to look at
+---@return rally.Card|nil best nil if none moves forward
+---@return integer reach 0 for none
+function rally.longest_move(cards) end
+
+---Would going `n` squares from `at` towards `dir` end in a pit or off the board? Walls stop
+---the way (safe); robots and other squares are not looked at: a rough look ahead for advice.
+---
+---```lua
+---advise = function(ctx, robot, target) return rally.falls(ctx, target.at, robot.facing, 1) end,
+---```
+---@param ctx rally.Ctx the handler's ctx
+---@param at rally.Pos where the way starts
+---@param dir rally.Dir which way
+---@param n integer squares
+---@return boolean
+function rally.falls(ctx, at, dir, n) end
+
+---`rally.falls` along the way `card` would take `robot` from where it stands now.
+---
+---```lua
+---local card = ctx:program(robot)[ctx.register]
+---if rally.card_falls(ctx, robot, card) then ctx:log(robot, "danger") end
+---```
+---@param ctx rally.Ctx the handler's ctx
+---@param robot rally.Robot the robot that would play it
+---@param card rally.Card|nil the card (nil: false)
+---@return boolean
+function rally.card_falls(ctx, robot, card) end
 
 ---Returned by `on_card`: the element resolved the card; the core does not execute it.
 ---

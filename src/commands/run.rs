@@ -49,7 +49,8 @@ pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
 
     let glyphs = render::glyphs(game.rules(), &game.board());
     let before = render::board(&game.board(), &glyphs, &game.state());
-    scenario.resolve(&mut game)?;
+    let mut failures = scenario.resolve(&mut game)?;
+    failures.extend(scenario.check_game(&game)?);
     let state = game.state();
     if let Some(log) = &opts.record {
         let (scripts, variants) = common.folders(Some(path))?;
@@ -58,7 +59,7 @@ pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
             .choices;
         ReplayLog::record(&scenario, &choices, &state, log).write(log)?;
     }
-    let failures = scenario.check(&state);
+    failures.extend(scenario.check(&state));
     if opts.json {
         let out = JsonState {
             version: super::output::JSON_VERSION,
@@ -81,15 +82,18 @@ pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
         "Before ({}, {}×{}):\n{}",
         board.name, board.width, board.height, before
     );
-    println!(
-        "After {} register(s){}:",
-        scenario.registers,
-        if scenario.end_of_turn {
-            " and the end of the turn"
-        } else {
-            ""
-        }
-    );
+    let end = if scenario.end_of_turn {
+        " and the end of the turn"
+    } else {
+        ""
+    };
+    match scenario.turns {
+        Some(n) => println!(
+            "After {n} turn(s) ({} register(s){end} in the last):",
+            scenario.registers
+        ),
+        None => println!("After {} register(s){end}:", scenario.registers),
+    }
     println!("{}", render::board(&board, &glyphs, &state));
     print!("{}", render::robots(&state));
     println!("\nEvents:");

@@ -144,11 +144,11 @@ fn test_one(file: &Path, common: &Common) -> Outcome {
     let result = common
         .rules(Some(file), scenario.variants.clone())
         .and_then(|rules| scenario.start(rules))
-        .and_then(|mut game| scenario.resolve(&mut game).map(|_| game));
+        .and_then(|mut game| scenario.resolve(&mut game).map(|f| (game, f)));
     match result {
         Err(e) => Outcome::Error(format!("{}: {e}", file.display())),
-        Ok(game) => {
-            let mut failures = scenario.check(&game.state());
+        Ok((game, mut failures)) => {
+            failures.extend(scenario.check(&game.state()));
             match scenario.check_game(&game) {
                 Ok(more) => failures.extend(more),
                 Err(e) => return Outcome::Error(format!("{}: {e}", file.display())),

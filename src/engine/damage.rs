@@ -36,6 +36,12 @@ impl<'a> Engine<'a> {
                 .world
                 .borrow()
                 .trace_beam(at, facing, true, through);
+            // An option's shot may replace the laser at the first robot it would hit.
+            if let (true, Some(&first)) = (holds_options, hits.first()) {
+                if self.choose_shot(id, first, facing, strength)? {
+                    continue;
+                }
+            }
             let shot = Shot {
                 from: at,
                 shooter: Some(id),
@@ -79,6 +85,7 @@ impl<'a> Engine<'a> {
             cause: cause.to_string(),
             from,
             shot: None,
+            absorb: true,
         })
     }
 
@@ -91,10 +98,12 @@ impl<'a> Engine<'a> {
             cause: cause.to_string(),
             from: Some(dir.opposite()),
             shot: Some(shot),
+            absorb: true,
         })
     }
 
-    fn hit(&self, hit: Hit) -> Result<()> {
+    /// [`Engine::damage`] with every detail of the hit given (`absorb = false`: Fire Control).
+    pub fn hit(&self, hit: Hit) -> Result<()> {
         if self.link.world.borrow().defer_damage {
             self.world().queue_hit(hit);
             Ok(())
@@ -130,6 +139,7 @@ impl<'a> Engine<'a> {
                 let t = self.lua.create_table()?;
                 t.raw_set("cause", hit.cause.as_str())?;
                 t.raw_set("from", hit.from.map(Dir::name))?;
+                t.raw_set("absorb", hit.absorb)?;
                 Ok(t)
             };
             make().map_err(|e| Error::Script(lua_message(&e)))

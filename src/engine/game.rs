@@ -90,6 +90,31 @@ impl Game {
         Ok(n.max(0) as usize)
     }
 
+    /// Whether the robot's options make `flag` true or false (`modify[key]` on a boolean):
+    /// the turn loop asks `power_down` at the end of the turn (Circuit Breaker).
+    pub fn modify_flag(&self, robot: RobotId, key: &str, flag: bool) -> Result<bool> {
+        self.engine().modify_flag(robot, key, flag)
+    }
+
+    /// Asks the robot's player through the decision interface, outside the registers (a
+    /// scenario's turn-loop decisions: power down, re-entry). Logged as `chose`.
+    pub fn choose(
+        &self,
+        robot: RobotId,
+        key: &str,
+        choices: Vec<String>,
+        text: String,
+    ) -> Result<String> {
+        self.engine()
+            .choose(robot, key, choices, text, serde_json::Map::new())
+    }
+
+    /// Runs the programming-time hooks (`on_deal`, `on_program`) for the robots dealt cards
+    /// this turn, as a transaction.
+    pub fn programming(&mut self, robots: &[RobotId], when: super::Programming) -> Result<()> {
+        self.transaction(|e| e.programming(robots, when))
+    }
+
     pub fn state(&self) -> Ref<'_, GameState> {
         Ref::map(self.world.borrow(), |w| &w.state)
     }
@@ -134,6 +159,7 @@ impl Game {
             w.state.events = events;
             // What the failed register queued belongs to it.
             w.forget_queued();
+            self.link.shots.borrow_mut().clear();
             tracing::debug!("rolled back: {e}");
         }
         result
@@ -149,7 +175,12 @@ impl Game {
     /// Resolves register `register` (1..=5).
     pub fn run_register(&mut self, register: u8) -> Result<()> {
         self.transaction(|e| {
-            e.world().state.register = register;
+            let turn = {
+                let mut w = e.world();
+                w.state.register = register;
+                w.state.turn
+            };
+            e.link.revealed_at.set((turn, register - 1));
             e.run_steps(true, None)
         })
     }

@@ -7,14 +7,15 @@
 //! attached to), `Engine::call` (budget and error context for every script call) and the step
 //! loop. The parts: `cards` (segments A and B), `movement` (steps, pushes, edges, belts,
 //! re-entry), `damage` (lasers, hits, destruction), `options` (option cards and player
-//! choices), `game` (the `Game` the commands use).
+//! choices), `program` (programming-time hooks), `shots` (options fired instead of the main
+//! laser), `game` (the `Game` the commands use).
 
 use crate::board::{Board, Layout};
 use crate::cards::Card;
 use crate::decision::{Chooser, Defaults, Question};
 use crate::detail;
 use crate::error::{Error, Result};
-use crate::geometry::{Dir, Pos};
+use crate::geometry::{Dir, Pos, Rotation};
 use crate::order::{Native, Segment};
 use crate::script::ctx::{card_table, Ctx, RobotView};
 use crate::script::sandbox::{Budget, BUDGET_MESSAGE, INSTRUCTION_BUDGET};
@@ -30,8 +31,11 @@ mod damage;
 mod game;
 mod movement;
 mod options;
+mod program;
+mod shots;
 
 pub use game::Game;
+pub use program::Programming;
 
 /// What a rule set needs to reach the game it is attached to. Lives in the Lua state's app
 /// data, so that `ctx:` primitives called from scripts can find the world.
@@ -53,6 +57,11 @@ pub struct Link {
     depth: Cell<u32>,
     /// The cards revealed this register, per robot (a randomizer may have swapped one).
     pub(crate) revealed: RefCell<Vec<Option<Card>>>,
+    /// Shots chosen instead of main lasers this step, resolved after its volley (`shots`).
+    shots: RefCell<Vec<shots::QueuedShot>>,
+    /// (turn, register) of the last reveal: registers up to it have shown their cards, which
+    /// `ctx:set_card` may no longer change.
+    revealed_at: Cell<(u32, u8)>,
     /// The robot executing its card right now, and that card: squares it enters by the card
     /// are told which card moved it (`info.card` in `on_enter`; the ice needs its distance).
     executing: Cell<Option<(RobotId, Card)>>,
@@ -120,6 +129,8 @@ impl Link {
             handled: rally.get("HANDLED")?,
             depth: Cell::new(0),
             revealed: RefCell::new(vec![None; count]),
+            revealed_at: Cell::new((0, 0)),
+            shots: RefCell::new(Vec::new()),
             executing: Cell::new(None),
             last_step: Cell::new(None),
             chooser,
@@ -298,6 +309,7 @@ impl<'a> Engine<'a> {
         self.flush_damage()?;
         self.world().defer_damage = false;
         self.tell_destroyed()?;
+        self.resolve_shots()?;
         self.world().note(&info.name, None);
         Ok(())
     }

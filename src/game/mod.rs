@@ -20,7 +20,7 @@ use crate::board::file::Placement;
 use crate::board::{Board, BoardRef, Layout, Origin};
 use crate::cards::Card;
 use crate::detail;
-use crate::engine::Game;
+use crate::engine::{Game, Programming};
 use crate::error::{Error, Result, Source};
 use crate::geometry::{Dir, Pos};
 use crate::script::RuleSet;
@@ -76,6 +76,9 @@ struct SeatFile {
     start: Option<u32>,
     #[serde(default = "north")]
     facing: Dir,
+    /// Option cards it starts the game with (playtesting an option: `rally sim`).
+    #[serde(default)]
+    options: Vec<String>,
 }
 
 fn default_lives() -> i32 {
@@ -100,6 +103,8 @@ pub struct Seat {
     /// The start square (dock) number.
     pub dock: u32,
     pub facing: Dir,
+    /// Option cards it starts with.
+    pub options: Vec<String>,
 }
 
 /// A game file, read and checked (everything but the board's elements, which need the rules).
@@ -187,6 +192,7 @@ impl Setup {
                 strength: r.strength,
                 dock,
                 facing: r.facing,
+                options: r.options.clone(),
             });
         }
         // Robots are kept in dock order: it breaks ties between robots destroyed at the same
@@ -269,6 +275,20 @@ impl Setup {
                     })?;
                 let mut robot = Robot::new(&seat.name, at, seat.facing);
                 robot.lives = self.lives;
+                for name in &seat.options {
+                    let def = rules.option_def(name).ok_or_else(|| Error::File {
+                        file: self.path.clone(),
+                        message: format!(
+                            "robot `{}`: there is no option `{name}`{}",
+                            seat.name,
+                            crate::error::suggest(name, rules.options.iter().map(|o| o.name.as_str()))
+                        ),
+                    })?;
+                    robot.options.push(crate::state::HeldOption {
+                        name: name.clone(),
+                        uses_left: def.uses,
+                    });
+                }
                 Ok(robot)
             })
             .collect()
@@ -420,6 +440,11 @@ pub trait Seats {
     /// A robot back on its archive square (§7.5): its facing, and whether it re-enters
     /// powered down.
     fn reenter(&mut self, game: &mut Game, robot: RobotId) -> Result<(Dir, bool)>;
+    /// The deal, if the seats fix it in advance (a scenario stacks the deck); `None`, the
+    /// default: the deck is shuffled and dealt.
+    fn stacked(&mut self, _game: &Game) -> Result<Option<deal::Stacked>> {
+        Ok(None)
+    }
 }
 
 /// A game being played: the engine's game plus the turn loop around it.
@@ -471,11 +496,32 @@ impl Match {
     /// A stage is a transaction: if a script or a seat fails, the game is left as it was, so
     /// the stage can be tried again (after a hot reload fixed the script, say).
     pub fn advance(&mut self, seats: &mut dyn Seats) -> Result<Stage> {
-        let (state, progress, turns) = (
-            self.game.state().clone(),
-            self.progress.clone(),
-            self.history.len(),
-        );
+        TurnLoop {
+            game: &mut self.game,
+            progress: &mut self.progress,
+            history: self.record.then_some(&mut self.history),
+            turn_limit: self.setup.turn_limit,
+        }
+        .advance(seats)
+    }
+}
+
+/// The turn loop itself, over a game it borrows: what [`Match`] runs, and what a scenario of
+/// several turns runs on its own game (`scenario.rs`), so both play turns the same way.
+pub struct TurnLoop<'a> {
+    pub game: &'a mut Game,
+    pub progress: &'a mut Progress,
+    /// Where each turn is recorded (deal, events, snapshots), if anywhere.
+    pub history: Option<&'a mut Vec<TurnRecord>>,
+    /// After this turn the game ends undecided.
+    pub turn_limit: u32,
+}
+
+impl TurnLoop<'_> {
+    /// [`Match::advance`]: one stage, as a transaction.
+    pub fn advance(&mut self, seats: &mut dyn Seats) -> Result<Stage> {
+        let (state, progress) = (self.game.state().clone(), self.progress.clone());
+        let turns = self.history.as_ref().map_or(0, |h| h.len());
         let phase = progress.phase;
         let result = match self.progress.phase {
             Phase::Program => self.begin_turn(seats),
@@ -487,12 +533,14 @@ impl Match {
             Ok(stage) => stage,
             Err(e) => {
                 self.game.restore(state);
-                self.progress = progress;
-                self.history.truncate(turns);
+                *self.progress = progress;
+                if let Some(history) = self.history.as_deref_mut() {
+                    history.truncate(turns);
+                }
                 return Err(e);
             }
         };
-        if self.record {
+        if let Some(turn) = self.history.as_deref_mut().and_then(|h| h.last_mut()) {
             let robots = self
                 .game
                 .state()
@@ -500,27 +548,25 @@ impl Match {
                 .iter()
                 .map(Robot::as_saved)
                 .collect();
-            if let Some(turn) = self.history.last_mut() {
-                let before = turn.events.len();
-                turn.events.extend_from_slice(stage.events());
-                let steps = match &stage {
-                    Stage::Register { steps, .. } => steps
-                        .iter()
-                        .map(|m| StepSnapshot {
-                            events: before + m.events,
-                            robots: m.robots.iter().map(Robot::as_saved).collect(),
-                            ..m.clone()
-                        })
-                        .collect(),
-                    _ => Vec::new(),
-                };
-                turn.snapshots.push(Snapshot {
-                    stage: phase,
-                    events: turn.events.len(),
-                    robots,
-                    steps,
-                });
-            }
+            let before = turn.events.len();
+            turn.events.extend_from_slice(stage.events());
+            let steps = match &stage {
+                Stage::Register { steps, .. } => steps
+                    .iter()
+                    .map(|m| StepSnapshot {
+                        events: before + m.events,
+                        robots: m.robots.iter().map(Robot::as_saved).collect(),
+                        ..m.clone()
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            turn.snapshots.push(Snapshot {
+                stage: phase,
+                events: turn.events.len(),
+                robots,
+                steps,
+            });
         }
         Ok(stage)
     }
@@ -531,6 +577,8 @@ impl Match {
         std::mem::take(&mut self.game.state_mut().events)
     }
 
+    /// Power down takes effect, the turn starts, cards are dealt (`on_deal` hooks), programs
+    /// are chosen and installed (`on_program` hooks), the leftovers discarded.
     fn begin_turn(&mut self, seats: &mut dyn Seats) -> Result<Stage> {
         {
             let mut state = self.game.state_mut();
@@ -555,10 +603,24 @@ impl Match {
         let sizes = (0..count)
             .map(|id| self.game.hand_size(id))
             .collect::<Result<Vec<usize>>>()?;
-        let hands = deal::deal(&mut self.game.state_mut(), &sizes);
+        let stacked = seats.stacked(self.game)?;
+        let dealt = deal::deal(&mut self.game.state_mut(), &sizes, stacked.as_ref());
+        self.game.programming(&dealt, Programming::Deal)?;
+        let dealt: Vec<RobotId> = {
+            let mut dealt = dealt;
+            let mut state = self.game.state_mut();
+            dealt.retain(|&id| !state.robots[id].destroyed);
+            deal::fill_new_locks(&mut state, &dealt);
+            state.segment = "program".into();
+            dealt
+        };
+        let hands: Vec<Hand> = dealt
+            .iter()
+            .map(|&id| deal::hand(&self.game.state(), id))
+            .collect();
         let mut programs = Vec::with_capacity(hands.len());
         for hand in &hands {
-            let chosen = seats.program(&mut self.game, hand)?;
+            let chosen = seats.program(self.game, hand)?;
             deal::check_program(hand, &chosen).map_err(|m| {
                 Error::Other(format!(
                     "the program for {}: {m}",
@@ -566,17 +628,23 @@ impl Match {
                 ))
             })?;
             let damaged = self.game.state().robots[hand.robot].damage > 0;
-            if damaged && seats.power_down(&mut self.game, hand.robot)? {
+            if damaged && seats.power_down(self.game, hand.robot)? {
                 self.progress.announced[hand.robot] = true;
             }
             programs.push(chosen);
         }
-        let mut dealt = Vec::with_capacity(hands.len());
         {
             let mut state = self.game.state_mut();
-            state.segment = "program".into();
             for (hand, chosen) in hands.iter().zip(&programs) {
                 deal::install(&mut state, hand, chosen);
+            }
+        }
+        self.game.programming(&dealt, Programming::Program)?;
+        let mut records = Vec::with_capacity(hands.len());
+        {
+            let mut state = self.game.state_mut();
+            deal::discard_leftovers(&mut state);
+            for hand in &hands {
                 let program = state.robots[hand.robot].program.clone();
                 let shown: Vec<String> = program
                     .iter()
@@ -588,7 +656,7 @@ impl Match {
                     "programmed",
                     detail! {"program" => shown, "power_down" => power_down},
                 );
-                dealt.push(Dealt {
+                records.push(Dealt {
                     robot: state.robots[hand.robot].name.clone(),
                     hand: hand.cards.clone(),
                     program,
@@ -596,11 +664,11 @@ impl Match {
                 });
             }
         }
-        if self.record {
+        if let Some(history) = self.history.as_deref_mut() {
             let turn = self.game.state().turn;
-            self.history.push(TurnRecord {
+            history.push(TurnRecord {
                 turn,
-                dealt,
+                dealt: records,
                 events: Vec::new(),
                 snapshots: Vec::new(),
             });
@@ -613,7 +681,7 @@ impl Match {
     }
 
     fn register(&mut self, register: u8) -> Result<Stage> {
-        let steps = if self.record {
+        let steps = if self.history.is_some() {
             self.game.run_register_noted(register)?
         } else {
             self.game.run_register(register)?;
@@ -671,7 +739,7 @@ impl Match {
             if back {
                 // The player picks the facing on the archive square; a robot placed beside
                 // it keeps the facing the engine found clear of other robots (§7.5).
-                let (facing, powered) = seats.reenter(&mut self.game, id)?;
+                let (facing, powered) = seats.reenter(self.game, id)?;
                 self.progress.announced[id] = powered;
                 if on_archive {
                     let mut state = self.game.state_mut();
@@ -681,7 +749,12 @@ impl Match {
                     }
                 }
             } else if down && !was_destroyed {
-                self.progress.announced[id] = seats.stay_down(&mut self.game, id)?;
+                self.progress.announced[id] = seats.stay_down(self.game, id)?;
+            }
+            // The robot's options may power it down for the next turn (Circuit Breaker).
+            if !self.game.state().robots[id].destroyed {
+                let announced = self.progress.announced[id];
+                self.progress.announced[id] = self.game.modify_flag(id, "power_down", announced)?;
             }
         }
         let mut state = self.game.state_mut();
@@ -689,7 +762,7 @@ impl Match {
         let turn = state.turn;
         let outcome = if state.robots.iter().all(|r| r.destroyed && r.lives <= 0) {
             Some(Outcome::NoneLeft { turn })
-        } else if turn >= self.setup.turn_limit {
+        } else if turn >= self.turn_limit {
             Some(Outcome::TurnLimit { turn })
         } else {
             None

@@ -100,6 +100,11 @@ pub fn card_table(lua: &Lua, card: &Card) -> mlua::Result<Table> {
     Ok(t)
 }
 
+/// A card argument: `"move2@700"` or a card table.
+fn card_arg(lua: &Lua, v: &Value) -> mlua::Result<Card> {
+    card_from_lua(v).map_err(|m| located(lua, format!("expected a card: {m}")))
+}
+
 /// A card a script gives back: `"move2"`, `"move2@700"` or a card table.
 pub fn card_from_lua(v: &Value) -> Result<Card, String> {
     match v {
@@ -298,9 +303,11 @@ impl UserData for Ctx {
                 with_engine(lua, |e| e.place(id, at, dir, how))
             },
         );
+        // `by` names what turns the robot ("gear", "belt"...; default "script"), for the
+        // rules' and options' `on_rotate` (Gyroscopic Stabilizer). Returns whether it turned.
         methods.add_method(
             "rotate",
-            |lua, _, (robot, rotation): (AnyUserData, LuaString)| {
+            |lua, _, (robot, rotation, by): (AnyUserData, LuaString, Option<LuaString>)| {
                 let id = robot_id(lua, &robot)?;
                 let rotation = rotation.to_str()?;
                 let rotation = Rotation::parse(&rotation).ok_or_else(|| {
@@ -309,8 +316,10 @@ impl UserData for Ctx {
                         format!("`{rotation}` is not a rotation (left/right/uturn)"),
                     )
                 })?;
-                link(lua)?.world.borrow_mut().rotate(id, rotation);
-                Ok(())
+                let by = by.as_ref().map(|s| s.to_str()).transpose()?;
+                with_engine(lua, |e| {
+                    e.rotate(id, rotation, by.as_deref().unwrap_or("script"))
+                })
             },
         );
         methods.add_method("face", |lua, _, (robot, dir): (AnyUserData, LuaString)| {
@@ -395,10 +404,29 @@ impl UserData for Ctx {
             "damage",
             // `from`: the side of the robot the damage comes from ("N".."W"), for options
             // that care (Power-Down Shield); omitted, it has no side.
-            |lua, _, (robot, amount, cause, from): (AnyUserData, i32, Option<String>, Option<String>)| {
+            // `opts.absorb = false`: its player may not scrap options to cancel it (Fire Control).
+            |lua,
+             _,
+             (robot, amount, cause, from, opts): (
+                AnyUserData,
+                i32,
+                Option<String>,
+                Option<String>,
+                Option<Table>,
+            )| {
                 let id = robot_id(lua, &robot)?;
                 let from = from.map(|d| dir_arg(lua, &d)).transpose()?;
-                with_engine(lua, |e| e.damage(id, amount, cause.as_deref().unwrap_or("script"), from))
+                let absorb = opts.map_or(Ok(None), |o| o.get::<Option<bool>>("absorb"))?;
+                with_engine(lua, |e| {
+                    e.hit(crate::world::Hit {
+                        robot: id,
+                        amount,
+                        cause: cause.unwrap_or_else(|| "script".into()),
+                        from,
+                        absorb: absorb.unwrap_or(true),
+                        shot: None,
+                    })
+                })
             },
         );
         methods.add_method(
@@ -637,6 +665,186 @@ impl UserData for Ctx {
             }
             let pick = w.state.rng.roll(pool.len() as u64) as usize - 1;
             card_table(lua, &pool[pick])
+        });
+        // --- Program cards: hands, registers, the deck (programming-time hooks) ---------------
+        // The robot's hand: while it programs (`on_deal`) the cards dealt, after (`on_program`)
+        // its leftovers; empty otherwise.
+        methods.add_method("hand", |lua, _, robot: AnyUserData| {
+            let id = robot_id(lua, &robot)?;
+            let hand = link(lua)?.world.borrow().state.robots[id].hand.clone();
+            hand.iter()
+                .map(|c| card_table(lua, c))
+                .collect::<mlua::Result<Vec<_>>>()
+        });
+        // Deals `n` (default 1) cards from the top of the deck into the robot's hand (logs
+        // `cards_drawn`); returns them (fewer if the deck runs out).
+        methods.add_method(
+            "draw_cards",
+            |lua, _, (robot, n): (AnyUserData, Option<u32>)| {
+                let id = robot_id(lua, &robot)?;
+                let link = link(lua)?;
+                let mut w = link.world.borrow_mut();
+                let mut drawn = Vec::new();
+                for _ in 0..n.unwrap_or(1) {
+                    match crate::game::deal::draw_card(&mut w.state) {
+                        Some(c) => drawn.push(c),
+                        None => break,
+                    }
+                }
+                w.state.robots[id].hand.extend(drawn.iter().copied());
+                let shown: Vec<String> = drawn.iter().map(Card::to_string).collect();
+                w.state
+                    .log(Some(id), "cards_drawn", crate::detail! {"cards" => shown});
+                drop(w);
+                drawn
+                    .iter()
+                    .map(|c| card_table(lua, c))
+                    .collect::<mlua::Result<Vec<_>>>()
+            },
+        );
+        // Takes a card out of the robot's hand (it is discarded); false if not in the hand.
+        methods.add_method(
+            "discard_card",
+            |lua, _, (robot, card): (AnyUserData, Value)| {
+                let id = robot_id(lua, &robot)?;
+                let card = card_arg(lua, &card)?;
+                let link = link(lua)?;
+                let mut w = link.world.borrow_mut();
+                let hand = &mut w.state.robots[id].hand;
+                let Some(i) = hand.iter().position(|c| *c == card) else {
+                    return Ok(false);
+                };
+                hand.remove(i);
+                w.state.log(
+                    Some(id),
+                    "card_discarded",
+                    crate::detail! {"card" => card.to_string()},
+                );
+                Ok(true)
+            },
+        );
+        // Sets a card from the robot's hand aside under `key` (an option's name): it leaves the
+        // hand and the deck until `ctx:take_kept`. `opts.offered = true`: it is offered with
+        // the robot's hand when it programs (Flywheel). A card already kept under `key` is
+        // discarded. Logs `card_kept`; false if the card is not in the hand.
+        methods.add_method(
+            "keep_card",
+            |lua, _, (robot, key, card, opts): (AnyUserData, String, Value, Option<Table>)| {
+                let id = robot_id(lua, &robot)?;
+                let card = card_arg(lua, &card)?;
+                let offered = opts.map_or(Ok(None), |o| o.get::<Option<bool>>("offered"))?;
+                let link = link(lua)?;
+                let mut w = link.world.borrow_mut();
+                let r = &mut w.state.robots[id];
+                let Some(i) = r.hand.iter().position(|c| *c == card) else {
+                    return Ok(false);
+                };
+                r.hand.remove(i);
+                let kept = crate::state::Kept {
+                    card,
+                    offered: offered.unwrap_or(false),
+                };
+                r.kept.insert(key.clone(), kept);
+                w.state.log(
+                    Some(id),
+                    "card_kept",
+                    crate::detail! {"key" => key, "card" => card.to_string()},
+                );
+                Ok(true)
+            },
+        );
+        // The card the robot keeps under `key`, or nil.
+        methods.add_method(
+            "kept_card",
+            |lua, _, (robot, key): (AnyUserData, String)| {
+                let id = robot_id(lua, &robot)?;
+                let kept = link(lua)?.world.borrow().state.robots[id]
+                    .kept
+                    .get(&key)
+                    .copied();
+                kept.map(|k| card_table(lua, &k.card)).transpose()
+            },
+        );
+        // Takes the card kept under `key` off the option and returns it (nil if none): to put
+        // it in a register (`ctx:set_card`) or to discard it. Logs `card_unkept`.
+        methods.add_method(
+            "take_kept",
+            |lua, _, (robot, key): (AnyUserData, String)| {
+                let id = robot_id(lua, &robot)?;
+                let link = link(lua)?;
+                let mut w = link.world.borrow_mut();
+                let Some(kept) = w.state.robots[id].kept.remove(&key) else {
+                    return Ok(None);
+                };
+                w.state.log(
+                    Some(id),
+                    "card_unkept",
+                    crate::detail! {"key" => key, "card" => kept.card.to_string()},
+                );
+                drop(w);
+                card_table(lua, &kept.card).map(Some)
+            },
+        );
+        // The robot's five registers: a card table per register, false where it is empty.
+        methods.add_method("program", |lua, _, robot: AnyUserData| {
+            let id = robot_id(lua, &robot)?;
+            let program = link(lua)?.world.borrow().state.robots[id].program.clone();
+            (0..crate::state::REGISTERS)
+                .map(|i| match program.get(i).copied().flatten() {
+                    Some(c) => card_table(lua, &c).map(Value::Table),
+                    None => Ok(Value::Boolean(false)),
+                })
+                .collect::<mlua::Result<Vec<_>>>()
+        });
+        // Is the robot's register (1..5) locked by its damage (rules.md §1.3)?
+        methods.add_method(
+            "is_locked",
+            |lua, _, (robot, register): (AnyUserData, usize)| {
+                let id = robot_id(lua, &robot)?;
+                let damage = link(lua)?.world.borrow().state.robots[id].damage;
+                Ok((1..=crate::state::REGISTERS).contains(&register)
+                    && crate::game::deal::is_locked(damage, register - 1))
+            },
+        );
+        // Puts a card (or nil: nothing) in the robot's register for the rest of the turn; a
+        // register already revealed this turn cannot change. Logs `card_set` with `why`.
+        methods.add_method(
+            "set_card",
+            |lua, _, (robot, register, card, why): (AnyUserData, u8, Value, Option<String>)| {
+                let id = robot_id(lua, &robot)?;
+                let card = match card {
+                    Value::Nil => None,
+                    v => Some(card_arg(lua, &v)?),
+                };
+                with_engine(lua, |e| {
+                    e.set_card(
+                        id,
+                        register,
+                        card,
+                        false,
+                        why.as_deref().unwrap_or("script"),
+                    )
+                })
+            },
+        );
+        // Puts a copy of `from`'s card in `register` into the robot's (Radio Control); on a tie
+        // of priorities the original's robot acts first.
+        methods.add_method(
+            "copy_card",
+            |lua, _, (robot, register, from, why): (AnyUserData, u8, AnyUserData, Option<String>)| {
+                let (id, source) = (robot_id(lua, &robot)?, robot_id(lua, &from)?);
+                let card = link(lua)?.world.borrow().state.robots[source]
+                    .card(register.clamp(1, crate::state::REGISTERS as u8));
+                with_engine(lua, |e| {
+                    e.set_card(id, register, card, card.is_some(), why.as_deref().unwrap_or("copied"))
+                })
+            },
+        );
+        // The top card of this turn's program deck, taken off it (nil when every card is out).
+        methods.add_method("draw_card", |lua, _, ()| {
+            let link = link(lua)?;
+            let card = crate::game::deal::draw_card(&mut link.world.borrow_mut().state);
+            card.map(|c| card_table(lua, &c)).transpose()
         });
         // The card the robot revealed this register (after any randomizer swap); nil outside
         // the registers and for robots without a card.

@@ -161,16 +161,23 @@ pub enum TileEvent {
     /// square's `on_enter`), or a wall on that edge stopped it (`info.blocked`): ledges,
     /// repulsor fields, ramps. Called on both squares of the edge.
     Cross,
+    /// A robot standing here was dealt its hand (programming time, before it programs).
+    Deal,
+    /// A robot standing here has set its program (programming time; its hand holds the
+    /// leftovers until the hooks are done).
+    Program,
 }
 
 impl TileEvent {
-    pub const ALL: [(&'static str, TileEvent); 6] = [
+    pub const ALL: [(&'static str, TileEvent); 8] = [
         ("on_enter", TileEvent::Enter),
         ("on_card", TileEvent::Card),
         ("on_card_end", TileEvent::CardEnd),
         ("on_reveal", TileEvent::Reveal),
         ("on_conveyed", TileEvent::Conveyed),
         ("on_cross", TileEvent::Cross),
+        ("on_deal", TileEvent::Deal),
+        ("on_program", TileEvent::Program),
     ];
 
     pub fn name(self) -> &'static str {
@@ -218,17 +225,31 @@ pub enum RuleEvent {
     Enter,
     /// A robot is about to take damage, after its options had their say:
     /// `(ctx, robot, amount, info)` returns the amount to take (nil: unchanged). The
-    /// standard rule `option_shield` lets a player scrap options to cancel points (§6.4).
+    /// standard rule `option_absorb` lets a player scrap options to cancel points (§6.4).
     Damage,
+    /// A robot was dealt its hand: `(ctx, robot)`, before it programs (`ctx:hand`).
+    Deal,
+    /// A robot's program is set: `(ctx, robot)`; `ctx:hand` holds its leftovers, discarded
+    /// after these hooks.
+    Program,
+    /// A robot pushed another one square: `(ctx, pusher, pushed, info)`, `info.dir`.
+    Push,
+    /// A robot is about to turn: `(ctx, robot, info)`, `info = { rotation, by }`; returns nil
+    /// (turn), false (it does not turn) or another rotation.
+    Rotate,
 }
 
 impl RuleEvent {
-    pub const ALL: [(&'static str, RuleEvent); 5] = [
+    pub const ALL: [(&'static str, RuleEvent); 9] = [
         ("on_card", RuleEvent::Card),
         ("on_destroyed", RuleEvent::Destroyed),
         ("on_reenter", RuleEvent::Reenter),
         ("on_enter", RuleEvent::Enter),
         ("on_damage", RuleEvent::Damage),
+        ("on_deal", RuleEvent::Deal),
+        ("on_program", RuleEvent::Program),
+        ("on_push", RuleEvent::Push),
+        ("on_rotate", RuleEvent::Rotate),
     ];
 
     pub fn name(self) -> &'static str {
@@ -251,6 +272,18 @@ pub struct OptionDef {
     pub on_card: Option<Function>,
     /// `(ctx, robot, amount, info, option)` before damage is taken; returns the new amount.
     pub on_damage: Option<Function>,
+    /// `(ctx, robot, option)`: the holder was dealt its hand (programming time).
+    pub on_deal: Option<Function>,
+    /// `(ctx, robot, option)`: the holder's program is set; its hand holds the leftovers.
+    pub on_program: Option<Function>,
+    /// `(ctx, robot, other, info, option)`: the holder pushed `other` one square
+    /// (`info.pushing = true`) or `other` pushed it (`false`); `info.dir`.
+    pub on_push: Option<Function>,
+    /// `(ctx, robot, info, option)`, `info = { rotation, by }`: the holder is about to turn;
+    /// returns nil, false (no turn) or another rotation.
+    pub on_rotate: Option<Function>,
+    /// A shot that may replace the holder's main laser (Pressor Beam...).
+    pub shot: Option<Shot>,
     /// Step handlers, called once per robot holding the option (on the board), after the
     /// rules' handlers of that step: `(ctx, robot, option)`.
     pub steps: Handlers<usize>,
@@ -258,6 +291,46 @@ pub struct OptionDef {
     /// keeps it). `ctx:modify(robot, key, value)` runs them; the core asks `hand_size` and
     /// `reentry_damage`, the standard robot lasers ask `main_laser`.
     pub modify: Vec<(String, Function)>,
+}
+
+/// `shot = { fire =, can =, advise = }`: what an option does instead of the main laser to the
+/// robot the laser would hit. Each register the holder's laser hits a robot, its player
+/// chooses between the laser and each option shot that `can` (question `shot`); chosen shots
+/// resolve after the volley, in card-priority order (rules.md §6.3, §9 #21).
+#[derive(Clone, Debug)]
+pub struct Shot {
+    /// `(ctx, robot, target, option, info)`, `info = { dir, strength }`: the shot's effect.
+    pub fire: Function,
+    /// `(ctx, robot, target, option)`: false when it cannot be used now (no effect, no
+    /// ammunition); absent: always.
+    pub can: Option<Function>,
+    /// `(ctx, robot, target, option)`: true when a bot should use it (the question's advice).
+    pub advise: Option<Function>,
+}
+
+fn parse_shot(decl: &Table, what: &str) -> mlua::Result<Option<Shot>> {
+    let table = match decl.get::<Value>("shot")? {
+        Value::Nil => return Ok(None),
+        Value::Table(t) => t,
+        other => {
+            return Err(mlua::Error::runtime(format!(
+                "{what}: `shot` must be a table {{ fire = function, can = function, advise = function }}, got a {}",
+                other.type_name()
+            )))
+        }
+    };
+    let what = format!("{what}, shot");
+    check_keys(&table, &["fire", "can", "advise"], &what)?;
+    let fire = optional_fn(&table, "fire", &what)?.ok_or_else(|| {
+        mlua::Error::runtime(format!(
+            "{what}: `fire = function(ctx, robot, target, option, info)` is required"
+        ))
+    })?;
+    Ok(Some(Shot {
+        fire,
+        can: optional_fn(&table, "can", &what)?,
+        advise: optional_fn(&table, "advise", &what)?,
+    }))
 }
 
 impl OptionDef {
@@ -280,6 +353,11 @@ pub fn parse_option(
         "uses",
         "on_card",
         "on_damage",
+        "on_deal",
+        "on_program",
+        "on_push",
+        "on_rotate",
+        "shot",
         "steps",
         "modify",
         "replace",
@@ -325,6 +403,11 @@ pub fn parse_option(
             uses,
             on_card: optional_fn(decl, "on_card", &what)?,
             on_damage: optional_fn(decl, "on_damage", &what)?,
+            on_deal: optional_fn(decl, "on_deal", &what)?,
+            on_program: optional_fn(decl, "on_program", &what)?,
+            on_push: optional_fn(decl, "on_push", &what)?,
+            on_rotate: optional_fn(decl, "on_rotate", &what)?,
+            shot: parse_shot(decl, &what)?,
             steps: step_table(decl, "steps", steps, step_names, &what)?,
             modify,
             name,

@@ -84,5 +84,51 @@ function rally.lose_first_square(card)
   if card.distance > 0 then return { distance = card.distance - 1 } end
 end
 
+--- A card as text, `"move2@700"` (or `"move2"` without a priority): how choices name cards
+--- and how `ctx:keep_card`, `ctx:set_card` and scenario files take them.
+function rally.card_text(card)
+  if card.priority then return card.name .. "@" .. card.priority end
+  return card.name
+end
+
+--- Choices that name cards (for `ctx:choose`): `first` (such as "no"), then each card's text.
+function rally.card_choices(first, cards)
+  local choices = { first }
+  for _, card in ipairs(cards) do choices[#choices + 1] = rally.card_text(card) end
+  return choices
+end
+
+--- Of `cards`, the one that drives its robot furthest forward (Back Up and rotations count
+--- 0; the first of equals), and how far; nil and 0 for none.
+function rally.longest_move(cards)
+  local best, reach = nil, 0
+  for _, card in ipairs(cards) do
+    local r = card.back and 0 or card.distance
+    if r > reach then best, reach = card, r end
+  end
+  return best, reach
+end
+
+--- Would going `n` squares from `at` towards `dir` end in a pit or off the board? Walls stop
+--- the way there (a blocked move is safe); robots, belts and other squares are not looked at.
+--- A rough look ahead for bots' advice, not a rule.
+function rally.falls(ctx, at, dir, n)
+  local square = at
+  for _ = 1, n do
+    if not ctx:can_move(square, dir) then return false end
+    square = rally.step(square, dir)
+    if not ctx:on_board(square) or ctx:is_hazard(square) then return true end
+  end
+  return false
+end
+
+--- Would `card`, played by `robot` where it stands now, end in a pit or off the board
+--- (`rally.falls` along the card's way)?
+function rally.card_falls(ctx, robot, card)
+  if not card or card.distance == 0 then return false end
+  local dir = card.back and rally.opposite(robot.facing) or robot.facing
+  return rally.falls(ctx, robot.at, dir, card.distance)
+end
+
 --- Returned by `on_card` to say "this element resolved the card; do not execute it".
 rally.HANDLED = setmetatable({}, { __tostring = function() return "rally.HANDLED" end })

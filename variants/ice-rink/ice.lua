@@ -110,7 +110,7 @@ end
 --- Turns the robot by `spin` quarter turns clockwise (the net turn is spin mod 4).
 local function spin_robot(ctx, robot, spin)
   local turn = ({ [1] = "right", [2] = "uturn", [3] = "left" })[spin % 4]
-  if turn then ctx:rotate(robot, turn) end
+  if turn then ctx:rotate(robot, turn, "ice") end
 end
 
 --- Step 2 of §8.4 B: slide along the chart's line, resolve what it runs into, then spin.
