@@ -196,19 +196,67 @@ enum Command {
         save: Option<PathBuf>,
     },
     /// Play bot-only games of a game file on every core and summarise them for balancing
+    #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Sim {
+        #[command(subcommand)]
+        merge: Option<SimCommand>,
         /// The game file (.toml); people at the terminal are replaced by bots
-        game: PathBuf,
-        /// How many games (per column)
+        #[arg(required = true)]
+        game: Option<PathBuf>,
+        /// How many games (per column) in the whole study
         #[arg(long, default_value_t = 1000)]
-        games: u32,
-        /// A second column with these variants (comma-separated) on top of the file's
+        games: u64,
+        /// A second column with these variants (comma-separated) on top of the file's, and the difference
         #[arg(long, value_name = "V,W")]
         compare: Option<String>,
-        /// Worker threads [default: one per core]
+        /// Play the robot NAME with a bot of this strength (weak or strong) instead of the file's (repeatable)
+        #[arg(long = "strength", value_name = "NAME=STRENGTH")]
+        strengths: Vec<String>,
+        /// Play only shard K of M (K counts from 0): games K·N/M up to (K+1)·N/M; merge the shards' --out files
+        #[arg(long, value_name = "K/M")]
+        shard: Option<commands::sim::Shard>,
+        /// Worker threads [default: one per core]; the results do not depend on it
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
+        #[command(flatten)]
+        output: SimOutput,
     },
+}
+
+#[derive(Subcommand)]
+enum SimCommand {
+    /// Add up the tally files of a study's shards and print the summary of the whole study
+    Merge {
+        /// Tally files written by `rally sim --shard K/M --out FILE` (all M of them)
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[command(flatten)]
+        output: SimOutput,
+    },
+}
+
+/// Where `rally sim` and `rally sim merge` put their results.
+#[derive(clap::Args)]
+struct SimOutput {
+    /// Print the tally file (JSON: raw tallies, summary, hashes; format `version` 1) instead of the table
+    #[arg(long, conflicts_with = "csv")]
+    json: bool,
+    /// Print the summary as CSV (metric,column,value,low,high) instead of the table
+    #[arg(long)]
+    csv: bool,
+    /// Also write the tally file (JSON) to FILE, for `rally sim merge`
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+}
+
+impl SimOutput {
+    fn options(&self) -> commands::sim::Output {
+        commands::sim::Output {
+            json: self.json,
+            csv: self.csv,
+            out: self.out.clone(),
+        }
+    }
 }
 
 /// What `rally new` makes.
@@ -428,16 +476,28 @@ fn main() -> ExitCode {
             &common,
         ),
         Command::Sim {
+            merge: Some(SimCommand::Merge { files, output }),
+            ..
+        } => commands::sim::merge(files, &output.options()),
+        Command::Sim {
+            merge: None,
             game,
             games,
             compare,
+            strengths,
+            shard,
             threads,
+            output,
         } => commands::sim::sim(
-            game,
+            game.as_deref()
+                .expect("clap requires a game without a subcommand"),
             &commands::sim::SimOptions {
                 games: *games,
+                strengths: strengths.clone(),
                 compare: compare.clone(),
                 threads: *threads,
+                shard: *shard,
+                output: output.options(),
             },
             &common,
         ),

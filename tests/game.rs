@@ -364,14 +364,12 @@ fn strong_bots_win_more_often_than_weak_ones() {
 fn sim_summary_does_not_depend_on_the_thread_count() {
     let setup = Setup::load(Path::new("games/bots.toml")).unwrap();
     let src = sources(&setup);
-    let one = sim::run(&setup, &src, 6, 1, &mut |_| {}).unwrap();
-    let two = sim::run(&setup, &src, 6, 2, &mut |_| {}).unwrap();
+    let one = sim::run(&setup, &src, 0..6, 1, &mut |_| {}).unwrap();
+    let two = sim::run(&setup, &src, 0..6, 2, &mut |_| {}).unwrap();
     assert_eq!(one.games, 6);
-    assert_eq!(
-        (one.won, &one.win_turns, &one.deaths, &one.damage),
-        (two.won, &two.win_turns, &two.deaths, &two.damage)
-    );
-    let table = sim::table(&[("standard".into(), &one), ("again".into(), &two)]);
+    assert_eq!(one, two);
+    let rows = rally::game::tally::rows(&[&one, &two]);
+    let table = rally::game::tally::table(&["standard".into(), "again".into()], &rows);
     assert!(table.contains("finish rate"), "{table}");
     assert!(table.contains("deaths per game"), "{table}");
 }
@@ -674,6 +672,31 @@ fn run_replay_re_resolves_a_whole_game() {
         text.contains("first difference at event") && text.contains("rotation=uturn"),
         "{text}"
     );
+}
+
+#[test]
+fn every_shipped_game_plays_to_the_end_with_bots() {
+    let mut games: Vec<_> = std::fs::read_dir("games")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    games.sort();
+    assert!(games.len() >= 5, "{games:?}");
+    for game in games {
+        let mut m = start(game.to_str().unwrap());
+        m.record = false;
+        let result = sim::play_one(&mut m).unwrap();
+        assert!(result.outcome.is_some(), "{}", game.display());
+        assert!(
+            m.setup
+                .idle_variant_warnings(m.game.rules())
+                .unwrap()
+                .is_empty(),
+            "{}: every variant it switches on acts on its board",
+            game.display()
+        );
+    }
 }
 
 #[test]

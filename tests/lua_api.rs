@@ -8,6 +8,8 @@
 //! of play), and from the method registrations in src/script/ for the native userdata. The
 //! annotations are read as the API reference (docs/api.md) reads them: src/reference.rs.
 
+mod support;
+
 use rally::reference::{self, Api, Section};
 use rally::script::{RuleSet, Sources};
 use std::collections::BTreeSet;
@@ -242,4 +244,29 @@ fn the_editor_config_points_at_the_annotations() {
         .iter()
         .any(|l| Path::new(l.as_str().unwrap()).join("rally.lua").is_file()));
     assert_eq!(config["runtime.version"], "Lua 5.4");
+}
+
+#[test]
+fn only_with_names_elements_that_exist() {
+    let load = |rule: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        support::copy_dir(Path::new("scripts/elements"), &dir.path().join("elements"));
+        std::fs::create_dir_all(dir.path().join("rules")).unwrap();
+        std::fs::write(dir.path().join("rules/probe.lua"), rule).unwrap();
+        rules_from(dir.path()).err().map(|e| e.to_string())
+    };
+    let typo = load(r#"rally.rule { name = "probe", only_with = { "gaer" } }"#).unwrap();
+    assert!(
+        typo.contains("rule `probe`: `only_with` names `gaer`, which no script defines (did you mean `gear`?)"),
+        "{typo}"
+    );
+    let wrong = load(r#"rally.rule { name = "probe", only_with = 3 }"#).unwrap();
+    assert!(
+        wrong.contains("`only_with` must be a list of element names"),
+        "{wrong}"
+    );
+    assert_eq!(
+        load(r#"rally.rule { name = "probe", only_with = { "gear" } }"#),
+        None
+    );
 }

@@ -1152,6 +1152,14 @@ function Builder:start(number) end
 ---rally.rule { name = "robot_lasers", replace = true }
 ---```
 ---@field replace? boolean
+---The elements this rule looks after: on a board with none of them it does nothing, so
+---`rally sim` and `rally play` can warn that a variant changes nothing there. A promise
+---(the handlers still run everywhere); each name must be an element some script defines.
+---
+---```lua
+---rally.rule { name = "ice_rink", only_with = { "ice" }, on_enter = function(ctx, robot) end }
+---```
+---@field only_with? string[]
 ---Any robot is about to execute its card, before its options' and its square's `on_card`;
 ---returns as an element's `on_card`.
 ---
@@ -1358,6 +1366,13 @@ function Builder:start(number) end
 ---conflicts = ["more-lives"]
 ---```
 ---@field conflicts? string[]
+---Variants it builds on: switching it on switches them on before it (with the parameters
+---the game gives them, else their defaults), so it may replace or wrap what they declare.
+---
+---```toml
+---requires = ["ice-rink"]
+---```
+---@field requires? string[]
 ---Its parameters with their defaults, checked when a game sets them (`params.NAME` in its
 ---scripts).
 ---

@@ -201,6 +201,12 @@ pub fn variants(names: &[String], as_json: bool, common: &Common) -> Result<()> 
                 }
             );
         }
+        if !v.requires.is_empty() {
+            println!(
+                "      builds on (switched on before it): {}",
+                v.requires.join(", ")
+            );
+        }
         if !v.conflicts.is_empty() {
             println!("      cannot be combined with: {}", v.conflicts.join(", "));
         }

@@ -188,11 +188,19 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         &[
             (
                 "rally sim games/practice.toml --games 500",
-                "500 bot games: win rates and averages",
+                "500 bot games: rates and means with 95% confidence intervals",
             ),
             (
-                "rally sim games/practice.toml --compare ice-rink",
-                "the same with a variant, side by side",
+                "rally sim games/ice-rink-bots.toml --compare thaw",
+                "the rink with and without ice, side by side, and the difference",
+            ),
+            (
+                "rally sim games/bots.toml --games 70000 --shard 3/7 --out 3.json -q",
+                "shard 3 of 7 (counting from 0) of a study, for a cluster",
+            ),
+            (
+                "rally sim merge 0.json 1.json ... 6.json",
+                "the whole study from its shards (docs/simulations.md)",
             ),
         ],
     ),

@@ -55,6 +55,9 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
             })?;
             let setup = Setup::load(path)?;
             let rules = common.rules(Some(path), setup.variants.clone())?;
+            for warning in setup.idle_variant_warnings(&rules)? {
+                note(format!("warning: {warning}"));
+            }
             let save_path = opts.save.clone().unwrap_or_else(|| default_save(path));
             let extra = common.extra_variants.clone();
             (Match::start(setup, rules)?, extra, save_path)

@@ -13,6 +13,8 @@ pub mod deal;
 pub mod rerun;
 pub mod save;
 pub mod sim;
+pub mod study;
+pub mod tally;
 
 use crate::board::file::Placement;
 use crate::board::{Board, BoardRef, Layout, Origin};
@@ -216,6 +218,33 @@ impl Setup {
     /// The game's variants plus `extra` names (from `--variant`), without duplicates.
     pub fn choices(&self, extra: &[String]) -> Vec<Choice> {
         crate::variant::with_extra(&self.variants, extra)
+    }
+
+    /// A warning for each switched-on variant that changes nothing on this game's board
+    /// ([`crate::variant::idle_on`]): played with it, the games are the same as without.
+    pub fn idle_variant_warnings(&self, rules: &RuleSet) -> Result<Vec<String>> {
+        let board = Board::compile(&self.layout, rules)?;
+        Ok(crate::variant::idle_on(&board, rules)
+            .into_iter()
+            .map(|(variant, elements)| {
+                let why = match elements.as_slice() {
+                    [] => "it defines no element, and none of its rules acts here".to_string(),
+                    names => format!(
+                        "none of the elements it defines ({}) is on the board, and none of its rules acts here",
+                        names
+                            .iter()
+                            .map(|n| format!("`{n}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                };
+                format!(
+                    "{}: the variant `{variant}` changes nothing on the board `{}`: {why}",
+                    self.path.display(),
+                    board.name
+                )
+            })
+            .collect())
     }
 
     /// The robots on their docks, compiled against `rules` to find the start squares.

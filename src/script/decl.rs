@@ -54,6 +54,8 @@ pub struct ElementDef {
     pub steps: Handlers<usize>,
     /// Step handlers called once for every tile, occupied or not, by step id.
     pub tile_steps: Handlers<usize>,
+    /// It replaced an element of the same name (`replace = true`).
+    pub replaces: bool,
     pub events: Handlers<TileEvent>,
 }
 
@@ -192,6 +194,22 @@ pub struct RuleDef {
     pub file: String,
     pub steps: Handlers<usize>,
     pub events: Handlers<RuleEvent>,
+    /// It replaced a rule of the same name (`replace = true`).
+    pub replaces: bool,
+    /// `only_with = { "ice", ... }`: the rule does something only on a board with one of
+    /// these elements (it looks after them). Used to tell when a variant changes nothing.
+    pub only_with: Vec<String>,
+}
+
+impl RuleDef {
+    /// Whether the rule can change anything on a board whose elements pass `present`: it
+    /// replaced another rule, or it has a handler and the board has an element it looks
+    /// after (any board, without `only_with`).
+    pub fn acts(&self, present: &dyn Fn(&str) -> bool) -> bool {
+        self.replaces
+            || ((!self.steps.is_empty() || !self.events.is_empty())
+                && (self.only_with.is_empty() || self.only_with.iter().any(|e| present(e))))
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -593,6 +611,7 @@ pub fn parse_element(
             steps: step_table(lua, decl, "steps", steps, step_names, &what)?,
             tile_steps: step_table(lua, decl, "tile_steps", steps, step_names, &what)?,
             events,
+            replaces: replace == Replace::Yes,
             name,
         },
         replace,
@@ -608,7 +627,7 @@ pub fn parse_rule(
 ) -> mlua::Result<(RuleDef, Replace)> {
     let name = required_name(decl, "rally.rule")?;
     let what = format!("rule `{name}`");
-    let mut allowed = vec!["name", "describe", "steps", "replace"];
+    let mut allowed = vec!["name", "describe", "steps", "replace", "only_with"];
     allowed.extend(RuleEvent::ALL.iter().map(|(n, _)| *n));
     check_keys(lua, decl, &allowed, &what)?;
     let mut events = Handlers::default();
@@ -628,6 +647,15 @@ pub fn parse_rule(
             file: file.to_string(),
             steps: step_table(lua, decl, "steps", steps, step_names, &what)?,
             events,
+            replaces: replace == Replace::Yes,
+            only_with: decl
+                .get::<Option<Vec<String>>>("only_with")
+                .map_err(|_| {
+                    mlua::Error::runtime(format!(
+                        "{what}: `only_with` must be a list of element names, {{ \"ice\", ... }}"
+                    ))
+                })?
+                .unwrap_or_default(),
             name,
         },
         replace,

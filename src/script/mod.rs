@@ -309,6 +309,7 @@ impl RuleSet {
         }
         current_file.borrow_mut().clear();
         budget.set_loading(false);
+        defs.check_only_with()?;
         Ok(RuleSet {
             lua,
             budget,
@@ -517,6 +518,64 @@ impl Defs {
     pub fn element_id(&self, name: &str) -> Option<usize> {
         self.element_index.get(name).copied()
     }
+
+    /// Every element a rule's `only_with` names must exist once everything is loaded.
+    fn check_only_with(&self) -> Result<()> {
+        for rule in &self.rules {
+            if let Some(missing) = rule.only_with.iter().find(|e| self.element_id(e).is_none()) {
+                return Err(Error::Script(format!(
+                    "{}: rule `{}`: `only_with` names `{missing}`, which no script defines{}",
+                    rule.file,
+                    rule.name,
+                    crate::error::suggest(missing, self.elements.iter().map(|e| e.name.as_str()))
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The variants that define element `name` and are not switched on: those in the
+    /// variants folder in use, then those built into rally. For "unknown element" errors, so
+    /// they can say which variant to switch on.
+    pub fn variants_defining(&self, name: &str) -> Vec<String> {
+        let mut found: Vec<String> = Vec::new();
+        let mut seen: Vec<String> = self.variants.iter().map(|(v, _)| v.name.clone()).collect();
+        for root in [
+            self.sources.variants.clone(),
+            crate::builtin::folder("variants"),
+        ] {
+            for variant in Variant::discover(&root).unwrap_or_default() {
+                if seen.contains(&variant.name) {
+                    continue;
+                }
+                seen.push(variant.name.clone());
+                let alone = Sources {
+                    scripts: self.sources.scripts.clone(),
+                    variants: root.clone(),
+                    choices: vec![Choice {
+                        name: variant.name.clone(),
+                        params: toml::Table::new(),
+                    }],
+                };
+                let Ok(rules) = RuleSet::load(&alone) else {
+                    continue;
+                };
+                let ours = variant
+                    .files
+                    .iter()
+                    .map(|f| display_path(f))
+                    .collect::<Vec<_>>();
+                let declares = |def: &ElementDef| ours.contains(&def.file) && !def.replaces;
+                if rules
+                    .element_id(name)
+                    .is_some_and(|i| declares(&rules.elements[i]))
+                {
+                    found.push(variant.name);
+                }
+            }
+        }
+        found
+    }
 }
 
 /// Adds a rule or option declaration to `list`, or replaces the one of that name when it
@@ -591,7 +650,17 @@ impl Catalogue for RuleSet {
             Some(i) => Ok((i, &self.elements[i].params)),
             None => Err(format!(
                 "unknown element `{name}`{}; the elements come from {}",
-                crate::error::suggest(name, self.elements.iter().map(|e| e.name.as_str())),
+                match self.variants_defining(name).as_slice() {
+                    [] => crate::error::suggest(name, self.elements.iter().map(|e| e.name.as_str())),
+                    [one] => format!(
+                        ": `{name}` is defined by the variant `{one}`: add `variants = [\"{one}\"]` (or `--variant {one}`)"
+                    ),
+                    several => format!(
+                        ": `{name}` is defined by the variants {}: switch one on, e.g. `variants = [\"{}\"]`",
+                        several.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", "),
+                        several[0]
+                    ),
+                },
                 self.sources.describe()
             )),
         }

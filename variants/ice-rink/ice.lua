@@ -242,6 +242,7 @@ rally.element {
 rally.rule {
   name = "ice_rink",
   describe = "Ice Rink bookkeeping: who still slides this register; charts cleared off the ice, reset on re-entry.",
+  only_with = { "ice" },                                      -- it looks after robots on the ice only
   steps = {
     register_start = function(ctx)
       ctx:set_game_var(PENDING, nil)                          -- the ice's own register_start refills it
