@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Index of a robot in [`GameState::robots`]; stable for the whole game.
 pub type RobotId = usize;
@@ -20,7 +21,7 @@ pub const REGISTERS: usize = 5;
 /// Archive) have their say.
 pub const REENTRY_DAMAGE: i32 = 2;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub struct Robot {
     pub name: String,
     pub at: Pos,
@@ -55,6 +56,58 @@ pub struct Robot {
     #[serde(skip)]
     pub destroyed_order: Option<u64>,
 }
+
+/// `Clone` for the state's types, whose `clone_from` reuses the allocations of the value it
+/// overwrites: a register's transaction and a bot's rehearsals copy the state over and over.
+/// The destructuring is exhaustive, so a new field cannot be forgotten.
+macro_rules! clone_reusing {
+    ($ty:ident { $($field:ident),* $(,)? }) => {
+        impl Clone for $ty {
+            fn clone(&self) -> $ty {
+                $ty { $($field: self.$field.clone()),* }
+            }
+
+            fn clone_from(&mut self, source: &$ty) {
+                let $ty { $($field),* } = self;
+                $($field.clone_from(&source.$field);)*
+            }
+        }
+    };
+}
+
+clone_reusing!(Robot {
+    name,
+    at,
+    facing,
+    damage,
+    lives,
+    flags,
+    archive,
+    destroyed,
+    powered_down,
+    vars,
+    options,
+    program,
+    hand,
+    kept,
+    destroyed_order,
+});
+
+clone_reusing!(GameState {
+    turn,
+    register,
+    robots,
+    rng,
+    vars,
+    events,
+    destructions,
+    segment,
+    option_deck,
+    option_discards,
+    deck,
+    copied,
+    names,
+});
 
 impl Robot {
     pub fn new(name: impl Into<String>, at: Pos, facing: Dir) -> Robot {
@@ -142,8 +195,9 @@ pub struct Event {
     pub turn: u32,
     pub register: u8,
     pub segment: Cow<'static, str>,
+    /// The robot's name, shared with the state's other events (logging one copies no text).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub robot: Option<String>,
+    pub robot: Option<Arc<str>>,
     pub what: Cow<'static, str>,
     #[serde(flatten)]
     pub detail: Detail,
@@ -158,6 +212,11 @@ pub struct Detail(Vec<(Cow<'static, str>, Value)>);
 impl Detail {
     pub fn new() -> Detail {
         Detail(Vec::new())
+    }
+
+    /// An empty detail with room for `n` fields (`detail!` knows how many it writes).
+    pub fn with_capacity(n: usize) -> Detail {
+        Detail(Vec::with_capacity(n))
     }
 
     pub fn insert(&mut self, key: impl Into<Cow<'static, str>>, value: Value) {
@@ -236,7 +295,7 @@ impl Rng {
     }
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct GameState {
     pub turn: u32,
     /// The register being resolved (1..=5), or 0 outside the registers.
@@ -266,6 +325,10 @@ pub struct GameState {
     /// #20).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub copied: Vec<(RobotId, u8)>,
+    /// The robots' names as events carry them: made once, then shared by every event (and
+    /// every copy of the state). Not part of the state; made again whenever it is missing.
+    #[serde(skip)]
+    names: Vec<Arc<str>>,
 }
 
 impl GameState {
@@ -283,6 +346,7 @@ impl GameState {
             option_discards: Vec::new(),
             deck: None,
             copied: Vec::new(),
+            names: Vec::new(),
         }
     }
 
@@ -296,6 +360,22 @@ impl GameState {
         self.robots.iter().position(|r| r.name == name)
     }
 
+    /// Robot `id`'s name as events carry it (shared, not copied).
+    fn name(&mut self, id: RobotId) -> Arc<str> {
+        let fresh = self
+            .names
+            .get(id)
+            .is_some_and(|n| **n == *self.robots[id].name);
+        if !fresh {
+            self.names = self
+                .robots
+                .iter()
+                .map(|r| Arc::from(r.name.as_str()))
+                .collect();
+        }
+        self.names[id].clone()
+    }
+
     /// Records an event. Names are usually static text, so logging allocates little: the log
     /// is written on every move and is a measurable part of resolving a turn.
     pub fn log(
@@ -304,7 +384,7 @@ impl GameState {
         what: impl Into<Cow<'static, str>>,
         detail: impl Into<Detail>,
     ) {
-        let robot = robot.map(|id| self.robots[id].name.clone());
+        let robot = robot.map(|id| self.name(id));
         self.events.push(Event {
             turn: self.turn,
             register: self.register,
@@ -319,9 +399,11 @@ impl GameState {
 /// Builds an event's detail map: `detail!{"to" => pos, "dir" => dir}`.
 #[macro_export]
 macro_rules! detail {
+    (@one $key:expr) => { () };
     ($($key:expr => $value:expr),* $(,)?) => {{
         #[allow(unused_mut)]
-        let mut detail = $crate::state::Detail::new();
+        let mut detail =
+            $crate::state::Detail::with_capacity(<[()]>::len(&[$($crate::detail!(@one $key)),*]));
         $(detail.insert($key, serde_json::json!($value));)*
         detail
     }};

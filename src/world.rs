@@ -148,6 +148,11 @@ impl World {
         self.simultaneous = simultaneous;
     }
 
+    /// Has the current step queued belt moves, pushes or hits?
+    pub fn has_queued(&self) -> bool {
+        !(self.conveys.is_empty() && self.pushes.is_empty() && self.hits.is_empty())
+    }
+
     /// Forgets what the current step queued (a failed register is rolled back).
     pub fn forget_queued(&mut self) {
         self.conveys.clear();

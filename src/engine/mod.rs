@@ -52,11 +52,9 @@ pub struct Link {
     /// Each tile's `at` table (by address; they live as long as the link) and its square, so
     /// that a primitive given `tile.at` knows the square without reading through the view.
     pub squares: std::collections::HashMap<usize, Pos>,
-    /// Per step: the tiles whose element has a `tile_steps` handler for it.
-    tile_steps: Vec<Vec<usize>>,
-    /// Per step: does any element on this board act on the robots standing on it then?
-    /// (Most steps have no such handler; they skip looking at the robots at all.)
-    robot_steps: Vec<bool>,
+    /// Per step: who acts in it on this board, found once per game (most steps of most
+    /// boards have nobody, and cost a few comparisons).
+    plans: Vec<StepPlan>,
     handled: Table,
     depth: Cell<u32>,
     /// What scripts may still store in the register in progress (reset by each transaction).
@@ -82,6 +80,51 @@ pub struct Link {
 
 /// The chooser a game and its current rule set share.
 type SharedChooser = Rc<RefCell<Box<dyn Chooser>>>;
+
+/// Who acts in one step of the order of play on one board, so that the step loop visits
+/// only them (design.md principle 8: the core calls Lua only where a handler exists).
+struct StepPlan {
+    /// The rules with a handler for the step, in load order.
+    rules: Vec<(usize, Function)>,
+    /// Does any option have a handler for the step (asked of the robots holding one)?
+    options: bool,
+    /// The tiles whose element has a `tile_steps` handler for it, in board order.
+    tiles: Vec<(usize, Function)>,
+    /// Per tile, its element's handler for the robots standing on it (`steps`); empty when
+    /// no element on the board has one, so the step never looks at the robots.
+    standing: Vec<Option<Function>>,
+}
+
+impl StepPlan {
+    fn new(rules: &RuleSet, board: &Board, step: usize) -> StepPlan {
+        let element = |t: &crate::board::Tile| &rules.elements[t.element];
+        let standing: Vec<Option<Function>> = board
+            .tiles
+            .iter()
+            .map(|t| element(t).steps.get(&step).cloned())
+            .collect();
+        StepPlan {
+            rules: rules
+                .rules
+                .iter()
+                .enumerate()
+                .filter_map(|(i, r)| Some((i, r.steps.get(&step)?.clone())))
+                .collect(),
+            options: rules.options.iter().any(|o| o.steps.contains_key(&step)),
+            tiles: board
+                .tiles
+                .iter()
+                .enumerate()
+                .filter_map(|(i, t)| Some((i, element(t).tile_steps.get(&step)?.clone())))
+                .collect(),
+            standing: if standing.iter().any(Option::is_some) {
+                standing
+            } else {
+                Vec::new()
+            },
+        }
+    }
+}
 
 impl Link {
     fn new(
@@ -111,24 +154,8 @@ impl Link {
         let robots = (0..count)
             .map(|id| lua.create_userdata(RobotView(id)))
             .collect::<mlua::Result<_>>()?;
-        let tile_steps = (0..rules.order.len())
-            .map(|step| {
-                (0..board.tiles.len())
-                    .filter(|&t| {
-                        rules.elements[board.tiles[t].element]
-                            .tile_steps
-                            .contains_key(&step)
-                    })
-                    .collect()
-            })
-            .collect();
-        let robot_steps = (0..rules.order.len())
-            .map(|step| {
-                board
-                    .tiles
-                    .iter()
-                    .any(|t| rules.elements[t.element].steps.contains_key(&step))
-            })
+        let plans = (0..rules.order.len())
+            .map(|step| StepPlan::new(rules, &board, step))
             .collect();
         let rally: Table = lua.globals().get("rally")?;
         let link = Rc::new(Link {
@@ -139,8 +166,7 @@ impl Link {
             robots,
             tiles,
             squares,
-            tile_steps,
-            robot_steps,
+            plans,
             handled: rally.get("HANDLED")?,
             depth: Cell::new(0),
             quota: Quota::default(),
@@ -246,6 +272,17 @@ impl<'a> Engine<'a> {
         format!("element `{}` at {} ({file}), {hook}{who}", t.name, t.at)
     }
 
+    /// Resolves register `register` (1..=5): every step of segments A to E.
+    fn run_register(&self, register: u8) -> Result<()> {
+        let turn = {
+            let mut w = self.world();
+            w.state.register = register;
+            w.state.turn
+        };
+        self.link.revealed_at.set((turn, register - 1));
+        self.run_steps(true, None)
+    }
+
     /// Runs every step of one segment range: a register (A..E) or the turn's ends.
     pub fn run_steps(&self, per_register: bool, only: Option<Segment>) -> Result<()> {
         let defs = self.link.defs.clone();
@@ -262,8 +299,9 @@ impl<'a> Engine<'a> {
     }
 
     fn run_step(&self, step: usize) -> Result<()> {
-        let defs = self.link.defs.clone();
+        let defs = &self.link.defs;
         let info = &defs.order[step];
+        let plan = &self.link.plans[step];
         {
             let mut w = self.world();
             w.state.segment = info.segment.name().into();
@@ -272,50 +310,66 @@ impl<'a> Engine<'a> {
             // resolve one at a time: `execute_cards`).
             w.begin_moment(true);
         }
-        for rule in &defs.rules {
-            if let Some(f) = rule.steps.get(&step) {
-                let what = || format!("rule `{}` ({}), step `{}`", rule.name, rule.file, info.name);
-                self.call(f, &self.link.ctx, what)?;
-            }
+        for (r, f) in &plan.rules {
+            let rule = &defs.rules[*r];
+            let what = || format!("rule `{}` ({}), step `{}`", rule.name, rule.file, info.name);
+            self.call(f, &self.link.ctx, what)?;
         }
-        self.option_steps(step)?;
+        if plan.options {
+            self.option_steps(step)?;
+        }
+        for (t, f) in &plan.tiles {
+            let what = || self.tile_handler_context(*t, &format!("step `{}`", info.name), None);
+            self.call(f, (&self.link.ctx, &self.link.tiles[*t]), what)?;
+        }
+        if !plan.standing.is_empty() {
+            self.standing_steps(step, &plan.standing)?;
+        }
+        match info.native {
+            Some(Native::RevealCards) => self.reveal_cards()?,
+            Some(Native::ExecuteCards) => self.execute_cards()?,
+            Some(Native::Reenter) => self.reenter()?,
+            None => {}
+        }
+        if self.link.world.borrow().has_queued() {
+            self.flush_pushes()?;
+            self.flush_conveys()?;
+            self.flush_damage()?;
+        }
+        self.world().defer_damage = false;
+        self.tell_destroyed()?;
+        self.resolve_shots()?;
+        self.world().note(&info.name, None);
+        Ok(())
+    }
+
+    /// Calls the handlers of a step for the robots standing on tiles that have one, robots in
+    /// board order; a robot moved during the step is not visited again on its new square.
+    fn standing_steps(&self, step: usize, handlers: &[Option<Function>]) -> Result<()> {
         let board = self.board();
-        for &t in &self.link.tile_steps[step] {
-            let Some(f) = defs.elements[board.tiles[t].element].tile_steps.get(&step) else {
-                continue;
-            };
-            let what = || self.tile_handler_context(t, &format!("step `{}`", info.name), None);
-            self.call(f, (&self.link.ctx, &self.link.tiles[t]), what)?;
-        }
-        // Robots on tiles with a handler for this step, in board order; a robot moved during
-        // the step is not visited again on its new square.
-        let standing: Vec<(RobotId, Pos)> = if !self.link.robot_steps[step] {
-            Vec::new()
-        } else {
+        let standing: Vec<(RobotId, Pos)> = {
             let w = self.link.world.borrow();
             let mut v: Vec<(RobotId, Pos)> = w
                 .state
                 .robots
                 .iter()
                 .enumerate()
-                .filter(|(_, r)| r.is_active())
+                .filter(|(_, r)| {
+                    r.is_active() && board.tiles_at(r.at).iter().any(|&t| handlers[t].is_some())
+                })
                 .map(|(i, r)| (i, r.at))
                 .collect();
             v.sort_by_key(|(i, p)| (p.y, p.x, *i));
             v
         };
+        let name = &self.link.defs.order[step].name;
         for (id, at) in standing {
             for &t in board.tiles_at(at) {
-                let Some(f) = defs.elements[board.tiles[t].element].steps.get(&step) else {
+                let Some(f) = &handlers[t] else {
                     continue;
                 };
-                let still_there = {
-                    let w = self.link.world.borrow();
-                    !w.state.robots[id].destroyed && w.state.robots[id].at == at
-                };
-                if still_there {
-                    let what =
-                        || self.tile_handler_context(t, &format!("step `{}`", info.name), Some(id));
+                if self.is_at(id, at) {
+                    let what = || self.tile_handler_context(t, &format!("step `{name}`"), Some(id));
                     self.call(
                         f,
                         (&self.link.ctx, &self.link.tiles[t], self.robot(id)),
@@ -324,19 +378,6 @@ impl<'a> Engine<'a> {
                 }
             }
         }
-        match info.native {
-            Some(Native::RevealCards) => self.reveal_cards()?,
-            Some(Native::ExecuteCards) => self.execute_cards()?,
-            Some(Native::Reenter) => self.reenter()?,
-            None => {}
-        }
-        self.flush_pushes()?;
-        self.flush_conveys()?;
-        self.flush_damage()?;
-        self.world().defer_damage = false;
-        self.tell_destroyed()?;
-        self.resolve_shots()?;
-        self.world().note(&info.name, None);
         Ok(())
     }
 

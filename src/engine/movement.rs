@@ -242,7 +242,7 @@ impl<'a> Engine<'a> {
     }
 
     /// Is the robot on the board, on square `at`? (A script may have moved it meanwhile.)
-    fn is_at(&self, id: RobotId, at: Pos) -> bool {
+    pub(super) fn is_at(&self, id: RobotId, at: Pos) -> bool {
         let w = self.link.world.borrow();
         let r = &w.state.robots[id];
         r.is_active() && r.at == at
