@@ -764,7 +764,7 @@ impl World {
             self.state.log(
                 Some(id),
                 "card_unkept",
-                detail! {"key" => name, "card" => kept.card.to_string()},
+                detail! {"key" => name, "card" => kept.card.text()},
             );
         }
         true
@@ -827,7 +827,36 @@ pub fn trace(
     skip_start: bool,
     through: u32,
 ) -> Beam {
-    let robot_at = |p: Pos| robots.iter().position(|r| r.is_active() && r.at == p);
+    // The robots on the beam's row or column: each square it reaches is checked against
+    // those few only (a bit per robot; a crowd beyond 64 robots is checked in full).
+    let line = |r: &Robot| {
+        r.is_active()
+            && if dir.is_vertical() {
+                r.at.x == from.x
+            } else {
+                r.at.y == from.y
+            }
+    };
+    let on_line: u64 = robots
+        .iter()
+        .take(64)
+        .enumerate()
+        .filter(|(_, r)| line(r))
+        .fold(0, |bits, (i, _)| bits | 1 << i);
+    let robot_at = |p: Pos| {
+        if robots.len() > 64 {
+            return robots.iter().position(|r| r.is_active() && r.at == p);
+        }
+        let mut bits = on_line;
+        while bits != 0 {
+            let i = bits.trailing_zeros() as usize;
+            if robots[i].at == p {
+                return Some(i);
+            }
+            bits &= bits - 1;
+        }
+        None
+    };
     let mut hits = Vec::new();
     let mut passes = through;
     // Each obstacle either stops the beam or uses up one pass.

@@ -3,6 +3,7 @@
 //! destroyed robots (`on_destroyed`).
 
 use super::*;
+use crate::script::values;
 
 /// Who may reduce a hit: one of the robot's options, or a rule.
 enum DamageHandler<'a> {
@@ -55,10 +56,12 @@ impl<'a> Engine<'a> {
 
     /// What a robot's options make of its main laser: `(strength, through)`.
     fn main_laser(&self, id: RobotId) -> Result<(i32, u32)> {
-        let shot = self
-            .lua
-            .create_table_from([("strength", 1), ("through", 0)])
-            .map_err(|e| Error::Script(lua_message(&e)))?;
+        let shot = values::table(
+            self.lua,
+            (),
+            &[("strength", 1.into()), ("through", 0.into())],
+        )
+        .map_err(|e| Error::Script(lua_message(&e)))?;
         let shot = self.modify(id, "main_laser", Value::Table(shot))?;
         let read = |t: &Table| -> mlua::Result<(i32, u32)> {
             Ok((
@@ -135,14 +138,12 @@ impl<'a> Engine<'a> {
         }
         let defs = self.link.defs.clone();
         let info = || -> Result<Table> {
-            let make = || -> mlua::Result<Table> {
-                let t = self.lua.create_table()?;
-                t.raw_set("cause", hit.cause.as_str())?;
-                t.raw_set("from", hit.from.map(Dir::name))?;
-                t.raw_set("absorb", hit.absorb)?;
-                Ok(t)
-            };
-            make().map_err(|e| Error::Script(lua_message(&e)))
+            let fields = [
+                ("cause", hit.cause.as_str().into()),
+                ("from", hit.from.map(Dir::name).into()),
+                ("absorb", hit.absorb.into()),
+            ];
+            values::table(self.lua, (), &fields).map_err(|e| Error::Script(lua_message(&e)))
         };
         // The robot's options first (held order), then the rules, each seeing what the
         // handlers before it left of the damage.

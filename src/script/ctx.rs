@@ -4,6 +4,7 @@
 //! data), so a handler call costs no copying of state. Every change a script makes goes
 //! through a `ctx:` method, which enforces the physical rules in `world.rs`.
 
+use super::values::{self, Field};
 use super::{located, pos_table, store};
 use crate::cards::{Card, CardKind};
 use crate::engine::{Engine, Link};
@@ -13,7 +14,7 @@ use crate::state::RobotId;
 use crate::world::{How, Shot};
 use mlua::{
     AnyUserData, Lua, LuaSerdeExt, LuaString, Table, UserData, UserDataFields, UserDataMethods,
-    Value,
+    Value, Variadic,
 };
 use std::rc::Rc;
 
@@ -102,13 +103,33 @@ fn how_arg(lua: &Lua, s: Option<String>, default: How) -> mlua::Result<How> {
 
 /// A card as scripts see it: `{ name = "move2", priority = 700, distance = 2, rotation = nil }`.
 pub fn card_table(lua: &Lua, card: &Card) -> mlua::Result<Table> {
-    let t = lua.create_table()?;
-    t.raw_set("name", card.kind.name())?;
-    t.raw_set("priority", card.priority)?;
-    t.raw_set("distance", card.kind.distance())?;
-    t.raw_set("rotation", card.kind.rotation().map(|r| r.name()))?;
-    t.raw_set("back", card.kind == CardKind::Back)?;
-    Ok(t)
+    values::table(lua, (), &card_fields(card))
+}
+
+/// The fields of [`card_table`].
+pub fn card_fields(card: &Card) -> [(&'static str, Field<'static>); 5] {
+    [
+        ("name", card.kind.name().into()),
+        ("priority", card.priority.map(u32::from).into()),
+        ("distance", card.kind.distance().into()),
+        ("rotation", card.kind.rotation().map(|r| r.name()).into()),
+        ("back", (card.kind == CardKind::Back).into()),
+    ]
+}
+
+/// An option card as its handlers get it: `{ name =, uses =, max_uses = }`.
+pub fn option_table(
+    lua: &Lua,
+    name: &str,
+    uses: Option<u32>,
+    max_uses: Option<u32>,
+) -> mlua::Result<Table> {
+    let fields = [
+        ("name", name.into()),
+        ("uses", uses.into()),
+        ("max_uses", max_uses.into()),
+    ];
+    values::table(lua, (), &fields)
 }
 
 /// A card argument: `"move2@700"` or a card table.
@@ -233,9 +254,10 @@ impl UserData for RobotView {
         });
         // The names of the option cards it holds, in the order drawn.
         fields.add_field_method_get("options", |lua, this| {
-            get(lua, this.0, |r| {
-                r.options.iter().map(|o| o.name.clone()).collect::<Vec<_>>()
-            })
+            let link = link(lua)?;
+            let world = link.world.borrow();
+            let held = &world.state.robots[this.0].options;
+            values::strings(lua, held.iter().map(|o| o.name.as_str()))
         });
         fields.add_field_method_get("vars", |lua, this| {
             let vars = get(lua, this.0, |r| r.vars.clone())?;
@@ -252,33 +274,47 @@ impl UserData for RobotView {
     }
 }
 
+/// What `ctx` looks its keys up in: a plain table, into which mlua puts the methods, so that
+/// `ctx:method()` costs one table read (field getters would make every lookup call a Lua
+/// function first). The fields, and unknown keys, go to that table's own `__index`.
+fn ctx_index(lua: &Lua) -> mlua::Result<Table> {
+    let fields = lua.create_function(|lua, (_, key): (Value, LuaString)| {
+        let link = link(lua)?;
+        let w = link.world.borrow();
+        match &*key.to_str()? {
+            "register" => Ok(Value::Integer(w.state.register.into())),
+            "turn" => Ok(Value::Integer(w.state.turn.into())),
+            "width" => Ok(Value::Integer(w.board.width.into())),
+            "height" => Ok(Value::Integer(w.board.height.into())),
+            "segment" => Ok(Value::String(lua.create_string(&*w.state.segment)?)),
+            other => Err(located(
+                lua,
+                format!("ctx has no method or field `{other}` (the whole list: docs/api.md)"),
+            )),
+        }
+    })?;
+    let index = lua.create_table()?;
+    index.set_metatable(Some(lua.create_table_from([("__index", fields)])?))?;
+    Ok(index)
+}
+
 impl UserData for Ctx {
     fn add_fields<F: UserDataFields<Self>>(fields: &mut F) {
-        fields.add_field_method_get("register", |lua, _| {
-            Ok(link(lua)?.world.borrow().state.register)
-        });
-        fields.add_field_method_get("turn", |lua, _| Ok(link(lua)?.world.borrow().state.turn));
-        fields.add_field_method_get("width", |lua, _| Ok(link(lua)?.world.borrow().board.width));
-        fields.add_field_method_get("height", |lua, _| {
-            Ok(link(lua)?.world.borrow().board.height)
-        });
-        fields.add_field_method_get("segment", |lua, _| {
-            Ok(link(lua)?.world.borrow().state.segment.clone())
-        });
+        fields.add_meta_field_with("__index", ctx_index);
     }
 
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
         // --- Looking at the board -------------------------------------------------------
         methods.add_method("robots", |lua, _, ()| {
             let link = link(lua)?;
-            let active: Vec<AnyUserData> = {
+            let active: Variadic<&AnyUserData> = {
                 let w = link.world.borrow();
                 (0..w.state.robots.len())
                     .filter(|&i| w.state.robots[i].is_active())
-                    .map(|i| link.robots[i].clone())
+                    .map(|i| &link.robots[i])
                     .collect()
             };
-            Ok(active)
+            values::list(lua, active)
         });
         methods.add_method("robot_at", |lua, _, at: Table| {
             let at = square_arg(lua, &at)?;
@@ -290,11 +326,9 @@ impl UserData for Ctx {
             let at = square_arg(lua, &at)?;
             let link = link(lua)?;
             let board = link.world.borrow().board.clone();
-            Ok(board
-                .tiles_at(at)
-                .iter()
-                .map(|&t| link.tiles[t].clone())
-                .collect::<Vec<_>>())
+            let tiles: Variadic<&Table> =
+                board.tiles_at(at).iter().map(|&t| &link.tiles[t]).collect();
+            values::list(lua, tiles)
         });
         // Every tile of one element on the board, in board order (row, then column): a
         // portal finds its twin, a designer's element finds its partners.
@@ -433,11 +467,13 @@ impl UserData for Ctx {
                         ))
                     }
                 };
-                let cause: Option<String> = opts.as_ref().map_or(Ok(None), |o| o.get("cause"))?;
+                let (cause, through): (Option<String>, Option<u32>) = match &opts {
+                    Some(o) => values::read(lua, o, ["cause", "through"])?,
+                    None => (None, None),
+                };
                 let cause = cause
                     .map(|c| logged_text(lua, Some(c), "ctx:fire_beam: the cause", ""))
                     .transpose()?;
-                let through: Option<u32> = opts.as_ref().map_or(Ok(None), |o| o.get("through"))?;
                 let hits = link.world.borrow().trace_beam(
                     start,
                     dir,
@@ -460,9 +496,9 @@ impl UserData for Ctx {
                         e.shoot(target, strength.unwrap_or(1), &cause, dir, shot)
                     })?;
                 }
-                let views: Vec<AnyUserData> =
-                    hits.iter().map(|&i| link.robots[i].clone()).collect();
-                Ok((views.first().cloned(), views))
+                let first = hits.first().map(|&i| link.robots[i].clone());
+                let views: Variadic<&AnyUserData> = hits.iter().map(|&i| &link.robots[i]).collect();
+                Ok((first, values::list(lua, views)?))
             },
         );
         methods.add_method(
@@ -532,14 +568,8 @@ impl UserData for Ctx {
             let held = link.world.borrow().state.robots[id].options.clone();
             held.iter()
                 .map(|o| {
-                    let t = lua.create_table()?;
-                    t.raw_set("name", o.name.as_str())?;
-                    t.raw_set("uses", o.uses_left)?;
-                    t.raw_set(
-                        "max_uses",
-                        link.defs.option_def(&o.name).and_then(|d| d.uses),
-                    )?;
-                    Ok(t)
+                    let max = link.defs.option_def(&o.name).and_then(|d| d.uses);
+                    option_table(lua, &o.name, o.uses_left, max)
                 })
                 .collect::<mlua::Result<Vec<Table>>>()
         });

@@ -8,6 +8,7 @@ mod pattern;
 pub mod sandbox;
 pub mod store;
 mod upvalues;
+pub mod values;
 pub mod views;
 
 pub use decl::{ElementDef, OptionDef, RuleDef, RuleEvent, TileEvent};
