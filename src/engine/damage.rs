@@ -211,6 +211,9 @@ impl<'a> Engine<'a> {
     /// Tells the rules' `on_destroyed` about every robot destroyed since the last time, in
     /// order of destruction (a destroyed robot scraps an option there, rules.md §6.5).
     pub(super) fn tell_destroyed(&self) -> Result<()> {
+        if self.link.world.borrow().destroyed_now.is_empty() {
+            return Ok(());
+        }
         let defs = self.link.defs.clone();
         loop {
             let ids = std::mem::take(&mut self.world().destroyed_now);

@@ -96,6 +96,11 @@ struct StepPlan {
 }
 
 impl StepPlan {
+    /// Nobody on this board acts in the step.
+    fn is_idle(&self) -> bool {
+        self.rules.is_empty() && !self.options && self.tiles.is_empty() && self.standing.is_empty()
+    }
+
     fn new(rules: &RuleSet, board: &Board, step: usize) -> StepPlan {
         let element = |t: &crate::board::Tile| &rules.elements[t.element];
         let standing: Vec<Option<Function>> = board
@@ -305,10 +310,15 @@ impl<'a> Engine<'a> {
         {
             let mut w = self.world();
             w.state.segment = info.segment.name().into();
-            w.defer_damage = info.segment == Segment::Lasers;
             // What a step destroys, it destroys at the same time (cards excepted, which
             // resolve one at a time: `execute_cards`).
             w.begin_moment(true);
+            if plan.is_idle() && info.native.is_none() && w.destroyed_now.is_empty() {
+                // Nobody acts and nobody is waiting to be told of a destruction: nothing can
+                // be queued, destroyed or change (a step that changes nothing is not noted).
+                return Ok(());
+            }
+            w.defer_damage = info.segment == Segment::Lasers;
         }
         for (r, f) in &plan.rules {
             let rule = &defs.rules[*r];
