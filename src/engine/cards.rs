@@ -51,13 +51,12 @@ impl<'a> Engine<'a> {
             self.link.revealed.borrow_mut()[id] = card;
             let Some(card) = card else { continue };
             let swapped = self.tile_event(TileEvent::Reveal, id, |tile| {
-                (
+                Ok((
                     &self.link.ctx,
                     tile,
                     self.robot(id),
                     card_table(self.lua, &card)?,
-                )
-                    .into_lua_multi(self.lua)
+                ))
             })?;
             if !swapped.is_nil() {
                 let new = crate::script::ctx::card_from_lua(&swapped)
@@ -196,7 +195,7 @@ impl<'a> Engine<'a> {
         }
         if !handled && self.is_active(id) {
             let result = self.tile_event(TileEvent::Card, id, |tile| {
-                (&self.link.ctx, tile, self.robot(id), card_arg(play)?).into_lua_multi(self.lua)
+                Ok((&self.link.ctx, tile, self.robot(id), card_arg(play)?))
             })?;
             handled = self.take_card_result(&mut play, result)?;
         }
@@ -225,8 +224,7 @@ impl<'a> Engine<'a> {
                     ("dir", last_step.map(Dir::name).into()),
                 ];
                 let info = values::table(self.lua, (), &info)?;
-                (&self.link.ctx, tile, self.robot(id), card_arg(play)?, info)
-                    .into_lua_multi(self.lua)
+                Ok((&self.link.ctx, tile, self.robot(id), card_arg(play)?, info))
             })?;
         }
         Ok(())

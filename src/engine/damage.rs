@@ -137,14 +137,12 @@ impl<'a> Engine<'a> {
             return Ok(());
         }
         let defs = self.link.defs.clone();
-        let info = || -> Result<Table> {
-            let fields = [
-                ("cause", hit.cause.as_str().into()),
-                ("from", hit.from.map(Dir::name).into()),
-                ("absorb", hit.absorb.into()),
-            ];
-            values::table(self.lua, (), &fields).map_err(|e| Error::Script(lua_message(&e)))
-        };
+        let names = &self.link.names;
+        // `info` = { cause, from, absorb }, made by `calls.damage` in the handler's call.
+        let cause = names
+            .cause(self.lua, &hit.cause)
+            .map_err(|e| Error::Script(lua_message(&e)))?;
+        let from = hit.from.map(|d| names.dir(d));
         // The robot's options first (held order), then the rules, each seeing what the
         // handlers before it left of the damage.
         let options = self.held_options(id).into_iter().filter_map(|(def, name)| {
@@ -175,8 +173,17 @@ impl<'a> Engine<'a> {
                     self.robot_name(id)
                 ),
             };
-            let args = (&self.link.ctx, self.robot(id), amount, info()?, option);
-            let new = match self.call(f, args, what)? {
+            let args = (
+                f,
+                &self.link.ctx,
+                self.robot(id),
+                amount,
+                &cause,
+                from,
+                hit.absorb,
+                option,
+            );
+            let new = match self.call(&names.calls.damage, args, what)? {
                 Value::Nil => amount,
                 Value::Integer(n) => n as i32,
                 Value::Number(n) => n as i32,

@@ -20,6 +20,7 @@ use crate::order::{Native, Segment};
 use crate::script::ctx::{card_table, Ctx, RobotView};
 use crate::script::sandbox::Budget;
 use crate::script::store::Quota;
+use crate::script::values::Interned;
 use crate::script::{lua_message, Defs, RuleEvent, RuleSet, TileEvent};
 use crate::state::{GameState, RobotId, StepSnapshot, REENTRY_DAMAGE};
 use crate::world::{Arrival, Blocked, Hit, How, Shot, World};
@@ -63,6 +64,8 @@ pub struct Link {
     pub(crate) revealed: RefCell<Vec<Option<Card>>>,
     /// Shots chosen instead of main lasers this step, resolved after its volley (`shots`).
     shots: RefCell<Vec<shots::QueuedShot>>,
+    /// Lua strings made once for the names handlers get again and again.
+    pub names: Interned,
     /// (turn, register) of the last reveal: registers up to it have shown their cards, which
     /// `ctx:set_card` may no longer change.
     revealed_at: Cell<(u32, u8)>,
@@ -173,6 +176,8 @@ impl Link {
             squares,
             plans,
             handled: rally.get("HANDLED")?,
+            // Host code: it runs without the count hook, whatever the budget says.
+            names: rules.budget.unhooked(|| Interned::new(lua))?,
             depth: Cell::new(0),
             quota: Quota::default(),
             revealed: RefCell::new(vec![None; count]),
@@ -393,11 +398,11 @@ impl<'a> Engine<'a> {
 
     /// Calls a tile event on every element of the robot's square; stops at the first handler
     /// that returns something other than nil, and returns that.
-    fn tile_event(
+    fn tile_event<A: IntoLuaMulti>(
         &self,
         event: TileEvent,
         id: RobotId,
-        args: impl Fn(&Table) -> mlua::Result<mlua::MultiValue>,
+        args: impl Fn(&'a Table) -> mlua::Result<A>,
     ) -> Result<Value> {
         let board = self.board();
         let at = self.link.world.borrow().state.robots[id].at;

@@ -95,7 +95,7 @@ impl<'a> Engine<'a> {
             }
             if self.is_active(id) {
                 self.tile_event(when.tile_event(), id, |tile| {
-                    (&self.link.ctx, tile, self.robot(id)).into_lua_multi(self.lua)
+                    Ok((&self.link.ctx, tile, self.robot(id)))
                 })?;
             }
         }

@@ -468,7 +468,7 @@ impl UserData for Ctx {
                     }
                 };
                 let (cause, through): (Option<String>, Option<u32>) = match &opts {
-                    Some(o) => values::read(lua, o, ["cause", "through"])?,
+                    Some(o) => (o.get(&link.names.cause)?, o.get(&link.names.through)?),
                     None => (None, None),
                 };
                 let cause = cause

@@ -8,7 +8,9 @@
 //! one protected call ([`Lua::exec_raw`]), where an out-of-memory error unwinds to that
 //! call's boundary like any other Lua error.
 
-use mlua::{ffi, FromLuaMulti, IntoLuaMulti, Lua, Table};
+use crate::geometry::{Dir, Rotation};
+use mlua::{ffi, Function, IntoLuaMulti, Lua, LuaString, Table};
+use std::cell::RefCell;
 
 /// One field's value. Tables and robots are passed to [`table`] as `refs` and named here
 /// by their place among them.
@@ -128,22 +130,68 @@ pub fn strings<'a>(
     }
 }
 
-/// Reads `keys` of `table` as `table[key]` does (metamethods included: a read-only table
-/// reads through its view), in one protected call: an `opts` table a script hands over.
-pub fn read<R: FromLuaMulti, const N: usize>(
-    lua: &Lua,
-    table: &Table,
-    keys: [&str; N],
-) -> mlua::Result<R> {
-    // SAFETY: as in `build`; `lua_gettable` may run a script's `__index`, whose errors unwind
-    // to the protected call like any other.
-    unsafe {
-        lua.exec_raw(table, |state| {
-            for key in keys {
-                ffi::lua_pushlstring(state, key.as_ptr().cast(), key.len());
-                ffi::lua_gettable(state, 1);
-            }
-            ffi::lua_remove(state, 1);
+/// Lua strings made once per game for the names the engine hands to handlers again and again
+/// (directions, rotations, causes) and the keys it reads: pushing one costs no allocation and
+/// no protected call, and a key that is a Lua string lets mlua read a plain table raw.
+pub struct Interned {
+    dirs: [LuaString; 4],
+    rotations: [LuaString; 3],
+    pub cause: LuaString,
+    pub through: LuaString,
+    /// Causes of damage seen so far (scripts name their own), a few dozen at most.
+    causes: RefCell<Vec<(String, LuaString)>>,
+    /// The calls of `calls.lua`, which build a handler's table in the handler's own call.
+    pub calls: Calls,
+}
+
+/// The functions of `calls.lua`.
+pub struct Calls {
+    pub damage: Function,
+}
+
+impl Interned {
+    pub fn new(lua: &Lua) -> mlua::Result<Interned> {
+        let s = |text: &str| lua.create_string(text);
+        let calls: Table = lua
+            .load(include_str!("calls.lua"))
+            .set_name("@rally/calls.lua")
+            .call(())?;
+        Ok(Interned {
+            dirs: [s("N")?, s("E")?, s("S")?, s("W")?],
+            rotations: [s("left")?, s("right")?, s("uturn")?],
+            cause: s("cause")?,
+            through: s("through")?,
+            causes: RefCell::new(Vec::new()),
+            calls: Calls {
+                damage: calls.get("damage")?,
+            },
         })
+    }
+
+    pub fn dir(&self, dir: Dir) -> &LuaString {
+        &self.dirs[dir.index()]
+    }
+
+    pub fn rotation(&self, rotation: Rotation) -> &LuaString {
+        let i = match rotation {
+            Rotation::Left => 0,
+            Rotation::Right => 1,
+            Rotation::UTurn => 2,
+        };
+        &self.rotations[i]
+    }
+
+    /// A cause of damage as a Lua string, made once per cause (up to a few dozen).
+    pub fn cause(&self, lua: &Lua, cause: &str) -> mlua::Result<LuaString> {
+        const KEPT: usize = 64;
+        let mut causes = self.causes.borrow_mut();
+        if let Some((_, s)) = causes.iter().find(|(c, _)| c == cause) {
+            return Ok(s.clone());
+        }
+        let s = lua.create_string(cause)?;
+        if causes.len() < KEPT {
+            causes.push((cause.to_string(), s.clone()));
+        }
+        Ok(s)
     }
 }
