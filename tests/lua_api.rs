@@ -94,7 +94,7 @@ fn ctx_methods_and_fields() {
     );
     same(
         "ctx fields",
-        registered(ctx_impl, "add_field_method_get("),
+        registered(ctx_impl, "ctx_field("),
         fields(&api, "rally.Ctx"),
     );
     let robot_impl = section(&ctx, "impl UserData for RobotView", Some("\nimpl "));

@@ -274,33 +274,59 @@ impl UserData for RobotView {
     }
 }
 
+/// One of ctx's fields: its name and how it reads the game.
+type CtxField = (
+    &'static str,
+    fn(&Lua, &crate::world::World) -> mlua::Result<Value>,
+);
+
+fn ctx_field(
+    name: &'static str,
+    read: fn(&Lua, &crate::world::World) -> mlua::Result<Value>,
+) -> CtxField {
+    (name, read)
+}
+
 /// What `ctx` looks its keys up in: a plain table, into which mlua puts the methods, so that
 /// `ctx:method()` costs one table read (field getters would make every lookup call a Lua
 /// function first). The fields, and unknown keys, go to that table's own `__index`.
-fn ctx_index(lua: &Lua) -> mlua::Result<Table> {
-    let fields = lua.create_function(|lua, (_, key): (Value, LuaString)| {
-        let link = link(lua)?;
-        let w = link.world.borrow();
-        match &*key.to_str()? {
-            "register" => Ok(Value::Integer(w.state.register.into())),
-            "turn" => Ok(Value::Integer(w.state.turn.into())),
-            "width" => Ok(Value::Integer(w.board.width.into())),
-            "height" => Ok(Value::Integer(w.board.height.into())),
-            "segment" => Ok(Value::String(lua.create_string(&*w.state.segment)?)),
-            other => Err(located(
+fn ctx_index(lua: &Lua, fields: Vec<CtxField>) -> mlua::Result<Table> {
+    let read = lua.create_function(move |lua, (_, key): (Value, LuaString)| {
+        let key = key.to_str()?;
+        let Some((_, read)) = fields.iter().find(|(name, _)| *name == &*key) else {
+            return Err(located(
                 lua,
-                format!("ctx has no method or field `{other}` (the whole list: docs/api.md)"),
-            )),
-        }
+                format!("ctx has no method or field `{key}` (the whole list: docs/api.md)"),
+            ));
+        };
+        let link = link(lua)?;
+        let world = link.world.borrow();
+        read(lua, &world)
     })?;
     let index = lua.create_table()?;
-    index.set_metatable(Some(lua.create_table_from([("__index", fields)])?))?;
+    index.set_metatable(Some(lua.create_table_from([("__index", read)])?))?;
     Ok(index)
 }
 
 impl UserData for Ctx {
     fn add_fields<F: UserDataFields<Self>>(fields: &mut F) {
-        fields.add_meta_field_with("__index", ctx_index);
+        fields.add_meta_field_with("__index", |lua| {
+            fn int(n: impl Into<i64>) -> mlua::Result<Value> {
+                Ok(Value::Integer(n.into()))
+            }
+            ctx_index(
+                lua,
+                vec![
+                    ctx_field("register", |_, w| int(w.state.register)),
+                    ctx_field("turn", |_, w| int(w.state.turn)),
+                    ctx_field("width", |_, w| int(w.board.width)),
+                    ctx_field("height", |_, w| int(w.board.height)),
+                    ctx_field("segment", |lua, w| {
+                        lua.create_string(&*w.state.segment).map(Value::String)
+                    }),
+                ],
+            )
+        });
     }
 
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
