@@ -96,7 +96,9 @@ impl<'a> Engine<'a> {
             if self.is_active(id) {
                 self.tile_event(when.tile_event(), id, |tile| {
                     (&self.link.ctx, tile, self.robot(id)).into_lua_multi(self.lua)
-                })?;
+                },
+            |_| Ok(()),
+            )?;
             }
         }
         self.tell_destroyed()

@@ -2,6 +2,7 @@
 //! variants. A rule set is immutable once built; hot reload builds a new one off to the side
 //! and swaps it in whole (design.md principle 7), so no Lua handle outlives its rule set.
 
+pub(crate) mod args;
 pub mod ctx;
 pub mod decl;
 mod pattern;
@@ -93,7 +94,15 @@ pub fn lua_message(e: &mlua::Error) -> String {
 
 fn raw_message(e: &mlua::Error) -> String {
     match e {
-        mlua::Error::CallbackError { cause, .. } => raw_message(cause),
+        mlua::Error::CallbackError { cause, traceback } => match cause.as_ref() {
+            mlua::Error::BadArgument {
+                to,
+                pos,
+                name,
+                cause,
+            } => args::bad_argument(to.as_deref(), *pos, name.as_deref(), cause, traceback),
+            _ => raw_message(cause),
+        },
         mlua::Error::WithContext { context, cause } => format!("{context}: {}", raw_message(cause)),
         // A script's own error: `file.lua:line: message`; the Lua traceback after it repeats
         // what the caller already says (element, hook, robot, register), so it is left out.
@@ -641,7 +650,7 @@ struct FactsBuilder<'a> {
 }
 
 fn dir_arg(lua: &Lua, text: &str) -> mlua::Result<Dir> {
-    Dir::parse(text).ok_or_else(|| located(lua, format!("`{text}` is not a direction (N/E/S/W)")))
+    Dir::parse(text).ok_or_else(|| args::invalid(lua, "rally.Dir", &format!("\"{text}\"")))
 }
 
 impl Catalogue for RuleSet {

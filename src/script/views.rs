@@ -23,15 +23,21 @@ pub enum View {
     Params,
     /// A table a script keeps from loading time (upvalues, declarations).
     Kept,
+    /// `robot.vars`: a copy, so a write would be lost.
+    RobotVars,
+    /// A table inside `robot.vars`.
+    VarValue,
 }
 
 impl View {
-    const ALL: [View; 5] = [
+    const ALL: [View; 7] = [
         View::Library,
         View::Globals,
         View::Tile,
         View::Params,
         View::Kept,
+        View::RobotVars,
+        View::VarValue,
     ];
 
     fn refusal(self, key: &str) -> String {
@@ -48,6 +54,12 @@ impl View {
             View::Params => format!("cannot set `{key}`: variant parameters are read-only"),
             View::Kept => format!(
                 "cannot set `{key}`: a table a script keeps between calls is read-only, so that no state hides outside vars; keep state with ctx:set_var(robot, key, value) or ctx:set_game_var(key, value)"
+            ),
+            View::RobotVars => {
+                format!("robots are read-only: use ctx:set_var(robot, '{key}', n)")
+            }
+            View::VarValue => format!(
+                "cannot set `{key}`: robots are read-only, and `robot.vars` holds copies; store the changed value with ctx:set_var(robot, key, value)"
             ),
         }
     }
@@ -147,6 +159,30 @@ pub fn freeze(lua: &Lua, table: &Table, kind: View) -> mlua::Result<Table> {
         .freeze
         .call::<()>((roots, kind as usize + 1, false))?;
     open(lua, table)
+}
+
+/// `robot.vars` as scripts get it: a read-only copy of `vars` (a table made from the robot's
+/// state), tables inside it included, since a write to a copy would be silently lost.
+pub fn read_only_vars(lua: &Lua, vars: Value) -> mlua::Result<Value> {
+    let Value::Table(data) = vars else {
+        return Ok(vars);
+    };
+    let nested = data
+        .pairs::<Value, Value>()
+        .filter_map(|pair| match pair {
+            Ok((_, Value::Table(t))) => Some(Ok(t)),
+            Ok(_) => None,
+            Err(e) => Some(Err(e)),
+        })
+        .collect::<mlua::Result<Vec<Table>>>()?;
+    if !nested.is_empty() {
+        views(lua).freeze.call::<()>((
+            lua.create_sequence_from(nested)?,
+            View::VarValue as usize + 1,
+            false,
+        ))?;
+    }
+    view(lua, data, View::RobotVars).map(Value::Table)
 }
 
 /// Makes read-only, in place, every table a script keeps from loading time: everything its
