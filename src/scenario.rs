@@ -1,7 +1,7 @@
 //! Scenario files (`spec/formats.md`): a board, robots with programs, how many registers to
 //! resolve, and optionally what must be true afterwards. `rally run` and `rally test` use them.
 
-use crate::board::{BoardRef, Layout, Origin};
+use crate::board::{BoardRef, Layout};
 use crate::cards::Card;
 use crate::decision::{Answer, Fixed};
 use crate::engine::Game;
@@ -25,9 +25,9 @@ struct ScenarioFile {
     description: String,
     board: BoardRef,
     #[serde(default)]
-    variants: Vec<String>,
+    variants: crate::variant::Names,
     #[serde(default)]
-    variant: BTreeMap<String, toml::Table>,
+    variant: crate::variant::Settings,
     #[serde(default)]
     seed: u64,
     registers: Option<Spanned<u8>>,
@@ -272,11 +272,6 @@ impl Scenario {
     pub fn load(path: &Path) -> Result<Scenario> {
         let source = Source::read(path)?;
         let file: ScenarioFile = source.parse_toml()?;
-        let whole = Origin {
-            file: path.to_path_buf(),
-            line: 1,
-            column: 1,
-        };
         let layout = file.board.layout(&source)?;
         let turns = match &file.turns {
             Some(t) if !(1..=MAX_TURNS).contains(t.get_ref()) => {
@@ -408,8 +403,7 @@ impl Scenario {
         }
         after_turn.sort_by_key(|(n, _)| *n);
         let expect = expectations("expect", file.expect, &robots, &source)?;
-        let variants = crate::variant::choices_from(&file.variants, &file.variant)
-            .map_err(|m| whole.error(m))?;
+        let variants = crate::variant::choices_from(&file.variants, &file.variant, &source)?;
         Ok(Scenario {
             path: path.to_path_buf(),
             description: file.description,

@@ -29,7 +29,6 @@ use crate::variant::Choice;
 use bot::Strength;
 use deal::Hand;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
 
@@ -57,9 +56,9 @@ struct GameFile {
     #[serde(default = "default_turn_limit")]
     turn_limit: u32,
     #[serde(default)]
-    variants: Vec<String>,
+    variants: crate::variant::Names,
     #[serde(default)]
-    variant: BTreeMap<String, toml::Table>,
+    variant: crate::variant::Settings,
     flags: Option<Spanned<Vec<[i32; 2]>>>,
     #[serde(default)]
     robot: Vec<Spanned<SeatFile>>,
@@ -201,8 +200,7 @@ impl Setup {
         if file.lives < 1 {
             return Err(whole.error(format!("lives = {}: expected at least 1", file.lives)));
         }
-        let variants = crate::variant::choices_from(&file.variants, &file.variant)
-            .map_err(|m| whole.error(m))?;
+        let variants = crate::variant::choices_from(&file.variants, &file.variant, &source)?;
         Ok(Setup {
             path: path.to_path_buf(),
             description: file.description,

@@ -508,14 +508,29 @@ pub fn parse_kind(lua: &Lua, spec: &Table, what: &str) -> mlua::Result<Kind> {
         let of: Table = spec.get("of")?;
         Ok(Box::new(parse_kind(lua, &of, what)?))
     };
+    let mut allowed = vec!["kind", "default", "optional", "describe"];
+    allowed.extend(match kind.as_str() {
+        "int" => &["min", "max"][..],
+        "string" => &["choices"][..],
+        "list" | "dir_map" => &["of"][..],
+        _ => &[][..],
+    });
+    check_keys(lua, spec, &allowed, what)?;
     Ok(match kind.as_str() {
         "dir" => Kind::Dir,
         "rotation" => Kind::Rotation,
         "bool" => Kind::Bool,
-        "int" => Kind::Int {
-            min: spec.get("min")?,
-            max: spec.get("max")?,
-        },
+        "int" => {
+            let (min, max): (Option<i64>, Option<i64>) = (spec.get("min")?, spec.get("max")?);
+            if let (Some(lo), Some(hi)) = (min, max) {
+                if lo > hi {
+                    return Err(mlua::Error::runtime(format!(
+                        "{what}: min = {lo} is more than max = {hi}"
+                    )));
+                }
+            }
+            Kind::Int { min, max }
+        }
         "string" => Kind::Str {
             choices: match spec.get::<Option<Table>>("choices")? {
                 Some(t) => open(lua, &t)?
@@ -536,9 +551,18 @@ pub fn parse_kind(lua: &Lua, spec: &Table, what: &str) -> mlua::Result<Kind> {
 
 pub fn parse_param(lua: &Lua, spec: &Table, what: &str) -> mlua::Result<ParamSpec> {
     let kind = parse_kind(lua, spec, what)?;
+    // A default is checked as a board's value would be: a default the element could never
+    // be given would launch robots off the board, or worse, quietly.
     let default = match spec.get::<Value>("default")? {
         Value::Nil => None,
-        v => Some(super::store::to_json(lua, v, &format!("{what}: `default`"))?.0),
+        v => {
+            let json = super::store::to_json(lua, v, &format!("{what}: `default`"))?.0;
+            let checked = toml::Value::try_from(&json)
+                .map_err(|e| e.to_string())
+                .and_then(|value| kind.check(&value))
+                .map_err(|e| mlua::Error::runtime(format!("{what}: `default`: {e}")))?;
+            Some(checked)
+        }
     };
     let optional: bool = spec.get::<Option<bool>>("optional")?.unwrap_or(false);
     Ok(ParamSpec {
@@ -573,9 +597,15 @@ pub fn parse_element(
     check_keys(lua, decl, &allowed, &what)?;
     let mut params = ParamSpecs::new();
     if let Some(specs) = decl.get::<Option<Table>>("params")? {
-        for pair in open(lua, &specs)?.pairs::<String, Table>() {
+        for pair in open(lua, &specs)?.pairs::<String, Value>() {
             let (pname, spec) = pair?;
             let what = format!("{what}, parameter `{pname}`");
+            let Value::Table(spec) = spec else {
+                return Err(mlua::Error::runtime(format!(
+                    "{what}: declare it with rally.param.* (e.g. `{pname} = rally.param.int {{ default = 1 }}`), not {}",
+                    super::args::a(spec.type_name())
+                )));
+            };
             params.insert(pname, parse_param(lua, &spec, &what)?);
         }
     }

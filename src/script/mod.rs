@@ -254,9 +254,40 @@ impl RuleSet {
                 .map_err(script_err)?;
             rally.raw_set("option", option).map_err(script_err)?;
         }
+        // `rally.param.*` checks each parameter where the script writes it.
+        let check_param = lua
+            .create_function(|lua, (spec, opts): (Table, Value)| {
+                let kind: String = spec.get("kind")?;
+                let what = format!("rally.param.{kind}");
+                match opts {
+                    Value::Nil => {}
+                    Value::Table(opts) => {
+                        for pair in views::open(lua, &opts)?.pairs::<Value, Value>() {
+                            let (key, value) = pair?;
+                            spec.raw_set(key, value)?;
+                        }
+                    }
+                    other => {
+                        return Err(located(
+                            lua,
+                            format!(
+                                "{what}: expected a table of options {{ default = ..., describe = ... }}, got {}",
+                                args::a(other.type_name())
+                            ),
+                        ))
+                    }
+                }
+                decl::parse_param(lua, &spec, &what).map_err(|e| located(lua, lua_message(&e)))?;
+                Ok(spec)
+            })
+            .map_err(script_err)?;
         lua.load(include_str!("prelude.lua"))
             .set_name("@rally/prelude.lua")
-            .call::<()>((rally.clone(), views::registry(&lua).map_err(script_err)?))
+            .call::<()>((
+                rally.clone(),
+                views::registry(&lua).map_err(script_err)?,
+                check_param,
+            ))
             .map_err(script_err)?;
         let rally_data = budget
             .unhooked(|| views::freeze(&lua, &rally, View::Library))
@@ -269,7 +300,8 @@ impl RuleSet {
         // The host finds it in the globals, which no script sees.
         lua.globals().raw_set("rally", rally).map_err(script_err)?;
 
-        let mut files: Vec<(PathBuf, Option<Map<String, Json>>)> = Vec::new();
+        // Each file, and for a variant's files which variant (its index in `variants`).
+        let mut files: Vec<(PathBuf, Option<usize>)> = Vec::new();
         for sub in ["rules", "elements", "options"] {
             files.extend(
                 lua_files(&sources.scripts.join(sub))
@@ -284,13 +316,8 @@ impl RuleSet {
                 sources.scripts.display()
             )));
         }
-        for (variant, params) in &variants {
-            files.extend(
-                variant
-                    .files
-                    .iter()
-                    .map(|f| (f.clone(), Some(params.clone()))),
-            );
+        for (i, (variant, _)) in variants.iter().enumerate() {
+            files.extend(variant.files.iter().map(|f| (f.clone(), Some(i))));
         }
 
         let mut defs = Defs {
@@ -308,8 +335,13 @@ impl RuleSet {
         for (path, params) in &files {
             let shown = display_path(path);
             *current_file.borrow_mut() = shown.clone();
-            run_file(&lua, &budget, path, &shown, params.as_ref())?;
+            let params = params.map(|i| {
+                let (variant, params) = &defs.variants[i];
+                (variant.name.as_str(), params)
+            });
+            let returned = run_file(&lua, &budget, path, &shown, params)?;
             let mut found = std::mem::take(&mut *collected.borrow_mut());
+            check_returned(&returned, &found.tables, path, &shown)?;
             let kept = std::mem::take(&mut found.tables);
             budget
                 .unhooked(|| views::keep(&lua, kept))
@@ -411,24 +443,72 @@ fn loading(lua: &Lua, file: &str, what: &str) -> mlua::Result<()> {
     Ok(())
 }
 
+/// A script returns its declaration (`return rally.element { ... }`) or nothing, and
+/// declares something: otherwise the element it meant to add would be missing, reported far
+/// away as an unknown element. Lua does not say where a chunk returned: the error points at
+/// the file's last `return` line.
+fn check_returned(returned: &Value, declared: &[Value], path: &Path, shown: &str) -> Result<()> {
+    let problem = match returned {
+        Value::Nil if declared.is_empty() => "declares nothing".to_string(),
+        Value::Nil => return Ok(()),
+        Value::Table(_) if declared.contains(returned) => return Ok(()),
+        Value::Table(_) => "returns a table that is not a declaration".to_string(),
+        other => format!(
+            "returns {}, {}",
+            crate::text::clean(&other.to_string().unwrap_or_default()),
+            args::a(other.type_name())
+        ),
+    };
+    let message = format!(
+        "{problem}: a script declares what it adds, `return rally.element {{ ... }}` (or rally.rule, rally.option)"
+    );
+    let text = crate::files::read_text(path).unwrap_or_default();
+    let line = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.trim_start().starts_with("return"))
+        .last()
+        .map(|(i, _)| i + 1);
+    Err(Error::Script(match line {
+        Some(line) => format!("{shown}:{line}: {message}"),
+        None => format!("{shown}: {message}"),
+    }))
+}
+
 /// Runs one script file in its own environment, under a fresh budget, after checking that
-/// none of its functions assigns a local of the file (`upvalues.rs`).
+/// none of its functions assigns a local of the file (`upvalues.rs`); returns what it returned.
 fn run_file(
     lua: &Lua,
     budget: &Budget,
     path: &Path,
     shown: &str,
-    params: Option<&Map<String, Json>>,
-) -> Result<()> {
+    params: Option<(&str, &Map<String, Json>)>,
+) -> Result<Value> {
     let text = crate::files::read_text(path)?;
     let err = |e: mlua::Error| Error::Script(lua_message(&e));
     let extra = match params {
-        Some(params) => {
+        Some((variant, params)) => {
             let table = lua.to_value(params).map_err(err)?;
             if let Value::Table(t) = &table {
-                budget
+                let data = budget
                     .unhooked(|| views::freeze(lua, t, View::Params))
                     .map_err(err)?;
+                // Every parameter has a value (variant parameters have defaults): a name
+                // that is not one is a typo, as strict as a tile's fields.
+                let known: Vec<String> = params.keys().cloned().collect();
+                let variant = variant.to_string();
+                sandbox::strict(lua, &data, move |key| {
+                    format!(
+                        "variant `{variant}` has no parameter `{key}`{}; {}",
+                        crate::error::suggest(key, known.iter().map(String::as_str)),
+                        if known.is_empty() {
+                            "it has none".to_string()
+                        } else {
+                            format!("it has {}", known.join(", "))
+                        }
+                    )
+                })
+                .map_err(err)?;
             }
             let extra = lua.create_table().map_err(err)?;
             extra.raw_set("params", table).map_err(err)?;
@@ -448,7 +528,7 @@ fn run_file(
         .map_err(err)?;
     upvalues::check(&chunk, shown).map_err(Error::Script)?;
     budget.reset();
-    let result = chunk.call::<()>(());
+    let result = chunk.call::<Value>(());
     if let Some(why) = budget.spent() {
         return Err(Error::Script(why));
     }
@@ -563,7 +643,7 @@ impl Defs {
                     variants: root.clone(),
                     choices: vec![Choice {
                         name: variant.name.clone(),
-                        params: toml::Table::new(),
+                        ..Choice::default()
                     }],
                 };
                 let Ok(rules) = RuleSet::load(&alone) else {

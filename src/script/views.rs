@@ -25,19 +25,16 @@ pub enum View {
     Kept,
     /// `robot.vars`: a copy, so a write would be lost.
     RobotVars,
-    /// A table inside `robot.vars`.
-    VarValue,
 }
 
 impl View {
-    const ALL: [View; 7] = [
+    const ALL: [View; 6] = [
         View::Library,
         View::Globals,
         View::Tile,
         View::Params,
         View::Kept,
         View::RobotVars,
-        View::VarValue,
     ];
 
     fn refusal(self, key: &str) -> String {
@@ -58,9 +55,6 @@ impl View {
             View::RobotVars => {
                 format!("robots are read-only: use ctx:set_var(robot, '{key}', n)")
             }
-            View::VarValue => format!(
-                "cannot set `{key}`: robots are read-only, and `robot.vars` holds copies; store the changed value with ctx:set_var(robot, key, value)"
-            ),
         }
     }
 }
@@ -161,28 +155,14 @@ pub fn freeze(lua: &Lua, table: &Table, kind: View) -> mlua::Result<Table> {
     open(lua, table)
 }
 
-/// `robot.vars` as scripts get it: a read-only copy of `vars` (a table made from the robot's
-/// state), tables inside it included, since a write to a copy would be silently lost.
+/// `robot.vars` as scripts get it: a read-only view of `vars` (a table made from the
+/// robot's state), since a var set there would be silently lost. The tables in it are the
+/// script's own copies, to change and store again with `ctx:set_var`.
 pub fn read_only_vars(lua: &Lua, vars: Value) -> mlua::Result<Value> {
-    let Value::Table(data) = vars else {
-        return Ok(vars);
-    };
-    let nested = data
-        .pairs::<Value, Value>()
-        .filter_map(|pair| match pair {
-            Ok((_, Value::Table(t))) => Some(Ok(t)),
-            Ok(_) => None,
-            Err(e) => Some(Err(e)),
-        })
-        .collect::<mlua::Result<Vec<Table>>>()?;
-    if !nested.is_empty() {
-        views(lua).freeze.call::<()>((
-            lua.create_sequence_from(nested)?,
-            View::VarValue as usize + 1,
-            false,
-        ))?;
+    match vars {
+        Value::Table(data) => view(lua, data, View::RobotVars).map(Value::Table),
+        other => Ok(other),
     }
-    view(lua, data, View::RobotVars).map(Value::Table)
 }
 
 /// Makes read-only, in place, every table a script keeps from loading time: everything its
