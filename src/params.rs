@@ -46,7 +46,11 @@ impl Kind {
     pub fn check(&self, value: &toml::Value) -> Result<Value, String> {
         let wrong = || {
             let expected = self.describe();
-            let article = if expected.starts_with("one of") { "" } else { "a " };
+            let article = if expected.starts_with("one of") {
+                ""
+            } else {
+                "a "
+            };
             format!("expected {article}{expected}, got {}", show(value))
         };
         match (self, value) {

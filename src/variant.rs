@@ -165,15 +165,22 @@ impl Variant {
     /// The parameter values for a choice: defaults, overridden by what the choice sets. An
     /// error points at the parameter in the file that set it.
     pub fn resolve_params(&self, choice: &Choice) -> Result<Map<String, Value>> {
-        crate::params::check_all(&self.params, &choice.params, &format!("variant {}", self.name))
-            .map_err(|e| {
-                let message = e.message.replace("element `variant ", "variant `");
-                let at = e.param.as_ref().and_then(|p| choice.written.as_ref()?.params.get(p));
-                match at {
-                    Some(origin) => origin.error(message),
-                    None => choice.error(message),
-                }
-            })
+        crate::params::check_all(
+            &self.params,
+            &choice.params,
+            &format!("variant {}", self.name),
+        )
+        .map_err(|e| {
+            let message = e.message.replace("element `variant ", "variant `");
+            let at = e
+                .param
+                .as_ref()
+                .and_then(|p| choice.written.as_ref()?.params.get(p));
+            match at {
+                Some(origin) => origin.error(message),
+                None => choice.error(message),
+            }
+        })
     }
 }
 

@@ -110,8 +110,12 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
         let stage = match m.advance(&mut table) {
             Ok(stage) => stage,
             // A script failed and was rolled back: wait for a fixed script, then retry.
-            Err(Error::Script(message)) if hot.is_some() => {
-                println!("✗ {message}\n  paused: save a fixed script to go on");
+            Err(e @ Error::Script(_)) if hot.is_some() => {
+                println!("✗ {e}");
+                if let Some(snippet) = crate::snippet::of(&e, colour) {
+                    println!("{snippet}");
+                }
+                println!("  paused: save a fixed script to go on");
                 let hot = hot.as_mut().expect("checked");
                 while let Some(reloaded) = hot.wait(&mut m.game, None) {
                     println!("{reloaded}");

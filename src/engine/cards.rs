@@ -200,8 +200,7 @@ impl<'a> Engine<'a> {
                 TileEvent::Card,
                 id,
                 |tile| {
-                    (&self.link.ctx, tile, self.robot(id), card_arg(play)?)
-                        .into_lua_multi(self.lua)
+                    (&self.link.ctx, tile, self.robot(id), card_arg(play)?).into_lua_multi(self.lua)
                 },
                 |v| self.card_result(play, v),
             )?;
@@ -252,7 +251,11 @@ impl<'a> Engine<'a> {
             other => {
                 let shown = match &other {
                     Value::String(s) => format!("\"{}\", a string", s.to_string_lossy()),
-                    v => format!("{}, {}", v.to_string().unwrap_or_default(), crate::script::args::a(v.type_name())),
+                    v => format!(
+                        "{}, {}",
+                        v.to_string().unwrap_or_default(),
+                        crate::script::args::a(v.type_name())
+                    ),
                 };
                 return Err(format!("on_card returned {shown}; {EXPECTED}"));
             }
@@ -262,7 +265,9 @@ impl<'a> Engine<'a> {
         };
         let (distance, dir, rotate) = (field("distance")?, field("dir")?, field("rotate")?);
         if distance.is_nil() && dir.is_nil() && rotate.is_nil() {
-            return Err(format!("on_card returned a table without `distance`, `dir` or `rotate`; {EXPECTED}"));
+            return Err(format!(
+                "on_card returned a table without `distance`, `dir` or `rotate`; {EXPECTED}"
+            ));
         }
         let distance = match distance {
             Value::Nil => play.distance,
@@ -289,7 +294,9 @@ impl<'a> Engine<'a> {
         let rotate = match text(rotate, "rotate")? {
             None => play.rotate,
             Some(r) => Some(Rotation::parse(&r).ok_or_else(|| {
-                format!("on_card returned rotate = \"{r}\", which is not a rotation (left/right/uturn)")
+                format!(
+                    "on_card returned rotate = \"{r}\", which is not a rotation (left/right/uturn)"
+                )
             })?),
         };
         let dir = match text(dir, "dir")? {

@@ -305,10 +305,13 @@ impl<'a> Engine<'a> {
         };
         let defs = self.link.defs.clone();
         for a in arrivals {
-            self.tile_event(TileEvent::Enter, a.robot, |tile| {
-                (&self.link.ctx, tile, self.robot(a.robot), info(a)?).into_lua_multi(self.lua)
-            },
-            |_| Ok(()),
+            self.tile_event(
+                TileEvent::Enter,
+                a.robot,
+                |tile| {
+                    (&self.link.ctx, tile, self.robot(a.robot), info(a)?).into_lua_multi(self.lua)
+                },
+                |_| Ok(()),
             )?;
             for rule in &defs.rules {
                 let Some(f) = rule.events.get(&RuleEvent::Enter) else {
@@ -352,10 +355,14 @@ impl<'a> Engine<'a> {
             .filter(|a| self.is_at(a.robot, a.at))
             .collect();
         for a in &arrivals {
-            self.tile_event(TileEvent::Conveyed, a.robot, |tile| {
-                (&self.link.ctx, tile, self.robot(a.robot), a.dir.name()).into_lua_multi(self.lua)
-            },
-            |_| Ok(()),
+            self.tile_event(
+                TileEvent::Conveyed,
+                a.robot,
+                |tile| {
+                    (&self.link.ctx, tile, self.robot(a.robot), a.dir.name())
+                        .into_lua_multi(self.lua)
+                },
+                |_| Ok(()),
             )?;
         }
         self.arrive(&arrivals)

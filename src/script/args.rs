@@ -21,7 +21,8 @@ pub fn traceback_place(traceback: &str) -> String {
             let (src, rest) = line.split_once(':')?;
             let (number, _) = rest.split_once(':')?;
             let number: usize = number.parse().ok()?;
-            let host = src.starts_with('[') || src.starts_with("rally/") || src.starts_with("__mlua");
+            let host =
+                src.starts_with('[') || src.starts_with("rally/") || src.starts_with("__mlua");
             (!host).then(|| format!("{src}:{number}: "))
         })
         .next()
@@ -99,7 +100,9 @@ pub fn invalid(lua: &mlua::Lua, ty: &str, got: &str) -> mlua::Error {
             .into_iter()
             .find_map(|(object, var)| {
                 let params = params(var, m)?;
-                let p = params.into_iter().find(|p| p.ty.split('|').any(|t| t == ty))?;
+                let p = params
+                    .into_iter()
+                    .find(|p| p.ty.split('|').any(|t| t == ty))?;
                 Some((format!("{object}:{m}"), p))
             })
     });
@@ -149,11 +152,7 @@ pub fn not_negative(lua: &mlua::Lua, param: &str, n: i32) -> mlua::Result<i32> {
 /// The annotated parameters of `Var:method`.
 fn params(var: &str, method: &str) -> Option<Vec<Param>> {
     let api = reference::parse(reference::ANNOTATIONS).ok()?;
-    let entry = api
-        .bound(var)?
-        .entries
-        .iter()
-        .find(|e| e.name == method)?;
+    let entry = api.bound(var)?.entries.iter().find(|e| e.name == method)?;
     match &entry.kind {
         EntryKind::Function { params, .. } => Some(params.clone()),
         _ => None,
@@ -249,7 +248,13 @@ mod tests {
                 if let EntryKind::Function { params, .. } = &entry.kind {
                     for p in params {
                         let words = expected(p);
-                        assert!(!words.contains('`'), "{}: {} {}: {words}", entry.call, p.name, p.ty);
+                        assert!(
+                            !words.contains('`'),
+                            "{}: {} {}: {words}",
+                            entry.call,
+                            p.name,
+                            p.ty
+                        );
                     }
                 }
             }

@@ -44,7 +44,11 @@ fn with_engine<R>(
 
 fn robot_id(lua: &Lua, v: &AnyUserData) -> mlua::Result<RobotId> {
     v.borrow::<RobotView>().map(|r| r.0).map_err(|_| {
-        let got = if v.is::<Ctx>() { "ctx" } else { "another object" };
+        let got = if v.is::<Ctx>() {
+            "ctx"
+        } else {
+            "another object"
+        };
         args::invalid(lua, "rally.Robot", got)
     })
 }
@@ -60,7 +64,11 @@ pub fn pos_arg(lua: &Lua, t: &Table) -> mlua::Result<Pos> {
         (Some(x), Some(y)) => Ok(Pos::new(x, y)),
         _ => match (t.get::<Option<i32>>(1)?, t.get::<Option<i32>>(2)?) {
             (Some(x), Some(y)) => Ok(Pos::new(x, y)),
-            _ => Err(args::invalid(lua, "rally.Pos", "a table without `x` and `y`")),
+            _ => Err(args::invalid(
+                lua,
+                "rally.Pos",
+                "a table without `x` and `y`",
+            )),
         },
     }
 }
@@ -89,7 +97,9 @@ fn lua_dir_arg(lua: &Lua, s: &LuaString) -> mlua::Result<Dir> {
 fn how_arg(lua: &Lua, s: Option<String>, default: How) -> mlua::Result<How> {
     match s {
         None => Ok(default),
-        Some(s) => How::parse(&s).ok_or_else(|| args::invalid(lua, "rally.How", &format!("\"{s}\""))),
+        Some(s) => {
+            How::parse(&s).ok_or_else(|| args::invalid(lua, "rally.How", &format!("\"{s}\"")))
+        }
     }
 }
 
@@ -275,17 +285,35 @@ impl UserData for RobotView {
 /// A robot's fields, and how a script changes each (robots themselves are read-only).
 pub const ROBOT_FIELDS: [(&str, &str); 13] = [
     ("name", "a robot's name never changes"),
-    ("at", "move it with ctx:move(robot, dir, n) or ctx:place(robot, square)"),
-    ("x", "move it with ctx:move(robot, dir, n) or ctx:place(robot, square)"),
-    ("y", "move it with ctx:move(robot, dir, n) or ctx:place(robot, square)"),
-    ("facing", "turn it with ctx:face(robot, dir) or ctx:rotate(robot, rotation)"),
+    (
+        "at",
+        "move it with ctx:move(robot, dir, n) or ctx:place(robot, square)",
+    ),
+    (
+        "x",
+        "move it with ctx:move(robot, dir, n) or ctx:place(robot, square)",
+    ),
+    (
+        "y",
+        "move it with ctx:move(robot, dir, n) or ctx:place(robot, square)",
+    ),
+    (
+        "facing",
+        "turn it with ctx:face(robot, dir) or ctx:rotate(robot, rotation)",
+    ),
     ("damage", "use ctx:damage(robot, n) or ctx:repair(robot, n)"),
     ("lives", "use ctx:set_lives(robot, n)"),
     ("flags", "use ctx:touch_flag(robot, n)"),
     ("archive", "use ctx:set_archive(robot, square)"),
     ("destroyed", "use ctx:destroy(robot, cause)"),
-    ("powered_down", "powering down is its player's decision (the turn loop asks `power_down`)"),
-    ("options", "use ctx:draw_option(robot) or ctx:discard_option(robot, name)"),
+    (
+        "powered_down",
+        "powering down is its player's decision (the turn loop asks `power_down`)",
+    ),
+    (
+        "options",
+        "use ctx:draw_option(robot) or ctx:discard_option(robot, name)",
+    ),
     ("vars", "use ctx:set_var(robot, key, value)"),
 ];
 
@@ -488,7 +516,13 @@ impl UserData for Ctx {
                         let id = robot_id(lua, u)?;
                         (link.world.borrow().state.robots[id].at, Some(id))
                     }
-                    other => return Err(args::invalid(lua, "rally.Robot", &args::a(other.type_name()))),
+                    other => {
+                        return Err(args::invalid(
+                            lua,
+                            "rally.Robot",
+                            &args::a(other.type_name()),
+                        ))
+                    }
                 };
                 let cause: Option<String> = opts.as_ref().map_or(Ok(None), |o| o.get("cause"))?;
                 let cause = cause
@@ -513,9 +547,7 @@ impl UserData for Ctx {
                     shooter,
                 };
                 for &target in &hits {
-                    with_engine(lua, |e| {
-                        e.shoot(target, strength, &cause, dir, shot)
-                    })?;
+                    with_engine(lua, |e| e.shoot(target, strength, &cause, dir, shot))?;
                 }
                 let views: Vec<AnyUserData> =
                     hits.iter().map(|&i| link.robots[i].clone()).collect();
