@@ -248,10 +248,13 @@ rally.rule {
       ctx:set_game_var(PENDING, nil)                          -- the ice's own register_start refills it
     end,
   },
-  -- A robot pushed, carried or driven off the ice is no longer on it: its chart goes.
+  -- A robot pushed, carried or driven off the ice is no longer on it: its chart goes, and so
+  -- does its slide this register (§8.4 B is for robots on the ice): pushed off before its
+  -- card, it plays the card as a normal move, even one that takes it back onto the ice.
   on_enter = function(ctx, robot)
     if robot.vars.ice ~= nil and not ctx:has(robot.at, "ice") then
       ctx:set_var(robot, "ice", nil)
+      take_pending(ctx, robot)
     end
   end,
   -- §8.9 #22: a re-entering robot has no speed and no spin.
