@@ -164,12 +164,7 @@ impl RuleSet {
                 })?;
             }
         }
-        let step_index: HashMap<String, usize> = order
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.name.clone(), i))
-            .collect();
-        let step_names: Vec<String> = order.iter().map(|s| s.name.clone()).collect();
+        let steps = Rc::new(RefCell::new(crate::order::Steps::new(order)));
 
         let budget = Rc::new(Budget::new());
         let lua = sandbox::new_lua(budget.clone()).map_err(|e| Error::Script(lua_message(&e)))?;
@@ -195,64 +190,28 @@ impl RuleSet {
             rally.raw_set(name, view).map_err(script_err)?;
             registries.push(Declared { declared, cache });
         }
-        let [declared_elements, declared_rules, declared_options]: [Declared; 3] =
+        let [elements, rules, options]: [Declared; 3] =
             registries.try_into().ok().expect("three registries");
-        {
-            let (collected, file) = (collected.clone(), current_file.clone());
-            let (index, names) = (step_index.clone(), step_names.clone());
-            let declared = declared_elements;
-            let element = lua
-                .create_function(move |lua, decl: Table| {
-                    loading(lua, &file.borrow(), "element")?;
-                    let steps = |n: &str| index.get(n).copied();
-                    let parsed = decl::parse_element(lua, &decl, &file.borrow(), &steps, &names)
-                        .map_err(|e| located(lua, lua_message(&e)))?;
-                    declared.add(&parsed.0.name, &decl)?;
-                    let mut collected = collected.borrow_mut();
-                    collected.elements.push(parsed);
-                    collected.tables.push(Value::Table(decl.clone()));
-                    Ok(decl)
-                })
+        let declarer = Declarer {
+            file: current_file.clone(),
+            steps: steps.clone(),
+            collected: collected.clone(),
+        };
+        let functions = [
+            declarer.function(&lua, "element", elements, decl::parse_element, |c, d| {
+                c.elements.push(d)
+            }),
+            declarer.function(&lua, "rule", rules, decl::parse_rule, |c, d| {
+                c.rules.push(d)
+            }),
+            declarer.function(&lua, "option", options, decl::parse_option, |c, d| {
+                c.options.push(d)
+            }),
+        ];
+        for (name, function) in ["element", "rule", "option"].into_iter().zip(functions) {
+            rally
+                .raw_set(name, function.map_err(script_err)?)
                 .map_err(script_err)?;
-            rally.raw_set("element", element).map_err(script_err)?;
-        }
-        {
-            let (collected, file) = (collected.clone(), current_file.clone());
-            let (index, names) = (step_index.clone(), step_names.clone());
-            let declared = declared_rules;
-            let rule = lua
-                .create_function(move |lua, decl: Table| {
-                    loading(lua, &file.borrow(), "rule")?;
-                    let steps = |n: &str| index.get(n).copied();
-                    let parsed = decl::parse_rule(lua, &decl, &file.borrow(), &steps, &names)
-                        .map_err(|e| located(lua, lua_message(&e)))?;
-                    declared.add(&parsed.0.name, &decl)?;
-                    let mut collected = collected.borrow_mut();
-                    collected.rules.push(parsed);
-                    collected.tables.push(Value::Table(decl.clone()));
-                    Ok(decl)
-                })
-                .map_err(script_err)?;
-            rally.raw_set("rule", rule).map_err(script_err)?;
-        }
-        {
-            let (collected, file) = (collected.clone(), current_file.clone());
-            let (index, names) = (step_index.clone(), step_names.clone());
-            let declared = declared_options;
-            let option = lua
-                .create_function(move |lua, decl: Table| {
-                    loading(lua, &file.borrow(), "option")?;
-                    let steps = |n: &str| index.get(n).copied();
-                    let parsed = decl::parse_option(lua, &decl, &file.borrow(), &steps, &names)
-                        .map_err(|e| located(lua, lua_message(&e)))?;
-                    declared.add(&parsed.0.name, &decl)?;
-                    let mut collected = collected.borrow_mut();
-                    collected.options.push(parsed);
-                    collected.tables.push(Value::Table(decl.clone()));
-                    Ok(decl)
-                })
-                .map_err(script_err)?;
-            rally.raw_set("option", option).map_err(script_err)?;
         }
         // `rally.param.*` checks each parameter where the script writes it.
         let check_param = lua
@@ -321,8 +280,8 @@ impl RuleSet {
         }
 
         let mut defs = Defs {
-            order,
-            step_index,
+            order: Vec::new(),
+            step_index: HashMap::new(),
             elements: Vec::new(),
             element_index: HashMap::new(),
             rules: Vec::new(),
@@ -350,6 +309,7 @@ impl RuleSet {
         }
         current_file.borrow_mut().clear();
         budget.set_loading(false);
+        defs.place_steps(&steps.borrow());
         defs.check_only_with()?;
         Ok(RuleSet {
             lua,
@@ -414,6 +374,69 @@ impl RuleSet {
             .unhooked(|| views::freeze(&self.lua, &data, View::Tile))?;
         fields.set_metatable(Some(misses))?;
         Ok(data)
+    }
+}
+
+/// What `rally.element`, `rally.rule` and `rally.option` share: the file loading, the order of
+/// play (declarations may add steps) and what has been declared.
+struct Declarer {
+    file: Rc<RefCell<String>>,
+    steps: Rc<RefCell<crate::order::Steps>>,
+    collected: Rc<RefCell<Collected>>,
+}
+
+/// A declaration as read, and whether it replaces one of the same name.
+type Parsed<T> = (T, Replace);
+
+impl Declarer {
+    /// `rally.KIND { ... }`: checks the declaration (`parse`), then keeps it (`keep`) and
+    /// returns it, so that a script can `return rally.element { ... }`.
+    fn function<T: Named + 'static>(
+        &self,
+        lua: &Lua,
+        kind: &'static str,
+        declared: Declared,
+        parse: fn(&Lua, &Table, &str, &mut crate::order::Steps) -> mlua::Result<Parsed<T>>,
+        keep: fn(&mut Collected, Parsed<T>),
+    ) -> mlua::Result<mlua::Function> {
+        let (file, steps, collected) = (
+            self.file.clone(),
+            self.steps.clone(),
+            self.collected.clone(),
+        );
+        lua.create_function(move |lua, decl: Table| {
+            loading(lua, &file.borrow(), kind)?;
+            let parsed = parse(lua, &decl, &file.borrow(), &mut steps.borrow_mut())
+                .map_err(|e| located(lua, lua_message(&e)))?;
+            declared.add(parsed.0.name(), &decl)?;
+            let mut collected = collected.borrow_mut();
+            keep(&mut collected, parsed);
+            collected.tables.push(Value::Table(decl.clone()));
+            Ok(decl)
+        })
+    }
+}
+
+/// A declaration's name.
+trait Named {
+    fn name(&self) -> &str;
+}
+
+impl Named for ElementDef {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl Named for RuleDef {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl Named for OptionDef {
+    fn name(&self) -> &str {
+        &self.name
     }
 }
 
@@ -540,6 +563,28 @@ fn run_file(
 }
 
 impl Defs {
+    /// The final order of play, once every declaration has added its steps: handlers are
+    /// keyed by their step's place in it.
+    fn place_steps(&mut self, steps: &crate::order::Steps) {
+        let (order, place) = steps.finish();
+        for e in &mut self.elements {
+            e.steps.place(&place);
+            e.tile_steps.place(&place);
+        }
+        for r in &mut self.rules {
+            r.steps.place(&place);
+        }
+        for o in &mut self.options {
+            o.steps.place(&place);
+        }
+        self.step_index = order
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.name.clone(), i))
+            .collect();
+        self.order = order;
+    }
+
     fn merge(&mut self, found: Collected, file: &str) -> Result<()> {
         for (def, replace) in found.elements {
             match (self.element_index.get(&def.name), replace) {
