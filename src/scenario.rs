@@ -833,20 +833,15 @@ impl Scenario {
     }
 }
 
-/// The seats of a scenario of several turns: the file's programs and stacked hands; the
-/// turn loop's other decisions (power down, staying down, re-entry) are questions answered
-/// by the robot's `choices` like any other (`power_down`, `stay_down`, `reenter_facing`,
-/// `reenter_powered_down`; default: no, and the facing it had).
+/// The seats of a scenario of several turns: the file's programs and stacked hands. The turn
+/// loop's other decisions (power down, staying down, re-entry: `game::questions`) are
+/// questions answered by the robot's `choices` like any other (`power_down`, `stay_down`,
+/// `reenter_facing`, `reenter_powered_down`; default: no, and the facing it had).
 struct ScenarioSeats<'a> {
     scenario: &'a Scenario,
 }
 
 impl ScenarioSeats<'_> {
-    fn yes_no(&self, game: &Game, robot: RobotId, key: &str, text: &str) -> Result<bool> {
-        let answer = game.choose(robot, key, vec!["no".into(), "yes".into()], text.into())?;
-        Ok(answer == "yes")
-    }
-
     /// The robot's program for this turn (none once the file's list runs out).
     fn program(&self, game: &Game, robot: RobotId) -> Vec<Card> {
         let turn = game.state().turn as usize;
@@ -873,36 +868,6 @@ impl Seats for ScenarioSeats<'_> {
             )));
         }
         Ok(program)
-    }
-
-    fn power_down(&mut self, game: &mut Game, robot: RobotId) -> Result<bool> {
-        self.yes_no(game, robot, "power_down", "Power down next turn?")
-    }
-
-    fn stay_down(&mut self, game: &mut Game, robot: RobotId) -> Result<bool> {
-        self.yes_no(game, robot, "stay_down", "Stay powered down next turn?")
-    }
-
-    fn reenter(&mut self, game: &mut Game, robot: RobotId) -> Result<(Dir, bool)> {
-        let facing = game.state().robots[robot].facing;
-        let choices: Vec<String> = std::iter::once(facing)
-            .chain(Dir::ALL.into_iter().filter(|&d| d != facing))
-            .map(|d| d.to_string())
-            .collect();
-        let answer = game.choose(
-            robot,
-            "reenter_facing",
-            choices,
-            "Facing on re-entry?".into(),
-        )?;
-        let facing = Dir::parse(&answer).unwrap_or(facing);
-        let down = self.yes_no(
-            game,
-            robot,
-            "reenter_powered_down",
-            "Re-enter powered down?",
-        )?;
-        Ok((facing, down))
     }
 
     fn stacked(&mut self, game: &Game) -> Result<Option<Stacked>> {
