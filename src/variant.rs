@@ -33,7 +33,7 @@ struct VariantFile {
 #[serde(deny_unknown_fields)]
 struct ParamFile {
     kind: String,
-    default: toml::Value,
+    default: Spanned<toml::Value>,
     #[serde(default)]
     describe: String,
     min: Option<i64>,
@@ -115,9 +115,12 @@ impl Variant {
                     )));
                 }
             }
-            let default = kind
-                .check(&p.default)
-                .map_err(|e| at(format!("parameter `{name}`: default: {e}")))?;
+            let default = kind.check(p.default.get_ref()).map_err(|e| {
+                source.error_at(
+                    p.default.span().start,
+                    format!("parameter `{name}`: default: {e}"),
+                )
+            })?;
             params.insert(
                 name,
                 ParamSpec {

@@ -388,3 +388,45 @@ fn the_snippet_is_coloured_only_when_asked() {
     let snippet: Vec<&str> = stderr.lines().skip(1).collect();
     assert!(snippet.iter().any(|l| l.contains('\x1b')), "{stderr}");
 }
+
+#[test]
+fn a_negative_distance_from_on_card_is_an_error() {
+    let dir = element(
+        "return rally.element {\n  name = \"probe\",\n  on_card = function(ctx, tile, robot, card)\n    return { distance = -1 }\n  end,\n}\n",
+    );
+    let text = std::fs::read_to_string(dir.path().join("s.toml")).unwrap();
+    std::fs::write(
+        dir.path().join("s.toml"),
+        format!("{text}program = [\"move1\"]\n"),
+    )
+    .unwrap();
+    let stderr = fails(dir.path(), &["run", "s.toml"]);
+    says(
+        &stderr,
+        "error: element `probe` at [0, 0] (scripts/elements/probe.lua), on_card, robot A, register 1: scripts/elements/probe.lua:3: on_card returned distance = -1: a distance is a whole number of squares, 0 or more",
+        3,
+        "on_card = function(ctx, tile, robot, card)",
+    );
+}
+
+#[test]
+fn a_variant_parameter_default_is_checked_at_its_line() {
+    let dir = variant("local s = params.strength");
+    let toml = dir.path().join("variants/v/variant.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(&toml, text.replace("default = 1", "default = 5")).unwrap();
+    scenario(dir.path(), "variants = [\"v\"]\n");
+    let stderr = fails(dir.path(), &["run", "s.toml"]);
+    says(
+        &stderr,
+        "error: variants/v/variant.toml:6:11: parameter `strength`: default: expected a whole number 0–3, got 5",
+        6,
+        "default = 5",
+    );
+    std::fs::write(&toml, text.replace("min = 0", "min = 4")).unwrap();
+    let stderr = fails(dir.path(), &["run", "s.toml"]);
+    assert!(
+        stderr.starts_with("error: variants/v/variant.toml:4:1: parameter `strength`: min = 4 is more than max = 3\n"),
+        "{stderr}"
+    );
+}
