@@ -58,29 +58,26 @@ fn a_spring_pad_acts_in_its_own_step() {
 
 #[test]
 fn a_new_step_must_have_a_place_and_a_new_name() {
-    let pad = |steps: &str| {
-        format!(
+    let refused = |steps: &str, message: &str| {
+        let pad = format!(
             "return rally.element {{\n  name = \"spring_pad\",\n  new_steps = {{ {steps} }},\n}}\n"
-        )
+        );
+        let dir = project(Some(&pad));
+        let (code, out) = rally(dir.path(), &["run", "spring_pad.toml"]);
+        assert_eq!(code, Some(2), "{out}");
+        let first = format!("error: scripts/elements/spring_pad.lua:1: element `spring_pad`, new_steps[1]: {message}\n");
+        assert!(out.contains(&first), "{out}");
     };
-    let dir = project(Some(&pad("{ name = \"springs\", after = \"crusher\" }")));
-    let (code, out) = rally(dir.path(), &["run", "spring_pad.toml"]);
-    assert_eq!(code, Some(2), "{out}");
-    assert!(
-        out.contains("error: scripts/elements/spring_pad.lua:1: element `spring_pad`, new_steps[1]: step `springs`: there is no step `crusher` (did you mean `crushers`?)"),
-        "{out}"
+    refused(
+        "{ name = \"springs\", after = \"crusher\" }",
+        "step `springs`: there is no step `crusher` (did you mean `crushers`?)",
     );
-    let dir = project(Some(&pad("{ name = \"gears\", after = \"crushers\" }")));
-    let (code, out) = rally(dir.path(), &["run", "spring_pad.toml"]);
-    assert_eq!(code, Some(2), "{out}");
-    assert!(
-        out.contains("new_steps[1]: step `gears` already exists"),
-        "{out}"
+    refused(
+        "{ name = \"gears\", after = \"crushers\" }",
+        "step `gears` already exists",
     );
-    let dir = project(Some(&pad("{ name = \"springs\" }")));
-    let (_, out) = rally(dir.path(), &["run", "spring_pad.toml"]);
-    assert!(
-        out.contains("new_steps[1]: step `springs` needs exactly one of `before` or `after`"),
-        "{out}"
+    refused(
+        "{ name = \"springs\" }",
+        "step `springs` needs exactly one of `before` or `after`",
     );
 }

@@ -148,12 +148,12 @@ fn negative_amounts_are_errors() {
     );
 }
 
-#[test]
-fn a_wrong_on_card_result_names_the_element_robot_register_and_line() {
-    let dir = element(
-        "return rally.element {\n  name = \"probe\",\n  on_card = function(ctx, tile, robot, card)\n    return 42\n  end,\n}\n",
-    );
-    scenario(dir.path(), "");
+/// The element `probe` with `hook` (an `on_card`-like hook, at line 3) returning `value`,
+/// and robot A playing a card on it: the error names the hook's line.
+fn hook_says(hook: &str, value: &str, message: &str) {
+    let dir = element(&format!(
+        "return rally.element {{\n  name = \"probe\",\n  {hook} = function(ctx, tile, robot, card)\n    return {value}\n  end,\n}}\n"
+    ));
     let text = std::fs::read_to_string(dir.path().join("s.toml")).unwrap();
     std::fs::write(
         dir.path().join("s.toml"),
@@ -163,29 +163,32 @@ fn a_wrong_on_card_result_names_the_element_robot_register_and_line() {
     let stderr = fails(dir.path(), &["run", "s.toml"]);
     says(
         &stderr,
-        "error: element `probe` at [0, 0] (scripts/elements/probe.lua), on_card, robot A, register 1: scripts/elements/probe.lua:3: on_card returned 42, an integer; it must return nil, rally.HANDLED or { distance = n, dir = \"N\", rotate = \"left\" } (any of the keys)",
+        &format!("error: element `probe` at [0, 0] (scripts/elements/probe.lua), {hook}, robot A, register 1: scripts/elements/probe.lua:3: {message}"),
         3,
-        "on_card = function(ctx, tile, robot, card)",
+        &format!("{hook} = function(ctx, tile, robot, card)"),
+    );
+}
+
+#[test]
+fn a_wrong_on_card_result_names_the_element_robot_register_and_line() {
+    hook_says(
+        "on_card",
+        "42",
+        "on_card returned 42, an integer; it must return nil, rally.HANDLED or { distance = n, dir = \"N\", rotate = \"left\" } (any of the keys)",
+    );
+    hook_says(
+        "on_card",
+        "{ distance = -1 }",
+        "on_card returned distance = -1: a distance is a whole number of squares, 0 or more",
     );
 }
 
 #[test]
 fn a_wrong_on_reveal_result_names_the_element_robot_register_and_line() {
-    let dir = element(
-        "return rally.element {\n  name = \"probe\",\n  on_reveal = function(ctx, tile, robot, card)\n    return \"jump\"\n  end,\n}\n",
-    );
-    let text = std::fs::read_to_string(dir.path().join("s.toml")).unwrap();
-    std::fs::write(
-        dir.path().join("s.toml"),
-        format!("{text}program = [\"move1\"]\n"),
-    )
-    .unwrap();
-    let stderr = fails(dir.path(), &["run", "s.toml"]);
-    says(
-        &stderr,
-        "error: element `probe` at [0, 0] (scripts/elements/probe.lua), on_reveal, robot A, register 1: scripts/elements/probe.lua:3: on_reveal returned unknown card `jump`, expected one of move1, move2, move3, back, left, right, uturn; it must return nil (keep the card) or a card (\"move2@700\" or a card table)",
-        3,
-        "on_reveal = function(ctx, tile, robot, card)",
+    hook_says(
+        "on_reveal",
+        "\"jump\"",
+        "on_reveal returned unknown card `jump`, expected one of move1, move2, move3, back, left, right, uturn; it must return nil (keep the card) or a card (\"move2@700\" or a card table)",
     );
 }
 
@@ -387,26 +390,6 @@ fn the_snippet_is_coloured_only_when_asked() {
     let stderr = String::from_utf8(out.stderr).unwrap();
     let snippet: Vec<&str> = stderr.lines().skip(1).collect();
     assert!(snippet.iter().any(|l| l.contains('\x1b')), "{stderr}");
-}
-
-#[test]
-fn a_negative_distance_from_on_card_is_an_error() {
-    let dir = element(
-        "return rally.element {\n  name = \"probe\",\n  on_card = function(ctx, tile, robot, card)\n    return { distance = -1 }\n  end,\n}\n",
-    );
-    let text = std::fs::read_to_string(dir.path().join("s.toml")).unwrap();
-    std::fs::write(
-        dir.path().join("s.toml"),
-        format!("{text}program = [\"move1\"]\n"),
-    )
-    .unwrap();
-    let stderr = fails(dir.path(), &["run", "s.toml"]);
-    says(
-        &stderr,
-        "error: element `probe` at [0, 0] (scripts/elements/probe.lua), on_card, robot A, register 1: scripts/elements/probe.lua:3: on_card returned distance = -1: a distance is a whole number of squares, 0 or more",
-        3,
-        "on_card = function(ctx, tile, robot, card)",
-    );
 }
 
 #[test]
