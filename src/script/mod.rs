@@ -197,22 +197,31 @@ impl RuleSet {
             steps: steps.clone(),
             collected: collected.clone(),
         };
-        let functions = [
-            declarer.function(&lua, "element", elements, decl::parse_element, |c, d| {
-                c.elements.push(d)
-            }),
-            declarer.function(&lua, "rule", rules, decl::parse_rule, |c, d| {
+        declarer
+            .install(
+                &lua,
+                &rally,
+                "element",
+                elements,
+                decl::parse_element,
+                |c, d| c.elements.push(d),
+            )
+            .map_err(script_err)?;
+        declarer
+            .install(&lua, &rally, "rule", rules, decl::parse_rule, |c, d| {
                 c.rules.push(d)
-            }),
-            declarer.function(&lua, "option", options, decl::parse_option, |c, d| {
-                c.options.push(d)
-            }),
-        ];
-        for (name, function) in ["element", "rule", "option"].into_iter().zip(functions) {
-            rally
-                .raw_set(name, function.map_err(script_err)?)
-                .map_err(script_err)?;
-        }
+            })
+            .map_err(script_err)?;
+        declarer
+            .install(
+                &lua,
+                &rally,
+                "option",
+                options,
+                decl::parse_option,
+                |c, d| c.options.push(d),
+            )
+            .map_err(script_err)?;
         // `rally.param.*` checks each parameter where the script writes it.
         let check_param = lua
             .create_function(|lua, (spec, opts): (Table, Value)| {
@@ -389,22 +398,23 @@ struct Declarer {
 type Parsed<T> = (T, Replace);
 
 impl Declarer {
-    /// `rally.KIND { ... }`: checks the declaration (`parse`), then keeps it (`keep`) and
-    /// returns it, so that a script can `return rally.element { ... }`.
-    fn function<T: Named + 'static>(
+    /// Sets `rally.KIND`, the function that checks a declaration (`parse`), then keeps it
+    /// (`keep`) and returns it, so that a script can `return rally.element { ... }`.
+    fn install<T: Named + 'static>(
         &self,
         lua: &Lua,
+        rally: &Table,
         kind: &'static str,
         declared: Declared,
         parse: fn(&Lua, &Table, &str, &mut crate::order::Steps) -> mlua::Result<Parsed<T>>,
         keep: fn(&mut Collected, Parsed<T>),
-    ) -> mlua::Result<mlua::Function> {
+    ) -> mlua::Result<()> {
         let (file, steps, collected) = (
             self.file.clone(),
             self.steps.clone(),
             self.collected.clone(),
         );
-        lua.create_function(move |lua, decl: Table| {
+        let function = lua.create_function(move |lua, decl: Table| {
             loading(lua, &file.borrow(), kind)?;
             let parsed = parse(lua, &decl, &file.borrow(), &mut steps.borrow_mut())
                 .map_err(|e| located(lua, lua_message(&e)))?;
@@ -413,7 +423,8 @@ impl Declarer {
             keep(&mut collected, parsed);
             collected.tables.push(Value::Table(decl.clone()));
             Ok(decl)
-        })
+        })?;
+        rally.raw_set(kind, function)
     }
 }
 

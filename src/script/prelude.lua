@@ -59,12 +59,9 @@ end
 -- Options for every kind: `default = value`, `optional = true`, `describe = "text"`. Each
 -- spec is checked where it is written (`check_param`, the host's): its keys, `min <= max`,
 -- and its default against its kind, range and choices.
-local function spec_of(base, opts)
-  return check_param(base, opts)
-end
 local function kind(name)
   return function(opts)
-    return spec_of({ kind = name }, opts)
+    return check_param({ kind = name }, opts)
   end
 end
 rally.param = {
@@ -74,13 +71,13 @@ rally.param = {
   int = kind("int"),            -- options: min, max
   string = kind("string"),      -- option: choices = { ... }
   phases = function(opts)       -- a list of registers 1..5; default every register
-    return spec_of({ kind = "list", of = { kind = "int", min = 1, max = 5 }, default = { 1, 2, 3, 4, 5 } }, opts)
+    return check_param({ kind = "list", of = { kind = "int", min = 1, max = 5 }, default = { 1, 2, 3, 4, 5 } }, opts)
   end,
   list = function(of, opts)
-    return spec_of({ kind = "list", of = of }, opts)
+    return check_param({ kind = "list", of = of }, opts)
   end,
   dir_map = function(of, opts)  -- a table keyed by direction, e.g. { N = "right" }
-    return spec_of({ kind = "dir_map", of = of }, opts)
+    return check_param({ kind = "dir_map", of = of }, opts)
   end,
 }
 
