@@ -487,3 +487,26 @@ fn describe_phase(phase: Phase) -> String {
         Phase::Over => "the end".into(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_is_a_choice_in_any_case_or_its_unique_beginning() {
+        let q = crate::decision::Question {
+            robot: 0,
+            robot_name: "A".into(),
+            key: "reenter_facing".into(),
+            choices: vec!["N".into(), "E".into(), "stay".into(), "stop".into()],
+            text: String::new(),
+            detail: Default::default(),
+            rehearsal: false,
+        };
+        assert_eq!(answer_to(&q, "e").as_deref(), Some("E"));
+        assert_eq!(answer_to(&q, "STAY").as_deref(), Some("stay"));
+        assert_eq!(answer_to(&q, "sto").as_deref(), Some("stop"));
+        assert_eq!(answer_to(&q, "st"), None, "two choices begin so");
+        assert_eq!(answer_to(&q, "x"), None);
+    }
+}
