@@ -222,7 +222,7 @@ function Ctx:flag_count() end
 ---```
 ---@param robot rally.Robot the robot to move
 ---@param dir rally.Dir the direction of travel (its facing is unchanged)
----@param squares? integer default 1
+---@param squares? integer default 1; 0 or more
 ---@param how? rally.How default "script"
 ---@return integer moved squares actually moved
 function Ctx:move(robot, dir, squares, how) end
@@ -315,7 +315,7 @@ function Ctx:fire_robot_lasers() end
 ---```
 ---@param from rally.Pos|rally.Robot a square (a board laser) or a robot (its own laser)
 ---@param dir rally.Dir the direction the beam travels
----@param strength? integer damage per robot hit, default 1
+---@param strength? integer damage per robot hit, default 1; 0 or more
 ---`cause` names it in the log (default "laser", or "robot laser" from a robot);
 ---`through = n`: the beam goes on through n walls or robots (High-Power Laser); every
 ---robot in it is hit.
@@ -331,7 +331,7 @@ function Ctx:fire_beam(from, dir, strength, opts) end
 ---steps = { fire = function(ctx, tile, robot) ctx:damage(robot, tile.strength, "magnet") end },
 ---```
 ---@param robot rally.Robot the robot hit
----@param amount integer points of damage, before options and rules change it
+---@param amount integer points of damage (0 or more), before options and rules change it
 ---@param cause? string for the log, default "script"
 ---@param from? rally.Dir the side of the robot it comes from (Power-Down Shield), if any
 ---@param opts? { absorb: boolean? } `absorb = false`: its player may not scrap options to cancel it (Fire Control)
@@ -353,7 +353,7 @@ function Ctx:destroy(robot, cause) end
 ---steps = { end_of_turn = function(ctx, tile, robot) ctx:repair(robot, tile.wrenches) end },
 ---```
 ---@param robot rally.Robot the robot repaired
----@param amount? integer default 1
+---@param amount? integer default 1; 0 or more
 function Ctx:repair(robot, amount) end
 
 ---Sets the robot's lives left (a house rule giving more or fewer lives); logs `lives`.
