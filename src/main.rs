@@ -63,7 +63,7 @@ enum Command {
         /// Print only the final state as JSON (the contract's format, with its events)
         #[arg(long)]
         json: bool,
-        /// Resolve it N times in-process and print the median time per resolution
+        /// Resolve it N times in-process and print the median, min, spread (middle half) and max time per resolution
         #[arg(long, value_name = "N")]
         repeat: Option<u32>,
         /// Also write a replay log (JSON) of the resolution to LOG
@@ -91,6 +91,20 @@ enum Command {
         /// How long the files must stay unchanged before a reload, in milliseconds
         #[arg(long, value_name = "MS", default_value_t = 40)]
         debounce: u64,
+    },
+    /// Time every scenario under the paths: each one's median, and how the medians are distributed
+    Bench {
+        /// Scenario files or folders (searched recursively) [default: tests/scenarios]
+        paths: Vec<PathBuf>,
+        /// Timed resolutions of each scenario (after one untimed)
+        #[arg(long, value_name = "N", default_value_t = 200)]
+        repeat: u32,
+        /// Print every scenario's median, min, spread and max, not only the five slowest
+        #[arg(long)]
+        each: bool,
+        /// Print every scenario's times and the summary as JSON
+        #[arg(long)]
+        json: bool,
     },
     /// Run every scenario with an [expect] table under the paths; ends with `N passed, M failed`
     Test {
@@ -408,6 +422,20 @@ fn main() -> ExitCode {
                 poll: *poll,
                 timings: *timings,
                 quiet: std::time::Duration::from_millis(*debounce),
+            },
+            &common,
+        ),
+        Command::Bench {
+            paths,
+            repeat,
+            each,
+            json,
+        } => commands::bench::bench(
+            paths,
+            &commands::bench::BenchOptions {
+                repeat: *repeat,
+                each: *each,
+                json: *json,
             },
             &common,
         ),
