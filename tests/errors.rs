@@ -413,3 +413,17 @@ fn a_variant_parameter_default_is_checked_at_its_line() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_misspelled_tile_field_is_named_and_a_declared_absent_one_is_nil() {
+    let dir = element(
+        "return rally.element {\n  name = \"probe\",\n  params = { turn = rally.param.rotation { optional = true } },\n  steps = {\n    fire = function(ctx, tile, robot)\n      assert(tile.turn == nil)\n      local t = tile.trun\n    end,\n  },\n}\n",
+    );
+    let stderr = fails(dir.path(), &["run", "s.toml"]);
+    says(
+        &stderr,
+        "error: element `probe` at [0, 0] (scripts/elements/probe.lua), step `fire`, robot A, register 1: scripts/elements/probe.lua:7: a `probe` tile has no field `trun` (did you mean `turn`?); it has turn, at, x, y, element",
+        7,
+        "local t = tile.trun",
+    );
+}

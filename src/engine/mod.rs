@@ -48,6 +48,8 @@ pub struct Link {
     pub ctx: AnyUserData,
     /// One view per robot, made once, so `robot == other` compares identity.
     pub robots: Vec<AnyUserData>,
+    /// Their addresses, by which the native field readers know them (`script/fields.rs`).
+    pub robot_views: Vec<usize>,
     /// One read-only table per tile.
     pub tiles: Vec<Table>,
     /// Each tile's `at` table (by address; they live as long as the link) and its square, so
@@ -159,9 +161,10 @@ impl Link {
                 Ok((at.to_pointer() as usize, tile.at))
             })
             .collect::<mlua::Result<_>>()?;
-        let robots = (0..count)
+        let robots: Vec<AnyUserData> = (0..count)
             .map(|id| lua.create_userdata(RobotView(id)))
             .collect::<mlua::Result<_>>()?;
+        let robot_views = robots.iter().map(|r| r.to_pointer() as usize).collect();
         let plans = (0..rules.order.len())
             .map(|step| StepPlan::new(rules, &board, step))
             .collect();
@@ -172,6 +175,7 @@ impl Link {
             budget: rules.budget.clone(),
             ctx: lua.create_userdata(Ctx)?,
             robots,
+            robot_views,
             tiles,
             squares,
             plans,
@@ -189,10 +193,7 @@ impl Link {
             rehearsal,
         });
         lua.set_app_data(link.clone());
-        let watched = Rc::downgrade(&link);
-        rules
-            .budget
-            .watch_quota(Box::new(move || watched.upgrade()?.over_quota()));
+        rules.budget.attach(Rc::downgrade(&link));
         Ok(link)
     }
 

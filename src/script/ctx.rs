@@ -4,6 +4,7 @@
 //! data), so a handler call costs no copying of state. Every change a script makes goes
 //! through a `ctx:` method, which enforces the physical rules in `world.rs`.
 
+use super::fields::{self, Read};
 use super::values::{self, Field};
 use super::{args, located, pos_table, store, views};
 use crate::cards::{Card, CardKind};
@@ -227,47 +228,61 @@ fn set_var(
     Ok(())
 }
 
+/// `robot[key]` as mlua reads it: every field, and the error for a key that is none. The
+/// fields that need no allocation are answered before this, natively (`fields.rs`).
+fn robot_field_slow(lua: &Lua, (robot, key): (AnyUserData, Value)) -> mlua::Result<Value> {
+    let id = robot_id(lua, &robot)?;
+    let read = match &key {
+        Value::String(s) => {
+            let link = link(lua)?;
+            let world = link.world.borrow();
+            fields::robot_field(&world.state.robots[id], &s.as_bytes())
+        }
+        _ => None,
+    };
+    let Some(read) = read else {
+        let key = key.to_string()?;
+        let names = ROBOT_FIELDS.iter().map(|(name, _)| *name);
+        return Err(located(
+            lua,
+            format!(
+                "a robot has no field `{key}`{}; it has {}",
+                crate::error::suggest(&key, names.clone()),
+                names.collect::<Vec<_>>().join(", ")
+            ),
+        ));
+    };
+    let link = link(lua)?;
+    let world = link.world.borrow();
+    let r = &world.state.robots[id];
+    match read {
+        Read::Int(n) => Ok(Value::Integer(n)),
+        Read::Bool(b) => Ok(Value::Boolean(b)),
+        Read::Str(s) => lua.create_string(s).map(Value::String),
+        Read::Pos(p) => pos_table(lua, p).map(Value::Table),
+        Read::Name => lua.create_string(&r.name).map(Value::String),
+        // The names of the option cards it holds, in the order drawn.
+        Read::Options(_) => {
+            values::strings(lua, r.options.iter().map(|o| o.name.as_str())).map(Value::Table)
+        }
+        // A read-only copy: writing to it would be lost, so it is refused (`RobotVars`).
+        Read::Vars => {
+            let vars = lua.to_value(&r.vars)?;
+            drop(world);
+            views::read_only_vars(lua, vars)
+        }
+        Read::Segment => unreachable!("robots have no segment"),
+    }
+}
+
 impl UserData for RobotView {
     fn add_fields<F: UserDataFields<Self>>(fields: &mut F) {
-        fn get<R>(
-            lua: &Lua,
-            id: RobotId,
-            f: impl FnOnce(&crate::state::Robot) -> R,
-        ) -> mlua::Result<R> {
-            let link = link(lua)?;
-            let world = link.world.borrow();
-            Ok(f(&world.state.robots[id]))
-        }
         // How Lua's own errors name it (`attempt to perform arithmetic on a robot value`).
         fields.add_meta_field(mlua::MetaMethod::Type, "robot");
-        fields.add_field_method_get("name", |lua, this| get(lua, this.0, |r| r.name.clone()));
-        fields.add_field_method_get("at", |lua, this| {
-            pos_table(lua, get(lua, this.0, |r| r.at)?)
-        });
-        fields.add_field_method_get("x", |lua, this| get(lua, this.0, |r| r.at.x));
-        fields.add_field_method_get("y", |lua, this| get(lua, this.0, |r| r.at.y));
-        fields.add_field_method_get("facing", |lua, this| get(lua, this.0, |r| r.facing.name()));
-        fields.add_field_method_get("damage", |lua, this| get(lua, this.0, |r| r.damage));
-        fields.add_field_method_get("lives", |lua, this| get(lua, this.0, |r| r.lives));
-        fields.add_field_method_get("flags", |lua, this| get(lua, this.0, |r| r.flags));
-        fields.add_field_method_get("archive", |lua, this| {
-            pos_table(lua, get(lua, this.0, |r| r.archive)?)
-        });
-        fields.add_field_method_get("destroyed", |lua, this| get(lua, this.0, |r| r.destroyed));
-        fields.add_field_method_get("powered_down", |lua, this| {
-            get(lua, this.0, |r| r.powered_down)
-        });
-        // The names of the option cards it holds, in the order drawn.
-        fields.add_field_method_get("options", |lua, this| {
-            let link = link(lua)?;
-            let world = link.world.borrow();
-            let held = &world.state.robots[this.0].options;
-            values::strings(lua, held.iter().map(|o| o.name.as_str()))
-        });
-        // A read-only copy: writing to it would be lost, so it is refused (`RobotVars`).
-        fields.add_field_method_get("vars", |lua, this| {
-            let vars = get(lua, this.0, |r| r.vars.clone())?;
-            views::read_only_vars(lua, lua.to_value(&vars)?)
+        // Its fields (`ROBOT_FIELDS`): no mlua field getters, whose `__index` would put a Lua
+        // function and a callback in front of every read.
+        fields.add_meta_field_with("__index", |lua| {
+            fields::robot_reader(lua, lua.create_function(robot_field_slow)?)
         });
     }
 
@@ -276,19 +291,6 @@ impl UserData for RobotView {
             let link = link(lua)?;
             let name = link.world.borrow().state.robots[this.0].name.clone();
             Ok(format!("robot {name}"))
-        });
-        // Only fields that are not in `ROBOT_FIELDS` get here (mlua looks those up first).
-        methods.add_meta_method("__index", |lua, _, key: Value| -> mlua::Result<()> {
-            let key = key.to_string()?;
-            let names = ROBOT_FIELDS.iter().map(|(name, _)| *name);
-            Err(located(
-                lua,
-                format!(
-                    "a robot has no field `{key}`{}; it has {}",
-                    crate::error::suggest(&key, names.clone()),
-                    names.collect::<Vec<_>>().join(", ")
-                ),
-            ))
         });
         methods.add_meta_method(
             "__newindex",
@@ -339,63 +341,45 @@ pub const ROBOT_FIELDS: [(&str, &str); 13] = [
     ("vars", "use ctx:set_var(robot, key, value)"),
 ];
 
-/// One of ctx's fields: its name and how it reads the game.
-type CtxField = (
-    &'static str,
-    fn(&Lua, &crate::world::World) -> mlua::Result<Value>,
-);
-
-fn ctx_field(
-    name: &'static str,
-    read: fn(&Lua, &crate::world::World) -> mlua::Result<Value>,
-) -> CtxField {
-    (name, read)
-}
-
-/// What `ctx` looks its keys up in: a plain table, into which mlua puts the methods, so that
-/// `ctx:method()` costs one table read (field getters would make every lookup call a Lua
-/// function first). The fields, and unknown keys, go to that table's own `__index`.
-fn ctx_index(lua: &Lua, fields: Vec<CtxField>) -> mlua::Result<Table> {
-    let read = lua.create_function(move |lua, (_, key): (Value, Value)| {
-        let key = key.to_string()?;
-        let Some((_, read)) = fields.iter().find(|(name, _)| *name == key) else {
-            let known = args::members("Ctx");
-            return Err(located(
-                lua,
-                format!(
-                    "ctx has no method or field `{key}`{} (the whole list: docs/api.md)",
-                    crate::error::suggest(&key, known.iter().map(String::as_str))
-                ),
-            ));
-        };
+/// `ctx[key]` for a key that is no method, as mlua reads it: a field ([`fields::CTX_FIELDS`]),
+/// or the error for a key that is neither. The fields that need no allocation are answered
+/// before this, natively (`fields.rs`).
+fn ctx_field_slow(lua: &Lua, (_, key): (Value, Value)) -> mlua::Result<Value> {
+    if let Value::String(s) = &key {
         let link = link(lua)?;
         let world = link.world.borrow();
-        read(lua, &world)
-    })?;
-    let index = lua.create_table()?;
-    index.set_metatable(Some(lua.create_table_from([("__index", read)])?))?;
-    Ok(index)
+        match fields::ctx_field(&world, &s.as_bytes()) {
+            Some(Read::Int(n)) => return Ok(Value::Integer(n)),
+            Some(Read::Str(_) | Read::Segment) => {
+                return lua.create_string(&*world.state.segment).map(Value::String)
+            }
+            Some(other) => unreachable!("ctx has no field of this kind: {other:?}"),
+            None => {}
+        }
+    }
+    let key = key.to_string()?;
+    let known = args::members("Ctx");
+    Err(located(
+        lua,
+        format!(
+            "ctx has no method or field `{key}`{} (the whole list: docs/api.md)",
+            crate::error::suggest(&key, known.iter().map(String::as_str))
+        ),
+    ))
 }
 
 impl UserData for Ctx {
     fn add_fields<F: UserDataFields<Self>>(fields: &mut F) {
         fields.add_meta_field(mlua::MetaMethod::Type, "ctx");
+        // What `ctx` looks its keys up in: a plain table, into which mlua puts the methods, so
+        // that `ctx:method()` costs one table read (field getters would make every lookup call
+        // a Lua function first). The fields, and unknown keys, go to that table's own
+        // `__index`.
         fields.add_meta_field_with("__index", |lua| {
-            fn int(n: impl Into<i64>) -> mlua::Result<Value> {
-                Ok(Value::Integer(n.into()))
-            }
-            ctx_index(
-                lua,
-                vec![
-                    ctx_field("register", |_, w| int(w.state.register)),
-                    ctx_field("turn", |_, w| int(w.state.turn)),
-                    ctx_field("width", |_, w| int(w.board.width)),
-                    ctx_field("height", |_, w| int(w.board.height)),
-                    ctx_field("segment", |lua, w| {
-                        lua.create_string(&*w.state.segment).map(Value::String)
-                    }),
-                ],
-            )
+            let index = lua.create_table()?;
+            let read = fields::ctx_reader(lua, lua.create_function(ctx_field_slow)?)?;
+            index.set_metatable(Some(lua.create_table_from([("__index", read)])?))?;
+            Ok(index)
         });
     }
 
