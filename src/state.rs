@@ -107,6 +107,7 @@ clone_reusing!(GameState {
     deck,
     copied,
     names,
+    quiet,
 });
 
 impl Robot {
@@ -329,6 +330,10 @@ pub struct GameState {
     /// every copy of the state). Not part of the state; made again whenever it is missing.
     #[serde(skip)]
     names: Vec<Arc<str>>,
+    /// Log nothing: a bot rehearsing programs reads only where the robots end up, and the
+    /// events it would log are most of what a rehearsal allocates. Not part of the state.
+    #[serde(skip)]
+    pub quiet: bool,
 }
 
 impl GameState {
@@ -347,6 +352,7 @@ impl GameState {
             deck: None,
             copied: Vec::new(),
             names: Vec::new(),
+            quiet: false,
         }
     }
 
@@ -378,12 +384,17 @@ impl GameState {
 
     /// Records an event. Names are usually static text, so logging allocates little: the log
     /// is written on every move and is a measurable part of resolving a turn.
+    /// Logs an event, unless the state is [`quiet`](GameState::quiet). `detail` may be a
+    /// closure, so that a quiet state does not even build it.
     pub fn log(
         &mut self,
         robot: Option<RobotId>,
         what: impl Into<Cow<'static, str>>,
-        detail: impl Into<Detail>,
+        detail: impl IntoDetail,
     ) {
+        if self.quiet {
+            return;
+        }
         let robot = robot.map(|id| self.name(id));
         self.events.push(Event {
             turn: self.turn,
@@ -391,8 +402,32 @@ impl GameState {
             segment: self.segment.clone(),
             robot,
             what: what.into(),
-            detail: detail.into(),
+            detail: detail.into_detail(),
         });
+    }
+}
+
+/// What [`GameState::log`] takes as an event's details: a [`Detail`], a JSON map, or a
+/// closure that makes one when the event is logged.
+pub trait IntoDetail {
+    fn into_detail(self) -> Detail;
+}
+
+impl IntoDetail for Detail {
+    fn into_detail(self) -> Detail {
+        self
+    }
+}
+
+impl IntoDetail for Map<String, Value> {
+    fn into_detail(self) -> Detail {
+        self.into()
+    }
+}
+
+impl<F: FnOnce() -> Detail> IntoDetail for F {
+    fn into_detail(self) -> Detail {
+        self()
     }
 }
 

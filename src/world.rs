@@ -210,7 +210,7 @@ impl World {
             self.state.log(
                 Some(rid),
                 what,
-                detail! {"dir" => dir, "to" => to, "how" => how.name()},
+                || detail! {"dir" => dir, "to" => to, "how" => how.name()},
             );
             if self.fell_off(rid) {
                 continue;
@@ -228,6 +228,9 @@ impl World {
     /// Logs why the move or push of `id` was stopped: the wall (the side `dir` of square
     /// `wall`) and, when it pushed robots, the one right ahead of it (`pushing`).
     fn log_blocked(&mut self, id: RobotId, what: &'static str, chain: &[RobotId], wall: Blocked) {
+        if self.state.quiet {
+            return;
+        }
         let mut detail = detail! {"dir" => wall.dir, "wall" => wall.at};
         if let Some(&ahead) = chain.get(1) {
             let name = self.state.robots[ahead].name.clone();
@@ -313,7 +316,7 @@ impl World {
                 .any(|(j, other)| i != j && clash(push, other))
             {
                 self.state
-                    .log(Some(head), "push_cancelled", detail! {"dir" => dir});
+                    .log(Some(head), "push_cancelled", || detail! {"dir" => dir});
             } else {
                 chains.push((push.chain.clone(), dir));
                 // Front of the chain first, as a robot's own push tells them.
@@ -330,7 +333,7 @@ impl World {
             self.state.log(
                 Some(id),
                 "pushed",
-                detail! {"dir" => dir, "to" => to, "how" => "push"},
+                || detail! {"dir" => dir, "to" => to, "how" => "push"},
             );
         }
         let mut arrivals = Vec::with_capacity(moves.len());
@@ -367,7 +370,7 @@ impl World {
         self.state.log(
             Some(id),
             "placed",
-            detail! {"to" => at, "how" => how.name()},
+            || detail! {"to" => at, "how" => how.name()},
         );
         (!self.fell_off(id)).then_some(Arrival {
             robot: id,
@@ -384,13 +387,14 @@ impl World {
         self.state.log(
             Some(id),
             "turned",
-            detail! {"rotation" => rotation.name(), "facing" => facing},
+            || detail! {"rotation" => rotation.name(), "facing" => facing},
         );
     }
 
     pub fn face(&mut self, id: RobotId, dir: Dir) {
         self.state.robots[id].facing = dir;
-        self.state.log(Some(id), "faced", detail! {"facing" => dir});
+        self.state
+            .log(Some(id), "faced", || detail! {"facing" => dir});
     }
 
     pub fn destroy(&mut self, id: RobotId, cause: &str) {
@@ -410,7 +414,7 @@ impl World {
         self.state.log(
             Some(id),
             "destroyed",
-            detail! {"cause" => cause, "lives" => lives},
+            || detail! {"cause" => cause, "lives" => lives},
         );
     }
 
@@ -434,9 +438,11 @@ impl World {
         let r = &mut self.state.robots[id];
         r.damage = r.damage.saturating_add(amount).min(LETHAL_DAMAGE);
         let total = r.damage;
-        let mut detail = detail! {"amount" => amount, "cause" => cause, "damage" => total};
-        self.describe_shot(shot, &mut detail);
-        self.state.log(Some(id), "damaged", detail);
+        if !self.state.quiet {
+            let mut detail = detail! {"amount" => amount, "cause" => cause, "damage" => total};
+            self.describe_shot(shot, &mut detail);
+            self.state.log(Some(id), "damaged", detail);
+        }
         if total >= LETHAL_DAMAGE {
             self.destroy(id, cause);
         }
@@ -464,7 +470,7 @@ impl World {
             self.state.log(
                 Some(id),
                 "repaired",
-                detail! {"amount" => repaired, "damage" => damage},
+                || detail! {"amount" => repaired, "damage" => damage},
             );
         }
     }
@@ -475,7 +481,7 @@ impl World {
         if self.state.robots[id].lives != lives {
             self.state.robots[id].lives = lives;
             self.state
-                .log(Some(id), "lives", detail! {"lives" => lives});
+                .log(Some(id), "lives", || detail! {"lives" => lives});
         }
     }
 
@@ -498,9 +504,9 @@ impl World {
             .max()
             .unwrap_or(0);
         self.state
-            .log(Some(id), "flag", detail! {"number" => number});
+            .log(Some(id), "flag", || detail! {"number" => number});
         if number >= total {
-            self.state.log(Some(id), "won", detail! {});
+            self.state.log(Some(id), "won", || detail! {});
         }
         true
     }
@@ -520,7 +526,8 @@ impl World {
     pub fn set_archive(&mut self, id: RobotId, at: Pos) {
         if self.state.robots[id].archive != at {
             self.state.robots[id].archive = at;
-            self.state.log(Some(id), "archived", detail! {"at" => at});
+            self.state
+                .log(Some(id), "archived", || detail! {"at" => at});
         }
     }
 
@@ -582,8 +589,11 @@ impl World {
         for (i, &(id, dir)) in moves.iter().enumerate() {
             if ok[i] {
                 self.state.robots[id].at = to[i];
-                self.state
-                    .log(Some(id), "conveyed", detail! {"dir" => dir, "to" => to[i]});
+                self.state.log(
+                    Some(id),
+                    "conveyed",
+                    || detail! {"dir" => dir, "to" => to[i]},
+                );
             }
         }
         for (i, &(id, dir)) in moves.iter().enumerate() {
@@ -660,8 +670,11 @@ impl World {
                 self.free_square_near(archive, facing)
             };
             let Some((at, facing)) = spot else {
-                self.state
-                    .log(Some(id), "reentry_failed", detail! {"archive" => archive});
+                self.state.log(
+                    Some(id),
+                    "reentry_failed",
+                    || detail! {"archive" => archive},
+                );
                 continue;
             };
             let r = &mut self.state.robots[id];
@@ -673,7 +686,7 @@ impl World {
             self.state.log(
                 Some(id),
                 "reentered",
-                detail! {"at" => at, "facing" => facing, "damage" => reentry_damage},
+                || detail! {"at" => at, "facing" => facing, "damage" => reentry_damage},
             );
             back.push(id);
         }
@@ -731,7 +744,7 @@ impl World {
             state.rng.shuffle(deck);
         }
         let Some(name) = deck.pop() else {
-            state.log(Some(id), "option_deck_empty", detail! {});
+            state.log(Some(id), "option_deck_empty", || detail! {});
             return None;
         };
         let uses_left = catalogue
@@ -742,7 +755,7 @@ impl World {
             name: name.clone(),
             uses_left,
         });
-        state.log(Some(id), "option_drawn", detail! {"option" => name});
+        state.log(Some(id), "option_drawn", || detail! {"option" => name});
         Some(name)
     }
 
@@ -757,14 +770,14 @@ impl World {
         self.state.log(
             Some(id),
             "option_discarded",
-            detail! {"option" => name, "why" => why},
+            || detail! {"option" => name, "why" => why},
         );
         // A program card set aside on the option goes with it (Flywheel's).
         if let Some(kept) = self.state.robots[id].kept.remove(name) {
             self.state.log(
                 Some(id),
                 "card_unkept",
-                detail! {"key" => name, "card" => kept.card.text()},
+                || detail! {"key" => name, "card" => kept.card.text()},
             );
         }
         true
@@ -786,7 +799,7 @@ impl World {
         self.state.log(
             Some(id),
             "option_used",
-            detail! {"option" => name, "uses_left" => left},
+            || detail! {"option" => name, "uses_left" => left},
         );
         true
     }
@@ -800,7 +813,7 @@ impl World {
         self.state.log(
             Some(id),
             "option_reloaded",
-            detail! {"option" => name, "uses_left" => full},
+            || detail! {"option" => name, "uses_left" => full},
         );
         true
     }

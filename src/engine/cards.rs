@@ -70,7 +70,7 @@ impl<'a> Engine<'a> {
                 self.world().state.log(
                     Some(id),
                     "card_swapped",
-                    detail! {"from" => card.text(), "to" => new.text()},
+                    || detail! {"from" => card.text(), "to" => new.text()},
                 );
                 self.link.revealed.borrow_mut()[id] = Some(new);
             }
@@ -126,7 +126,7 @@ impl<'a> Engine<'a> {
     fn resolve_card(&self, id: RobotId, card: Card) -> Result<()> {
         self.world()
             .state
-            .log(Some(id), "card", detail! {"card" => card.text()});
+            .log(Some(id), "card", || detail! {"card" => card.text()});
         let facing = self.link.world.borrow().state.robots[id].facing;
         let mut play = Play {
             distance: card.kind.distance(),

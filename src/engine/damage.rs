@@ -197,11 +197,11 @@ impl<'a> Engine<'a> {
                 )),
             }
             };
-            let returned = self.call(&names.calls.damage, args, &what)?;
+            let returned = self.call(&names.calls.damage, args, what)?;
             let new = read(returned)
                 .map_err(|m| self.returned(f, &what(), &m))?
                 .clamp(0, amount);
-            if new < amount {
+            if new < amount && !self.link.world.borrow().state.quiet {
                 let by = match &handler {
                     DamageHandler::Option(_, name) => name.clone(),
                     DamageHandler::Rule(rule) => rule.name.clone(),

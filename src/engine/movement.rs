@@ -198,7 +198,7 @@ impl<'a> Engine<'a> {
             None => {
                 self.world()
                     .state
-                    .log(Some(id), "turn_prevented", detail! {"by" => by});
+                    .log(Some(id), "turn_prevented", || detail! {"by" => by});
                 Ok(false)
             }
         }

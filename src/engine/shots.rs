@@ -110,7 +110,7 @@ impl<'a> Engine<'a> {
                 self.world().state.log(
                     Some(shot.shooter),
                     "shot_missed",
-                    detail! {"option" => shot.option.clone(), "target" => target},
+                    || detail! {"option" => shot.option.clone(), "target" => target},
                 );
                 continue;
             }
@@ -120,7 +120,7 @@ impl<'a> Engine<'a> {
                 self.world().state.log(
                     Some(shot.shooter),
                     "shot_lost",
-                    detail! {"option" => shot.option.clone(), "target" => target},
+                    || detail! {"option" => shot.option.clone(), "target" => target},
                 );
                 continue;
             };
@@ -130,7 +130,7 @@ impl<'a> Engine<'a> {
             self.world().state.log(
                 Some(shot.shooter),
                 "shot",
-                detail! {"option" => shot.option.clone(), "target" => target},
+                || detail! {"option" => shot.option.clone(), "target" => target},
             );
             let fields = [
                 ("dir", shot.dir.name().into()),

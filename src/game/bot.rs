@@ -200,11 +200,13 @@ impl Bot {
         let needed = hand.open.len().min(hand.cards.len());
         let board = game.board();
         let base = {
-            // The game's events are not the bot's business: copy everything else.
+            // The game's events are not the bot's business: copy everything else, and log
+            // nothing while rehearsing (the bot reads only where the robots end up).
             let mut state = game.state_mut();
             let events = std::mem::take(&mut state.events);
-            let base = state.clone();
+            let mut base = state.clone();
             state.events = events;
+            base.quiet = true;
             base
         };
         let start_flags = base.robots[id].flags;
