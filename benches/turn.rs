@@ -39,7 +39,7 @@ fn scenario(c: &mut Criterion, label: &str, path: &str) {
             || start.clone(),
             // The replaced state (the last run's) is returned, so dropping it is not timed.
             |state| {
-                let previous = game.restore(state);
+                let previous = scenario.rewind(&mut game, state);
                 scenario.resolve(&mut game).expect("scenario resolves");
                 previous
             },

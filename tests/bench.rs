@@ -162,3 +162,24 @@ fn run_repeat_reports_median_min_spread_and_max() {
         assert!(stdout.contains(part), "no {part:?} in {stdout}");
     }
 }
+
+#[test]
+fn each_resolution_gets_the_files_answers_again() {
+    // Its scripted answers would run out after the first resolution if they were not given
+    // again, and the program would no longer match the hand.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = rally(
+        root,
+        &[
+            "bench",
+            "tests/scenarios/options/recompile/every_turn.toml",
+            "--repeat",
+            "3",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

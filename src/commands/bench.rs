@@ -95,7 +95,7 @@ pub fn time(scenario: &Scenario, game: &mut Game, n: u32) -> Result<Timing> {
     let mut times = Vec::with_capacity(n.max(1) as usize);
     for _ in 0..n.max(1) {
         // The replaced state is dropped here, outside the clock.
-        drop(game.restore(start.clone()));
+        drop(scenario.rewind(game, start.clone()));
         let t = Instant::now();
         scenario.resolve(game)?;
         times.push(t.elapsed());
