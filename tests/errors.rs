@@ -427,3 +427,21 @@ fn a_misspelled_tile_field_is_named_and_a_declared_absent_one_is_nil() {
         "local t = tile.trun",
     );
 }
+
+#[test]
+fn the_native_belt_and_pusher_methods_say_what_is_wrong_as_the_others_do() {
+    // `ctx:convey` and `ctx:queue_push` are done natively when called right (native.rs);
+    // a wrong call goes to mlua's method, which must still name itself and the argument.
+    handler_says(
+        "ctx:convey(robot, \"up\")",
+        "`ctx:convey`: argument `dir` must be a direction (\"N\", \"E\", \"S\" or \"W\"), got \"up\"",
+    );
+    handler_says(
+        "ctx:queue_push(tile, \"N\")",
+        "`ctx:queue_push`: argument `robot` must be a robot, got a table (a tile or a square? a robot is a handler's `robot`, or comes from ctx:robot_at(square) or ctx:robots())",
+    );
+    handler_says(
+        "ctx.convey(robot, \"N\")",
+        "`ctx:convey` is a method: call it with a colon, `ctx:convey(...)`",
+    );
+}

@@ -92,10 +92,10 @@ fn ctx_methods_and_fields() {
         registered(ctx_impl, "add_method("),
         methods(&api, "Ctx"),
     );
-    // Fields are read natively (src/script/fields.rs), from these lists.
+    // Fields are read natively (src/script/native.rs), from these lists.
     same(
         "ctx fields",
-        rally::script::fields::CTX_FIELDS
+        rally::script::native::CTX_FIELDS
             .iter()
             .map(|f| f.to_string())
             .collect(),

@@ -48,8 +48,10 @@ pub struct Link {
     pub ctx: AnyUserData,
     /// One view per robot, made once, so `robot == other` compares identity.
     pub robots: Vec<AnyUserData>,
-    /// Their addresses, by which the native field readers know them (`script/fields.rs`).
+    /// Their addresses, and ctx's, by which the native readers and methods know them
+    /// (`script/native.rs`).
     pub robot_views: Vec<usize>,
+    pub ctx_view: usize,
     /// One read-only table per tile.
     pub tiles: Vec<Table>,
     /// Each tile's `at` table (by address; they live as long as the link) and its square, so
@@ -168,12 +170,15 @@ impl Link {
         let plans = (0..rules.order.len())
             .map(|step| StepPlan::new(rules, &board, step))
             .collect();
+        let ctx = lua.create_userdata(Ctx)?;
+        crate::script::native::install_methods(lua, &ctx.metatable()?.get("__index")?)?;
         let rally: Table = lua.globals().get("rally")?;
         let link = Rc::new(Link {
             world,
             defs: rules.defs.clone(),
             budget: rules.budget.clone(),
-            ctx: lua.create_userdata(Ctx)?,
+            ctx_view: ctx.to_pointer() as usize,
+            ctx,
             robots,
             robot_views,
             tiles,

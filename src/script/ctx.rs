@@ -4,7 +4,7 @@
 //! data), so a handler call costs no copying of state. Every change a script makes goes
 //! through a `ctx:` method, which enforces the physical rules in `world.rs`.
 
-use super::fields::{self, Read};
+use super::native::{self, Read};
 use super::values::{self, Field};
 use super::{args, located, pos_table, store, views};
 use crate::cards::{Card, CardKind};
@@ -229,14 +229,14 @@ fn set_var(
 }
 
 /// `robot[key]` as mlua reads it: every field, and the error for a key that is none. The
-/// fields that need no allocation are answered before this, natively (`fields.rs`).
+/// fields that need no allocation are answered before this, natively (`native.rs`).
 fn robot_field_slow(lua: &Lua, (robot, key): (AnyUserData, Value)) -> mlua::Result<Value> {
     let id = robot_id(lua, &robot)?;
     let read = match &key {
         Value::String(s) => {
             let link = link(lua)?;
             let world = link.world.borrow();
-            fields::robot_field(&world.state.robots[id], &s.as_bytes())
+            native::robot_field(&world.state.robots[id], &s.as_bytes())
         }
         _ => None,
     };
@@ -282,7 +282,7 @@ impl UserData for RobotView {
         // Its fields (`ROBOT_FIELDS`): no mlua field getters, whose `__index` would put a Lua
         // function and a callback in front of every read.
         fields.add_meta_field_with("__index", |lua| {
-            fields::robot_reader(lua, lua.create_function(robot_field_slow)?)
+            native::robot_reader(lua, lua.create_function(robot_field_slow)?)
         });
     }
 
@@ -341,14 +341,14 @@ pub const ROBOT_FIELDS: [(&str, &str); 13] = [
     ("vars", "use ctx:set_var(robot, key, value)"),
 ];
 
-/// `ctx[key]` for a key that is no method, as mlua reads it: a field ([`fields::CTX_FIELDS`]),
+/// `ctx[key]` for a key that is no method, as mlua reads it: a field ([`native::CTX_FIELDS`]),
 /// or the error for a key that is neither. The fields that need no allocation are answered
-/// before this, natively (`fields.rs`).
+/// before this, natively (`native.rs`).
 fn ctx_field_slow(lua: &Lua, (_, key): (Value, Value)) -> mlua::Result<Value> {
     if let Value::String(s) = &key {
         let link = link(lua)?;
         let world = link.world.borrow();
-        match fields::ctx_field(&world, &s.as_bytes()) {
+        match native::ctx_field(&world, &s.as_bytes()) {
             Some(Read::Int(n)) => return Ok(Value::Integer(n)),
             Some(Read::Str(_) | Read::Segment) => {
                 return lua.create_string(&*world.state.segment).map(Value::String)
@@ -377,7 +377,7 @@ impl UserData for Ctx {
         // `__index`.
         fields.add_meta_field_with("__index", |lua| {
             let index = lua.create_table()?;
-            let read = fields::ctx_reader(lua, lua.create_function(ctx_field_slow)?)?;
+            let read = native::ctx_reader(lua, lua.create_function(ctx_field_slow)?)?;
             index.set_metatable(Some(lua.create_table_from([("__index", read)])?))?;
             Ok(index)
         });

@@ -5,7 +5,7 @@
 pub(crate) mod args;
 pub mod ctx;
 pub mod decl;
-pub mod fields;
+pub mod native;
 mod pattern;
 pub mod sandbox;
 pub mod store;

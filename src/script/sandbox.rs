@@ -180,7 +180,7 @@ pub struct Budget {
     /// Set while the scripts load (their top level runs).
     loading: Cell<bool>,
     /// The game the rule set is attached to: the hook asks it whether the register may go on
-    /// logging, and the native field readers (`fields.rs`), which find this budget through
+    /// logging, and the native field readers (`native.rs`), which find this budget through
     /// the state's extra space, read its state.
     game: RefCell<Weak<Link>>,
 }
