@@ -45,6 +45,13 @@ fn with_engine<R>(
 }
 
 fn robot_id(lua: &Lua, v: &AnyUserData) -> mlua::Result<RobotId> {
+    // Known by address among the game's views: no type check through the metatable.
+    let view = v.to_pointer() as usize;
+    if let Some(link) = lua.app_data_ref::<Rc<Link>>() {
+        if let Some(id) = link.robot_views.iter().position(|&r| r == view) {
+            return Ok(id);
+        }
+    }
     v.borrow::<RobotView>().map(|r| r.0).map_err(|_| {
         let got = if v.is::<Ctx>() {
             "ctx"
