@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Index of a robot in [`GameState::robots`]; stable for the whole game.
 pub type RobotId = usize;
@@ -205,52 +205,181 @@ pub struct Event {
 }
 
 /// An event's details: a small list of named values, written as fields of the event in JSON.
-/// Native events name their fields with static text, so recording one allocates little.
+/// Native events name their fields with static text and log their values as they are
+/// ([`Field`]): they become JSON values only when one is read, which most never are.
 /// Kept sorted by name, so an event reads back exactly as it was written (saves, replays).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Detail(Vec<(Cow<'static, str>, Value)>);
+#[derive(Clone, Debug, Default)]
+pub struct Detail {
+    fields: Vec<(Cow<'static, str>, Field)>,
+    /// The fields as JSON values, made on the first read.
+    json: OnceLock<Vec<Value>>,
+}
+
+/// One detail as logged.
+#[derive(Clone, Debug)]
+pub enum Field {
+    Json(Value),
+    /// A name that lives as long as the program (a direction, how a robot moved).
+    Name(&'static str),
+    Text(String),
+    Int(i64),
+    Bool(bool),
+    Pos(Pos),
+}
+
+impl Field {
+    fn to_json(&self) -> Value {
+        match self {
+            Field::Json(v) => v.clone(),
+            Field::Name(s) => Value::from(*s),
+            Field::Text(s) => Value::from(s.as_str()),
+            Field::Int(n) => Value::from(*n),
+            Field::Bool(b) => Value::from(*b),
+            Field::Pos(p) => Value::from(vec![p.x, p.y]),
+        }
+    }
+}
+
+impl Serialize for Field {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Field::Json(v) => v.serialize(serializer),
+            Field::Name(s) => serializer.serialize_str(s),
+            Field::Text(s) => serializer.serialize_str(s),
+            Field::Int(n) => serializer.serialize_i64(*n),
+            Field::Bool(b) => serializer.serialize_bool(*b),
+            Field::Pos(p) => p.serialize(serializer),
+        }
+    }
+}
+
+impl From<Value> for Field {
+    fn from(v: Value) -> Field {
+        Field::Json(v)
+    }
+}
+
+impl From<&'static str> for Field {
+    fn from(s: &'static str) -> Field {
+        Field::Name(s)
+    }
+}
+
+impl From<String> for Field {
+    fn from(s: String) -> Field {
+        Field::Text(s)
+    }
+}
+
+impl From<bool> for Field {
+    fn from(b: bool) -> Field {
+        Field::Bool(b)
+    }
+}
+
+impl From<Pos> for Field {
+    fn from(p: Pos) -> Field {
+        Field::Pos(p)
+    }
+}
+
+impl From<Dir> for Field {
+    fn from(d: Dir) -> Field {
+        Field::Name(d.name())
+    }
+}
+
+macro_rules! int_fields {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Field {
+            fn from(n: $t) -> Field {
+                Field::Int(n.into())
+            }
+        }
+    )*};
+}
+int_fields!(i32, u32, u8, i64);
+
+impl<T: Into<Field>> From<Option<T>> for Field {
+    fn from(v: Option<T>) -> Field {
+        v.map_or(Field::Json(Value::Null), Into::into)
+    }
+}
+
+impl From<Vec<String>> for Field {
+    fn from(v: Vec<String>) -> Field {
+        Field::Json(Value::from(v))
+    }
+}
+
+impl PartialEq for Detail {
+    fn eq(&self, other: &Detail) -> bool {
+        self.fields.len() == other.fields.len() && self.iter().eq(other.iter())
+    }
+}
 
 impl Detail {
     pub fn new() -> Detail {
-        Detail(Vec::new())
+        Detail::default()
     }
 
     /// An empty detail with room for `n` fields (`detail!` knows how many it writes).
     pub fn with_capacity(n: usize) -> Detail {
-        Detail(Vec::with_capacity(n))
-    }
-
-    pub fn insert(&mut self, key: impl Into<Cow<'static, str>>, value: Value) {
-        let key = key.into();
-        match self
-            .0
-            .binary_search_by(|(k, _)| k.as_ref().cmp(key.as_ref()))
-        {
-            Ok(i) => self.0[i].1 = value,
-            Err(i) => self.0.insert(i, (key, value)),
+        Detail {
+            fields: Vec::with_capacity(n),
+            json: OnceLock::new(),
         }
     }
 
+    pub fn insert(&mut self, key: impl Into<Cow<'static, str>>, value: impl Into<Field>) {
+        let key = key.into();
+        let value = value.into();
+        self.json.take();
+        match self
+            .fields
+            .binary_search_by(|(k, _)| k.as_ref().cmp(key.as_ref()))
+        {
+            Ok(i) => self.fields[i].1 = value,
+            Err(i) => self.fields.insert(i, (key, value)),
+        }
+    }
+
+    /// The fields as JSON values, in order.
+    fn values(&self) -> &[Value] {
+        self.json
+            .get_or_init(|| self.fields.iter().map(|(_, f)| f.to_json()).collect())
+    }
+
     pub fn get(&self, key: &str) -> Option<&Value> {
-        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+        let i = self.fields.iter().position(|(k, _)| k == key)?;
+        Some(&self.values()[i])
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
-        self.0.iter().map(|(k, v)| (k.as_ref(), v))
+        self.fields
+            .iter()
+            .map(|(k, _)| k.as_ref())
+            .zip(self.values())
     }
 }
 
 impl From<Map<String, Value>> for Detail {
     fn from(map: Map<String, Value>) -> Detail {
-        Detail(map.into_iter().map(|(k, v)| (Cow::Owned(k), v)).collect())
+        Detail {
+            fields: map
+                .into_iter()
+                .map(|(k, v)| (Cow::Owned(k), Field::Json(v)))
+                .collect(),
+            json: OnceLock::new(),
+        }
     }
 }
 
 impl Serialize for Detail {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for (k, v) in &self.0 {
+        let mut map = serializer.serialize_map(Some(self.fields.len()))?;
+        for (k, v) in &self.fields {
             map.serialize_entry(k, v)?;
         }
         map.end()
@@ -439,7 +568,7 @@ macro_rules! detail {
         #[allow(unused_mut)]
         let mut detail =
             $crate::state::Detail::with_capacity(<[()]>::len(&[$($crate::detail!(@one $key)),*]));
-        $(detail.insert($key, serde_json::json!($value));)*
+        $(detail.insert($key, $crate::state::Field::from($value));)*
         detail
     }};
 }

@@ -93,6 +93,21 @@ pub struct Hit {
     pub shot: Option<Shot>,
 }
 
+impl Hit {
+    /// `amount` damage to `robot` from a beam travelling in `dir` (so it comes from the
+    /// opposite side), which its player may cancel by scrapping options.
+    pub fn beam(robot: RobotId, amount: i32, cause: String, dir: Dir, shot: Shot) -> Hit {
+        Hit {
+            robot,
+            amount,
+            cause,
+            from: Some(dir.opposite()),
+            shot: Some(shot),
+            absorb: true,
+        }
+    }
+}
+
 /// Where a beam that hit came from: the square it started in (a board laser's emitter, the
 /// shooter's square) and the robot that fired it (none for a board laser). The damage events
 /// name them (`source`, `shooter`), so a log and a replay can say who shot whom.
@@ -234,7 +249,7 @@ impl World {
         let mut detail = detail! {"dir" => wall.dir, "wall" => wall.at};
         if let Some(&ahead) = chain.get(1) {
             let name = self.state.robots[ahead].name.clone();
-            detail.insert("pushing", serde_json::json!(name));
+            detail.insert("pushing", name);
         }
         self.state.log(Some(id), what, detail);
     }
@@ -414,7 +429,7 @@ impl World {
         self.state.log(
             Some(id),
             "destroyed",
-            || detail! {"cause" => cause, "lives" => lives},
+            || detail! {"cause" => cause.to_string(), "lives" => lives},
         );
     }
 
@@ -439,7 +454,8 @@ impl World {
         r.damage = r.damage.saturating_add(amount).min(LETHAL_DAMAGE);
         let total = r.damage;
         if !self.state.quiet {
-            let mut detail = detail! {"amount" => amount, "cause" => cause, "damage" => total};
+            let mut detail =
+                detail! {"amount" => amount, "cause" => cause.to_string(), "damage" => total};
             self.describe_shot(shot, &mut detail);
             self.state.log(Some(id), "damaged", detail);
         }
@@ -452,10 +468,10 @@ impl World {
     /// `shooter` (the robot that fired it, if one did).
     pub fn describe_shot(&self, shot: Option<Shot>, detail: &mut Detail) {
         if let Some(shot) = shot {
-            detail.insert("source", serde_json::json!(shot.from));
+            detail.insert("source", shot.from);
             if let Some(shooter) = shot.shooter {
                 let name = &self.state.robots[shooter].name;
-                detail.insert("shooter", serde_json::json!(name));
+                detail.insert("shooter", name.clone());
             }
         }
     }
@@ -755,7 +771,11 @@ impl World {
             name: name.clone(),
             uses_left,
         });
-        state.log(Some(id), "option_drawn", || detail! {"option" => name});
+        state.log(
+            Some(id),
+            "option_drawn",
+            || detail! {"option" => name.to_string()},
+        );
         Some(name)
     }
 
@@ -770,14 +790,14 @@ impl World {
         self.state.log(
             Some(id),
             "option_discarded",
-            || detail! {"option" => name, "why" => why},
+            || detail! {"option" => name.to_string(), "why" => why.to_string()},
         );
         // A program card set aside on the option goes with it (Flywheel's).
         if let Some(kept) = self.state.robots[id].kept.remove(name) {
             self.state.log(
                 Some(id),
                 "card_unkept",
-                || detail! {"key" => name, "card" => kept.card.text()},
+                || detail! {"key" => name.to_string(), "card" => kept.card.text()},
             );
         }
         true
@@ -799,7 +819,7 @@ impl World {
         self.state.log(
             Some(id),
             "option_used",
-            || detail! {"option" => name, "uses_left" => left},
+            || detail! {"option" => name.to_string(), "uses_left" => left},
         );
         true
     }
@@ -813,7 +833,7 @@ impl World {
         self.state.log(
             Some(id),
             "option_reloaded",
-            || detail! {"option" => name, "uses_left" => full},
+            || detail! {"option" => name.to_string(), "uses_left" => full},
         );
         true
     }

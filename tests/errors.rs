@@ -445,3 +445,21 @@ fn the_native_belt_and_pusher_methods_say_what_is_wrong_as_the_others_do() {
         "`ctx:convey` is a method: call it with a colon, `ctx:convey(...)`",
     );
 }
+
+#[test]
+fn the_native_beam_says_what_is_wrong_as_the_others_do() {
+    // In the laser step `ctx:fire_beam` is done natively when called right (native.rs); a
+    // wrong call goes to mlua's method.
+    handler_says(
+        "ctx:fire_beam(tile.at, \"up\")",
+        "`ctx:fire_beam`: argument `dir` must be a direction (\"N\", \"E\", \"S\" or \"W\"), got \"up\"",
+    );
+    handler_says(
+        "ctx:fire_beam(tile.at, \"E\", -1)",
+        "`ctx:fire_beam`: argument `strength` must be 0 or more, got -1",
+    );
+    handler_says(
+        "ctx:fire_beam(42, \"E\")",
+        "`ctx:fire_beam`: argument `from` must be a square ({ x = .., y = .. } or { x, y }) or a robot, got an integer",
+    );
+}

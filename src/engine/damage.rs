@@ -95,14 +95,7 @@ impl<'a> Engine<'a> {
     /// Damage from a beam travelling `dir`, fired as `shot` says: as [`Engine::damage`], and
     /// the events name where the beam came from and who fired it.
     pub fn shoot(&self, id: RobotId, amount: i32, cause: &str, dir: Dir, shot: Shot) -> Result<()> {
-        self.hit(Hit {
-            robot: id,
-            amount,
-            cause: cause.to_string(),
-            from: Some(dir.opposite()),
-            shot: Some(shot),
-            absorb: true,
-        })
+        self.hit(Hit::beam(id, amount, cause.to_string(), dir, shot))
     }
 
     /// [`Engine::damage`] with every detail of the hit given (`absorb = false`: Fire Control).

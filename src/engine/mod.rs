@@ -167,6 +167,10 @@ impl Link {
             .map(|id| lua.create_userdata(RobotView(id)))
             .collect::<mlua::Result<_>>()?;
         let robot_views = robots.iter().map(|r| r.to_pointer() as usize).collect();
+        lua.set_named_registry_value(
+            crate::script::native::ROBOT_VIEWS.to_str().expect("ASCII"),
+            lua.create_sequence_from(robots.iter().cloned())?,
+        )?;
         let plans = (0..rules.order.len())
             .map(|step| StepPlan::new(rules, &board, step))
             .collect();

@@ -196,9 +196,11 @@ impl<'a> Engine<'a> {
                 Ok(true)
             }
             None => {
-                self.world()
-                    .state
-                    .log(Some(id), "turn_prevented", || detail! {"by" => by});
+                self.world().state.log(
+                    Some(id),
+                    "turn_prevented",
+                    || detail! {"by" => by.to_string()},
+                );
                 Ok(false)
             }
         }

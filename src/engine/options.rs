@@ -165,7 +165,7 @@ impl<'a> Engine<'a> {
         self.world().state.log(
             Some(id),
             "chose",
-            || detail! {"question" => key, "answer" => answer.clone(), "default" => default},
+            || detail! {"question" => key.to_string(), "answer" => answer.clone(), "default" => default},
         );
         Ok(answer)
     }

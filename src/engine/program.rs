@@ -143,7 +143,7 @@ impl<'a> Engine<'a> {
         w.state.log(
             Some(id),
             "card_set",
-            || detail! {"register" => register, "from" => shown(before), "to" => shown(card), "why" => why},
+            || detail! {"register" => register, "from" => shown(before), "to" => shown(card), "why" => why.to_string()},
         );
         Ok(())
     }

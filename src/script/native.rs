@@ -1,6 +1,7 @@
 //! What scripts do on every hot path, done by plain C functions that reach the game directly:
-//! reading a robot's or ctx's fields (`robot.x`, `ctx.register`), and the belt and pusher
-//! primitives, which only queue a move (`ctx:convey`, `ctx:queue_push`).
+//! reading a robot's or ctx's fields (`robot.x`, `ctx.register`), the belt and pusher
+//! primitives, which only queue a move (`ctx:convey`, `ctx:queue_push`), and a board laser's
+//! beam in the laser step, where its hits are only queued (`ctx:fire_beam`).
 //!
 //! Through mlua a field read was a Lua function (mlua's `__index`) and a Rust callback, about
 //! 200 ns, more than most handlers spend on their own work (`#robot.options`, read by the
@@ -20,7 +21,7 @@ use super::sandbox;
 use crate::engine::Link;
 use crate::geometry::{Dir, Pos};
 use crate::state::{Robot, RobotId};
-use crate::world::World;
+use crate::world::{Hit, Shot, World};
 use mlua::{ffi, Function, Lua};
 use std::ffi::c_int;
 
@@ -207,16 +208,155 @@ unsafe extern "C-unwind" fn queue_push(state: *mut ffi::lua_State) -> c_int {
     queue(state, World::queue_push)
 }
 
+/// The most robots one native beam may hit (a beam goes through `through` robots or walls;
+/// beyond this, mlua's method fires it).
+const MAX_HITS: usize = 8;
+
+/// What a native beam hit, in order: plain data, nothing to drop.
+#[derive(Clone, Copy)]
+struct Hits {
+    ids: [RobotId; MAX_HITS],
+    n: usize,
+}
+
+/// The integer argument `index`: `Some(None)` if absent or nil, `Some(Some(n))` if a Lua
+/// integer within `T`, `None` for anything else (mlua's method converts or refuses it).
+unsafe fn int_arg<T: TryFrom<i64>>(state: *mut ffi::lua_State, index: c_int) -> Option<Option<T>> {
+    match ffi::lua_type(state, index) {
+        ffi::LUA_TNONE | ffi::LUA_TNIL => Some(None),
+        _ if ffi::lua_isinteger(state, index) != 0 => {
+            T::try_from(ffi::lua_tointeger(state, index)).ok().map(Some)
+        }
+        _ => None,
+    }
+}
+
+/// `ctx:fire_beam(from, dir, strength, opts)` (arguments 1 to 5) while damage is deferred
+/// (the laser step): traced, and its hits queued, as mlua's method would; `None`, untouched,
+/// for any call that method must judge (a square not given as a tile's `at`, a table with a
+/// metatable, a long cause, a number that is not a plain integer, damage applied at once).
+unsafe fn quick_beam(state: *mut ffi::lua_State) -> Option<Hits> {
+    let top = ffi::lua_gettop(state);
+    if !(3..=5).contains(&top) {
+        return None;
+    }
+    let game = sandbox::budget_of(state)?.game()?;
+    if ffi::lua_touserdata(state, 1) as usize != game.ctx_view
+        || !game.world.try_borrow().ok()?.defer_damage
+    {
+        return None;
+    }
+    let dir = Dir::parse(std::str::from_utf8(string_key(state, 3)?).ok()?)?;
+    let strength: i32 = int_arg(state, 4)?.unwrap_or(1);
+    if strength < 0 {
+        return None;
+    }
+    let (mut cause, mut through): (Option<&[u8]>, u32) = (None, 0);
+    match ffi::lua_type(state, 5) {
+        ffi::LUA_TNONE | ffi::LUA_TNIL => {}
+        ffi::LUA_TTABLE if ffi::lua_getmetatable(state, 5) == 0 => {
+            // Read raw (no metatable to consult), then popped: the strings stay in the table.
+            ffi::lua_getfield(state, 5, c"cause".as_ptr());
+            let text = match ffi::lua_type(state, -1) {
+                ffi::LUA_TNIL => None,
+                _ => Some(string_key(state, -1)),
+            };
+            ffi::lua_getfield(state, 5, c"through".as_ptr());
+            let n = int_arg::<u32>(state, -1);
+            ffi::lua_pop(state, 2);
+            cause = match text {
+                None => None,
+                Some(Some(t)) if t.len() <= 256 => Some(t),
+                Some(_) => return None,
+            };
+            through = n?.unwrap_or(0);
+        }
+        _ => return None,
+    }
+    let cause = match cause {
+        Some(text) => Some(std::str::from_utf8(text).ok()?),
+        None => None,
+    };
+    let mut world = game.world.try_borrow_mut().ok()?;
+    let (start, shooter) = match ffi::lua_type(state, 2) {
+        ffi::LUA_TTABLE => (
+            *game.squares.get(&(ffi::lua_topointer(state, 2) as usize))?,
+            None,
+        ),
+        ffi::LUA_TUSERDATA => {
+            let id = robot_arg(state, &game, 2)?;
+            (world.state.robots[id].at, Some(id))
+        }
+        _ => return None,
+    };
+    let traced = world.trace_beam(start, dir, shooter.is_some(), through);
+    if traced.len() > MAX_HITS {
+        return None;
+    }
+    let cause = cause.unwrap_or(if shooter.is_some() {
+        "robot laser"
+    } else {
+        "laser"
+    });
+    let shot = Shot {
+        from: start,
+        shooter,
+    };
+    let mut hits = Hits {
+        ids: [0; MAX_HITS],
+        n: traced.len(),
+    };
+    for (i, &target) in traced.iter().enumerate() {
+        hits.ids[i] = target;
+        world.queue_hit(Hit::beam(target, strength, cause.to_string(), dir, shot));
+    }
+    Some(hits)
+}
+
+/// The registry key of the list of the game's robot views (`Link::new` keeps it current),
+/// from which a native method returns robots.
+pub const ROBOT_VIEWS: &std::ffi::CStr = c"rally.robot_views";
+
+unsafe extern "C-unwind" fn fire_beam(state: *mut ffi::lua_State) -> c_int {
+    // Everything `quick_beam` held is dropped before the calls below, which may raise.
+    let Some(hits) = quick_beam(state) else {
+        let n = ffi::lua_gettop(state);
+        ffi::lua_pushvalue(state, ffi::lua_upvalueindex(1));
+        ffi::lua_insert(state, 1);
+        ffi::lua_call(state, n, ffi::LUA_MULTRET);
+        return ffi::lua_gettop(state);
+    };
+    ffi::lua_settop(state, 0);
+    ffi::lua_getfield(state, ffi::LUA_REGISTRYINDEX, ROBOT_VIEWS.as_ptr());
+    // (first hit or nil, list of hits)
+    match hits.n {
+        0 => ffi::lua_pushnil(state),
+        _ => {
+            ffi::lua_rawgeti(state, 1, hits.ids[0] as ffi::lua_Integer + 1);
+        }
+    }
+    ffi::lua_createtable(state, hits.n as c_int, 0);
+    for (i, &id) in hits.ids[..hits.n].iter().enumerate() {
+        ffi::lua_rawgeti(state, 1, id as ffi::lua_Integer + 1);
+        ffi::lua_rawseti(state, -2, i as ffi::lua_Integer + 1);
+    }
+    2
+}
+
 /// Marks a Lua state whose ctx methods are the native ones.
 struct NativeMethods;
 
-/// Puts the native `ctx:convey` and `ctx:queue_push` in ctx's method table `methods`, in
-/// front of mlua's (their upvalues). Once per Lua state.
+/// Puts the native `ctx:convey`, `ctx:queue_push` and `ctx:fire_beam` in ctx's method table
+/// `methods`, in front of mlua's (their upvalues). Once per Lua state.
 pub fn install_methods(lua: &Lua, methods: &mlua::Table) -> mlua::Result<()> {
     if lua.app_data_ref::<NativeMethods>().is_some() {
         return Ok(());
     }
-    let natives: [(&str, ffi::lua_CFunction); 2] = [("convey", convey), ("queue_push", queue_push)];
+    let natives: [(&str, ffi::lua_CFunction); 3] = [
+        ("convey", convey),
+        ("queue_push", queue_push),
+        ("fire_beam", fire_beam),
+    ];
     for (name, f) in natives {
         let slow: Function = methods.raw_get(name)?;
         methods.raw_set(name, closure(lua, f, slow)?)?;
