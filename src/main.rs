@@ -228,7 +228,7 @@ enum Command {
         /// A second column with these variants (comma-separated) on top of the file's, and the difference
         #[arg(long, value_name = "V,W")]
         compare: Option<String>,
-        /// Play the robot NAME with a bot of this strength (weak or strong) instead of the file's (repeatable)
+        /// Play the robot NAME with a bot of this strength (weak, medium or strong) instead of the file's (repeatable)
         #[arg(long = "strength", value_name = "NAME=STRENGTH")]
         strengths: Vec<String>,
         /// Play only shard K of M (K counts from 0): games K·N/M up to (K+1)·N/M; merge the shards' --out files

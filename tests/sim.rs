@@ -276,7 +276,8 @@ fn sim_command_line_mistakes() {
     assert_eq!(out.status.code(), Some(2));
     let out = run(&mut study(&["--strength", "A=medium"]));
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("expected NAME=weak or NAME=strong, NAME one of A, B, C"));
+    assert!(text(&out.stderr)
+        .contains("expected NAME=weak, NAME=medium or NAME=strong, NAME one of A, B, C"));
     let out = run(&mut rally(&["sim", "merge", "no-such-shard.json"]));
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("no-such-shard.json"));

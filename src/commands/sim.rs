@@ -67,7 +67,7 @@ pub struct Output {
 
 pub struct SimOptions {
     pub games: u64,
-    /// `NAME=weak|strong`: overrides of the game file's bot strengths.
+    /// `NAME=weak|medium|strong`: overrides of the game file's bot strengths.
     pub strengths: Vec<String>,
     /// Comma-separated variants for the second column (the game file's variants plus these).
     pub compare: Option<String>,
@@ -168,13 +168,14 @@ fn set_strength(setup: &mut Setup, given: &str) -> Result<()> {
     let names: Vec<String> = setup.seats.iter().map(|s| s.name.clone()).collect();
     let usage = || {
         Error::Other(format!(
-            "--strength {given}: expected NAME=weak or NAME=strong, NAME one of {}",
+            "--strength {given}: expected NAME=weak, NAME=medium or NAME=strong, NAME one of {}",
             names.join(", ")
         ))
     };
     let (name, strength) = given.split_once('=').ok_or_else(usage)?;
     let strength = match strength {
         "weak" => Strength::Weak,
+        "medium" => Strength::Medium,
         "strong" => Strength::Strong,
         _ => return Err(usage()),
     };

@@ -6,7 +6,7 @@
 //! The search goes register by register (a beam search): each kept partial program is
 //! extended with one card of each kind left in the hand, the register is simulated, and the
 //! best partial programs are kept. The weak bot keeps one (greedy, fast enough for thousands
-//! of games a minute); the strong bot keeps several. Other robots' unlocked registers are
+//! of games a minute); the medium bot keeps 6 and the strong bot 16. Other robots' unlocked registers are
 //! secret while programming, so they idle in the simulation (their locked cards still run).
 //! There is no randomness: ties go to the first candidate, so bots are deterministic.
 
@@ -29,7 +29,10 @@ pub enum Strength {
     /// Greedy: the best card for each register in turn.
     #[default]
     Weak,
-    /// Keeps the best few partial programs at every register.
+    /// Keeps the best 6 partial programs at every register (the strong bot until the engine
+    /// got fast enough for the strong bot to look wider in the same time).
+    Medium,
+    /// Keeps the best 16 partial programs at every register.
     Strong,
 }
 
@@ -38,7 +41,8 @@ impl Strength {
     fn beam(self) -> usize {
         match self {
             Strength::Weak => 1,
-            Strength::Strong => 6,
+            Strength::Medium => 6,
+            Strength::Strong => 16,
         }
     }
 
@@ -46,13 +50,14 @@ impl Strength {
     pub fn power_down_at(self) -> i32 {
         match self {
             Strength::Weak => crate::decision::BotPolicy::POWER_DOWN_AT,
-            Strength::Strong => 5,
+            Strength::Medium | Strength::Strong => 5,
         }
     }
 
     pub fn name(self) -> &'static str {
         match self {
             Strength::Weak => "weak",
+            Strength::Medium => "medium",
             Strength::Strong => "strong",
         }
     }
