@@ -431,6 +431,95 @@ fn rally_play_at_a_piped_terminal() {
     );
 }
 
+/// `rally play` on a copy of the project's files, bots only (its input is empty); stops it
+/// once `stop` says so of the lines printed so far (within a minute) and returns them all.
+fn play_until(
+    dir: &Path,
+    args: &[&str],
+    mut on_line: impl FnMut(&str),
+    stop: impl Fn(&str) -> bool,
+) -> String {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rally"))
+        .current_dir(dir)
+        .arg("play")
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            if tx.send(line.unwrap()).is_err() {
+                return;
+            }
+        }
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let mut out = String::new();
+    while !stop(&out) {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(line) => {
+                on_line(&line);
+                out.push_str(&line);
+                out.push('\n');
+            }
+            Err(_) => break,
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    out
+}
+
+/// A copy of the project's scripts, boards and games in a temporary folder.
+fn project_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for sub in ["scripts", "boards", "games"] {
+        support::copy_dir(&root.join(sub), &dir.path().join(sub));
+    }
+    dir
+}
+
+/// Hot reload in `rally play`: a rule saved during the pause after register 1 is loaded
+/// during the pause, said so, and register 2 runs it (docs/games.md).
+#[test]
+fn rally_play_runs_a_rule_saved_during_the_pause_in_the_next_register() {
+    let dir = project_copy();
+    let lasers = dir.path().join("scripts/rules/robot_lasers.lua");
+    let text = std::fs::read_to_string(&lasers).unwrap();
+    assert!(text.contains("ctx:fire_robot_lasers()"));
+    let edited = text.replace("ctx:fire_robot_lasers()", "ctx:log(nil, \"nolaser\", {})");
+    let out = play_until(
+        dir.path(),
+        &["games/bots.toml", "--save", "bots.save.json"],
+        |line| {
+            if line.contains("── Register 1 ──") {
+                std::fs::write(&lasers, &edited).unwrap();
+            }
+        },
+        |out| out.contains("── Register 3 ──"),
+    );
+    let register = |n: u8| {
+        out.find(&format!("── Register {n} ──"))
+            .unwrap_or_else(|| panic!("no register {n}:\n{out}"))
+    };
+    let swapped = out.find("↻ rules v2").unwrap_or_else(|| panic!("no reload:\n{out}"));
+    assert!(
+        register(1) < swapped && swapped < register(2),
+        "the new rules are loaded between registers 1 and 2:\n{out}"
+    );
+    assert!(
+        out[register(2)..register(3)].contains("nolaser"),
+        "register 2 runs the new rules:\n{out}"
+    );
+}
+
 #[test]
 fn game_file_errors_name_the_file_and_line() {
     let dir = tempfile::tempdir().unwrap();

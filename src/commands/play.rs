@@ -19,11 +19,11 @@ use crate::reload::{HotReload, Reloaded, WatchOptions};
 use crate::render;
 use crate::script::Sources;
 use crate::state::{RobotId, REGISTERS};
-use std::cell::RefCell;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::time::Duration;
+use std::sync::mpsc::{channel, Receiver, TryRecvError};
+use std::time::{Duration, Instant};
 
 pub struct PlayOptions {
     /// No pauses between registers.
@@ -76,10 +76,9 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
             None
         }
     };
-    let stdin = std::io::stdin();
-    let interactive = stdin.is_terminal();
+    let interactive = std::io::stdin().is_terminal();
     let colour = stdout_colour();
-    let input: Input = Rc::new(RefCell::new(Box::new(stdin.lock())));
+    let input: Input = Rc::new(Lines::stdin());
     let mut table = Terminal {
         bots: Bots::new(m.setup.seats.iter().map(|s| s.strength)),
         drivers: m.setup.seats.iter().map(|s| s.driver).collect(),
@@ -126,7 +125,7 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
         show(&m, &stage, colour);
         save::write_json(&save_path, &m.save(&extra))?;
         if matches!(stage, Stage::Register { .. }) && !fast && !m.is_over() {
-            pause(&mut table, interactive)?;
+            pause(&table.input, hot.as_mut(), &mut m.game, interactive)?;
         }
     }
     let replay = replay_path(&save_path);
@@ -265,34 +264,104 @@ fn draw(game: &Game, colour: bool) -> String {
     render::board_painted(&board, &glyphs, &state, &paint)
 }
 
-fn pause(table: &mut Terminal, interactive: bool) -> Result<()> {
-    if interactive {
-        print!("(Enter for the next register) ");
-        let _ = std::io::stdout().flush();
-        table.line()?;
-    } else {
-        std::thread::sleep(Duration::from_millis(600));
+/// The pause between registers: until Enter on a terminal, a moment when the input is piped.
+/// Rule files saved meanwhile are loaded at once and said so, so the next register runs
+/// them (and a broken save can be fixed before going on).
+fn pause(
+    input: &Input,
+    hot: Option<&mut HotReload>,
+    game: &mut Game,
+    interactive: bool,
+) -> Result<()> {
+    const PROMPT: &str = "(Enter for the next register) ";
+    let prompt = || {
+        if interactive {
+            print!("{PROMPT}");
+            let _ = std::io::stdout().flush();
+        }
+    };
+    let piped = Duration::from_millis(600);
+    prompt();
+    let Some(hot) = hot else {
+        if interactive {
+            input.line()?;
+        } else {
+            std::thread::sleep(piped);
+        }
+        return Ok(());
+    };
+    let until = (!interactive).then(|| Instant::now() + piped);
+    loop {
+        if interactive && input.try_line()?.is_some() {
+            return Ok(());
+        }
+        // Watch the files in short slices between looks at the keyboard.
+        let slice = until.map_or(Duration::from_millis(20), |t| {
+            t.saturating_duration_since(Instant::now())
+        });
+        if slice.is_zero() {
+            return Ok(());
+        }
+        if let Some(reloaded) = hot.wait(game, Some(slice)) {
+            println!("\n{reloaded}");
+            prompt();
+        }
     }
-    Ok(())
 }
 
-/// The terminal's input, shared by the seats (programs, power down) and the chooser
-/// (questions during the registers): stdin can be locked only once.
-type Input = Rc<RefCell<Box<dyn BufRead>>>;
+/// The terminal's input, read a line at a time on a thread of its own, so that a pause can
+/// wait for Enter and watch the rule files at once. Shared by the seats (programs, power
+/// down) and the chooser (questions during the registers).
+type Input = Rc<Lines>;
 
-/// One trimmed line of input.
-fn read_line(input: &Input) -> Result<String> {
-    let mut line = String::new();
-    let n = input
-        .borrow_mut()
-        .read_line(&mut line)
-        .map_err(|e| Error::Other(format!("reading the terminal: {e}")))?;
-    if n == 0 {
-        return Err(Error::Other(
-            "the input ended before the game did (resume later with --resume)".into(),
-        ));
+struct Lines(Receiver<std::io::Result<String>>);
+
+impl Lines {
+    fn stdin() -> Lines {
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            let mut stdin = std::io::stdin().lock();
+            loop {
+                let mut line = String::new();
+                // The end of the input closes the channel; an error is sent, then closes it.
+                let sent = match stdin.read_line(&mut line) {
+                    Ok(0) => return,
+                    Ok(_) => tx.send(Ok(line)),
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                };
+                if sent.is_err() {
+                    return;
+                }
+            }
+        });
+        Lines(rx)
     }
-    Ok(line.trim().to_string())
+
+    /// The next line, trimmed; waits for it.
+    fn line(&self) -> Result<String> {
+        self.0.recv().map_err(|_| input_ended()).and_then(trimmed)
+    }
+
+    /// The next line, trimmed, if one has come.
+    fn try_line(&self) -> Result<Option<String>> {
+        match self.0.try_recv() {
+            Ok(line) => trimmed(line).map(Some),
+            Err(TryRecvError::Empty) => Ok(None),
+            Err(TryRecvError::Disconnected) => Err(input_ended()),
+        }
+    }
+}
+
+fn trimmed(line: std::io::Result<String>) -> Result<String> {
+    line.map(|l| l.trim().to_string())
+        .map_err(|e| Error::Other(format!("reading the terminal: {e}")))
+}
+
+fn input_ended() -> Error {
+    Error::Other("the input ended before the game did (resume later with --resume)".into())
 }
 
 /// The seats of a game at the terminal: prompts for people, bots for the others.
@@ -327,7 +396,7 @@ impl crate::decision::Chooser for TableChooser {
             );
             let _ = std::io::stdout().flush();
             // A closed input takes the default here; the seats report it at their next prompt.
-            let answer = read_line(&self.input).ok()?;
+            let answer = self.input.line().ok()?;
             if !std::io::stdin().is_terminal() {
                 println!("{answer}");
             }
@@ -347,7 +416,7 @@ impl crate::decision::Chooser for TableChooser {
 
 impl Terminal {
     fn line(&mut self) -> Result<String> {
-        read_line(&self.input)
+        self.input.line()
     }
 
     fn ask(&mut self, prompt: &str) -> Result<String> {
