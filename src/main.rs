@@ -194,6 +194,9 @@ enum Command {
         /// Where to save after every register [default: saves/GAME.save.json; with --resume, SAVE]
         #[arg(long, value_name = "FILE")]
         save: Option<PathBuf>,
+        /// Start the game anew even if its save holds a game, replacing it (without it, rally play refuses)
+        #[arg(long, conflicts_with = "resume")]
+        new: bool,
     },
     /// Play bot-only games of a game file on every core and summarise them for balancing
     #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
@@ -466,12 +469,14 @@ fn main() -> ExitCode {
             fast,
             resume,
             save,
+            new,
         } => commands::play::play(
             game.as_deref(),
             &commands::play::PlayOptions {
                 fast: *fast,
                 resume: resume.clone(),
                 save: save.clone(),
+                new: *new,
             },
             &common,
         ),

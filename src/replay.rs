@@ -109,15 +109,14 @@ impl ReplayLog {
         }
     }
 
-    pub fn write(&self, path: &Path) -> Result<()> {
-        let text = serde_json::to_string_pretty(self).map_err(|e| Error::File {
-            file: path.to_path_buf(),
-            message: format!("cannot write the replay log: {e}"),
-        })?;
-        std::fs::write(path, text + "\n").map_err(|e| Error::File {
-            file: path.to_path_buf(),
-            message: format!("cannot write the replay log: {e}"),
-        })
+    /// The log as its file `path` will hold it.
+    pub fn text(&self, path: &Path) -> Result<String> {
+        serde_json::to_string_pretty(self)
+            .map(|text| text + "\n")
+            .map_err(|e| Error::File {
+                file: path.to_path_buf(),
+                message: format!("cannot write the replay log: {e}"),
+            })
     }
 
     pub fn read(path: &Path) -> Result<ReplayLog> {

@@ -520,6 +520,75 @@ fn rally_play_runs_a_rule_saved_during_the_pause_in_the_next_register() {
     );
 }
 
+/// `rally play ARGS` in `dir` with `input` on its standard input.
+fn play_with(dir: &Path, args: &[&str], input: &str) -> std::process::Output {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rally"))
+        .current_dir(dir)
+        .arg("play")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// A game stopped at its very first question (Ctrl-C, or the input ends) can be resumed:
+/// it was saved after the deal was set up, before anyone was asked.
+#[test]
+fn rally_play_saves_before_the_first_question() {
+    let dir = project_copy();
+    let game = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/games/duel.toml");
+    let game = game.to_str().unwrap();
+    let stopped = play_with(dir.path(), &[game, "--fast"], "");
+    assert_eq!(stopped.status.code(), Some(2));
+    let save = dir.path().join("saves/duel.save.json");
+    assert!(save.is_file(), "no save after stopping at the first question");
+    let answers = "1 2 3 4 5\nn\n".repeat(10);
+    let resumed = play_with(
+        dir.path(),
+        &["--fast", "--resume", "saves/duel.save.json"],
+        &answers,
+    );
+    let out = String::from_utf8_lossy(&resumed.stdout);
+    assert!(resumed.status.success(), "{out}");
+    assert!(out.contains("Resumed from saves/duel.save.json at turn 1, the deal"), "{out}");
+}
+
+/// Playing a game again where its save holds one does not replace it without being asked.
+#[test]
+fn rally_play_refuses_to_replace_the_game_in_its_save() {
+    let dir = project_copy();
+    let game = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/games/duel.toml");
+    let game = game.to_str().unwrap();
+    play_with(dir.path(), &[game, "--fast"], "1 2 3 4 5\nn\n");
+    let save = dir.path().join("saves/duel.save.json");
+    let kept = std::fs::read(&save).unwrap();
+    let again = play_with(dir.path(), &[game, "--fast"], "");
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(again.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("saves/duel.save.json already holds a game in progress (turn 2, the deal)"),
+        "{err}"
+    );
+    assert!(err.contains("rally play --resume saves/duel.save.json"), "{err}");
+    assert!(err.contains("--new"), "{err}");
+    assert_eq!(std::fs::read(&save).unwrap(), kept, "the save is untouched");
+    // Asked for, it starts anew.
+    play_with(dir.path(), &[game, "--fast", "--new"], "");
+    let anew: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&save).unwrap()).unwrap();
+    assert_eq!(anew["state"]["turn"], 1);
+}
+
 #[test]
 fn game_file_errors_name_the_file_and_line() {
     let dir = tempfile::tempdir().unwrap();

@@ -32,6 +32,8 @@ pub struct PlayOptions {
     pub resume: Option<PathBuf>,
     /// Where to keep the save [default: saves/GAME.save.json].
     pub save: Option<PathBuf>,
+    /// Start anew even if the save holds a game (replacing it).
+    pub new: bool,
 }
 
 /// Plays a game to its end; true when it finished.
@@ -47,6 +49,8 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
             let rules =
                 common_for(common, &extra).rules(Some(&save.game), setup.variants.clone())?;
             let save_path = opts.save.clone().unwrap_or_else(|| path.clone());
+            // The save it continues is both an input and where the game goes on saving.
+            crate::files::rewritable(path);
             (Match::resume(setup, rules, save)?, extra, save_path)
         }
         None => {
@@ -63,6 +67,15 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
             (Match::start(setup, rules)?, extra, save_path)
         }
     };
+    crate::files::check_output(&save_path)?;
+    crate::files::check_output(&replay_path(&save_path))?;
+    if opts.resume.is_none() && !opts.new {
+        refuse_to_replace(&save_path, &m.setup.path)?;
+    }
+    if opts.resume.is_none() {
+        // Saved before the first question, so that a game stopped there can be resumed.
+        save::write_json(&save_path, &m.save(&extra))?;
+    }
     let (scripts, variants) = common.folders(Some(&m.setup.path))?;
     let sources = Sources {
         scripts,
@@ -133,6 +146,36 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
     println!("{}", outcome_text(&m));
     println!("Replay written to {}.", replay.display());
     Ok(true)
+}
+
+/// A new game must not silently replace the game in its save: say how to go on instead.
+fn refuse_to_replace(save_path: &Path, game: &Path) -> Result<()> {
+    if !save_path.exists() {
+        return Ok(());
+    }
+    let (save, game) = (save_path.display(), game.display());
+    let (holds, keep) = match Save::load(save_path) {
+        Ok(s) if s.progress.phase == Phase::Over => (
+            "a finished game".to_string(),
+            format!("watch it with `rally replay {save}`"),
+        ),
+        Ok(s) => (
+            format!(
+                "a game in progress (turn {}, {})",
+                s.state.turn,
+                describe_phase(s.progress.phase)
+            ),
+            format!("continue it with `rally play --resume {save}`"),
+        ),
+        Err(_) => (
+            "a file that is not a save rally can resume".to_string(),
+            "look at it first".to_string(),
+        ),
+    };
+    Err(Error::Other(format!(
+        "{save} already holds {holds}: {keep}, start anew over it with \
+         `rally play {game} --new`, or save elsewhere with `rally play {game} --save FILE`"
+    )))
 }
 
 fn common_for(common: &Common, extra: &[String]) -> Common {

@@ -57,7 +57,8 @@ pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
         let choices = scenario
             .sources(&scripts, &variants, &common.extra_variants)
             .choices;
-        ReplayLog::record(&scenario, &choices, &state, log).write(log)?;
+        let text = ReplayLog::record(&scenario, &choices, &state, log).text(log)?;
+        super::output::write_file(log, text.as_bytes())?;
     }
     failures.extend(scenario.check(&state));
     if opts.json {

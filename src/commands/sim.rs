@@ -132,6 +132,10 @@ pub fn sim(path: &Path, opts: &SimOptions, common: &Common) -> Result<bool> {
         }
         prepared.push(sources);
     }
+    if let Some(out) = &opts.output.out {
+        // Refused now, not after the games: it must not replace the game file.
+        crate::files::check_output(out)?;
+    }
     let mut played = Vec::new();
     for sources in prepared {
         let names: Vec<String> = sources.choices.iter().map(|c| c.name.clone()).collect();
@@ -204,7 +208,7 @@ fn emit(study: &Study, output: &Output) -> Result<bool> {
         return Err(Error::Other("--json and --csv: choose one".into()));
     }
     if let Some(file) = &output.out {
-        crate::game::save::write_atomic(file, study.json().as_bytes())?;
+        super::output::write_file(file, study.json().as_bytes())?;
     }
     let text = if output.json {
         study.json()
