@@ -115,16 +115,18 @@ fn register_frames(
     frames
 }
 
-/// What a step snapshot shows, in words: "Alpha plays Move 2 (700)", "express belts", "lasers".
+/// What a step snapshot shows, in words: "robot Alpha plays Move 2 (700)", "express belts",
+/// "lasers".
 fn stage_label(m: &StepSnapshot, events: &[Event]) -> String {
     if let Some(robot) = &m.robot {
         let card = events
             .iter()
             .find(|e| e.what == "card" && e.robot.as_ref() == Some(robot))
             .and_then(|e| Card::parse(e.detail.get("card")?.as_str()?).ok());
+        let robot = view::robot_words(robot);
         return match card {
             Some(card) => format!("{robot} plays {}", view::card_words(&card)),
-            None => format!("{robot}'s card"),
+            None => format!("the card of {robot}"),
         };
     }
     match m.step.as_str() {

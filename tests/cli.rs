@@ -309,16 +309,62 @@ fn outputs_never_replace_inputs() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     std::fs::create_dir(d.join("games")).unwrap();
     std::fs::copy(root.join("tests/games/sprint.toml"), d.join("games/g.toml")).unwrap();
-    assert!(rally(d, &["-q", "sim", "games/g.toml", "--games", "2", "--out", "shard.json"])
-        .status
-        .success());
+    assert!(rally(
+        d,
+        &[
+            "-q",
+            "sim",
+            "games/g.toml",
+            "--games",
+            "2",
+            "--out",
+            "shard.json"
+        ]
+    )
+    .status
+    .success());
     let cases: &[(&[&str], &str)] = &[
-        (&["play", "games/g.toml", "--save", "games/../games/g.toml"], "games/g.toml"),
-        (&["run", "tests/scenarios/probe.toml", "--record", "./tests/scenarios/probe.toml"], "tests/scenarios/probe.toml"),
-        (&["replay", "tests/scenarios/probe.toml", "-o", "tests/scenarios/probe.toml"], "tests/scenarios/probe.toml"),
-        (&["sim", "games/g.toml", "--games", "2", "--out", "games/g.toml"], "games/g.toml"),
-        (&["sim", "merge", "shard.json", "--out", "shard.json"], "shard.json"),
-        (&["tiled-types", "-o", "scripts/elements/probe.lua"], "scripts/elements/probe.lua"),
+        (
+            &["play", "games/g.toml", "--save", "games/../games/g.toml"],
+            "games/g.toml",
+        ),
+        (
+            &[
+                "run",
+                "tests/scenarios/probe.toml",
+                "--record",
+                "./tests/scenarios/probe.toml",
+            ],
+            "tests/scenarios/probe.toml",
+        ),
+        (
+            &[
+                "replay",
+                "tests/scenarios/probe.toml",
+                "-o",
+                "tests/scenarios/probe.toml",
+            ],
+            "tests/scenarios/probe.toml",
+        ),
+        (
+            &[
+                "sim",
+                "games/g.toml",
+                "--games",
+                "2",
+                "--out",
+                "games/g.toml",
+            ],
+            "games/g.toml",
+        ),
+        (
+            &["sim", "merge", "shard.json", "--out", "shard.json"],
+            "shard.json",
+        ),
+        (
+            &["tiled-types", "-o", "scripts/elements/probe.lua"],
+            "scripts/elements/probe.lua",
+        ),
     ];
     for (args, input) in cases {
         let before = std::fs::read(d.join(input)).unwrap();
@@ -329,6 +375,10 @@ fn outputs_never_replace_inputs() {
             err.contains("is one of this command's input files"),
             "rally {args:?}: {err}"
         );
-        assert_eq!(std::fs::read(d.join(input)).unwrap(), before, "rally {args:?}");
+        assert_eq!(
+            std::fs::read(d.join(input)).unwrap(),
+            before,
+            "rally {args:?}"
+        );
     }
 }

@@ -509,7 +509,9 @@ fn rally_play_runs_a_rule_saved_during_the_pause_in_the_next_register() {
         out.find(&format!("── Register {n} ──"))
             .unwrap_or_else(|| panic!("no register {n}:\n{out}"))
     };
-    let swapped = out.find("↻ rules v2").unwrap_or_else(|| panic!("no reload:\n{out}"));
+    let swapped = out
+        .find("↻ rules v2")
+        .unwrap_or_else(|| panic!("no reload:\n{out}"));
     assert!(
         register(1) < swapped && swapped < register(2),
         "the new rules are loaded between registers 1 and 2:\n{out}"
@@ -551,7 +553,10 @@ fn rally_play_saves_before_the_first_question() {
     let stopped = play_with(dir.path(), &[game, "--fast"], "");
     assert_eq!(stopped.status.code(), Some(2));
     let save = dir.path().join("saves/duel.save.json");
-    assert!(save.is_file(), "no save after stopping at the first question");
+    assert!(
+        save.is_file(),
+        "no save after stopping at the first question"
+    );
     let answers = "1 2 3 4 5\nn\n".repeat(10);
     let resumed = play_with(
         dir.path(),
@@ -560,7 +565,10 @@ fn rally_play_saves_before_the_first_question() {
     );
     let out = String::from_utf8_lossy(&resumed.stdout);
     assert!(resumed.status.success(), "{out}");
-    assert!(out.contains("Resumed from saves/duel.save.json at turn 1, the deal"), "{out}");
+    assert!(
+        out.contains("Resumed from saves/duel.save.json at turn 1, the deal"),
+        "{out}"
+    );
 }
 
 /// Playing a game again where its save holds one does not replace it without being asked.
@@ -579,7 +587,10 @@ fn rally_play_refuses_to_replace_the_game_in_its_save() {
         err.contains("saves/duel.save.json already holds a game in progress (turn 2, the deal)"),
         "{err}"
     );
-    assert!(err.contains("rally play --resume saves/duel.save.json"), "{err}");
+    assert!(
+        err.contains("rally play --resume saves/duel.save.json"),
+        "{err}"
+    );
     assert!(err.contains("--new"), "{err}");
     assert_eq!(std::fs::read(&save).unwrap(), kept, "the save is untouched");
     // Asked for, it starts anew.
@@ -587,6 +598,49 @@ fn rally_play_refuses_to_replace_the_game_in_its_save() {
     let anew: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&save).unwrap()).unwrap();
     assert_eq!(anew["state"]["turn"], 1);
+}
+
+/// Hot seat: with two people at one terminal, each is handed the terminal before seeing
+/// their hand (and, on a terminal, the screen is cleared), so nobody sees another's hand or
+/// program before the registers reveal them.
+#[test]
+fn rally_play_hands_the_terminal_over_between_people() {
+    let dir = tempfile::tempdir().unwrap();
+    let duel = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/games/duel.toml"),
+    )
+    .unwrap();
+    let game = duel.replace("name = \"You\"", "name = \"Ann\"").replace(
+        "name = \"Bot\"\nstrength = \"strong\"",
+        "name = \"Ben\"\ndriver = \"human\"",
+    );
+    assert!(game.matches("driver = \"human\"").count() == 2);
+    std::fs::write(dir.path().join("hot.toml"), game).unwrap();
+    let out = play_with(
+        dir.path(),
+        &["hot.toml", "--fast"],
+        "\n1 2 3 4 5\n\n5 4 3 2 1\n",
+    );
+    let out = String::from_utf8_lossy(&out.stdout);
+    let at = |text: &str| {
+        out.find(text)
+            .unwrap_or_else(|| panic!("no `{text}` in:\n{out}"))
+    };
+    let ann = at("── Programming Ann: pass the terminal to Ann's player, then press Enter ──");
+    let ben = at("── Programming Ben: pass the terminal to Ben's player, then press Enter ──");
+    let hands: Vec<usize> = out
+        .match_indices("Hand       1) ")
+        .map(|(i, _)| i)
+        .collect();
+    assert!(
+        ann < hands[0] && hands[0] < ben && ben < hands[1],
+        "each person is handed the terminal before their hand:\n{out}"
+    );
+    assert!(
+        out[ben..].find("── Register 1 ──") > Some(0),
+        "Ben's program is asked before the registers:\n{out}"
+    );
+    assert!(!out.contains('\x1b'), "a pipe's screen is never cleared");
 }
 
 #[test]
@@ -708,12 +762,28 @@ fn rally_replay_plays_a_whole_game_stage_by_stage() {
     let label = frames[1]["label"].as_str().unwrap();
     let acting = frames[1]["acting"].as_str().unwrap();
     assert!(
-        label.starts_with(&format!("Turn 1 · Register 1 · {acting} plays ")),
+        label.starts_with(&format!("Turn 1 · Register 1 · robot {acting} plays ")),
         "{label}"
     );
     assert!(
         frames[1]["robots"][0]["program"].as_array().unwrap().len() == 5,
         "the frames carry the programs dealt"
+    );
+    // Programs are said in words, like every event the viewer knows ("robot You programs
+    // Move 1 (540), Turn Left (90), ..."), not as the log's raw JSON.
+    let programmed: Vec<&str> = frames[0]["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["text"].as_str())
+        .filter(|t| t.contains("program"))
+        .collect();
+    assert_eq!(programmed.len(), 2, "{programmed:?}");
+    assert!(
+        programmed
+            .iter()
+            .all(|t| t.starts_with("Robot ") && t.contains(" programs ") && !t.contains('[')),
+        "{programmed:?}"
     );
     let last = frames.last().unwrap();
     let state = m.game.state();

@@ -97,6 +97,7 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
         drivers: m.setup.seats.iter().map(|s| s.driver).collect(),
         input: input.clone(),
         colour,
+        screen: std::io::stdout().is_terminal(),
     };
     m.game.set_chooser(Box::new(TableChooser {
         drivers: table.drivers.clone(),
@@ -135,10 +136,21 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
             }
             Err(e) => return Err(e),
         };
+        if matches!(stage, Stage::Programmed { .. }) && table.hot_seat() {
+            // The last person's hand leaves the screen before the registers reveal programs.
+            table.clear_screen();
+        }
         show(&m, &stage, colour);
         save::write_json(&save_path, &m.save(&extra))?;
         if matches!(stage, Stage::Register { .. }) && !fast && !m.is_over() {
-            pause(&table.input, hot.as_mut(), &mut m.game, interactive)?;
+            let prompt = format!("(Enter for {}) ", coming(m.progress.phase));
+            pause(
+                &prompt,
+                &table.input,
+                hot.as_mut(),
+                &mut m.game,
+                interactive,
+            )?;
         }
     }
     let replay = replay_path(&save_path);
@@ -216,9 +228,14 @@ fn title(m: &Match) -> String {
     if !m.setup.description.is_empty() {
         out.push_str(&format!("\n{}", m.setup.description));
     }
+    let people = m.setup.seats.iter().filter(|s| s.driver == Driver::Human);
+    let you = match people.count() {
+        1 => "you, at this terminal",
+        _ => "a person at this terminal",
+    };
     for seat in &m.setup.seats {
         let who = match seat.driver {
-            Driver::Human => "you, at this terminal".to_string(),
+            Driver::Human => you.to_string(),
             Driver::Bot => format!("{} bot", seat.strength.name()),
         };
         out.push_str(&format!(
@@ -239,7 +256,10 @@ fn outcome_text(m: &Match) -> String {
     m.progress
         .outcome
         .as_ref()
-        .map_or("The game is not over.".into(), Outcome::text)
+        .map_or("The game is not over.".into(), |o| match o {
+            Outcome::Won { .. } => format!("🏁 {}", o.text()),
+            _ => o.text(),
+        })
 }
 
 /// What a stage did: the events, then the board.
@@ -311,15 +331,15 @@ fn draw(game: &Game, colour: bool) -> String {
 /// Rule files saved meanwhile are loaded at once and said so, so the next register runs
 /// them (and a broken save can be fixed before going on).
 fn pause(
+    prompt_text: &str,
     input: &Input,
     hot: Option<&mut HotReload>,
     game: &mut Game,
     interactive: bool,
 ) -> Result<()> {
-    const PROMPT: &str = "(Enter for the next register) ";
     let prompt = || {
         if interactive {
-            print!("{PROMPT}");
+            print!("{prompt_text}");
             let _ = std::io::stdout().flush();
         }
     };
@@ -413,6 +433,8 @@ struct Terminal {
     drivers: Vec<Driver>,
     input: Input,
     colour: bool,
+    /// Standard output is a terminal, whose screen can be cleared.
+    screen: bool,
 }
 
 /// Answers the questions scripts ask during the registers (`ctx:choose`): people are asked
@@ -489,6 +511,19 @@ impl Terminal {
     fn human(&self, robot: RobotId) -> bool {
         self.drivers[robot] == Driver::Human
     }
+
+    /// Several people share this terminal.
+    fn hot_seat(&self) -> bool {
+        self.drivers.iter().filter(|d| **d == Driver::Human).count() > 1
+    }
+
+    /// Clears the screen and the scrollback, on a terminal only (a pipe keeps everything).
+    fn clear_screen(&self) {
+        if self.screen {
+            print!("\x1b[H\x1b[2J\x1b[3J");
+            let _ = std::io::stdout().flush();
+        }
+    }
 }
 
 /// Parses "3 1 4" (or "3,1,4") as hand positions and checks them as a program.
@@ -517,6 +552,15 @@ impl Seats for Terminal {
     fn program(&mut self, game: &mut Game, hand: &Hand) -> Result<Vec<Card>> {
         if !self.human(hand.robot) {
             return self.bots.program(game, hand);
+        }
+        if self.hot_seat() {
+            // Each person's hand and program are for their eyes only (programs are secret
+            // until everybody has chosen): hand the terminal over on a clean screen.
+            let name = crate::text::clean_line(&game.state().robots[hand.robot].name).into_owned();
+            self.ask(&format!(
+                "\n── Programming {name}: pass the terminal to {name}'s player, then press Enter ──"
+            ))?;
+            self.clear_screen();
         }
         let (header, registers) = {
             let state = game.state();
@@ -587,7 +631,7 @@ impl Seats for Terminal {
             (r.name.clone(), r.damage)
         };
         self.yes_no(&format!(
-            "{name} has {damage} damage. Power down next turn (discard all damage; no cards, moves or firing)?"
+            "{name}: {damage} damage. Power down next turn (discard all damage; no cards, moves or firing)?"
         ))
     }
 
@@ -596,7 +640,7 @@ impl Seats for Terminal {
             return self.bots.stay_down(game, robot);
         }
         let name = game.state().robots[robot].name.clone();
-        self.yes_no(&format!("{name} is powered down. Stay down next turn too?"))
+        self.yes_no(&format!("{name}: powered down. Stay down next turn too?"))
     }
 
     fn reenter(&mut self, game: &mut Game, robot: RobotId) -> Result<(Dir, bool)> {
@@ -610,7 +654,7 @@ impl Seats for Terminal {
         println!("{}", draw(game, self.colour));
         let dir = loop {
             let answer = self.ask(&format!(
-                "{name} re-enters at {at} with 2 damage. Facing? [N/E/S/W, Enter keeps {facing}]"
+                "{name}: back at {at} with 2 damage. Facing? [N/E/S/W, Enter keeps {facing}]"
             ))?;
             if answer.is_empty() {
                 break facing;
@@ -621,9 +665,19 @@ impl Seats for Terminal {
             }
         };
         let down = self.yes_no(&format!(
-            "Re-enter {name} powered down (skip next turn, discard damage)?"
+            "{name}: re-enter powered down (skip next turn, discard damage)?"
         ))?;
         Ok((dir, down))
+    }
+}
+
+/// What the stage `phase` is, for "(Enter for ...)".
+fn coming(phase: Phase) -> &'static str {
+    match phase {
+        Phase::Program => "the next turn",
+        Phase::Register(_) => "the next register",
+        Phase::EndOfTurn => "the end of the turn",
+        Phase::Over => "the end",
     }
 }
 
@@ -634,5 +688,16 @@ fn describe_phase(phase: Phase) -> String {
         Phase::Register(r) => format!("register {r}"),
         Phase::EndOfTurn => "the end of the turn".into(),
         Phase::Over => "the end".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pause_after_the_last_register_announces_the_end_of_the_turn() {
+        assert_eq!(coming(Phase::Register(2)), "the next register");
+        assert_eq!(coming(Phase::EndOfTurn), "the end of the turn");
     }
 }

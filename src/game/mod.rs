@@ -326,7 +326,7 @@ impl Outcome {
     pub fn text(&self) -> String {
         match self {
             Outcome::Won { robot, turn } => {
-                format!("🏁 {robot} touched the last flag on turn {turn} and wins!")
+                format!("The winner: {robot}, first to touch the last flag (turn {turn}).")
             }
             Outcome::NoneLeft { turn } => {
                 format!("Every robot is out of lives after turn {turn}: nobody wins.")
