@@ -261,12 +261,15 @@ pub fn page(game: &Game, title: &str, description: &str, frames: &[Frame]) -> St
     let description = if description.is_empty() {
         String::new()
     } else {
-        format!("<p class=\"description\">{}</p>", escape(description))
+        format!(
+            "<p class=\"description\">{}</p>",
+            crate::text::xml(description)
+        )
     };
     fill(
         TEMPLATE,
         &[
-            ("TITLE", &escape(title)),
+            ("TITLE", &crate::text::xml(title)),
             ("DESCRIPTION", &description),
             ("BOARD", &board_svg(game)),
             ("DATA", &json),
@@ -303,11 +306,4 @@ fn fill(template: &str, values: &[(&str, &str)]) -> String {
     }
     out.push_str(rest);
     out
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }

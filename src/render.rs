@@ -62,6 +62,15 @@ fn arrow(d: Dir) -> char {
     }
 }
 
+/// The letter a robot is drawn as: its name's first (`?` for none, or for a control
+/// character, which must not reach the terminal).
+pub fn initial(name: &str) -> char {
+    name.chars()
+        .next()
+        .filter(|c| !c.is_control())
+        .unwrap_or('?')
+}
+
 /// The board with the robots standing on it.
 pub fn board(board: &Board, glyphs: &[String], state: &GameState) -> String {
     board_painted(board, glyphs, state, &|_, _, cell| cell)
@@ -90,11 +99,7 @@ pub fn board_painted(
             out.push(if wall_west { '|' } else { ' ' });
             let robot = state.robots.iter().position(|r| !r.destroyed && r.at == p);
             let cell = match robot.map(|id| &state.robots[id]) {
-                Some(r) => format!(
-                    "{}{}",
-                    r.name.chars().next().unwrap_or('?'),
-                    arrow(r.facing)
-                ),
+                Some(r) => format!("{}{}", initial(&r.name), arrow(r.facing)),
                 None => glyphs[(y * board.width + x) as usize].clone(),
             };
             out.push_str(&paint(p, robot, format!("{cell:<2}")));
@@ -115,27 +120,29 @@ pub fn board_painted(
     out
 }
 
-/// One robot per line: where it is and what it carries.
+/// One robot per line: where it is and what it carries. Names and script memory come from
+/// files and scripts: their control characters are shown escaped.
 pub fn robots(state: &GameState) -> String {
     let mut out = String::new();
     for r in &state.robots {
+        let mut line = String::new();
         let place = if r.destroyed {
             "destroyed".to_string()
         } else {
             format!("at {} facing {}", r.at, r.facing)
         };
         let _ = write!(
-            out,
+            line,
             "  {:<8} {place}, damage {}, lives {}, flags {}, archive {}",
             r.name, r.damage, r.lives, r.flags, r.archive
         );
         if r.powered_down {
-            out.push_str(", powered down");
+            line.push_str(", powered down");
         }
         if !r.vars.is_empty() {
-            let _ = write!(out, ", vars {}", serde_json::Value::Object(r.vars.clone()));
+            let _ = write!(line, ", vars {}", serde_json::Value::Object(r.vars.clone()));
         }
-        out.push('\n');
+        let _ = writeln!(out, "{}", crate::text::clean_line(&line));
     }
     out
 }

@@ -427,3 +427,69 @@ fn robots_and_boards_out_of_range_are_refused_with_file_and_line() {
         &["c.toml:1:1: course board `b.toml` at [2147483647, 0] reaches square 2147483648"],
     );
 }
+
+/// Control characters in file text (robot and board names, descriptions) are shown escaped
+/// on the terminal, as scripts' text is, and never make a picture or a page invalid XML.
+#[test]
+fn control_characters_in_files_are_escaped_on_the_terminal_and_in_pictures() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    support::copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts"),
+        &d.join("scripts"),
+    );
+    let red = r"A\u001b[31mred";
+    let board = "[board]\nname = \"B\\u001b]0;title\\u0007\\u0000\"\ngrid = \". . F\"\n[board.legend]\n\".\" = \"floor\"\n\"F\" = { element = \"flag\", number = 1 }\n";
+    std::fs::write(
+        d.join("s.toml"),
+        format!(
+            "description = \"x\\u001b[2J\\r\"\n{board}[[robot]]\nname = \"{red}\"\nat = [0, 0]\nfacing = \"E\"\nprogram = [\"move1\"]\n[expect.\"{red}\"]\nat = [1, 0]\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("g.toml"),
+        format!(
+            "description = \"x\\u001b[2J\"\nturn_limit = 1\n{}[[robot]]\nname = \"{red}\"\n",
+            board.replace("\". . F\"", "\"S . F\"").replace(
+                "\"F\" =",
+                "\"S\" = { element = \"start\", number = 1 }\n\"F\" ="
+            )
+        ),
+    )
+    .unwrap();
+    let raw = |text: &str| {
+        text.chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t')
+    };
+    let commands: &[&[&str]] = &[
+        &["run", "s.toml"],
+        &["test", "s.toml"],
+        &["run", "s.toml", "--record", "log.json"],
+        &["run", "--replay", "log.json"],
+        &["render", "s.toml", "-o", "s.svg"],
+        &["replay", "s.toml", "-o", "s.html"],
+        &["play", "g.toml", "--fast"],
+        &["replay", "saves/g.replay.json", "-o", "g.html"],
+        &["sim", "g.toml", "--games", "2"],
+        &["run", "s.toml", "--json"],
+    ];
+    for args in commands {
+        let out = rally(d, args);
+        let (stdout, err) = (String::from_utf8_lossy(&out.stdout), stderr(&out));
+        assert!(
+            !raw(&stdout) && !raw(&err),
+            "rally {args:?} sent control characters:\n{stdout:?}\n{err:?}"
+        );
+        assert!(out.status.code() != Some(2), "rally {args:?}: {err}");
+    }
+    for picture in ["s.svg", "s.html", "g.html"] {
+        let text = std::fs::read_to_string(d.join(picture)).unwrap();
+        assert!(
+            !raw(&text.replace('\r', "")),
+            "{picture} holds control characters"
+        );
+    }
+    let svg = std::fs::read_to_string(d.join("s.svg")).unwrap();
+    roxmltree::Document::parse(&svg).expect("the SVG is well-formed XML");
+}

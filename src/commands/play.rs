@@ -104,7 +104,8 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
         input,
     }));
     let fast = opts.fast;
-    println!("{}", title(&m));
+    // Names and descriptions come from files: their control characters are shown escaped.
+    println!("{}", crate::text::clean(&title(&m)));
     if opts.resume.is_some() {
         println!(
             "Resumed from {} at turn {}, {}.",
@@ -155,7 +156,7 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
     }
     let replay = replay_path(&save_path);
     save::write_json(&replay, &m.replay(&extra))?;
-    println!("{}", outcome_text(&m));
+    println!("{}", crate::text::clean(&outcome_text(&m)));
     println!("Replay written to {}.", replay.display());
     Ok(true)
 }
@@ -249,7 +250,7 @@ fn title(m: &Match) -> String {
 
 /// A robot as the board shows it: its initial.
 fn robot_label(name: &str) -> String {
-    format!("{name} (drawn as {})", name.chars().next().unwrap_or('?'))
+    format!("{name} (drawn as {})", render::initial(name))
 }
 
 fn outcome_text(m: &Match) -> String {
@@ -455,7 +456,7 @@ impl crate::decision::Chooser for TableChooser {
         loop {
             print!(
                 "{}: {text} [{}] (Enter: {}) ",
-                q.robot_name,
+                crate::text::clean_line(&q.robot_name),
                 crate::text::clean_line(&q.choices.join("/")),
                 crate::text::clean_line(q.default_answer())
             );
@@ -484,8 +485,9 @@ impl Terminal {
         self.input.line()
     }
 
+    /// Asks a question on one line (a robot's name in it shows its control characters).
     fn ask(&mut self, prompt: &str) -> Result<String> {
-        print!("{prompt} ");
+        print!("{} ", crate::text::clean(prompt));
         let _ = std::io::stdout().flush();
         let answer = self.line()?;
         if !std::io::stdin().is_terminal() {
@@ -556,7 +558,7 @@ impl Seats for Terminal {
         if self.hot_seat() {
             // Each person's hand and program are for their eyes only (programs are secret
             // until everybody has chosen): hand the terminal over on a clean screen.
-            let name = crate::text::clean_line(&game.state().robots[hand.robot].name).into_owned();
+            let name = game.state().robots[hand.robot].name.clone();
             self.ask(&format!(
                 "\n── Programming {name}: pass the terminal to {name}'s player, then press Enter ──"
             ))?;
@@ -586,7 +588,7 @@ impl Seats for Terminal {
             (header, registers)
         };
         println!("{}", draw(game, self.colour));
-        println!("{header}");
+        println!("{}", crate::text::clean(&header));
         println!("Registers  {}", registers.join("  "));
         let numbered: Vec<String> = hand
             .cards

@@ -86,7 +86,10 @@ pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
     let board = game.board();
     println!(
         "Before ({}, {}×{}):\n{}",
-        board.name, board.width, board.height, before
+        crate::text::clean_line(&board.name),
+        board.width,
+        board.height,
+        before
     );
     let end = if scenario.end_of_turn {
         " and the end of the turn"

@@ -215,7 +215,8 @@ fn emit(study: &Study, output: &Output) -> Result<bool> {
     } else if output.csv {
         study.csv()
     } else {
-        study.table()
+        // Robot names come from the game file: their control characters are shown escaped.
+        crate::text::clean(&study.table()).into_owned()
     };
     print!("{text}");
     Ok(true)
