@@ -59,7 +59,7 @@ enum Command {
         #[arg(long)]
         json: bool,
         /// Resolve it N times in-process and print the median time per resolution
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
         repeat: Option<u32>,
         /// Also write a replay log (JSON) of the resolution to LOG
         #[arg(long, value_name = "LOG")]
@@ -218,8 +218,8 @@ enum Command {
         /// Play only shard K of M (K counts from 0): games K·N/M up to (K+1)·N/M; merge the shards' --out files
         #[arg(long, value_name = "K/M")]
         shard: Option<commands::sim::Shard>,
-        /// Worker threads [default: one per core]; the results do not depend on it
-        #[arg(long, value_name = "N")]
+        /// Worker threads [default: one per core; at most one per game, and 256]; the results do not depend on it
+        #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
         threads: Option<usize>,
         #[command(flatten)]
         output: SimOutput,

@@ -654,7 +654,40 @@ fn game_file_errors_name_the_file_and_line() {
     .unwrap();
     let e = Setup::load(&path).unwrap_err().to_string();
     assert!(e.contains("bad.toml:4"), "{e}");
-    assert!(e.contains("human") && e.contains("bot"), "{e}");
+    assert!(
+        e.contains("unknown value `robot`, expected `human` or `bot`"),
+        "in users' words, not serde's: {e}"
+    );
+    // Numbers, and what is only found once the rules are loaded, at their lines too.
+    let duel = std::fs::read_to_string("tests/games/duel.toml").unwrap();
+    for (edit, expected) in [
+        (
+            duel.replace("turn_limit = 2", "turn_limit = 0"),
+            "bad.toml:6:14: turn_limit = 0: expected at least 1",
+        ),
+        (
+            duel.replace("turn_limit = 2", "turn_limit = -1"),
+            "bad.toml:6:14: expected a whole number from 0 to 4294967295, not -1",
+        ),
+        (
+            duel.replace("name = \"Bot\"", "name = \"Bot\"\nstart = 7"),
+            "bad.toml:46:1: robot `Bot` starts on dock 7, but the board has no `start` square number 7",
+        ),
+        (
+            duel.replace("name = \"Bot\"", "name = \"Bot\"\noptions = [\"brakez\"]"),
+            "bad.toml:46:1: robot `Bot`: there is no option `brakez` (did you mean `brakes`?)",
+        ),
+    ] {
+        std::fs::write(&path, edit).unwrap();
+        let e = Setup::load(&path)
+            .and_then(|setup| {
+                let rules = RuleSet::load(&sources(&setup))?;
+                Match::start(setup, rules).map(|_| ())
+            })
+            .unwrap_err()
+            .to_string();
+        assert!(e.ends_with(expected), "{e}");
+    }
 }
 
 #[test]

@@ -28,7 +28,7 @@ pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
     if let Some(n) = opts.repeat {
         let start = game.state().clone();
         let mut times: Vec<Duration> = Vec::with_capacity(n as usize);
-        for _ in 0..n.max(1) {
+        for _ in 0..n {
             game.restore(start.clone());
             let t = Instant::now();
             scenario.resolve(&mut game)?;

@@ -85,7 +85,6 @@ pub fn sim(path: &Path, opts: &SimOptions, common: &Common) -> Result<bool> {
         set_strength(&mut setup, given)?;
     }
     let (scripts, variants) = common.folders(Some(path))?;
-    let threads = opts.threads.unwrap_or_else(sim::default_threads);
     let mut columns: Vec<Vec<String>> = vec![common.extra_variants.clone()];
     if let Some(set) = &opts.compare {
         let mut names = common.extra_variants.clone();
@@ -98,6 +97,7 @@ pub fn sim(path: &Path, opts: &SimOptions, common: &Common) -> Result<bool> {
         columns.push(names);
     }
     let [first, end] = opts.shard.map_or([0, opts.games], |s| s.range(opts.games));
+    let threads = sim::threads(opts.threads, end - first);
     let part = match opts.shard {
         Some(s) => format!(
             "games {first}..{end} of {} (shard {}/{})",

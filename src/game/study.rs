@@ -238,7 +238,9 @@ impl Study {
             ));
         }
         let study: Study =
-            serde_json::from_value(document).map_err(|e| refuse(format!("{what}: {e}")))?;
+            serde_json::from_value(document).map_err(|e| {
+                refuse(format!("{what}: {}", crate::error::json_message(&e)))
+            })?;
         let [first, end] = study.range;
         if first > end || end > study.games {
             return Err(refuse(format!(
