@@ -97,11 +97,15 @@ fn raw_message(e: &mlua::Error) -> String {
         mlua::Error::WithContext { context, cause } => format!("{context}: {}", raw_message(cause)),
         // A script's own error: `file.lua:line: message`; the Lua traceback after it repeats
         // what the caller already says (element, hook, robot, register), so it is left out.
-        mlua::Error::RuntimeError(m) => m
-            .split("\nstack traceback:")
-            .next()
-            .unwrap_or(m)
-            .to_string(),
+        mlua::Error::RuntimeError(m) => {
+            let m = m.split("\nstack traceback:").next().unwrap_or(m);
+            // Lua's own words for a recursion that ran out of stack before any limit.
+            if m.ends_with("stack overflow") {
+                format!("{m}: too deep: endless recursion?")
+            } else {
+                m.to_string()
+            }
+        }
         mlua::Error::SyntaxError { message, .. } => message.clone(),
         mlua::Error::MemoryError(_) => sandbox::memory_message(),
         other => other.to_string(),
