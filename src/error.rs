@@ -106,7 +106,11 @@ pub fn in_words(message: &str) -> String {
             .strip_prefix(prefix)
             .and_then(|rest| rest.split_once(", expected "))
         {
-            return format!("expected {}, not {}", expected_words(expected), found_words(found));
+            return format!(
+                "expected {}, not {}",
+                expected_words(expected),
+                found_words(found)
+            );
         }
     }
     if let Some((length, expected)) = message

@@ -310,11 +310,12 @@ fn property(kind: &str, value: &str) -> std::result::Result<toml::Value, String>
         _ => {
             let trimmed = value.trim();
             if trimmed.starts_with('[') || trimmed.starts_with('{') {
-                let table: toml::Table = format!("v = {trimmed}")
-                    .parse()
-                    .map_err(|e: toml::de::Error| {
-                        format!("`{value}`: {}", crate::error::in_words(e.message()))
-                    })?;
+                let table: toml::Table =
+                    format!("v = {trimmed}")
+                        .parse()
+                        .map_err(|e: toml::de::Error| {
+                            format!("`{value}`: {}", crate::error::in_words(e.message()))
+                        })?;
                 table
                     .get("v")
                     .cloned()

@@ -148,13 +148,22 @@ fn quiet_leaves_only_results_and_errors() {
     let scenario = "tests/scenarios/pad.toml";
     for (args, wrote) in [
         (&["render", scenario][..], "wrote pad.svg"),
-        (&["replay", scenario, "-o", "pad.html"][..], "wrote pad.html"),
+        (
+            &["replay", scenario, "-o", "pad.html"][..],
+            "wrote pad.html",
+        ),
         (&["tiled-types", "-o", "types.json"][..], "wrote types.json"),
     ] {
         let (out, err) = text(&rally(d, args));
-        assert!(out.is_empty() && err.trim() == wrote, "rally {args:?}: {out}{err}");
+        assert!(
+            out.is_empty() && err.trim() == wrote,
+            "rally {args:?}: {out}{err}"
+        );
         let (out, err) = text(&rally(d, &[&["-q"][..], args].concat()));
-        assert!(out.is_empty() && err.is_empty(), "rally -q {args:?}: {out}{err}");
+        assert!(
+            out.is_empty() && err.is_empty(),
+            "rally -q {args:?}: {out}{err}"
+        );
     }
     // `sim` says what it runs and how fast it went: chatter.
     let sprint = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/games/sprint.toml");

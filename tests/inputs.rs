@@ -493,3 +493,58 @@ fn control_characters_in_files_are_escaped_on_the_terminal_and_in_pictures() {
     let svg = std::fs::read_to_string(d.join("s.svg")).unwrap();
     roxmltree::Document::parse(&svg).expect("the SVG is well-formed XML");
 }
+
+/// A replay log of another version says so (not what this version misses in it), and JSON
+/// errors say where once.
+#[test]
+fn a_replay_log_of_another_version_and_a_broken_save_say_what_is_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("r.json"), "{\"rally_replay\": 2}\n").unwrap();
+    for args in [&["run", "--replay", "r.json"][..], &["replay", "r.json"]] {
+        let out = rally(d, args);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            stderr(&out).contains("r.json: replay log version 2, this rally reads version 1"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    std::fs::write(d.join("s.json"), "{\"format\": 1, \"game\": 5}\n").unwrap();
+    let out = rally(d, &["play", "--resume", "s.json"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("s.json:1:23: not a rally save: expected a path (text), not 5"),
+        "{err}"
+    );
+    assert!(!err.contains("at line"), "{err}");
+}
+
+/// A name declared by two files names both, blaming neither (the standard file may well be
+/// the one loaded second).
+#[test]
+fn an_element_defined_twice_names_both_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    support::copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts"),
+        &d.join("scripts"),
+    );
+    std::fs::write(
+        d.join("scripts/elements/afloor.lua"),
+        "return rally.element {\n  name = \"floor\",\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("s.toml"),
+        "[board]\ngrid = \".\"\n[board.legend]\n\".\" = \"floor\"\n",
+    )
+    .unwrap();
+    let out = rally(d, &["run", "s.toml"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("element `floor` is defined twice, in scripts/elements/afloor.lua and in scripts/elements/floor.lua"),
+        "{err}"
+    );
+}

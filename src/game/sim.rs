@@ -132,7 +132,8 @@ pub const MAX_THREADS: usize = 256;
 /// The threads for `games` games: as `asked` (default: one per core), but never more than
 /// one per game or [`MAX_THREADS`].
 pub fn threads(asked: Option<usize>, games: u64) -> usize {
-    let asked = asked.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let asked =
+        asked.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let games = usize::try_from(games).unwrap_or(usize::MAX);
     asked.min(games).min(MAX_THREADS).max(1)
 }

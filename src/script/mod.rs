@@ -460,10 +460,12 @@ impl Defs {
             match (self.element_index.get(&def.name), replace) {
                 (Some(&i), Replace::Yes) => self.elements[i] = def,
                 (Some(&i), Replace::No) => {
-                    return Err(Error::Script(format!(
-                        "{file}: element `{}` is already defined in {}; to change it, declare it with `replace = true`",
-                        def.name, self.elements[i].file
-                    )))
+                    return Err(defined_twice(
+                        "element",
+                        &def.name,
+                        &self.elements[i].file,
+                        file,
+                    ))
                 }
                 (None, Replace::Yes) => {
                     return Err(Error::Script(format!(
@@ -582,6 +584,16 @@ impl Defs {
     }
 }
 
+/// Two files declare the same name: both are named, neither blamed (the one loaded first may
+/// be the standard file, the user's the second, or the other way round).
+fn defined_twice(kind: &str, name: &str, first: &str, second: &str) -> Error {
+    Error::Script(format!(
+        "{kind} `{name}` is defined twice, in {first} and in {second}: rename one; to replace \
+         the first, say `replace = true` in the second (files load in name order, variants \
+         after the scripts)"
+    ))
+}
+
 /// Adds a rule or option declaration to `list`, or replaces the one of that name when it
 /// says `replace = true`; declaring a name twice without it is an error naming both files.
 fn merge_named<T>(
@@ -597,10 +609,7 @@ fn merge_named<T>(
     match (existing, replace) {
         (Some(i), Replace::Yes) => list[i] = def,
         (Some(i), Replace::No) => {
-            return Err(Error::Script(format!(
-                "{file}: {kind} `{name}` is already defined in {}; to change it, declare it with `replace = true`",
-                name_file(&list[i]).1
-            )))
+            return Err(defined_twice(kind, &name, name_file(&list[i]).1, file))
         }
         (None, Replace::Yes) => {
             return Err(Error::Script(format!(

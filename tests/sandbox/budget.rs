@@ -188,11 +188,13 @@ fn every_command_is_bounded_a_glyph_that_loops_too() {
 
 #[test]
 fn limit_messages_say_the_real_ranges() {
-    let bomb = Attack::on_card("local t, s = {}, ('x'):rep(1e5)\nfor i = 1, 1e6 do t[i] = s .. i end");
+    let bomb =
+        Attack::on_card("local t, s = {}, ('x'):rep(1e5)\nfor i = 1, 1e6 do t[i] = s .. i end");
     let out = bomb.run(&["--limit", "memory=2M"]);
     out.stopped();
     assert!(
-        out.stderr.contains("out of memory: the scripts hold more than 2 MiB"),
+        out.stderr
+            .contains("out of memory: the scripts hold more than 2 MiB"),
         "{}",
         out.stderr
     );
@@ -209,9 +211,14 @@ fn limit_messages_say_the_real_ranges() {
 #[test]
 fn endless_recursion_is_a_stack_overflow_at_its_line() {
     // Each call keeps a long string: the memory fills before Lua's stack does.
-    Attack::on_card("local function f(n) local s = ('x'):rep(100) .. n; return f(n + 1) .. s end\nf(1)")
-        .run(&[])
-        .refused(2, "stack overflow: too deep (calls nested more than 10000 levels)");
+    Attack::on_card(
+        "local function f(n) local s = ('x'):rep(100) .. n; return f(n + 1) .. s end\nf(1)",
+    )
+    .run(&[])
+    .refused(
+        2,
+        "stack overflow: too deep (calls nested more than 10000 levels)",
+    );
     // Without: Lua's own stack overflow, said the same way.
     Attack::on_card("local function f(n)\n  return 1 + f(n + 1)\nend\nf(1)")
         .run(&[])
