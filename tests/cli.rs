@@ -403,3 +403,21 @@ fn outputs_never_replace_inputs() {
         );
     }
 }
+
+/// A file named to `rally test` without `[expect]` is said to be skipped, not passed over in
+/// silence (in a folder, such files are boards and fixtures, and stay quiet).
+#[test]
+fn test_says_which_named_files_it_skipped() {
+    let dir = project();
+    let d = dir.path();
+    let text_of = std::fs::read_to_string(d.join("tests/scenarios/probe.toml")).unwrap();
+    let without = text_of.split("\n[expect").next().unwrap().to_string();
+    std::fs::write(d.join("plain.toml"), without).unwrap();
+    let (out, _) = text(&rally(d, &["test", "plain.toml"]));
+    assert_eq!(
+        out,
+        "plain.toml: no [expect], skipped\n0 passed, 0 failed\n"
+    );
+    let report = json(&rally(d, &["test", "plain.toml", "--json"]));
+    assert_eq!(report["skipped"], serde_json::json!(["plain.toml"]));
+}
