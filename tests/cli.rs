@@ -421,3 +421,26 @@ fn test_says_which_named_files_it_skipped() {
     let report = json(&rally(d, &["test", "plain.toml", "--json"]));
     assert_eq!(report["skipped"], serde_json::json!(["plain.toml"]));
 }
+
+/// The text board comes with a key to its glyphs: each element on it with the glyphs it
+/// shows there, walls, floor and robots.
+#[test]
+fn text_boards_have_a_key_to_their_glyphs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (out, _) = text(&rally(root, &["run", "boards/tour.toml"]));
+    let key: String = out
+        .lines()
+        .skip_while(|l| !l.starts_with("key: "))
+        .take_while(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n");
+    for item in [
+        "O pit",
+        "F1 F2 F3 flag",
+        "G> G< gear",
+        "| -- wall",
+        "A> a robot",
+    ] {
+        assert!(key.contains(item), "no `{item}` in the key:\n{key}");
+    }
+}

@@ -409,6 +409,7 @@ fn rally_play_at_a_piped_terminal() {
         "the hand is numbered:\n{stdout}"
     );
     assert!(stdout.contains("Cards for registers 1 2 3 4 5"), "{stdout}");
+    assert!(stdout.contains("key: F1 flag"), "the board's key: {stdout}");
     assert!(stdout.contains("── Register 5 ──"), "{stdout}");
     assert!(stdout.contains("Replay written to"), "{stdout}");
     assert!(!stdout.contains("\x1b["), "no colour when piped");

@@ -114,6 +114,8 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
             describe_phase(m.progress.phase)
         );
     }
+    // The key to the board's glyphs goes under the first board the registers show.
+    let mut legend_shown = false;
     while !m.is_over() {
         if let Some(reloaded) = hot.as_mut().and_then(|h| h.at_boundary(&mut m.game)) {
             println!("{reloaded}");
@@ -141,7 +143,8 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
             // The last person's hand leaves the screen before the registers reveal programs.
             table.clear_screen();
         }
-        show(&m, &stage, colour);
+        show(&m, &stage, colour, !legend_shown);
+        legend_shown |= matches!(stage, Stage::Register { .. });
         save::write_json(&save_path, &m.save(&extra))?;
         if matches!(stage, Stage::Register { .. }) && !fast && !m.is_over() {
             let prompt = format!("(Enter for {}) ", coming(m.progress.phase));
@@ -263,8 +266,8 @@ fn outcome_text(m: &Match) -> String {
         })
 }
 
-/// What a stage did: the events, then the board.
-fn show(m: &Match, stage: &Stage, colour: bool) {
+/// What a stage did: the events, then the board (with the key to its glyphs if `legend`).
+fn show(m: &Match, stage: &Stage, colour: bool, legend: bool) {
     let state = m.game.state();
     match stage {
         Stage::Programmed { .. } => {
@@ -288,6 +291,9 @@ fn show(m: &Match, stage: &Stage, colour: bool) {
     }
     drop(state);
     println!("{}", draw(&m.game, colour));
+    if legend {
+        println!("{}", render::legend(m.game.rules(), &m.game.board()));
+    }
     print!("{}", render::robots(&m.game.state()));
 }
 
@@ -588,6 +594,7 @@ impl Seats for Terminal {
             (header, registers)
         };
         println!("{}", draw(game, self.colour));
+        println!("{}", render::legend(game.rules(), &game.board()));
         println!("{}", crate::text::clean(&header));
         println!("Registers  {}", registers.join("  "));
         let numbered: Vec<String> = hand

@@ -85,11 +85,12 @@ pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
     }
     let board = game.board();
     println!(
-        "Before ({}, {}×{}):\n{}",
+        "Before ({}, {}×{}):\n{}{}\n",
         crate::text::clean_line(&board.name),
         board.width,
         board.height,
-        before
+        before,
+        render::legend(game.rules(), &board)
     );
     let end = if scenario.end_of_turn {
         " and the end of the turn"
