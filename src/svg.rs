@@ -354,12 +354,23 @@ impl Canvas {
     }
 
     /// Upright text centred on point (`cx`, `cy`) of a north-pointing tile turned to `dir`
-    /// (labels never turn upside down with their element).
+    /// (labels never turn upside down with their element). Text that would be wider than the
+    /// square (a script's long `draw.label`, a long element name) is squeezed to fit it
+    /// rather than spill into its neighbours.
     fn label(&mut self, dir: Dir, cx: f64, cy: f64, size: u32, fill: &str, text: &str) {
+        /// Bold text is about this many ems wide per character, on average.
+        const EM_PER_CHAR: f64 = 0.6;
         let (x, y) = self.turned(dir, cx, cy);
+        let room = f64::from(CELL) - 4.0;
+        let wide = text.chars().count() as f64 * f64::from(size) * EM_PER_CHAR > room;
+        let fit = if wide {
+            format!(r#" textLength="{room}" lengthAdjust="spacingAndGlyphs""#)
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             self.layers[Layer::Labels as usize],
-            r#"<text x="{x}" y="{}" font-size="{size}" font-weight="bold" fill="{fill}" text-anchor="middle">{}</text>"#,
+            r#"<text x="{x}" y="{}" font-size="{size}" font-weight="bold" fill="{fill}" text-anchor="middle"{fit}>{}</text>"#,
             y + f64::from(size) * 0.35,
             xml(text)
         );
