@@ -198,9 +198,16 @@ fn long_labels_fit_their_square() {
         .lines()
         .find(|l| l.contains(">CAUTION: CRUSHER AHEAD</text>"))
         .expect("the label");
-    assert!(label.contains(r#"textLength="60" lengthAdjust="spacingAndGlyphs""#), "{label}");
+    assert!(
+        label.contains(r#"textLength="60" lengthAdjust="spacingAndGlyphs""#),
+        "{label}"
+    );
     let svg = one_tile_picture(&rules, "sign", "").replace("CAUTION: CRUSHER AHEAD", "");
-    assert_eq!(svg.matches("textLength").count(), 1, "only the long label is squeezed");
+    assert_eq!(
+        svg.matches("textLength").count(),
+        1,
+        "only the long label is squeezed"
+    );
 }
 
 #[test]

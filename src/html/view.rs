@@ -406,24 +406,28 @@ fn sentence(e: &Event) -> Option<String> {
                 wall()
             )
         }
-        "damaged" | "damage_prevented" => {
+        "damaged" | "damage_prevented" | "damage_added" => {
             let by = match (get("shooter"), get("source")) {
                 (Some(_), _) => format!("the laser of {}", robot_words(&text("shooter"))),
                 (None, Some(_)) => format!("the {} at {}", text("cause"), text("source")),
                 (None, None) => text("cause"),
             };
-            if e.what == "damaged" {
-                format!(
+            match e.what.as_ref() {
+                "damaged" => format!(
                     "{who} is hit by {by}: {} damage ({} in all)",
                     text("amount"),
                     text("damage")
-                )
-            } else {
-                format!(
+                ),
+                "damage_added" => format!(
+                    "{who}: {} damage added to the hit of {by} by {}",
+                    text("amount"),
+                    text("by")
+                ),
+                _ => format!(
                     "{who}: {} damage from {by} prevented by {}",
                     text("amount"),
                     text("by")
-                )
+                ),
             }
         }
         "destroyed" => format!(
