@@ -125,7 +125,7 @@ impl ReplayLog {
         let version = serde_json::from_str::<Value>(&source.text)
             .ok()
             .and_then(|v| v.get("rally_replay").cloned());
-        if let Some(version) = version.filter(|v| *v != Value::from(VERSION)) {
+        if let Some(version) = version.filter(|v| v.as_u64() != Some(u64::from(VERSION))) {
             return Err(Error::File {
                 file: path.to_path_buf(),
                 message: format!(

@@ -382,22 +382,16 @@ fn rally_play_at_a_piped_terminal() {
     for _ in 0..40 {
         input.push_str("1 2 3 4 5\nn\n");
     }
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rally"))
-        .args(["play", "tests/games/duel.toml", "--fast", "--save"])
-        .arg(&save)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = play_with(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        &[
+            "tests/games/duel.toml",
+            "--fast",
+            "--save",
+            save.to_str().unwrap(),
+        ],
+        &input,
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -479,12 +473,7 @@ fn play_until(
 
 /// A copy of the project's scripts, boards and games in a temporary folder.
 fn project_copy() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for sub in ["scripts", "boards", "games"] {
-        support::copy_dir(&root.join(sub), &dir.path().join(sub));
-    }
-    dir
+    support::copy_of(&["scripts", "boards", "games"])
 }
 
 /// Hot reload in `rally play`: a rule saved during the pause after register 1 is loaded

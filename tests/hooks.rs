@@ -57,32 +57,17 @@ fn run_scenario_with_probe(option: &str, scenario: &str) -> String {
     )
 }
 
-/// T shoots A, which holds `probe`: A takes 1 damage unless `probe`'s `on_damage` changes it.
-const SHOT_AT_THE_HOLDER: &str = r#"
-[board]
-grid = ". . . ."
-[board.legend]
-"." = "floor"
-[[robot]]
-name = "A"
-at = [0, 0]
-facing = "N"
-program = ["uturn@10"]
-options = ["probe"]
-[[robot]]
-name = "T"
-at = [2, 0]
-facing = "W"
-"#;
-
-/// `rally test` of SHOT_AT_THE_HOLDER with `expect` added, `probe`'s `on_damage` returning
-/// `returned`; its output.
+/// `rally test` of SCENARIO with T turned to shoot A (in both registers) and `expect` in
+/// place of its own, `probe`'s `on_damage` returning `returned`; its output.
 fn damage_returning(returned: &str, expect: &str) -> String {
+    let shot_at_the_holder = SCENARIO
+        .replace("facing = \"N\"", "facing = \"W\"")
+        .replace("[expect.A]\nlives = 3\n", expect);
     run_scenario_with_probe(
         &format!(
             "on_damage = function(ctx, robot, amount, info, option)\n  return {returned}\nend"
         ),
-        &format!("{SHOT_AT_THE_HOLDER}{expect}"),
+        &shot_at_the_holder,
     )
 }
 
@@ -92,7 +77,7 @@ fn damage_returning(returned: &str, expect: &str) -> String {
 fn on_damage_may_lower_or_raise_the_damage() {
     let out = damage_returning(
         "amount * 3",
-        "[expect.A]\ndamage = 3\nevents = { damage_added = 1 }\n",
+        "[expect.A]\ndamage = 6\nevents = { damage_added = 2 }\n",
     );
     assert_mentions(&out, &["1 passed, 0 failed"]);
     let out = damage_returning(
@@ -102,7 +87,7 @@ fn on_damage_may_lower_or_raise_the_damage() {
     assert_mentions(&out, &["1 passed, 0 failed"]);
     let out = damage_returning(
         "0",
-        "[expect.A]\ndamage = 0\nevents = { damage_prevented = 1 }\n",
+        "[expect.A]\ndamage = 0\nevents = { damage_prevented = 2 }\n",
     );
     assert_mentions(&out, &["1 passed, 0 failed"]);
 }

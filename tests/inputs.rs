@@ -432,12 +432,8 @@ fn robots_and_boards_out_of_range_are_refused_with_file_and_line() {
 /// on the terminal, as scripts' text is, and never make a picture or a page invalid XML.
 #[test]
 fn control_characters_in_files_are_escaped_on_the_terminal_and_in_pictures() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = support::copy_of(&["scripts"]);
     let d = dir.path();
-    support::copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts"),
-        &d.join("scripts"),
-    );
     let red = r"A\u001b[31mred";
     let board = "[board]\nname = \"B\\u001b]0;title\\u0007\\u0000\"\ngrid = \". . F\"\n[board.legend]\n\".\" = \"floor\"\n\"F\" = { element = \"flag\", number = 1 }\n";
     std::fs::write(
@@ -524,12 +520,8 @@ fn a_replay_log_of_another_version_and_a_broken_save_say_what_is_wrong() {
 /// the one loaded second).
 #[test]
 fn an_element_defined_twice_names_both_files() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = support::copy_of(&["scripts"]);
     let d = dir.path();
-    support::copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts"),
-        &d.join("scripts"),
-    );
     std::fs::write(
         d.join("scripts/elements/afloor.lua"),
         "return rally.element {\n  name = \"floor\",\n}\n",

@@ -177,7 +177,7 @@ impl<'a> Engine<'a> {
                 ),
             };
             let args = (&self.link.ctx, self.robot(id), amount, info()?, option);
-            let value = self.call(f, args, &what)?;
+            let value = self.call(f, args, what)?;
             // The value has no line: the error names the handler's own.
             let new = taken_damage(&value, amount).map_err(|m| {
                 let info = f.info();
@@ -253,10 +253,12 @@ fn taken_damage(value: &Value, amount: i32) -> std::result::Result<i32, String> 
         Value::Integer(n) => Some(*n),
         Value::Number(x) if x.fract() == 0.0 && x.abs() < 1e15 => Some(*x as i64),
         Value::Number(_) => None,
-        other => return Err(format!(
+        other => {
+            return Err(format!(
             "on_damage must return nil (no change) or the damage to take, a whole number, not a {}",
             other.type_name()
-        )),
+        ))
+        }
     };
     let shown = match value {
         Value::Integer(n) => n.to_string(),

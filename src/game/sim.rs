@@ -135,7 +135,7 @@ pub fn threads(asked: Option<usize>, games: u64) -> usize {
     let asked =
         asked.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let games = usize::try_from(games).unwrap_or(usize::MAX);
-    asked.min(games).min(MAX_THREADS).max(1)
+    asked.min(games).clamp(1, MAX_THREADS)
 }
 
 #[cfg(test)]

@@ -169,7 +169,7 @@ const MIN_MEMORY: usize = 1 << 20;
 pub fn size_words(bytes: usize) -> String {
     let (mib, kib) = (1usize << 20, 1usize << 10);
     let unit = |n: usize, unit: usize, name: &str| {
-        if n % unit == 0 {
+        if n.is_multiple_of(unit) {
             format!("{} {name}", n / unit)
         } else {
             format!("{:.1} {name}", n as f64 / unit as f64)
