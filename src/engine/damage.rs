@@ -177,16 +177,8 @@ impl<'a> Engine<'a> {
                 ),
             };
             let args = (&self.link.ctx, self.robot(id), amount, info()?, option);
-            let value = self.call(f, args, what)?;
-            // The value has no line: the error names the handler's own.
-            let new = taken_damage(&value, amount).map_err(|m| {
-                let info = f.info();
-                let at = match (info.short_src, info.line_defined) {
-                    (Some(src), Some(line)) => format!("{src}:{line}: "),
-                    _ => String::new(),
-                };
-                Error::Script(format!("{}: {at}{m}", what()))
-            })?;
+            // What it returned has no line: call_for's error names the handler's own.
+            let new = self.call_for(f, args, what, |v| taken_damage(&v, amount))?;
             if new != amount {
                 let by = match &handler {
                     DamageHandler::Option(_, name) => name.clone(),
@@ -255,9 +247,10 @@ fn taken_damage(value: &Value, amount: i32) -> std::result::Result<i32, String> 
         Value::Number(_) => None,
         other => {
             return Err(format!(
-            "on_damage must return nil (no change) or the damage to take, a whole number, not a {}",
-            other.type_name()
-        ))
+                "on_damage returned {}, {}; it must return nil (no change) or the damage to take, a whole number",
+                other.to_string().unwrap_or_default(),
+                crate::script::args::a(other.type_name())
+            ))
         }
     };
     let shown = match value {
