@@ -12,8 +12,9 @@
 //!   becomes one change, then compares content hashes so that a save that changed nothing
 //!   (or a file touched and put back) is ignored. Quiet is measured from the events' own
 //!   times, not from when the engine thread got round to reading them (a game waiting for
-//!   Enter reads them late), and a burst is never held longer than [`HOLD`] quiet periods,
-//!   so saving again and again cannot put a change off for ever.
+//!   Enter reads them late), and a burst is held at most [`HOLD`] quiet periods (then read
+//!   in the first pause of half a quiet period), so saving again and again cannot put a
+//!   change off for ever.
 //! - [`HotReload`] attaches a watcher to a running [`Game`]: at each register boundary
 //!   ([`HotReload::at_boundary`]) it rebuilds the rules from scratch if anything changed,
 //!   swaps them in with a new generation number if they load and the board compiles against
@@ -389,10 +390,13 @@ impl Watcher {
     }
 
     /// When the pending burst is to be acted on: once the files have been quiet for the quiet
-    /// period, or [`HOLD`] quiet periods after its first event, whichever is first.
+    /// period, or [`HOLD`] quiet periods after its first event, whichever is first. Even a
+    /// held burst is read only in a pause of half a quiet period, so that a file is never
+    /// read between an editor's truncating it and writing it again.
     fn due(&self) -> Option<Instant> {
         let p = self.pending.as_ref()?;
-        Some((p.last_seen + self.quiet).min(p.first_seen + self.quiet * HOLD))
+        let held = (p.first_seen + self.quiet * HOLD).max(p.last_seen + self.quiet / 2);
+        Some((p.last_seen + self.quiet).min(held))
     }
 
     fn drain(&mut self) {
