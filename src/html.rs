@@ -115,16 +115,18 @@ fn register_frames(
     frames
 }
 
-/// What a step snapshot shows, in words: "Alpha plays Move 2 (700)", "express belts", "lasers".
+/// What a step snapshot shows, in words: "robot Alpha plays Move 2 (700)", "express belts",
+/// "lasers".
 fn stage_label(m: &StepSnapshot, events: &[Event]) -> String {
     if let Some(robot) = &m.robot {
         let card = events
             .iter()
             .find(|e| e.what == "card" && e.robot.as_ref() == Some(robot))
             .and_then(|e| Card::parse(e.detail.get("card")?.as_str()?).ok());
+        let robot = view::robot_words(robot);
         return match card {
             Some(card) => format!("{robot} plays {}", view::card_words(&card)),
-            None => format!("{robot}'s card"),
+            None => format!("the card of {robot}"),
         };
     }
     match m.step.as_str() {
@@ -259,12 +261,15 @@ pub fn page(game: &Game, title: &str, description: &str, frames: &[Frame]) -> St
     let description = if description.is_empty() {
         String::new()
     } else {
-        format!("<p class=\"description\">{}</p>", escape(description))
+        format!(
+            "<p class=\"description\">{}</p>",
+            crate::text::xml(description)
+        )
     };
     fill(
         TEMPLATE,
         &[
-            ("TITLE", &escape(title)),
+            ("TITLE", &crate::text::xml(title)),
             ("DESCRIPTION", &description),
             ("BOARD", &board_svg(game)),
             ("DATA", &json),
@@ -301,11 +306,4 @@ fn fill(template: &str, values: &[(&str, &str)]) -> String {
     }
     out.push_str(rest);
     out
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }

@@ -185,6 +185,31 @@ fn an_unknown_element_gets_a_labelled_fallback() {
     assert!(svg.contains(">zapper</text>"), "the name labels it");
 }
 
+/// A long label is squeezed into its square (SVG's `textLength`), not spilled over the
+/// squares beside it; a short one is drawn as it is.
+#[test]
+fn long_labels_fit_their_square() {
+    let dir = scripts_with(
+        r#"return rally.element { name = "sign", draw = { label = "CAUTION: CRUSHER AHEAD" } }"#,
+    );
+    let rules = load(dir.path()).unwrap();
+    let svg = one_tile_picture(&rules, "sign", "");
+    let label = svg
+        .lines()
+        .find(|l| l.contains(">CAUTION: CRUSHER AHEAD</text>"))
+        .expect("the label");
+    assert!(
+        label.contains(r#"textLength="60" lengthAdjust="spacingAndGlyphs""#),
+        "{label}"
+    );
+    let svg = one_tile_picture(&rules, "sign", "").replace("CAUTION: CRUSHER AHEAD", "");
+    assert_eq!(
+        svg.matches("textLength").count(),
+        1,
+        "only the long label is squeezed"
+    );
+}
+
 #[test]
 fn a_script_can_declare_its_look() {
     let dir = scripts_with(

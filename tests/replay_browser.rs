@@ -240,9 +240,10 @@ fn the_viewer_plays_a_replay_log_in_a_browser() {
         .unwrap();
     scenario.resolve(&mut game).unwrap();
     let log_path = dir.path().join("game.json");
-    ReplayLog::record(&scenario, &scenario.variants, &game.state(), &log_path)
-        .write(&log_path)
+    let text = ReplayLog::record(&scenario, &scenario.variants, &game.state(), &log_path)
+        .text(&log_path)
         .unwrap();
+    std::fs::write(&log_path, text).unwrap();
 
     // The page, from the log.
     let log = ReplayLog::read(&log_path).unwrap();

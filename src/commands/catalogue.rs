@@ -226,7 +226,7 @@ pub fn tiled_types(output: Option<&std::path::Path>, common: &Common) -> Result<
     let text = serde_json::to_string_pretty(&crate::tiled::types::custom_types(&rules.elements))
         .map_err(|e| crate::error::Error::Other(e.to_string()))?;
     match output {
-        Some(path) => crate::game::save::write_atomic(path, format!("{text}\n").as_bytes()),
+        Some(path) => super::output::write_file(path, format!("{text}\n").as_bytes()),
         None => {
             println!("{text}");
             Ok(())

@@ -76,7 +76,7 @@ pub fn write_picture(output: &Path, svg: &str, scale: f32) -> Result<()> {
                 .into(),
         )),
     };
-    std::fs::write(output, bytes).map_err(|e| file_err(e.to_string()))
+    super::output::write_file(output, &bytes)
 }
 
 /// A scenario names its `board` (a path or an inline table); a board file does not (a course's

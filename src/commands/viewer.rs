@@ -48,10 +48,7 @@ pub fn replay(input: &Path, output: &Path, common: &Common) -> Result<()> {
 }
 
 fn write(output: &Path, page: String) -> Result<()> {
-    std::fs::write(output, page).map_err(|e| Error::File {
-        file: output.to_path_buf(),
-        message: e.to_string(),
-    })
+    super::output::write_file(output, page.as_bytes())
 }
 
 /// The page for a whole game: its recorded snapshots on the game file's board.

@@ -237,8 +237,8 @@ impl Study {
                     .into(),
             ));
         }
-        let study: Study =
-            serde_json::from_value(document).map_err(|e| refuse(format!("{what}: {e}")))?;
+        let study: Study = serde_json::from_value(document)
+            .map_err(|e| refuse(format!("{what}: {}", crate::error::json_message(&e))))?;
         let [first, end] = study.range;
         if first > end || end > study.games {
             return Err(refuse(format!(

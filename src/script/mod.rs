@@ -106,11 +106,15 @@ fn raw_message(e: &mlua::Error) -> String {
         mlua::Error::WithContext { context, cause } => format!("{context}: {}", raw_message(cause)),
         // A script's own error: `file.lua:line: message`; the Lua traceback after it repeats
         // what the caller already says (element, hook, robot, register), so it is left out.
-        mlua::Error::RuntimeError(m) => m
-            .split("\nstack traceback:")
-            .next()
-            .unwrap_or(m)
-            .to_string(),
+        mlua::Error::RuntimeError(m) => {
+            let m = m.split("\nstack traceback:").next().unwrap_or(m);
+            // Lua's own words for a recursion that ran out of stack before any limit.
+            if m.ends_with("stack overflow") {
+                format!("{m}: too deep: endless recursion?")
+            } else {
+                m.to_string()
+            }
+        }
         mlua::Error::SyntaxError { message, .. } => message.clone(),
         mlua::Error::MemoryError(_) => sandbox::memory_message(),
         other => other.to_string(),
@@ -601,10 +605,12 @@ impl Defs {
             match (self.element_index.get(&def.name), replace) {
                 (Some(&i), Replace::Yes) => self.elements[i] = def,
                 (Some(&i), Replace::No) => {
-                    return Err(Error::Script(format!(
-                        "{file}: element `{}` is already defined in {}; to change it, declare it with `replace = true`",
-                        def.name, self.elements[i].file
-                    )))
+                    return Err(defined_twice(
+                        "element",
+                        &def.name,
+                        &self.elements[i].file,
+                        file,
+                    ))
                 }
                 (None, Replace::Yes) => {
                     return Err(Error::Script(format!(
@@ -723,6 +729,16 @@ impl Defs {
     }
 }
 
+/// Two files declare the same name: both are named, neither blamed (the one loaded first may
+/// be the standard file, the user's the second, or the other way round).
+fn defined_twice(kind: &str, name: &str, first: &str, second: &str) -> Error {
+    Error::Script(format!(
+        "{kind} `{name}` is defined twice, in {first} and in {second}: rename one; to replace \
+         the first, say `replace = true` in the second (files load in name order, variants \
+         after the scripts)"
+    ))
+}
+
 /// Adds a rule or option declaration to `list`, or replaces the one of that name when it
 /// says `replace = true`; declaring a name twice without it is an error naming both files.
 fn merge_named<T>(
@@ -738,10 +754,7 @@ fn merge_named<T>(
     match (existing, replace) {
         (Some(i), Replace::Yes) => list[i] = def,
         (Some(i), Replace::No) => {
-            return Err(Error::Script(format!(
-                "{file}: {kind} `{name}` is already defined in {}; to change it, declare it with `replace = true`",
-                name_file(&list[i]).1
-            )))
+            return Err(defined_twice(kind, &name, name_file(&list[i]).1, file))
         }
         (None, Replace::Yes) => {
             return Err(Error::Script(format!(
