@@ -3,7 +3,7 @@
 //! and `rally run --replay` prints it against a recorded game, so a playtester sees the
 //! effect of an edit without reading two whole logs side by side.
 
-use crate::render;
+use crate::pictures::render;
 use crate::state::{Event, GameState, Robot};
 use std::fmt;
 

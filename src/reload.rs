@@ -498,7 +498,7 @@ fn is_temporary(path: &Path) -> bool {
 }
 
 fn walk(dir: &Path, found: &mut BTreeMap<PathBuf, u64>) {
-    for path in crate::files::walk(dir, &is_rule_file).unwrap_or_default() {
+    for path in crate::formats::files::walk(dir, &is_rule_file).unwrap_or_default() {
         if let Some(h) = hash_file(&path) {
             found.insert(path, h);
         }
@@ -508,7 +508,7 @@ fn walk(dir: &Path, found: &mut BTreeMap<PathBuf, u64>) {
 /// The hash of a file's content; `None` when it is gone or not a regular file (a FIFO named
 /// `x.lua` must not block the watcher).
 fn hash_file(path: &Path) -> Option<u64> {
-    let bytes = crate::files::read_bytes(path).ok()?;
+    let bytes = crate::formats::files::read_bytes(path).ok()?;
     let mut h = DefaultHasher::new();
     h.write(&bytes);
     Some(h.finish())
@@ -660,7 +660,7 @@ impl HotReload {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::Scenario;
+    use crate::formats::scenario::Scenario;
 
     const SCENARIO: &str = r#"
 board = { grid = ". R .", legend = { "." = "floor", "R" = { element = "gear", turn = "right" } } }

@@ -1,11 +1,11 @@
-//! The frame JSON the viewer and the playtest table draw (`rally::html::view`, documented in
+//! The frame JSON the viewer and the playtest table draw (`rally::pictures::html::view`, documented in
 //! docs/pictures.md): one frame per card and per step in which something happened, the squares
 //! a robot went through, the facing it turned from, the wreck of a robot destroyed, the cards
 //! revealed in priority order, the events in words and the winner.
 
 use rally::commands::Common;
-use rally::html::{self, view::FrameView};
-use rally::scenario::Scenario;
+use rally::formats::scenario::Scenario;
+use rally::pictures::html::{self, view::FrameView};
 use serde_json::{json, Value};
 use std::path::Path;
 

@@ -46,7 +46,7 @@ fn each_generated_project_runs_and_is_listed() {
     // The editor sees the same annotations the binary carries (`rally types`).
     assert_eq!(
         std::fs::read_to_string(d.join("scripts/types/rally.lua")).unwrap(),
-        rally::reference::ANNOTATIONS
+        rally::script::reference::ANNOTATIONS
     );
     let test = ok(d, &["test"]);
     assert!(test.contains("3 passed, 0 failed"), "{test}");

@@ -5,11 +5,11 @@
 
 use rally::board::{Board, Layout, Tile};
 use rally::commands::Common;
-use rally::params::Kind;
-use rally::scenario::Scenario;
+use rally::formats::scenario::Scenario;
+use rally::pictures::svg::{self, Look};
+use rally::script::params::Kind;
+use rally::script::variant::Choice;
 use rally::script::{RuleSet, Sources};
-use rally::svg::{self, Look};
-use rally::variant::Choice;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -137,7 +137,7 @@ fn every_shipped_element_has_a_drawing() {
     assert!(checked >= 11, "only {checked} elements found");
     assert!(
         missing.is_empty(),
-        "no drawing in src/svg.rs (and no `draw = {{...}}` in the script) for: {}",
+        "no drawing in src/pictures/svg.rs (and no `draw = {{...}}` in the script) for: {}",
         missing.join(", ")
     );
 }

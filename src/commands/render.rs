@@ -5,8 +5,8 @@
 use super::Common;
 use crate::board::{Board, Layout};
 use crate::error::{Error, Result};
-use crate::scenario::Scenario;
-use crate::svg;
+use crate::formats::scenario::Scenario;
+use crate::pictures::svg;
 use std::path::{Path, PathBuf};
 
 pub struct RenderOptions {

@@ -6,9 +6,9 @@
 use super::Common;
 use crate::diff::{self, Outcome};
 use crate::error::Result;
-use crate::render;
-use crate::replay::ReplayLog;
-use crate::scenario::Scenario;
+use crate::formats::replay::ReplayLog;
+use crate::formats::scenario::Scenario;
+use crate::pictures::render;
 use std::path::Path;
 use std::time::{Duration, Instant};
 

@@ -5,7 +5,7 @@
 use super::output::{paint, FAIL, JSON_VERSION, PASS};
 use super::Common;
 use crate::error::Result;
-use crate::scenario::{self, Scenario};
+use crate::formats::scenario::{self, Scenario};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 

@@ -3,7 +3,7 @@
 //! `--markdown FILE`, the API reference generated from them (docs/api.md, `reference.rs`).
 
 use crate::error::{Error, Result};
-use crate::reference::{self, ANNOTATIONS};
+use crate::script::reference::{self, ANNOTATIONS};
 use std::io::Write;
 use std::path::Path;
 

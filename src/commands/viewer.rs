@@ -5,11 +5,11 @@
 use super::Common;
 use crate::engine::Game;
 use crate::error::{Error, Result};
+use crate::formats::replay::ReplayLog;
+use crate::formats::scenario::Scenario;
 use crate::game::save::GameRecord;
 use crate::game::Setup;
-use crate::html;
-use crate::replay::ReplayLog;
-use crate::scenario::Scenario;
+use crate::pictures::html;
 use crate::state::GameState;
 use std::path::{Path, PathBuf};
 

@@ -24,9 +24,9 @@ use crate::detail;
 use crate::engine::{Game, Programming};
 use crate::error::{Error, Result, Source};
 use crate::geometry::{Dir, Pos};
+use crate::script::variant::Choice;
 use crate::script::RuleSet;
 use crate::state::{Event, GameState, Robot, RobotId, StepSnapshot};
-use crate::variant::Choice;
 use bot::Strength;
 use deal::Hand;
 use serde::{Deserialize, Serialize};
@@ -57,9 +57,9 @@ struct GameFile {
     /// Default 100.
     turn_limit: Option<Spanned<u32>>,
     #[serde(default)]
-    variants: crate::variant::Names,
+    variants: crate::script::variant::Names,
     #[serde(default)]
-    variant: crate::variant::Settings,
+    variant: crate::script::variant::Settings,
     flags: Option<Spanned<Vec<[i32; 2]>>>,
     #[serde(default)]
     robot: Vec<Spanned<SeatFile>>,
@@ -217,7 +217,8 @@ impl Setup {
         seats.sort_by_key(|s| s.dock);
         let lives = at_least_1(&source, &file.lives, "lives", 3)?;
         let turn_limit = at_least_1(&source, &file.turn_limit, "turn_limit", 100)?;
-        let variants = crate::variant::choices_from(&file.variants, &file.variant, &source)?;
+        let variants =
+            crate::script::variant::choices_from(&file.variants, &file.variant, &source)?;
         Ok(Setup {
             path: path.to_path_buf(),
             description: file.description,
@@ -242,14 +243,14 @@ impl Setup {
 
     /// The game's variants plus `extra` names (from `--variant`), without duplicates.
     pub fn choices(&self, extra: &[String]) -> Vec<Choice> {
-        crate::variant::with_extra(&self.variants, extra)
+        crate::script::variant::with_extra(&self.variants, extra)
     }
 
     /// A warning for each switched-on variant that changes nothing on this game's board
-    /// ([`crate::variant::idle_on`]): played with it, the games are the same as without.
+    /// ([`crate::script::variant::idle_on`]): played with it, the games are the same as without.
     pub fn idle_variant_warnings(&self, rules: &RuleSet) -> Result<Vec<String>> {
         let board = Board::compile(&self.layout, rules)?;
-        Ok(crate::variant::idle_on(&board, rules)
+        Ok(crate::script::variant::idle_on(&board, rules)
             .into_iter()
             .map(|(variant, elements)| {
                 let why = match elements.as_slice() {

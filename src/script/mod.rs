@@ -3,12 +3,16 @@
 //! and swaps it in whole (design.md principle 7), so no Lua handle outlives its rule set.
 
 pub(crate) mod args;
+pub mod builtin;
 pub mod ctx;
 pub mod decl;
+pub mod params;
 mod pattern;
+pub mod reference;
 pub mod sandbox;
 pub mod store;
 mod upvalues;
+pub mod variant;
 pub mod views;
 
 pub use decl::{ElementDef, OptionDef, RuleDef, RuleEvent, TileEvent};
@@ -17,8 +21,8 @@ use crate::board::{Blocking, Catalogue, Facts, Tile};
 use crate::error::{Error, Result};
 use crate::geometry::{Dir, Pos};
 use crate::order::Step;
-use crate::params::ParamSpecs;
-use crate::variant::{Choice, Variant};
+use crate::script::params::ParamSpecs;
+use crate::script::variant::{Choice, Variant};
 use decl::Replace;
 use mlua::{Lua, LuaSerdeExt, Table, UserDataMethods, Value};
 use sandbox::Budget;
@@ -42,7 +46,7 @@ pub struct Sources {
 impl Sources {
     /// Where the rules come from, for messages: `built-in scripts, no variant switched on`.
     pub fn describe(&self) -> String {
-        let scripts = crate::files::describe_folder(&self.scripts);
+        let scripts = crate::formats::files::describe_folder(&self.scripts);
         if self.choices.is_empty() {
             return format!("{scripts}, no variant switched on");
         }
@@ -51,7 +55,7 @@ impl Sources {
             "{scripts} and the variant{} {} from {}",
             if names.len() == 1 { "" } else { "s" },
             names.join(", "),
-            crate::files::describe_folder(&self.variants)
+            crate::formats::files::describe_folder(&self.variants)
         )
     }
 }
@@ -129,7 +133,7 @@ pub fn located(lua: &Lua, message: impl std::fmt::Display) -> mlua::Error {
 /// How a file is named in messages: relative to the current folder when it is below it; a
 /// built-in file by its place in rally's sources (`scripts/elements/gear.lua`).
 pub fn display_path(path: &Path) -> String {
-    if let Some(inside) = crate::builtin::shown(path) {
+    if let Some(inside) = crate::script::builtin::shown(path) {
         return inside.display().to_string();
     }
     let cwd = std::env::current_dir().unwrap_or_default();
@@ -150,7 +154,7 @@ struct Collected {
 
 /// The `.lua` files in `dir` (on disk or built in), sorted.
 fn lua_files(dir: &Path) -> Vec<PathBuf> {
-    crate::files::list(dir)
+    crate::formats::files::list(dir)
         .into_iter()
         .filter(|p| p.extension().is_some_and(|x| x == "lua"))
         .collect()
@@ -158,7 +162,7 @@ fn lua_files(dir: &Path) -> Vec<PathBuf> {
 
 impl RuleSet {
     pub fn load(sources: &Sources) -> Result<RuleSet> {
-        let variants = crate::variant::select(&sources.variants, &sources.choices)?;
+        let variants = crate::script::variant::select(&sources.variants, &sources.choices)?;
         let mut order = crate::order::standard();
         for (variant, _) in &variants {
             for step in &variant.steps {
@@ -284,7 +288,7 @@ impl RuleSet {
         if files.is_empty() {
             return Err(Error::Other(format!(
                 "no element scripts found in {} (expected {}/elements/*.lua); pass --scripts DIR",
-                crate::files::describe_folder(&sources.scripts),
+                crate::formats::files::describe_folder(&sources.scripts),
                 sources.scripts.display()
             )));
         }
@@ -500,7 +504,7 @@ fn check_returned(returned: &Value, declared: &[Value], path: &Path, shown: &str
     let message = format!(
         "{problem}: a script declares what it adds, `return rally.element {{ ... }}` (or rally.rule, rally.option)"
     );
-    let text = crate::files::read_text(path).unwrap_or_default();
+    let text = crate::formats::files::read_text(path).unwrap_or_default();
     let line = text
         .lines()
         .enumerate()
@@ -522,7 +526,7 @@ fn run_file(
     shown: &str,
     params: Option<(&str, &Map<String, Json>)>,
 ) -> Result<Value> {
-    let text = crate::files::read_text(path)?;
+    let text = crate::formats::files::read_text(path)?;
     let err = |e: mlua::Error| Error::Script(lua_message(&e));
     let extra = match params {
         Some((variant, params)) => {
@@ -693,7 +697,7 @@ impl Defs {
         let mut seen: Vec<String> = self.variants.iter().map(|(v, _)| v.name.clone()).collect();
         for root in [
             self.sources.variants.clone(),
-            crate::builtin::folder("variants"),
+            crate::script::builtin::folder("variants"),
         ] {
             for variant in Variant::discover(&root).unwrap_or_default() {
                 if seen.contains(&variant.name) {

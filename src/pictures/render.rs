@@ -222,7 +222,7 @@ pub fn event_details(e: &Event) -> String {
 }
 
 /// A scenario's expectation results: `✓ all expectations hold`, or one `✗` line per failure.
-pub fn expectations(failures: &[crate::scenario::Failure]) -> String {
+pub fn expectations(failures: &[crate::formats::scenario::Failure]) -> String {
     if failures.is_empty() {
         return "✓ all expectations hold\n".into();
     }

@@ -2,7 +2,7 @@
 //! colour (the tile shows through the middle: a flag, a custom element), an arrow on the side
 //! it faces, its full name on a tab on the side away from the arrow, badges in the corners
 //! for damage and flags touched, and on the ice its speed and spin. The page's drawing module
-//! (src/html/board.js) draws the same token for each frame of a replay.
+//! (src/pictures/html/board.js) draws the same token for each frame of a replay.
 
 use super::{origin, PALETTE};
 use crate::state::Robot;

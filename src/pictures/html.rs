@@ -2,7 +2,7 @@
 //! recorded replay log) or a whole recorded game, for sharing a game or a rules question with
 //! someone who has no rally installed.
 //!
-//! The file holds the board as SVG (drawn once by [`crate::svg`], without robots), one frame
+//! The file holds the board as SVG (drawn once by [`crate::pictures::svg`], without robots), one frame
 //! per moment of the game as JSON ([`view`]), and two scripts: `board.js` (`RallyBoard`, the
 //! drawing module the playtest table shares: robots, ghosts and trails, beams, shots, the
 //! cards, the robots table and the event list, all drawn from a frame) and `viewer.js` (the
@@ -13,10 +13,10 @@ pub mod view;
 use crate::cards::Card;
 use crate::engine::Game;
 use crate::error::Result;
+use crate::formats::scenario::Scenario;
 use crate::game::{Phase, TurnRecord};
-use crate::scenario::Scenario;
+use crate::pictures::svg;
 use crate::state::{Event, Robot, StepSnapshot};
-use crate::svg;
 use serde::Serialize;
 
 /// The drawing module (`RallyBoard`), for any page that draws frames: include it in a

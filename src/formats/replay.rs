@@ -8,10 +8,10 @@
 use crate::cards::Card;
 use crate::diff::Outcome;
 use crate::error::{Error, Result, Source};
+use crate::formats::scenario::Scenario;
 use crate::geometry::{Dir, Pos};
-use crate::scenario::Scenario;
+use crate::script::variant::Choice;
 use crate::state::{Event, GameState, Robot};
-use crate::variant::Choice;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::path::{Component, Path, PathBuf};

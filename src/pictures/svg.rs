@@ -17,7 +17,7 @@
 
 use crate::board::{Board, Tile};
 use crate::geometry::{Dir, Pos};
-use crate::render;
+use crate::pictures::render;
 use crate::script::decl::Shape;
 use crate::script::RuleSet;
 use crate::state::Robot;

@@ -1,6 +1,6 @@
 /*
  * RallyBoard: draws the moving parts of a rally game in a web page, from frame data (JSON)
- * over the static board SVG that rally draws (src/svg.rs). Shared by the replay viewer
+ * over the static board SVG that rally draws (src/pictures/svg.rs). Shared by the replay viewer
  * (`rally replay`) and the playtest table (`rally serve`), so both show a game the same way.
  *
  *   const board = RallyBoard.mount(svgElement, { duration: 240 });

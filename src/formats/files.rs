@@ -2,14 +2,14 @@
 //! replays and scripts all come through here, so that none of them can hang or exhaust the
 //! process. Only regular files are read (a FIFO would block for ever, `/dev/zero` never
 //! ends), at most [`MAX_BYTES`] of them, and a file that is neither is refused with its
-//! name. Built-in files ([`crate::builtin`]) are served from memory under the same paths.
+//! name. Built-in files ([`crate::script::builtin`]) are served from memory under the same paths.
 //!
 //! Every file read is remembered, so that a command never writes its output over one of its
 //! inputs ([`check_output`]: `rally play g.toml --save g.toml`, `rally run s.toml --record
 //! s.toml`), and outputs are written whole or not at all ([`write_atomic`]).
 
-use crate::builtin;
 use crate::error::{Error, Result};
+use crate::script::builtin;
 use std::collections::HashSet;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
