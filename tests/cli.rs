@@ -437,7 +437,8 @@ fn text_boards_have_a_key_to_their_glyphs() {
     for item in [
         "O pit",
         "F1 F2 F3 flag",
-        "G> G< gear",
+        "G< G> gear",
+        "S1 S2 S3 S4 S5 S6 start",
         "| -- wall",
         "A> a robot",
     ] {

@@ -38,7 +38,7 @@ fn is_edge(tile: &Tile, glyph: &str) -> bool {
 
 /// The key to the glyphs [`board`] draws for `board`, wrapped to lines of about 90 columns:
 /// `key: >  v  <  ^ conveyor · G<  G> gear · O pit · | -- wall · A> a robot (initial, facing)`.
-/// Each element is listed once, with every glyph it shows on this board, in board order.
+/// Each element is listed once, in board order, with every glyph it shows on this board.
 pub fn legend(rules: &RuleSet, board: &Board) -> String {
     let mut keys: Vec<(&str, Vec<String>)> = Vec::new();
     for (glyph, name) in drawn(rules, board).into_iter().flatten() {
@@ -50,8 +50,12 @@ pub fn legend(rules: &RuleSet, board: &Board) -> String {
     }
     let walls = board.tiles.iter().any(|t| is_edge(t, &glyph(rules, t)));
     let mut items: Vec<String> = keys
-        .iter()
-        .map(|(name, glyphs)| format!("{} {name}", glyphs.join(" ")))
+        .iter_mut()
+        .map(|(name, glyphs)| {
+            // Shortest first, then in order: `S1 S2 … S10`, `< ^ v >> vv`.
+            glyphs.sort_by(|a, b| (a.chars().count(), a).cmp(&(b.chars().count(), b)));
+            format!("{} {name}", glyphs.join(" "))
+        })
         .collect();
     if walls {
         items.push("| -- wall".into());
