@@ -15,7 +15,7 @@ use rally::error::Result;
 use rally::game::bot::{Bot, Strength};
 use rally::game::deal::Hand;
 use rally::game::{Match, Seats, Setup};
-use rally::scenario::Scenario;
+use rally::formats::scenario::Scenario;
 use rally::script::{RuleSet, Sources};
 use std::path::{Path, PathBuf};
 

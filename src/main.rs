@@ -64,7 +64,7 @@ enum Command {
         #[arg(long)]
         json: bool,
         /// Resolve it N times in-process and print the median, min, spread (middle half) and max time per resolution
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
         repeat: Option<u32>,
         /// Also write a replay log (JSON) of the resolution to LOG
         #[arg(long, value_name = "LOG")]
@@ -97,7 +97,7 @@ enum Command {
         /// Scenario files or folders (searched recursively) [default: tests/scenarios]
         paths: Vec<PathBuf>,
         /// Timed resolutions of each scenario (after one untimed)
-        #[arg(long, value_name = "N", default_value_t = 200)]
+        #[arg(long, value_name = "N", default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
         repeat: u32,
         /// Print every scenario's median, min, spread and max, not only the five slowest
         #[arg(long)]
@@ -213,6 +213,9 @@ enum Command {
         /// Where to save after every register [default: saves/GAME.save.json; with --resume, SAVE]
         #[arg(long, value_name = "FILE")]
         save: Option<PathBuf>,
+        /// Start the game anew even if its save holds a game, replacing it (without it, rally play refuses)
+        #[arg(long, conflicts_with = "resume")]
+        new: bool,
     },
     /// Play bot-only games of a game file on every core and summarise them for balancing
     #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
@@ -234,8 +237,8 @@ enum Command {
         /// Play only shard K of M (K counts from 0): games K·N/M up to (K+1)·N/M; merge the shards' --out files
         #[arg(long, value_name = "K/M")]
         shard: Option<commands::sim::Shard>,
-        /// Worker threads [default: one per core]; the results do not depend on it
-        #[arg(long, value_name = "N")]
+        /// Worker threads [default: one per core; at most one per game, and 256]; the results do not depend on it
+        #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
         threads: Option<usize>,
         #[command(flatten)]
         output: SimOutput,
@@ -375,7 +378,7 @@ fn main() -> ExitCode {
     output::set_quiet(cli.quiet);
     init_logging(&cli);
     if let Some(mapping) = cli.tiled_mapping {
-        rally::tiled::use_mapping(mapping);
+        rally::formats::tiled::use_mapping(mapping);
     }
     if !cli.limit.is_empty() {
         let mut limits = rally::script::sandbox::Limits::default();
@@ -499,12 +502,14 @@ fn main() -> ExitCode {
             fast,
             resume,
             save,
+            new,
         } => commands::play::play(
             game.as_deref(),
             &commands::play::PlayOptions {
                 fast: *fast,
                 resume: resume.clone(),
                 save: save.clone(),
+                new: *new,
             },
             &common,
         ),

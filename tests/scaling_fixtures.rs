@@ -8,7 +8,7 @@
 //! scaling_fixtures` writes them again.
 
 use rally::cards::Card;
-use rally::scenario::Scenario;
+use rally::formats::scenario::Scenario;
 use rally::script::RuleSet;
 use rally::state::Rng;
 use std::fmt::Write;

@@ -10,7 +10,7 @@ use super::output::{self, paint, JSON_VERSION, WARN};
 use super::Common;
 use crate::engine::Game;
 use crate::error::Result;
-use crate::scenario::{self, Scenario};
+use crate::formats::scenario::{self, Scenario};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
