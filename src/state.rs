@@ -225,6 +225,8 @@ pub enum Field {
     Int(i64),
     Bool(bool),
     Pos(Pos),
+    /// A program card, written as its text (`move2@700`).
+    Card(Card),
 }
 
 impl Field {
@@ -236,6 +238,7 @@ impl Field {
             Field::Int(n) => Value::from(*n),
             Field::Bool(b) => Value::from(*b),
             Field::Pos(p) => Value::from(vec![p.x, p.y]),
+            Field::Card(c) => Value::from(c.text()),
         }
     }
 }
@@ -249,6 +252,7 @@ impl Serialize for Field {
             Field::Int(n) => serializer.serialize_i64(*n),
             Field::Bool(b) => serializer.serialize_bool(*b),
             Field::Pos(p) => p.serialize(serializer),
+            Field::Card(c) => serializer.serialize_str(&c.text()),
         }
     }
 }
@@ -280,6 +284,12 @@ impl From<bool> for Field {
 impl From<Pos> for Field {
     fn from(p: Pos) -> Field {
         Field::Pos(p)
+    }
+}
+
+impl From<Card> for Field {
+    fn from(c: Card) -> Field {
+        Field::Card(c)
     }
 }
 

@@ -126,7 +126,7 @@ impl<'a> Engine<'a> {
     fn resolve_card(&self, id: RobotId, card: Card) -> Result<()> {
         self.world()
             .state
-            .log(Some(id), "card", || detail! {"card" => card.text()});
+            .log(Some(id), "card", || detail! {"card" => card});
         let facing = self.link.world.borrow().state.robots[id].facing;
         let mut play = Play {
             distance: card.kind.distance(),
