@@ -12,10 +12,10 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use rally::cards::Card;
 use rally::engine::Game;
 use rally::error::Result;
+use rally::formats::scenario::Scenario;
 use rally::game::bot::{Bot, Strength};
 use rally::game::deal::Hand;
 use rally::game::{Match, Seats, Setup};
-use rally::formats::scenario::Scenario;
 use rally::script::{RuleSet, Sources};
 use std::path::{Path, PathBuf};
 

@@ -181,8 +181,7 @@ impl<'a> Engine<'a> {
             // The handler's table is made by `calls.damage` in its own call; what it returned
             // is read as `call_for` reads it: an error names the handler's own line.
             let returned = self.call(&names.calls.damage, args, what)?;
-            let new =
-                taken_damage(&returned, amount).map_err(|m| self.returned(f, &what(), &m))?;
+            let new = taken_damage(&returned, amount).map_err(|m| self.returned(f, &what(), &m))?;
             if new != amount && !self.link.world.borrow().state.quiet {
                 let by = match &handler {
                     DamageHandler::Option(_, name) => name.clone(),
