@@ -5,15 +5,7 @@
 mod support;
 
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn rally(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rally"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
-}
+use support::{rally, rally_ok};
 
 /// A folder of two scenarios (one robot; two robots on belts), a board part that is no
 /// scenario, and, when `broken`, a scenario whose element does not exist.
@@ -154,9 +146,7 @@ fn a_failing_scenario_is_named_and_a_missing_path_is_an_error() {
 #[test]
 fn run_repeat_reports_median_min_spread_and_max() {
     let dir = folder(false);
-    let out = rally(dir.path(), &["run", "scenarios/one.toml", "--repeat", "50"]);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}");
+    let stdout = rally_ok(dir.path(), &["run", "scenarios/one.toml", "--repeat", "50"]);
     assert!(stdout.contains("50 resolutions, median "), "{stdout}");
     for part in ["(min ", ", spread ", ", max "] {
         assert!(stdout.contains(part), "no {part:?} in {stdout}");
@@ -168,7 +158,7 @@ fn each_resolution_gets_the_files_answers_again() {
     // Its scripted answers would run out after the first resolution if they were not given
     // again, and the program would no longer match the hand.
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = rally(
+    rally_ok(
         root,
         &[
             "bench",
@@ -176,10 +166,5 @@ fn each_resolution_gets_the_files_answers_again() {
             "--repeat",
             "3",
         ],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
     );
 }

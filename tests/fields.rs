@@ -2,22 +2,14 @@
 //! answered natively (src/script/native.rs), the rest through mlua; both must give the same
 //! values, inside coroutines too, and a tile's declared but absent parameter reads as nil.
 
+mod support;
+
 use std::path::Path;
-use std::process::Command;
 
 /// Runs `s.toml` of `dir` with `--json` and returns robot A's vars.
 fn vars_after(dir: &Path) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_rally"))
-        .current_dir(dir)
-        .args(["run", "s.toml", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let state: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = support::rally_ok(dir, &["run", "s.toml", "--json"]);
+    let state: serde_json::Value = serde_json::from_str(&out).unwrap();
     state["robots"][0]["vars"].clone()
 }
 

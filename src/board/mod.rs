@@ -182,30 +182,34 @@ impl Board {
     /// Can a robot cross from `from` to its neighbour in `dir`? (The edge may be a wall.)
     #[inline]
     pub fn robot_can_cross(&self, from: Pos, dir: Dir) -> bool {
-        match self.index(from) {
-            Some(i) => self.robots_blocked[i] & (1 << dir.index()) == 0,
-            None => !Self::crosses_wall(
-                &self.facts.robots_out,
-                &self.facts.robots_in,
-                self,
-                from,
-                dir,
-            ),
-        }
+        let facts = &self.facts;
+        self.can_cross(
+            &self.robots_blocked,
+            (&facts.robots_out, &facts.robots_in),
+            from,
+            dir,
+        )
     }
 
     /// Can a laser beam cross from `from` to its neighbour in `dir`?
     #[inline]
     pub fn laser_can_cross(&self, from: Pos, dir: Dir) -> bool {
+        let facts = &self.facts;
+        self.can_cross(
+            &self.lasers_blocked,
+            (&facts.lasers_out, &facts.lasers_in),
+            from,
+            dir,
+        )
+    }
+
+    /// Whether the edge from `from` in `dir` is open: one bit of `blocked` for a square of the
+    /// board, else the walls (`out`, `into`) of the square beyond it, if that one is on it.
+    #[inline]
+    fn can_cross(&self, blocked: &[u8], walls: (&[u8], &[u8]), from: Pos, dir: Dir) -> bool {
         match self.index(from) {
-            Some(i) => self.lasers_blocked[i] & (1 << dir.index()) == 0,
-            None => !Self::crosses_wall(
-                &self.facts.lasers_out,
-                &self.facts.lasers_in,
-                self,
-                from,
-                dir,
-            ),
+            Some(i) => blocked[i] & (1 << dir.index()) == 0,
+            None => !Self::crosses_wall(walls.0, walls.1, self, from, dir),
         }
     }
 
