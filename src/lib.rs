@@ -24,6 +24,7 @@ pub mod scenario;
 pub mod script;
 pub mod state;
 pub mod svg;
+pub mod table;
 pub mod tiled;
 pub mod variant;
 pub mod world;

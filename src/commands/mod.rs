@@ -6,6 +6,7 @@ pub mod completions;
 pub mod play;
 pub mod render;
 pub mod run;
+pub mod serve;
 pub mod sim;
 pub mod test;
 pub mod viewer;

@@ -371,6 +371,12 @@ impl Stage {
 /// Where the decisions of a game come from. Every method gets the game, so a bot can
 /// simulate with the engine itself; what it changes there must be restored before returning.
 pub trait Seats {
+    /// The turn's hands were just dealt, before the first [`Seats::program`]. Seats whose
+    /// players program at the same time (a table of browsers, `crate::table`) hand them all
+    /// out here and collect the programs; seats that answer one at a time ignore it.
+    fn hands_dealt(&mut self, _game: &mut Game, _hands: &[Hand]) -> Result<()> {
+        Ok(())
+    }
     /// The cards for the hand's open registers, in order (see [`deal::check_program`]).
     fn program(&mut self, game: &mut Game, hand: &Hand) -> Result<Vec<Card>>;
     /// Whether a damaged robot announces power down for the next turn (§7.4).
@@ -502,6 +508,7 @@ impl Match {
             .map(|id| self.game.hand_size(id))
             .collect::<Result<Vec<usize>>>()?;
         let hands = deal::deal(&mut self.game.state_mut(), &sizes);
+        seats.hands_dealt(&mut self.game, &hands)?;
         let mut programs = Vec::with_capacity(hands.len());
         for hand in &hands {
             let chosen = seats.program(&mut self.game, hand)?;

@@ -1,0 +1,291 @@
+//! The playtest table (`rally serve`): people at their own browsers, bots in the empty
+//! seats, hot reload for everyone. design.md, "The table":
+//!
+//! ```text
+//!  browser (seat / spectator / host page, plain JS)
+//!       │  WebSocket: JSON messages, validated, per-seat token
+//!       v
+//!  axum on tokio ── lobby: tables by id ──> one OS thread per table, owning its Match,
+//!                                           its rule set (Lua is not Send) and its reloader
+//!                                           <── channels: commands in, frames out
+//! ```
+//!
+//! - [`server`]: HTTP and WebSocket routes; checks tokens, reads and limits messages
+//!   ([`protocol`]), and only routes: it never looks inside a game.
+//! - [`thread`]: the table thread, the only place a game changes; it plays the same
+//!   `Match`, bots, decision interface, saves and hot reload as `rally play`.
+//! - [`desk`]: the rules of programming a turn at the table (hand, registers, ready).
+//!
+//! The server adds seats, tokens, frames and a lobby, nothing about the rules.
+
+pub mod desk;
+pub mod protocol;
+pub mod server;
+pub mod thread;
+
+use crate::commands::Common;
+use crate::error::{Error, Result};
+use crate::game::save::Save;
+use protocol::Settings;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{sync_channel, Sender};
+use std::sync::{Arc, Mutex};
+use thread::Command;
+
+/// Who a connection is: the token it came with decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// The player of robot number `n` (its place in the game file).
+    Seat(usize),
+    /// The designer: host actions, and script errors shown.
+    Host,
+    Spectator,
+}
+
+/// The secrets in a table's links: one per seat, the host's and the spectators'. 128 random
+/// bits each, from the operating system.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Tokens {
+    pub seats: Vec<String>,
+    pub host: String,
+    pub spectator: String,
+}
+
+impl Tokens {
+    pub fn new(seats: usize) -> Result<Tokens> {
+        Ok(Tokens {
+            seats: (0..seats).map(|_| token()).collect::<Result<_>>()?,
+            host: token()?,
+            spectator: token()?,
+        })
+    }
+
+    /// The role `token` gives, if any. Compared in constant time per token, so a wrong
+    /// token's timing tells nothing about a right one.
+    pub fn role(&self, token: &str) -> Option<Role> {
+        let same = |a: &str, b: &str| {
+            a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0, |acc, (x, y)| acc | (x ^ y)) == 0
+        };
+        let mut found = None;
+        for (i, t) in self.seats.iter().enumerate() {
+            if same(t, token) {
+                found = Some(Role::Seat(i));
+            }
+        }
+        if same(&self.host, token) {
+            found = Some(Role::Host);
+        }
+        if same(&self.spectator, token) {
+            found = Some(Role::Spectator);
+        }
+        found
+    }
+}
+
+fn token() -> Result<String> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| Error::Other(format!("no randomness for the table's tokens: {e}")))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The tokens of a table are kept beside its save (`X.save.json` → `X.tokens.json`), so
+/// `rally serve --resume X.save.json` brings the same links back.
+pub fn tokens_path(save: &Path) -> PathBuf {
+    sibling(save, "tokens.json")
+}
+
+/// `saves/x.save.json` → `saves/x.NEW`.
+fn sibling(save: &Path, suffix: &str) -> PathBuf {
+    let name = save
+        .file_name()
+        .map_or("game".into(), |n| n.to_string_lossy().to_string());
+    let stem = name
+        .strip_suffix(".save.json")
+        .or_else(|| name.strip_suffix(".json"))
+        .unwrap_or(&name);
+    save.with_file_name(format!("{stem}.{suffix}"))
+}
+
+/// Everything a table thread needs to start its game (all `Send`: the rules are loaded on
+/// the thread).
+#[derive(Clone)]
+pub struct Launch {
+    pub id: String,
+    /// The game file (ignored when resuming: the save names it).
+    pub game: PathBuf,
+    pub resume: Option<Save>,
+    pub common: Common,
+    /// Variants on top of the game file's.
+    pub extra: Vec<String>,
+    /// Where the game is saved after every stage.
+    pub save: PathBuf,
+    pub tokens: Tokens,
+    pub settings: Settings,
+    /// Watch the rule files (hot reload).
+    pub reload: bool,
+}
+
+impl Launch {
+    /// Where the finished game's replay goes: beside the save.
+    pub fn replay_path(&self) -> PathBuf {
+        sibling(&self.save, "replay.json")
+    }
+}
+
+/// What the async side knows of a table.
+pub struct TableInfo {
+    pub id: String,
+    pub title: String,
+    pub seats: Vec<String>,
+    /// Which seats are for people (the others are bots').
+    pub people: Vec<bool>,
+    pub tokens: Tokens,
+    /// The replay viewer's page, once the game is over.
+    pub replay: Mutex<Option<String>>,
+}
+
+/// A running table: its description and the way to its thread.
+pub struct TableHandle {
+    pub info: Arc<TableInfo>,
+    commands: Mutex<Sender<Command>>,
+}
+
+impl TableHandle {
+    /// Sends a command to the table thread; false if the table has stopped.
+    pub fn send(&self, command: Command) -> bool {
+        self.commands
+            .lock()
+            .expect("table channel lock")
+            .send(command)
+            .is_ok()
+    }
+}
+
+/// The tables of one server, by id.
+#[derive(Default)]
+pub struct Lobby {
+    tables: Mutex<BTreeMap<String, Arc<TableHandle>>>,
+    next_connection: AtomicU64,
+    threads: Mutex<Vec<std::thread::JoinHandle<()>>>,
+}
+
+impl Lobby {
+    /// Starts a table on its own thread and waits until its game has loaded; the tokens
+    /// are written beside the save.
+    pub fn open(&self, launch: Launch) -> Result<Arc<TableInfo>> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (ready_tx, ready_rx) = sync_channel(1);
+        let id = launch.id.clone();
+        if self.tables.lock().expect("lobby lock").contains_key(&id) {
+            return Err(Error::Other(format!("there is already a table `{id}`")));
+        }
+        let tokens_file = tokens_path(&launch.save);
+        let tokens_text = serde_json::to_string_pretty(&launch.tokens).expect("tokens serialize");
+        let handle = std::thread::Builder::new()
+            .name(format!("table {id}"))
+            .spawn(move || thread::run(launch, rx, ready_tx))
+            .map_err(|e| Error::Other(format!("cannot start a table thread: {e}")))?;
+        let info = match ready_rx.recv() {
+            Ok(Ok(info)) => info,
+            Ok(Err(message)) => {
+                let _ = handle.join();
+                return Err(Error::Other(message));
+            }
+            Err(_) => {
+                let _ = handle.join();
+                return Err(Error::Other(format!("table `{id}` stopped while starting")));
+            }
+        };
+        crate::game::save::write_atomic(&tokens_file, tokens_text.as_bytes())?;
+        self.threads.lock().expect("lobby lock").push(handle);
+        self.tables.lock().expect("lobby lock").insert(
+            id,
+            Arc::new(TableHandle {
+                info: info.clone(),
+                commands: Mutex::new(tx),
+            }),
+        );
+        Ok(info)
+    }
+
+    pub fn get(&self, id: &str) -> Option<Arc<TableHandle>> {
+        self.tables.lock().expect("lobby lock").get(id).cloned()
+    }
+
+    pub fn list(&self) -> Vec<Arc<TableInfo>> {
+        self.tables
+            .lock()
+            .expect("lobby lock")
+            .values()
+            .map(|t| t.info.clone())
+            .collect()
+    }
+
+    /// A number no other connection of this server has.
+    pub fn connection_id(&self) -> u64 {
+        self.next_connection.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Tells every table to stop and waits for their threads (the games are saved).
+    pub fn shutdown(&self) {
+        for table in self.tables.lock().expect("lobby lock").values() {
+            table.send(Command::Shutdown);
+        }
+        let threads = std::mem::take(&mut *self.threads.lock().expect("lobby lock"));
+        for t in threads {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The links a table prints: one per seat (people's seats only), the spectators' and the
+/// host's.
+pub fn links(base: &str, info: &TableInfo) -> Vec<(String, String)> {
+    let url = |token: &str| format!("{base}/t/{}#{token}", info.id);
+    let mut out = Vec::new();
+    for (i, name) in info.seats.iter().enumerate() {
+        let who = if info.people[i] {
+            format!("seat {name}")
+        } else {
+            format!("seat {name} (a bot; a person may take it)")
+        };
+        out.push((who, url(&info.tokens.seats[i])));
+    }
+    out.push(("spectators".into(), url(&info.tokens.spectator)));
+    out.push(("host".into(), url(&info.tokens.host)));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_long_random_and_decide_the_role() {
+        let t = Tokens::new(3).unwrap();
+        assert_eq!(t.host.len(), 32);
+        let mut all = t.seats.clone();
+        all.extend([t.host.clone(), t.spectator.clone()]);
+        all.sort();
+        all.dedup();
+        assert_eq!(all.len(), 5, "every token differs");
+        assert_eq!(t.role(&t.seats[2]), Some(Role::Seat(2)));
+        assert_eq!(t.role(&t.host), Some(Role::Host));
+        assert_eq!(t.role(&t.spectator), Some(Role::Spectator));
+        assert_eq!(t.role(""), None);
+        assert_eq!(t.role(&t.host[..31]), None);
+        assert_eq!(t.role(&t.host.to_uppercase()), None);
+    }
+
+    #[test]
+    fn files_beside_the_save() {
+        assert_eq!(
+            tokens_path(Path::new("saves/x.save.json")),
+            Path::new("saves/x.tokens.json")
+        );
+    }
+}

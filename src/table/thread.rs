@@ -1,0 +1,1005 @@
+//! The table thread: the only place a table's game changes. It owns the [`Match`], its rule
+//! set (Lua is not `Send`), its hot reloader and the bots, and talks to the async side over
+//! channels: [`Command`]s in, frames (JSON text) out, one sender per connection.
+//!
+//! The turn loop is `Match::advance`, as in `rally play`; the table plugs in as its
+//! [`Seats`] and as the game's [`Chooser`]. Wherever the game waits for people (the
+//! programming phase, a question, a pause on a script error), the thread *pumps*: it handles
+//! the commands that arrive (connections, moves, answers, host settings) until what it waits
+//! for has happened or a deadline passed. Every frame is built for its connection
+//! ([`Table::view`]): a seat sees its own hand and program, nobody else's.
+
+use super::desk::Desk;
+use super::protocol::{
+    error_frame, DeskView, EventView, Incoming, QuestionView, RobotView, SeatView, Settings,
+    View,
+};
+use super::{Launch, Role, TableInfo, Tokens};
+use crate::cards::Card;
+use crate::decision::{BotPolicy, Chooser, Question};
+use crate::engine::Game;
+use crate::error::{Error, Result};
+use crate::game::bot::Bots;
+use crate::game::deal::{self, Hand};
+use crate::game::save::{self, Save};
+use crate::game::{Driver, Match, Seats, Setup, Stage};
+use crate::geometry::Dir;
+use crate::reload::{HotReload, Reloaded, WatchOptions};
+use crate::state::{Robot, RobotId, REGISTERS};
+use serde_json::json;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Frames queued for one connection. Bounded: a browser that stops reading is dropped (it
+/// reconnects and gets the whole table again) rather than growing the server's memory.
+pub type Outbox = tokio::sync::mpsc::Sender<String>;
+
+/// Frames a connection may have queued before it counts as gone.
+pub const OUTBOX_FRAMES: usize = 256;
+
+/// What the async side tells a table.
+pub enum Command {
+    /// A browser connected with a valid token.
+    Connect { conn: u64, role: Role, out: Outbox },
+    Disconnect { conn: u64 },
+    /// A message that parsed (`protocol::parse`); whether it is allowed now is checked here.
+    Message { conn: u64, message: Incoming },
+    /// The server stops: leave the game as saved.
+    Shutdown,
+}
+
+/// How often a waiting table looks at its rule files.
+const RELOAD_TICK: Duration = Duration::from_millis(100);
+
+/// Where the table is, as the pages show it.
+#[derive(Clone, Debug, PartialEq)]
+enum Stand {
+    /// Waiting for the people to take their seats (or the host to start).
+    Waiting,
+    Programming,
+    Resolving,
+    /// A script failed in the middle of a stage; the message is for the host.
+    Paused(String),
+    Over,
+}
+
+/// A person's seat (bots' seats are never absent).
+struct SeatState {
+    name: String,
+    person: bool,
+    connections: usize,
+    /// When the last connection went away (or the table started without them).
+    absent_since: Option<Instant>,
+    /// Nobody had taken the seat when the game started: a bot plays it until someone does.
+    empty: bool,
+}
+
+/// A question waiting for its answer.
+struct Pending {
+    view: QuestionView,
+    robot: RobotId,
+    deadline: Instant,
+    answer: Option<String>,
+}
+
+/// Everything the table thread keeps besides the game itself.
+pub(super) struct Table {
+    info: Arc<TableInfo>,
+    rx: Receiver<Command>,
+    conns: BTreeMap<u64, (Role, Outbox)>,
+    seats: Vec<SeatState>,
+    settings: Settings,
+    stand: Stand,
+    desks: Vec<Option<Desk>>,
+    timer: Option<Instant>,
+    question: Option<Pending>,
+    next_question: u64,
+    /// The robots as the pages last saw them (questions come mid-register, when the game
+    /// itself is busy).
+    robots: Vec<Robot>,
+    turn: u32,
+    generation: u64,
+    board_svg: String,
+    outcome: Option<String>,
+    started: bool,
+    closed: bool,
+}
+
+type Shared = Rc<RefCell<Table>>;
+
+/// Runs a table to the end of the game, then keeps serving its final state until the server
+/// shuts down. `ready` gets the table's public description, or why it could not start.
+pub(super) fn run(
+    launch: Launch,
+    rx: Receiver<Command>,
+    ready: SyncSender<std::result::Result<Arc<TableInfo>, String>>,
+) {
+    let (mut m, hot) = match start(&launch) {
+        Ok(started) => started,
+        Err(e) => {
+            let _ = ready.send(Err(e.to_string()));
+            return;
+        }
+    };
+    let info = Arc::new(TableInfo {
+        id: launch.id.clone(),
+        title: title(&m),
+        seats: m.setup.seats.iter().map(|s| s.name.clone()).collect(),
+        people: m
+            .setup
+            .seats
+            .iter()
+            .map(|s| s.driver == Driver::Human)
+            .collect(),
+        tokens: launch.tokens.clone(),
+        replay: Mutex::new(None),
+    });
+    if ready.send(Ok(info.clone())).is_err() {
+        return;
+    }
+    let table = Rc::new(RefCell::new(Table {
+        seats: m
+            .setup
+            .seats
+            .iter()
+            .map(|s| SeatState {
+                name: s.name.clone(),
+                person: s.driver == Driver::Human,
+                connections: 0,
+                absent_since: None,
+                empty: false,
+            })
+            .collect(),
+        info,
+        rx,
+        conns: BTreeMap::new(),
+        settings: launch.settings,
+        stand: Stand::Waiting,
+        desks: vec![None; m.setup.seats.len()],
+        timer: None,
+        question: None,
+        next_question: 1,
+        robots: m.game.state().robots.clone(),
+        turn: m.game.state().turn,
+        generation: 1,
+        board_svg: board_svg(&m.game),
+        outcome: None,
+        started: false,
+        closed: false,
+    }));
+    m.game.set_chooser(Box::new(TableChooser(table.clone())));
+    let mut seats = TableSeats {
+        bots: Bots::new(m.setup.seats.iter().map(|s| s.strength)),
+        table: table.clone(),
+        hot,
+    };
+    if let Err(e) = play(&mut m, &mut seats, &launch) {
+        tracing::error!("table {}: {e}", launch.id);
+        let mut t = table.borrow_mut();
+        t.stand = Stand::Paused(format!("the table stopped: {e}"));
+        t.broadcast();
+    }
+    // The game is over (or stopped): keep answering until the server shuts down.
+    let mut t = table.borrow_mut();
+    while !t.closed {
+        t.pump(None);
+    }
+}
+
+/// The game, from its file or its save, and the reloader for its rules.
+fn start(launch: &Launch) -> Result<(Match, Option<HotReload>)> {
+    let game_path = match &launch.resume {
+        Some(save) => save.game.clone(),
+        None => launch.game.clone(),
+    };
+    let setup = Setup::load(&game_path)?;
+    let choices = setup.choices(&launch.extra);
+    let common = crate::commands::Common {
+        extra_variants: Vec::new(),
+        ..launch.common.clone()
+    };
+    let rules = common.rules(Some(&game_path), choices.clone())?;
+    let m = match &launch.resume {
+        Some(save) => Match::resume(setup, rules, save.clone())?,
+        None => Match::start(setup, rules)?,
+    };
+    let hot = if launch.reload {
+        let (scripts, variants) = common.folders(Some(&game_path))?;
+        let sources = crate::script::Sources {
+            scripts,
+            variants,
+            choices,
+        };
+        match HotReload::new(sources, &WatchOptions::default()) {
+            Ok(hot) => Some(hot),
+            Err(e) => {
+                tracing::warn!("hot reload is off for table {}: {e}", launch.id);
+                None
+            }
+        }
+    } else {
+        None
+    };
+    Ok((m, hot))
+}
+
+fn title(m: &Match) -> String {
+    let stem = m
+        .setup
+        .path
+        .file_stem()
+        .map_or("game".into(), |s| s.to_string_lossy().to_string());
+    format!("{stem} on {}", m.game.board().name)
+}
+
+fn board_svg(game: &Game) -> String {
+    crate::svg::picture(
+        game.rules(),
+        &game.board(),
+        &[],
+        &crate::svg::Options::default(),
+    )
+}
+
+/// The turn loop: wait for the players, then advance stage by stage, telling every page
+/// what happened and saving after each stage, until the game is over.
+fn play(m: &mut Match, seats: &mut TableSeats, launch: &Launch) -> Result<()> {
+    let table = seats.table.clone();
+    // Wait for every person to take a seat, or for the host to start.
+    loop {
+        let mut t = table.borrow_mut();
+        if t.closed {
+            return Ok(());
+        }
+        if t.started || t.seats.iter().all(|s| !s.person || s.connections > 0) {
+            t.started = true;
+            let now = Instant::now();
+            for s in t.seats.iter_mut().filter(|s| s.person && s.connections == 0) {
+                s.empty = true;
+                s.absent_since = Some(now);
+            }
+            break;
+        }
+        t.pump(None);
+    }
+    while !m.is_over() {
+        if table.borrow().closed {
+            return Ok(());
+        }
+        seats.reload(&mut m.game);
+        {
+            let mut t = table.borrow_mut();
+            t.stand = Stand::Resolving;
+            t.turn = m.game.state().turn;
+        }
+        let stage = match m.advance(seats) {
+            Ok(stage) => stage,
+            Err(_) if table.borrow().closed => return Ok(()),
+            Err(Error::Script(message)) if seats.hot.is_some() => {
+                seats.pause(&mut m.game, message);
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        let frame = stage_frame(m, &stage);
+        {
+            let mut t = table.borrow_mut();
+            t.robots = m.game.state().robots.clone();
+            t.turn = m.game.state().turn;
+            t.send_all(&frame);
+        }
+        save::write_json(&launch.save, &m.save(&launch.extra))?;
+    }
+    let replay = m.replay(&launch.extra);
+    save::write_json(&launch.replay_path(), &replay)?;
+    let frames = crate::html::game_frames(&replay.turns);
+    let outcome = m.progress.outcome.as_ref().map(|o| o.text());
+    let page = crate::html::page(
+        &m.game,
+        &format!("{} — replay", table.borrow().info.title),
+        outcome.as_deref().unwrap_or(""),
+        &frames,
+    );
+    let mut t = table.borrow_mut();
+    *t.info.replay.lock().expect("replay lock") = Some(page);
+    t.outcome = outcome;
+    t.stand = Stand::Over;
+    t.broadcast();
+    Ok(())
+}
+
+/// What every page gets after a stage: the robots after it, the cards revealed in a
+/// register, and the events (the deal's `programmed` events stay out: they hold programs).
+fn stage_frame(m: &Match, stage: &Stage) -> String {
+    let state = m.game.state();
+    let (label, register) = match stage {
+        Stage::Programmed { .. } => ("Start".to_string(), 0),
+        Stage::Register { register, .. } => (format!("Register {register}"), *register),
+        Stage::EndOfTurn { .. } => ("End of turn".to_string(), 0),
+    };
+    let revealed: Vec<_> = if register > 0 {
+        state
+            .robots
+            .iter()
+            .filter_map(|r| r.card(register).map(|c| json!({"robot": r.name, "card": c})))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let events: Vec<EventView> = stage
+        .events()
+        .iter()
+        .filter(|e| e.what != "programmed")
+        .map(|e| EventView {
+            robot: e.robot.clone(),
+            segment: e.segment.to_string(),
+            what: e.what.to_string(),
+            text: crate::render::event(e),
+        })
+        .collect();
+    json!({
+        "type": "stage",
+        "turn": state.turn,
+        "label": format!("Turn {} · {label}", state.turn),
+        "register": register,
+        "revealed": revealed,
+        "robots": RobotView::all(&state.robots),
+        "svg": crate::svg::robots_layer(&state.robots),
+        "events": events,
+    })
+    .to_string()
+}
+
+impl Table {
+    /// Handles the commands that arrive within `wait` (`None`: until one arrives), then
+    /// every command already queued behind it.
+    fn pump(&mut self, wait: Option<Duration>) {
+        let first = match wait {
+            None => self.rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            Some(w) => self.rx.recv_timeout(w),
+        };
+        match first {
+            Ok(command) => self.handle(command),
+            Err(RecvTimeoutError::Timeout) => return,
+            Err(RecvTimeoutError::Disconnected) => {
+                self.closed = true;
+                return;
+            }
+        }
+        while let Ok(command) = self.rx.try_recv() {
+            self.handle(command);
+        }
+    }
+
+    fn handle(&mut self, command: Command) {
+        match command {
+            Command::Connect { conn, role, out } => {
+                if let Role::Seat(r) = role {
+                    let seat = &mut self.seats[r];
+                    seat.connections += 1;
+                    seat.absent_since = None;
+                    seat.empty = false;
+                }
+                let welcome = json!({
+                    "type": "welcome",
+                    "table": self.info.id,
+                    "title": self.info.title,
+                    "board": self.board_svg,
+                })
+                .to_string();
+                self.conns.insert(conn, (role, out));
+                self.send(conn, welcome);
+                self.broadcast();
+            }
+            Command::Disconnect { conn } => {
+                if let Some((Role::Seat(r), _)) = self.conns.remove(&conn) {
+                    self.left(r);
+                }
+                self.broadcast();
+            }
+            Command::Message { conn, message } => {
+                let Some(&(role, _)) = self.conns.get(&conn) else {
+                    return;
+                };
+                match self.act(role, message) {
+                    Ok(()) => self.broadcast(),
+                    Err(e) => self.send(conn, error_frame(&e)),
+                }
+            }
+            Command::Shutdown => self.closed = true,
+        }
+    }
+
+    fn left(&mut self, robot: RobotId) {
+        let seat = &mut self.seats[robot];
+        seat.connections = seat.connections.saturating_sub(1);
+        if seat.connections == 0 {
+            seat.absent_since = Some(Instant::now());
+        }
+    }
+
+    /// One message from a connection with `role`: allowed now, or the sentence saying why not.
+    fn act(&mut self, role: Role, message: Incoming) -> std::result::Result<(), String> {
+        if message.is_host_action() && role != Role::Host {
+            return Err("only the host can do that (open the host link)".into());
+        }
+        let robot = match role {
+            Role::Seat(r) => Some(r),
+            _ => None,
+        };
+        match message {
+            Incoming::Start {} => {
+                if self.started {
+                    return Err("the game has already started".into());
+                }
+                self.started = true;
+                Ok(())
+            }
+            Incoming::Settings {
+                bot_after,
+                choice_timeout,
+                timer,
+            } => {
+                const DAY: u64 = 86_400;
+                for (name, value) in [
+                    ("bot_after", bot_after),
+                    ("choice_timeout", choice_timeout),
+                    ("timer", timer),
+                ] {
+                    if value.is_some_and(|v| v > DAY) {
+                        return Err(format!("{name}: at most {DAY} seconds"));
+                    }
+                }
+                if choice_timeout == Some(0) {
+                    return Err("choice_timeout: at least 1 second".into());
+                }
+                let s = &mut self.settings;
+                s.bot_after = bot_after.unwrap_or(s.bot_after);
+                s.choice_timeout = choice_timeout.unwrap_or(s.choice_timeout);
+                s.timer = timer.unwrap_or(s.timer);
+                if s.timer == 0 {
+                    self.timer = None;
+                }
+                Ok(())
+            }
+            Incoming::Answer { question, choice } => {
+                let Some(robot) = robot else {
+                    return Err("only a seat answers questions".into());
+                };
+                let pending = self
+                    .question
+                    .as_mut()
+                    .filter(|p| p.robot == robot && p.view.id == question && p.answer.is_none())
+                    .ok_or("there is no such question for you now")?;
+                if !pending.view.choices.contains(&choice) {
+                    return Err(format!(
+                        "`{choice}` is not an answer: choose one of {}",
+                        pending.view.choices.join(", ")
+                    ));
+                }
+                pending.answer = Some(choice);
+                Ok(())
+            }
+            Incoming::Place { .. }
+            | Incoming::Clear { .. }
+            | Incoming::PowerDown { .. }
+            | Incoming::Ready {} => {
+                let Some(robot) = robot else {
+                    return Err("only a seat programs (this link watches)".into());
+                };
+                if self.stand != Stand::Programming {
+                    return Err("this is not the time to program: wait for the next turn".into());
+                }
+                let damage = self.robots[robot].damage;
+                let desk = self.desks[robot]
+                    .as_mut()
+                    .ok_or("your robot does not program this turn")?;
+                match message {
+                    Incoming::Place { register, card } => desk.place(register, card.0),
+                    Incoming::Clear { register } => desk.clear(register),
+                    Incoming::PowerDown { on } => desk.set_power_down(on, damage),
+                    _ => desk.set_ready(),
+                }
+            }
+        }
+    }
+
+    /// Whether a bot decides for `robot` now: a bot's seat nobody has taken, a person's seat
+    /// nobody took, or one whose player has been away longer than the host allows.
+    fn bot_decides(&self, robot: RobotId) -> bool {
+        let s = &self.seats[robot];
+        if s.connections > 0 {
+            return false;
+        }
+        !s.person
+            || s.empty
+            || (self.settings.bot_after > 0
+                && s.absent_since.is_some_and(|t| {
+                    t.elapsed() >= Duration::from_secs(self.settings.bot_after)
+                }))
+    }
+
+    /// When an absent player's seat passes to a bot, if it will.
+    fn bot_deadline(&self, robot: RobotId) -> Option<Instant> {
+        let s = &self.seats[robot];
+        if !s.person || s.connections > 0 || self.settings.bot_after == 0 {
+            return None;
+        }
+        s.absent_since
+            .map(|t| t + Duration::from_secs(self.settings.bot_after))
+    }
+
+    fn send(&mut self, conn: u64, frame: String) {
+        let Some((role, out)) = self.conns.get(&conn) else {
+            return;
+        };
+        if out.try_send(frame).is_err() {
+            // Full or closed: the browser is gone or not reading; it gets everything again
+            // when it reconnects.
+            let role = *role;
+            self.conns.remove(&conn);
+            if let Role::Seat(r) = role {
+                self.left(r);
+            }
+        }
+    }
+
+    /// The same frame to every connection.
+    fn send_all(&mut self, frame: &str) {
+        let conns: Vec<u64> = self.conns.keys().copied().collect();
+        for conn in conns {
+            self.send(conn, frame.to_string());
+        }
+    }
+
+    /// A frame for the host pages only.
+    fn send_host(&mut self, frame: &str) {
+        let hosts: Vec<u64> = self
+            .conns
+            .iter()
+            .filter(|(_, (role, _))| *role == Role::Host)
+            .map(|(c, _)| *c)
+            .collect();
+        for conn in hosts {
+            self.send(conn, frame.to_string());
+        }
+    }
+
+    /// Every connection's view of the table now.
+    fn broadcast(&mut self) {
+        let svg = crate::svg::robots_layer(&self.robots);
+        let conns: Vec<(u64, Role)> = self.conns.iter().map(|(c, (r, _))| (*c, *r)).collect();
+        for (conn, role) in conns {
+            let frame = serde_json::to_string(&self.view(role, svg.clone()))
+                .expect("views serialize");
+            self.send(conn, frame);
+        }
+    }
+
+    fn view(&self, role: Role, svg: String) -> View {
+        let now = Instant::now();
+        let robot = match role {
+            Role::Seat(r) => Some(r),
+            _ => None,
+        };
+        let seats = self
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let r = &self.robots[i];
+                let desk = self.desks[i].as_ref();
+                let status = match (&self.stand, desk) {
+                    (Stand::Waiting, _) if s.person && s.connections == 0 => "waiting",
+                    _ if self.question.as_ref().is_some_and(|q| q.robot == i) => "deciding",
+                    _ if r.destroyed && r.lives <= 0 => "out",
+                    (Stand::Programming, Some(d)) if d.ready => "ready",
+                    (Stand::Programming, Some(_)) => "programming",
+                    _ => "",
+                };
+                let locked = (0..REGISTERS)
+                    .map(|j| {
+                        let locked_card = desk
+                            .map(|d| d.locked[j].then_some(d.registers[j]).flatten())
+                            .unwrap_or_else(|| {
+                                deal::is_locked(r.damage, j)
+                                    .then(|| r.program.get(j).copied().flatten())
+                                    .flatten()
+                            });
+                        locked_card.map(|c| c.to_string())
+                    })
+                    .collect();
+                SeatView {
+                    name: s.name.clone(),
+                    color: crate::svg::robot_color(i, r),
+                    driver: if self.bot_decides(i) { "bot" } else { "person" },
+                    connected: !s.person || s.connections > 0,
+                    status,
+                    locked,
+                }
+            })
+            .collect();
+        let desk = robot.and_then(|r| {
+            let d = self.desks[r].as_ref()?;
+            (self.stand == Stand::Programming).then(|| DeskView {
+                hand: d.hand.cards.iter().map(Card::to_string).collect(),
+                registers: d.registers.iter().map(|c| c.map(|c| c.to_string())).collect(),
+                locked: d.locked.to_vec(),
+                power_down: d.power_down,
+                can_power_down: self.robots[r].damage > 0,
+                ready: d.ready,
+            })
+        });
+        let question = self
+            .question
+            .as_ref()
+            .filter(|q| Some(q.robot) == robot && q.answer.is_none())
+            .map(|q| QuestionView {
+                timeout_ms: q.deadline.saturating_duration_since(now).as_millis() as u64,
+                ..q.view.clone()
+            });
+        let paused = match &self.stand {
+            Stand::Paused(message) if role == Role::Host => Some(message.clone()),
+            Stand::Paused(_) => Some("a rule script failed: the host is fixing it".into()),
+            _ => None,
+        };
+        View {
+            kind: "state",
+            role: match role {
+                Role::Seat(_) => "seat",
+                Role::Host => "host",
+                Role::Spectator => "spectator",
+            },
+            seat: robot.map(|r| self.seats[r].name.clone()),
+            turn: self.turn,
+            phase: match (&self.stand, &self.question) {
+                (Stand::Waiting, _) => "waiting",
+                (Stand::Over, _) => "over",
+                (Stand::Paused(_), _) => "paused",
+                (_, Some(_)) => "deciding",
+                (Stand::Programming, _) => "programming",
+                (Stand::Resolving, _) => "resolving",
+            },
+            rules: self.generation,
+            robots: RobotView::all(&self.robots),
+            seats,
+            desk,
+            question,
+            timer_ms: self
+                .timer
+                .map(|t| t.saturating_duration_since(now).as_millis() as u64),
+            settings: self.settings,
+            paused,
+            outcome: self.outcome.clone(),
+            replay: self
+                .outcome
+                .is_some()
+                .then(|| format!("/t/{}/replay", self.info.id)),
+            svg,
+        }
+    }
+}
+
+/// The table as the game's [`Seats`]: the programming phase for everyone at once, and the
+/// end-of-turn decisions as questions.
+struct TableSeats {
+    table: Shared,
+    bots: Bots,
+    hot: Option<HotReload>,
+}
+
+impl TableSeats {
+    /// Picks up saved rule files at a stage boundary and tells the pages.
+    fn reload(&mut self, game: &mut Game) {
+        let Some(reloaded) = self.hot.as_mut().and_then(|h| h.at_boundary(game)) else {
+            return;
+        };
+        let mut t = self.table.borrow_mut();
+        match &reloaded {
+            Reloaded::Swapped {
+                generation,
+                changed,
+                ..
+            } => {
+                t.generation = *generation;
+                t.board_svg = board_svg(game);
+                let files: Vec<String> = changed
+                    .iter()
+                    .map(|p| crate::script::display_path(p))
+                    .collect();
+                let board = json!({"type": "board", "board": t.board_svg}).to_string();
+                t.send_all(&board);
+                let notice = json!({
+                    "type": "notice",
+                    "level": "info",
+                    "text": format!("rules v{generation} from the next register ({} changed)", files.join(", ")),
+                    "rules": generation,
+                    "files": files,
+                })
+                .to_string();
+                t.send_all(&notice);
+                t.broadcast();
+            }
+            Reloaded::Failed { .. } => {
+                let notice = json!({
+                    "type": "notice",
+                    "level": "error",
+                    "text": reloaded.to_string(),
+                })
+                .to_string();
+                t.send_host(&notice);
+            }
+        }
+    }
+
+    /// A script failed mid-stage (rolled back): wait until a fixed rule set loads.
+    fn pause(&mut self, game: &mut Game, message: String) {
+        let before = self.table.borrow().generation;
+        {
+            let mut t = self.table.borrow_mut();
+            t.stand = Stand::Paused(format!("✗ {message}\n  paused: save a fixed script to go on"));
+            t.broadcast();
+        }
+        loop {
+            self.reload(game);
+            let mut t = self.table.borrow_mut();
+            if t.closed || t.generation != before {
+                t.stand = Stand::Resolving;
+                t.broadcast();
+                return;
+            }
+            t.pump(Some(RELOAD_TICK));
+        }
+    }
+
+    /// How long to wait for commands before looking at deadlines and rule files again.
+    fn tick(&self, deadline: Option<Instant>) -> Option<Duration> {
+        let now = Instant::now();
+        let until = deadline.map(|d| d.saturating_duration_since(now));
+        match (until, self.hot.is_some()) {
+            (Some(u), true) => Some(u.min(RELOAD_TICK)),
+            (None, true) => Some(RELOAD_TICK),
+            (u, false) => u,
+        }
+    }
+
+    /// A yes/no question to a person (bots have already been asked elsewhere).
+    fn yes_no(&mut self, robot: RobotId, name: &str, key: &str, text: String) -> bool {
+        let q = Question {
+            robot,
+            robot_name: name.to_string(),
+            key: key.into(),
+            choices: vec!["no".into(), "yes".into()],
+            text,
+            detail: Default::default(),
+            rehearsal: false,
+        };
+        ask(&self.table, &q).as_deref() == Some("yes")
+    }
+}
+
+impl Seats for TableSeats {
+    /// The programming phase: every seat gets its hand at once; bots program at once;
+    /// people place cards until all are ready (or the timer, or a bot taking an absent
+    /// player's seat, finishes a program).
+    fn hands_dealt(&mut self, game: &mut Game, hands: &[Hand]) -> Result<()> {
+        {
+            let mut t = self.table.borrow_mut();
+            let state = game.state();
+            t.robots = state.robots.clone();
+            t.turn = state.turn;
+            t.desks = vec![None; state.robots.len()];
+            for hand in hands {
+                t.desks[hand.robot] = Some(Desk::new(hand.clone(), &state.robots[hand.robot].program));
+            }
+            t.stand = Stand::Programming;
+            t.timer = None;
+        }
+        loop {
+            // Bots program for their seats and for absent players, now.
+            let for_bots: Vec<Hand> = {
+                let t = self.table.borrow();
+                hands
+                    .iter()
+                    .filter(|h| !t.desks[h.robot].as_ref().is_some_and(|d| d.ready))
+                    .filter(|h| t.bot_decides(h.robot))
+                    .cloned()
+                    .collect()
+            };
+            for hand in &for_bots {
+                let program = self.bots.program(game, hand)?;
+                let down = game.state().robots[hand.robot].damage > 0
+                    && self.bots.power_down(game, hand.robot)?;
+                let mut t = self.table.borrow_mut();
+                let desk = t.desks[hand.robot].as_mut().expect("dealt");
+                desk.set_program(&program);
+                desk.power_down = down;
+            }
+            let mut t = self.table.borrow_mut();
+            if !for_bots.is_empty() {
+                t.broadcast();
+            }
+            if t.closed {
+                return Err(Error::Other("the server is shutting down".into()));
+            }
+            let waiting: Vec<RobotId> = t
+                .desks
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| d.as_ref().is_some_and(|d| !d.ready))
+                .map(|(i, _)| i)
+                .collect();
+            if waiting.is_empty() {
+                break;
+            }
+            // The classic timer: once all but one are ready, the last has `timer` seconds.
+            if t.settings.timer > 0 && waiting.len() == 1 && t.timer.is_none() {
+                t.timer = Some(Instant::now() + Duration::from_secs(t.settings.timer));
+                t.broadcast();
+            }
+            if t.timer.is_some_and(|d| Instant::now() >= d) {
+                for &r in &waiting {
+                    t.desks[r].as_mut().expect("dealt").fill_and_ready();
+                }
+                t.timer = None;
+                t.broadcast();
+                continue;
+            }
+            let deadline = waiting
+                .iter()
+                .filter_map(|&r| t.bot_deadline(r))
+                .chain(t.timer)
+                .min();
+            drop(t);
+            let wait = self.tick(deadline);
+            self.table.borrow_mut().pump(wait);
+            self.reload(game);
+        }
+        let mut t = self.table.borrow_mut();
+        t.stand = Stand::Resolving;
+        t.timer = None;
+        Ok(())
+    }
+
+    fn program(&mut self, _game: &mut Game, hand: &Hand) -> Result<Vec<Card>> {
+        let t = self.table.borrow();
+        Ok(t.desks[hand.robot].as_ref().map_or(Vec::new(), Desk::program))
+    }
+
+    fn power_down(&mut self, _game: &mut Game, robot: RobotId) -> Result<bool> {
+        let t = self.table.borrow();
+        Ok(t.desks[robot].as_ref().is_some_and(|d| d.power_down))
+    }
+
+    fn stay_down(&mut self, game: &mut Game, robot: RobotId) -> Result<bool> {
+        if self.table.borrow().bot_decides(robot) {
+            return self.bots.stay_down(game, robot);
+        }
+        let name = game.state().robots[robot].name.clone();
+        Ok(self.yes_no(
+            robot,
+            &name,
+            "stay_down",
+            format!("{name} is powered down. Stay down next turn too?"),
+        ))
+    }
+
+    fn reenter(&mut self, game: &mut Game, robot: RobotId) -> Result<(Dir, bool)> {
+        if self.table.borrow().bot_decides(robot) {
+            return self.bots.reenter(game, robot);
+        }
+        self.table.borrow_mut().robots = game.state().robots.clone();
+        let (name, at, facing) = {
+            let r = &game.state().robots[robot];
+            (r.name.clone(), r.at, r.facing)
+        };
+        let mut choices = vec![facing.to_string()];
+        choices.extend(
+            Dir::ALL
+                .iter()
+                .filter(|&&d| d != facing)
+                .map(|d| d.to_string()),
+        );
+        let q = Question {
+            robot,
+            robot_name: name.clone(),
+            key: "reenter_facing".into(),
+            choices,
+            text: format!("{name} re-enters at {at} with 2 damage. Which way does it face?"),
+            detail: Default::default(),
+            rehearsal: false,
+        };
+        let dir = ask(&self.table, &q)
+            .and_then(|a| Dir::parse(&a))
+            .unwrap_or(facing);
+        let down = self.yes_no(
+            robot,
+            &name,
+            "reenter_powered_down",
+            format!("Re-enter {name} powered down (skip next turn, discard damage)?"),
+        );
+        Ok((dir, down))
+    }
+}
+
+/// Asks `robot`'s player `q` and waits for the answer, the timeout (the default), or a
+/// bot taking the seat over.
+fn ask(table: &Shared, q: &Question) -> Option<String> {
+    if table.borrow().bot_decides(q.robot) {
+        return BotPolicy.choose(q);
+    }
+    {
+        let mut t = table.borrow_mut();
+        let id = t.next_question;
+        t.next_question += 1;
+        let timeout = Duration::from_secs(t.settings.choice_timeout);
+        t.question = Some(Pending {
+            view: QuestionView {
+                id,
+                robot: q.robot_name.clone(),
+                key: q.key.clone(),
+                text: if q.text.is_empty() {
+                    q.key.clone()
+                } else {
+                    q.text.clone()
+                },
+                choices: q.choices.clone(),
+                default: q.default_answer().to_string(),
+                timeout_ms: timeout.as_millis() as u64,
+            },
+            robot: q.robot,
+            deadline: Instant::now() + timeout,
+            answer: None,
+        });
+        t.broadcast();
+    }
+    let answer = loop {
+        let mut t = table.borrow_mut();
+        let p = t.question.as_ref().expect("asked");
+        if let Some(a) = &p.answer {
+            break Some(a.clone());
+        }
+        if t.closed || Instant::now() >= p.deadline {
+            break None;
+        }
+        if t.bot_decides(q.robot) {
+            break BotPolicy.choose(q);
+        }
+        let deadline = [Some(p.deadline), t.bot_deadline(q.robot)]
+            .into_iter()
+            .flatten()
+            .min();
+        let wait = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+        t.pump(wait);
+    };
+    let mut t = table.borrow_mut();
+    t.question = None;
+    t.broadcast();
+    answer
+}
+
+/// The game's chooser at a table: questions during the registers go to the robot's player
+/// as a dialog; bots, absent players and rehearsals get the bots' answers.
+struct TableChooser(Shared);
+
+impl Chooser for TableChooser {
+    fn choose(&mut self, q: &Question) -> Option<String> {
+        if q.rehearsal {
+            return BotPolicy.choose(q);
+        }
+        ask(&self.0, q)
+    }
+}
+
+/// Loads a save for `--resume`, with its tokens (written beside it when the table began).
+pub fn resume(path: &std::path::Path) -> Result<(Save, Option<Tokens>)> {
+    let save = Save::load(path)?;
+    let tokens = std::fs::read_to_string(super::tokens_path(path))
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok());
+    Ok((save, tokens))
+}
