@@ -271,10 +271,11 @@ fn play(m: &mut Match, seats: &mut TableSeats, launch: &Launch) -> Result<()> {
             return Ok(());
         }
         seats.reload(&mut m.game);
+        let turn = m.game.state().turn;
         {
             let mut t = table.borrow_mut();
             t.stand = Stand::Resolving;
-            t.turn = m.game.state().turn;
+            t.turn = turn;
         }
         let stage = match m.advance(seats) {
             Ok(stage) => stage,
@@ -285,7 +286,7 @@ fn play(m: &mut Match, seats: &mut TableSeats, launch: &Launch) -> Result<()> {
             }
             Err(e) => return Err(e),
         };
-        let frame = stage_frame(m, &stage);
+        let frame = stage_frame(m, turn, &stage);
         {
             let mut t = table.borrow_mut();
             t.robots = m.game.state().robots.clone();
@@ -314,7 +315,8 @@ fn play(m: &mut Match, seats: &mut TableSeats, launch: &Launch) -> Result<()> {
 
 /// What every page gets after a stage: the robots after it, the cards revealed in a
 /// register, and the events (the deal's `programmed` events stay out: they hold programs).
-fn stage_frame(m: &Match, stage: &Stage) -> String {
+/// `turn` is the turn the stage belongs to (the end of a turn already counts the next).
+fn stage_frame(m: &Match, turn: u32, stage: &Stage) -> String {
     let state = m.game.state();
     let (label, register) = match stage {
         Stage::Programmed { .. } => ("Start".to_string(), 0),
@@ -343,8 +345,8 @@ fn stage_frame(m: &Match, stage: &Stage) -> String {
         .collect();
     json!({
         "type": "stage",
-        "turn": state.turn,
-        "label": format!("Turn {} · {label}", state.turn),
+        "turn": turn,
+        "label": format!("Turn {turn} · {label}"),
         "register": register,
         "revealed": revealed,
         "robots": RobotView::all(&state.robots),

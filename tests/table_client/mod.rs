@@ -1,0 +1,215 @@
+//! What the table's tests share: a server on a free loopback port with tables of the test
+//! game (in a temporary folder with its own copy of the scripts, so a test may edit them),
+//! and a WebSocket client that keeps every frame it receives.
+#![allow(dead_code)]
+
+use futures_util::{SinkExt, StreamExt};
+use rally::commands::Common;
+use rally::table::protocol::Settings;
+use rally::table::server::Server;
+use rally::table::{Launch, Lobby, TableInfo, Tokens};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// How long a test waits for a frame before it fails.
+pub const PATIENCE: Duration = Duration::from_secs(20);
+
+/// A folder with the test game, its board and a copy of the standard scripts.
+pub struct Workspace {
+    pub dir: tempfile::TempDir,
+}
+
+impl Workspace {
+    pub fn new() -> Workspace {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        copy_tree(&root.join("scripts"), &dir.path().join("scripts"));
+        std::fs::create_dir_all(dir.path().join("variants")).unwrap();
+        for file in ["table.toml", "table_board.toml"] {
+            std::fs::copy(root.join("tests/games").join(file), dir.path().join(file)).unwrap();
+        }
+        Workspace { dir }
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    pub fn common(&self) -> Common {
+        Common {
+            scripts: Some(self.path("scripts")),
+            variants: Some(self.path("variants")),
+            extra_variants: Vec::new(),
+        }
+    }
+
+    /// A table of the test game, saved in this folder.
+    pub fn launch(&self, id: &str, settings: Settings, reload: bool) -> Launch {
+        Launch {
+            id: id.into(),
+            game: self.path("table.toml"),
+            resume: None,
+            common: self.common(),
+            extra: Vec::new(),
+            save: self.path(&format!("{id}.save.json")),
+            tokens: Tokens::new(3).unwrap(),
+            settings,
+            reload,
+        }
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let path = entry.path();
+        if path.is_dir() {
+            copy_tree(&path, &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(&path, to.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+/// A server on a free loopback port with the given tables.
+pub fn serve(launches: Vec<Launch>) -> (Server, Vec<Arc<TableInfo>>) {
+    let lobby = Arc::new(Lobby::default());
+    let server = Server::start(lobby.clone(), "127.0.0.1", 0).unwrap();
+    let infos = launches
+        .into_iter()
+        .map(|l| lobby.open(l).unwrap())
+        .collect();
+    (server, infos)
+}
+
+type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// One browser, as a WebSocket: it keeps every frame it received.
+pub struct Client {
+    ws: Socket,
+    /// Every frame received, in order.
+    pub frames: Vec<Value>,
+    /// The last "state" frame.
+    pub state: Value,
+}
+
+impl Client {
+    pub async fn connect(server: &Server, table: &str, token: &str) -> Client {
+        Client::try_connect(server, table, token)
+            .await
+            .unwrap_or_else(|e| panic!("connecting to table {table}: {e}"))
+    }
+
+    pub async fn try_connect(
+        server: &Server,
+        table: &str,
+        token: &str,
+    ) -> Result<Client, tokio_tungstenite::tungstenite::Error> {
+        let url = format!("ws://{}/t/{table}/ws?token={token}", server.addr);
+        let (ws, _) = tokio_tungstenite::connect_async(url).await?;
+        let mut client = Client {
+            ws,
+            frames: Vec::new(),
+            state: Value::Null,
+        };
+        client.until(|f| f["type"] == "state").await;
+        Ok(client)
+    }
+
+    pub async fn send(&mut self, message: Value) {
+        self.send_text(message.to_string()).await;
+    }
+
+    pub async fn send_text(&mut self, text: String) {
+        self.ws.send(Message::text(text)).await.unwrap();
+    }
+
+    pub async fn send_raw(&mut self, message: Message) {
+        self.ws.send(message).await.unwrap();
+    }
+
+    /// The next frame; `None` when the server closed the connection (with the close frame's
+    /// reason in `frames` as `{"type":"closed"}`).
+    pub async fn next(&mut self) -> Option<Value> {
+        loop {
+            let message = tokio::time::timeout(PATIENCE, self.ws.next())
+                .await
+                .expect("a frame within the patience")?;
+            let frame = match message {
+                Ok(Message::Text(text)) => serde_json::from_str::<Value>(&text).unwrap(),
+                Ok(Message::Close(reason)) => {
+                    let (code, reason) = reason
+                        .map(|r| (u16::from(r.code), r.reason.to_string()))
+                        .unwrap_or((0, String::new()));
+                    let frame = json!({"type": "closed", "code": code, "reason": reason});
+                    self.frames.push(frame);
+                    return None;
+                }
+                Ok(_) => continue,
+                Err(_) => return None,
+            };
+            if frame["type"] == "state" {
+                self.state = frame.clone();
+            }
+            self.frames.push(frame.clone());
+            return Some(frame);
+        }
+    }
+
+    /// Frames until one matches.
+    pub async fn until(&mut self, matches: impl Fn(&Value) -> bool) -> Value {
+        loop {
+            let frame = self.next().await.expect("the connection stays open");
+            if matches(&frame) {
+                return frame;
+            }
+        }
+    }
+
+    /// The next error frame's message (frames before it are kept).
+    pub async fn error(&mut self) -> String {
+        let frame = self.until(|f| f["type"] == "error").await;
+        frame["message"].as_str().unwrap().to_string()
+    }
+
+    /// Waits for a state frame in which `matches`.
+    pub async fn state_where(&mut self, matches: impl Fn(&Value) -> bool) -> Value {
+        if matches(&self.state) {
+            return self.state.clone();
+        }
+        self.until(|f| f["type"] == "state" && matches(f)).await
+    }
+
+    /// The hand in the last state frame.
+    pub fn hand(&self) -> Vec<String> {
+        self.state["desk"]["hand"]
+            .as_array()
+            .map(|h| h.iter().map(|c| c.as_str().unwrap().to_string()).collect())
+            .unwrap_or_default()
+    }
+
+    /// Programs the first five cards of the hand and says Ready; returns the cards.
+    pub async fn program_and_ready(&mut self) -> Vec<String> {
+        self.state_where(|s| s["phase"] == "programming" && s["desk"].is_object())
+            .await;
+        let cards: Vec<String> = self.hand().into_iter().take(5).collect();
+        for (i, card) in cards.iter().enumerate() {
+            self.send(json!({"type": "place", "register": i + 1, "card": card}))
+                .await;
+        }
+        self.send(json!({"type": "ready"})).await;
+        self.state_where(|s| s["desk"]["ready"] == true || s["phase"] != "programming")
+            .await;
+        cards
+    }
+
+    pub async fn close(mut self) {
+        let _ = self.ws.close(None).await;
+    }
+}

@@ -1,0 +1,283 @@
+//! The table's rules, over real WebSockets against a real server on loopback: links need
+//! their token, every bad message gets an error frame and changes nothing, hidden cards stay
+//! hidden (every frame another client receives is read), a dropped player loses nothing,
+//! and a table comes back from its save with the same links.
+
+mod table_client;
+
+use rally::table::protocol::Settings;
+use serde_json::{json, Value};
+use table_client::{serve, Client, Workspace};
+use tokio_tungstenite::tungstenite::Message;
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// Every `"card"` string (quoted as in JSON) in a frame's text.
+fn mentions(frame: &Value, card: &str) -> bool {
+    frame.to_string().contains(&format!("\"{card}\""))
+        || frame.to_string().contains(&format!("{card}\""))
+}
+
+#[test]
+fn links_need_their_token_and_roles_are_kept_apart() {
+    let ws = Workspace::new();
+    let (server, infos) = serve(vec![ws.launch("t", Settings::default(), false)]);
+    let tokens = &infos[0].tokens;
+    runtime().block_on(async {
+        for token in ["", "0123456789abcdef0123456789abcdef", &tokens.host[..31]] {
+            let refused = Client::try_connect(&server, "t", token).await;
+            let Err(tokio_tungstenite::tungstenite::Error::Http(response)) = refused else {
+                panic!("token {token:?} was not refused");
+            };
+            assert_eq!(response.status(), 403);
+        }
+        assert!(Client::try_connect(&server, "nope", &tokens.host).await.is_err());
+        let role = ureq::get(&format!("http://{}/t/t/role?token=bad", server.addr)).call();
+        assert!(role.is_err(), "the role of a bad token is refused");
+
+        let mut spectator = Client::connect(&server, "t", &tokens.spectator).await;
+        assert_eq!(spectator.state["role"], "spectator");
+        spectator.send(json!({"type": "start"})).await;
+        assert!(spectator.error().await.contains("only the host"));
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        assert_eq!(ann.state["seat"], "Ann");
+        ann.send(json!({"type": "settings", "timer": 30})).await;
+        assert!(ann.error().await.contains("only the host"));
+        // Waiting for Bob: programming is not open yet.
+        ann.send(json!({"type": "ready"})).await;
+        assert!(ann.error().await.contains("not the time to program"));
+        let mut host = Client::connect(&server, "t", &tokens.host).await;
+        host.send(json!({"type": "settings", "timer": 100000})).await;
+        assert!(host.error().await.contains("at most 86400"));
+        host.send(json!({"type": "start"})).await;
+        // Bob never came: a bot plays his seat; Ann programs.
+        ann.state_where(|s| s["phase"] == "programming").await;
+        assert_eq!(ann.state["seats"][1]["driver"], "bot");
+        spectator.send(json!({"type": "ready"})).await;
+        assert!(spectator.error().await.contains("only a seat programs"));
+        host.send(json!({"type": "start"})).await;
+        assert!(host.error().await.contains("already started"));
+    });
+}
+
+#[test]
+fn every_bad_message_gets_an_error_frame_and_changes_nothing() {
+    let ws = Workspace::new();
+    let (server, infos) = serve(vec![ws.launch("t", Settings::default(), false)]);
+    let tokens = &infos[0].tokens;
+    runtime().block_on(async {
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        ann.state_where(|s| s["phase"] == "programming" && s["desk"].is_object())
+            .await;
+        bob.state_where(|s| s["desk"].is_object()).await;
+        let hand = ann.hand();
+        let bobs = bob.hand();
+        ann.send(json!({"type": "place", "register": 1, "card": hand[0]}))
+            .await;
+        let placed = ann.state_where(|s| !s["desk"]["registers"][0].is_null()).await;
+        let frames_before = bob.frames.len();
+
+        let oversized = format!(r#"{{"type":"ready","pad":"{}"}}"#, "x".repeat(5000));
+        let bad: Vec<(String, &str)> = vec![
+            ("{not json".into(), "not JSON"),
+            ("42".into(), "a JSON object with a \"type\""),
+            (r#"{"type":"fly"}"#.into(), "unknown variant `fly`"),
+            (r#"{"type":"ready","also":1}"#.into(), "unknown field `also`"),
+            (r#"{"type":"place","register":2,"card":"warp@10"}"#.into(), "unknown card"),
+            (json!({"type":"place","register":2,"card":bobs[0]}).to_string(), "not in your hand"),
+            (json!({"type":"place","register":1,"card":hand[1]}).to_string(), "register 1 already holds"),
+            (json!({"type":"place","register":2,"card":hand[0]}).to_string(), "already in register 1"),
+            (json!({"type":"place","register":9,"card":hand[1]}).to_string(), "no register 9"),
+            (json!({"type":"clear","register":3}).to_string(), "already empty"),
+            (json!({"type":"ready"}).to_string(), "fill 4 more"),
+            (json!({"type":"power_down","on":true}).to_string(), "undamaged"),
+            (json!({"type":"answer","question":1,"choice":"yes"}).to_string(), "no such question"),
+            (oversized, "too large"),
+        ];
+        for (text, expected) in &bad {
+            ann.send_text(text.clone()).await;
+            let error = ann.error().await;
+            assert!(error.contains(expected), "{text:.60}: {error}");
+        }
+        ann.send_raw(Message::binary(vec![1, 2, 3])).await;
+        assert!(ann.error().await.contains("binary"));
+        // Nothing changed: the next change Ann makes shows only itself, and Bob saw no frame.
+        ann.send(json!({"type": "place", "register": 2, "card": hand[1]}))
+            .await;
+        let after = ann.state_where(|s| !s["desk"]["registers"][1].is_null()).await;
+        let mut expected = placed["desk"]["registers"].clone();
+        expected[1] = json!(hand[1]);
+        assert_eq!(after["desk"]["registers"], expected);
+        assert_eq!(after["desk"]["hand"], placed["desk"]["hand"]);
+        bob.until(|f| f["type"] == "state" && f["seats"][0]["status"] == "programming")
+            .await;
+        assert!(
+            bob.frames[frames_before..]
+                .iter()
+                .all(|f| f["type"] == "state"),
+            "Bob got only the state after Ann's good move"
+        );
+
+        // A flood: the first messages pass, the rest get one error frame; the table still
+        // answers Bob.
+        for _ in 0..200 {
+            ann.send(json!({"type": "clear", "register": 5})).await;
+        }
+        let mut flood = 0;
+        let mut errors = 0;
+        while flood == 0 {
+            let e = ann.error().await;
+            errors += 1;
+            if e.contains("too many messages") {
+                flood += 1;
+            }
+        }
+        assert!(errors <= 60, "one error per message that passed, one for the flood");
+        bob.send(json!({"type": "place", "register": 1, "card": bobs[0]}))
+            .await;
+        bob.state_where(|s| !s["desk"]["registers"][0].is_null()).await;
+
+        // Over the transport's limit: the connection is closed with a reason.
+        ann.send_text("x".repeat(70_000)).await;
+        while ann.next().await.is_some() {}
+        let closed = ann.frames.last().unwrap();
+        assert_eq!(closed["code"], 1009, "{closed}");
+        // Ann comes back with her link and finds her registers as she left them.
+        let back = Client::connect(&server, "t", &tokens.seats[0]).await;
+        assert_eq!(back.state["desk"]["registers"], expected);
+    });
+}
+
+#[test]
+fn hidden_cards_never_reach_another_seat_or_a_spectator() {
+    let ws = Workspace::new();
+    let (server, infos) = serve(vec![ws.launch("t", Settings::default(), false)]);
+    let tokens = &infos[0].tokens;
+    runtime().block_on(async {
+        let mut spectator = Client::connect(&server, "t", &tokens.spectator).await;
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        ann.state_where(|s| s["desk"].is_object()).await;
+        let hand = ann.hand();
+        assert_eq!(hand.len(), 9);
+        // Ann plays her last five cards, so the first four stay in her hand, unseen.
+        let played: Vec<String> = hand[4..].to_vec();
+        for (i, card) in played.iter().enumerate() {
+            ann.send(json!({"type": "place", "register": i + 1, "card": card}))
+                .await;
+        }
+        ann.send(json!({"type": "ready"})).await;
+        bob.program_and_ready().await;
+        for client in [&mut ann, &mut bob, &mut spectator] {
+            client
+                .until(|f| f["type"] == "stage" && f["label"] == "Turn 1 · End of turn")
+                .await;
+        }
+        for (who, client) in [("Bob", &bob), ("the spectator", &spectator)] {
+            for frame in &client.frames {
+                for card in &hand[..4] {
+                    assert!(!mentions(frame, card), "{who} saw Ann's card {card}: {frame}");
+                }
+                // A played card shows only once its register is revealed.
+                for (i, card) in played.iter().enumerate() {
+                    if mentions(frame, card) {
+                        assert_eq!(frame["type"], "stage", "{who} saw {card} in {frame}");
+                        assert!(frame["register"].as_u64().unwrap() > i as u64, "{frame}");
+                    }
+                }
+            }
+        }
+        // A spectator never gets a desk; Bob's desk is his own hand.
+        assert!(spectator.frames.iter().all(|f| f["desk"].is_null()));
+        assert!(bob
+            .frames
+            .iter()
+            .filter(|f| f["desk"].is_object())
+            .all(|f| f["seat"] == "Bob"));
+        // The deal's "programmed" events (whole programs) are not sent.
+        assert!(spectator
+            .frames
+            .iter()
+            .all(|f| !f.to_string().contains("\"programmed\"")));
+    });
+}
+
+#[test]
+fn a_dropped_player_loses_nothing_and_a_bot_steps_in_when_the_host_says() {
+    let ws = Workspace::new();
+    let settings = Settings {
+        bot_after: 0,
+        ..Settings::default()
+    };
+    let (server, infos) = serve(vec![ws.launch("t", settings, false)]);
+    let tokens = &infos[0].tokens;
+    runtime().block_on(async {
+        let mut host = Client::connect(&server, "t", &tokens.host).await;
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        ann.state_where(|s| s["desk"].is_object()).await;
+        let hand = ann.hand();
+        ann.send(json!({"type": "place", "register": 3, "card": hand[2]}))
+            .await;
+        ann.state_where(|s| !s["desk"]["registers"][2].is_null()).await;
+        ann.close().await;
+        bob.close().await;
+        host.state_where(|s| s["seats"][0]["connected"] == false && s["seats"][1]["connected"] == false)
+            .await;
+        // The seat waits: Ann comes back to her hand and her register 3.
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        assert_eq!(ann.state["desk"]["hand"], json!(hand));
+        assert_eq!(ann.state["desk"]["registers"][2], json!(hand[2]));
+        assert_eq!(ann.state["turn"], 1);
+        // Bob stays away; the host lets a bot take an absent seat after a second.
+        host.send(json!({"type": "settings", "bot_after": 1})).await;
+        ann.program_and_ready().await;
+        let state = ann
+            .state_where(|s| s["turn"] == 2 && s["phase"] == "programming")
+            .await;
+        assert_eq!(state["seats"][1]["driver"], "bot");
+    });
+}
+
+#[test]
+fn a_table_comes_back_from_its_save_with_the_same_links() {
+    let ws = Workspace::new();
+    let launch = ws.launch("t", Settings::default(), false);
+    let save = launch.save.clone();
+    let (server, infos) = serve(vec![launch]);
+    let tokens = infos[0].tokens.clone();
+    let (ann_cards, first_hand) = runtime().block_on(async {
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        ann.program_and_ready().await;
+        bob.program_and_ready().await;
+        let state = ann
+            .state_where(|s| s["turn"] == 2 && s["desk"].is_object())
+            .await;
+        (state["robots"].clone(), ann.hand())
+    });
+    drop(server);
+
+    let (save_data, saved_tokens) = rally::table::thread::resume(&save).unwrap();
+    let saved_tokens = saved_tokens.expect("the tokens were kept beside the save");
+    assert_eq!(saved_tokens.seats, tokens.seats);
+    let mut launch = ws.launch("t", Settings::default(), false);
+    launch.resume = Some(save_data);
+    launch.tokens = saved_tokens;
+    let (server, _) = serve(vec![launch]);
+    runtime().block_on(async {
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let _bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        let state = ann.state_where(|s| s["desk"].is_object()).await;
+        assert_eq!(state["turn"], 2);
+        assert_eq!(state["robots"], ann_cards, "the robots as they were");
+        assert_eq!(ann.hand(), first_hand, "the same deal of turn 2");
+    });
+}
