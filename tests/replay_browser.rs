@@ -7,119 +7,17 @@
 //! the test says SKIPPED and why, on stderr, and passes; with `RALLY_REQUIRE_BROWSER=1` (CI,
 //! after installing) a missing browser is a failure instead.
 
+mod browser;
+
+use browser::Browser;
 use rally::commands::Common;
 use rally::html;
 use rally::replay::ReplayLog;
 use rally::scenario::Scenario;
 use serde_json::{json, Value};
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
 
 const SCENARIO: &str = "tests/pictures/replay_two_robots.toml";
-
-fn find(program: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|dir| dir.join(program))
-            .find(|p| p.is_file())
-    })
-}
-
-/// A ChromeDriver process with one headless Chromium session; both end when it drops.
-struct Browser {
-    driver: Child,
-    base: String,
-    session: String,
-}
-
-impl Browser {
-    fn start(chromium: &Path, chromedriver: &Path) -> Browser {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
-        let driver = Command::new(chromedriver)
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("chromedriver starts");
-        let base = format!("http://127.0.0.1:{port}");
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while ureq::get(&format!("{base}/status")).call().is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "chromedriver did not answer in 20 s"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        let mut browser = Browser {
-            driver,
-            base,
-            session: String::new(),
-        };
-        let created = browser.post(
-            "/session",
-            json!({"capabilities": {"alwaysMatch": {
-                "browserName": "chrome",
-                "goog:chromeOptions": {
-                    "binary": chromium,
-                    "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                             "--disable-dev-shm-usage", "--window-size=1400,1000"]
-                }
-            }}}),
-        );
-        browser.session = created["sessionId"]
-            .as_str()
-            .expect("a WebDriver session id")
-            .to_string();
-        browser
-    }
-
-    fn post(&self, path: &str, body: Value) -> Value {
-        let url = if self.session.is_empty() {
-            format!("{}{path}", self.base)
-        } else {
-            format!("{}/session/{}{path}", self.base, self.session)
-        };
-        let mut response = ureq::post(&url)
-            .send_json(&body)
-            .unwrap_or_else(|e| panic!("WebDriver {path}: {e}"));
-        let reply: Value = response.body_mut().read_json().expect("WebDriver JSON");
-        reply["value"].clone()
-    }
-
-    fn open(&self, url: &str) {
-        self.post("/url", json!({ "url": url }));
-    }
-
-    fn run(&self, script: &str) -> Value {
-        self.post("/execute/sync", json!({ "script": script, "args": [] }))
-    }
-
-    fn click(&self, css: &str) {
-        let element = self.post("/element", json!({"using": "css selector", "value": css}));
-        let id = element
-            .as_object()
-            .and_then(|o| o.values().next())
-            .and_then(Value::as_str)
-            .unwrap_or_else(|| panic!("no element {css}"))
-            .to_string();
-        self.post(&format!("/element/{id}/click"), json!({}));
-    }
-}
-
-impl Drop for Browser {
-    fn drop(&mut self) {
-        if !self.session.is_empty() {
-            let _ = ureq::delete(&format!("{}/session/{}", self.base, self.session)).call();
-        }
-        let _ = self.driver.kill();
-        let _ = self.driver.wait();
-    }
-}
 
 /// What the page shows: the frame label, and per robot drawn its data attributes and whether
 /// its drawing's centre lies inside the square its attributes name (screen coordinates,
@@ -145,20 +43,9 @@ return { frame: Number(document.body.dataset.frame), label: document.getElementB
 
 #[test]
 fn the_viewer_plays_a_replay_log_in_a_browser() {
-    let (chromium, chromedriver) = match (
-        find("chromium").or_else(|| find("chromium-browser")),
-        find("chromedriver"),
-    ) {
-        (Some(c), Some(d)) => (c, d),
-        _ => {
-            let message =
-                "no chromium/chromedriver on PATH (install them with .ci/install-browser.sh)";
-            if std::env::var_os("RALLY_REQUIRE_BROWSER").is_some_and(|v| v == "1") {
-                panic!("RALLY_REQUIRE_BROWSER=1 but {message}");
-            }
-            eprintln!("SKIPPED the_viewer_plays_a_replay_log_in_a_browser: {message}");
-            return;
-        }
+    let Some((chromium, chromedriver)) = browser::tools("the_viewer_plays_a_replay_log_in_a_browser")
+    else {
+        return;
     };
 
     // Record a replay log of the scenario, as `rally run --record` does.

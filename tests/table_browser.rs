@@ -1,0 +1,184 @@
+//! The playtest table in real headless browsers: two players open their seat links in two
+//! browser sessions and program a turn by clicking their cards; a bot plays the third seat.
+//! After the turn both pages show the robots where `rally run` puts them for the same cards.
+//! Then the designer saves a script: both pages show the new rules version; a broken save
+//! shows its error on the host page only.
+//!
+//! Skips without Chromium (see tests/browser). `RALLY_SCREENSHOTS=DIR` keeps screenshots of
+//! the pages in DIR (docs/table/ holds the ones docs/table.md shows).
+
+mod browser;
+mod table_client;
+
+use browser::Browser;
+use rally::table::protocol::Settings;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::time::Duration;
+use table_client::{serve, Workspace};
+
+const PATIENCE: Duration = Duration::from_secs(30);
+
+/// The robots the page draws: name → ([x, y], facing).
+const ROBOTS: &str = r#"
+const gs = document.querySelectorAll('#board-view svg #robots .robot');
+if (gs.length === 0) return null;
+return Array.from(gs).map(g => [g.dataset.robot, [Number(g.dataset.x), Number(g.dataset.y)], g.dataset.facing]);
+"#;
+
+fn shoot(browser: &Browser, name: &str) {
+    if let Some(dir) = std::env::var_os("RALLY_SCREENSHOTS") {
+        let path = std::path::Path::new(&dir).join(name);
+        std::fs::write(&path, browser.screenshot()).unwrap();
+    }
+}
+
+/// Clicks the first five cards of the hand one by one (each click fills the first empty
+/// register), then Ready. Returns the cards.
+fn program(page: &Browser) -> Vec<String> {
+    page.wait_for(
+        "the hand",
+        "return document.body.dataset.phase === 'programming' && document.querySelectorAll('#hand .card').length === 9;",
+        PATIENCE,
+    );
+    let hand: Vec<String> = serde_json::from_value(page.run(
+        "return Array.from(document.querySelectorAll('#hand .card')).map(c => c.dataset.card);",
+    ))
+    .unwrap();
+    for (i, card) in hand.iter().take(5).enumerate() {
+        page.click(&format!("#hand .card[data-card='{card}']"));
+        page.wait_for(
+            "the card in its register",
+            &format!(
+                "return document.querySelector('#registers .slot[data-register=\"{}\"] .card[data-card=\"{card}\"]') !== null;",
+                i + 1
+            ),
+            PATIENCE,
+        );
+    }
+    hand[..5].to_vec()
+}
+
+#[test]
+fn two_players_and_a_bot_play_a_turn_in_two_browsers() {
+    let Some((chromium, chromedriver)) = browser::tools("two_players_and_a_bot_play_a_turn_in_two_browsers")
+    else {
+        return;
+    };
+    let ws = Workspace::new();
+    let launch = ws.launch("arena", Settings::default(), true);
+    let save = launch.save.clone();
+    let (server, infos) = serve(vec![launch]);
+    let tokens = &infos[0].tokens;
+    let link = |token: &str| format!("http://{}/t/arena#{token}", server.addr);
+
+    let ann = Browser::start(&chromium, &chromedriver);
+    let bob = Browser::start(&chromium, &chromedriver);
+    let host = Browser::start(&chromium, &chromedriver);
+    host.open(&link(&tokens.host));
+    host.wait_for("the host page", "return document.body.dataset.phase === 'waiting';", PATIENCE);
+    ann.open(&link(&tokens.seats[0]));
+    bob.open(&link(&tokens.seats[1]));
+
+    program(&ann);
+    program(&bob);
+    shoot(&ann, "programming.png");
+    ann.click("#ready");
+    bob.click("#ready");
+    // Both pages play the turn and come to turn 2's programming.
+    let after = "return document.body.dataset.turn === '2' && document.body.dataset.phase === 'programming' && document.body.dataset.animating === 'no';";
+    ann.wait_for("turn 2 on Ann's page", after, PATIENCE);
+    bob.wait_for("turn 2 on Bob's page", after, PATIENCE);
+    shoot(&bob, "after-turn.png");
+
+    // `rally run` on the same cards: a scenario of turn 1 as the save recorded its programs.
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&save).unwrap()).unwrap();
+    let dealt = saved["history"][0]["dealt"].as_array().unwrap();
+    let mut scenario = String::from(
+        "board = \"table_board.toml\"\nregisters = 5\nend_of_turn = true\n",
+    );
+    for (robot, (x, y)) in dealt.iter().zip([(1, 6), (3, 6), (5, 6)]) {
+        let program: Vec<String> = robot["program"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap_or("").to_string())
+            .collect();
+        scenario.push_str(&format!(
+            "[[robot]]\nname = {}\nat = [{x}, {y}]\nfacing = \"N\"\nprogram = {}\n",
+            robot["robot"],
+            json!(program)
+        ));
+    }
+    std::fs::write(ws.path("turn1.toml"), scenario).unwrap();
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_rally"))
+        .arg("run")
+        .arg(ws.path("turn1.toml"))
+        .arg("--json")
+        .arg("--scripts")
+        .arg(ws.path("scripts"))
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let ran: Value = serde_json::from_slice(&run.stdout).unwrap();
+    let expected: BTreeMap<String, ([i32; 2], String)> = ran["robots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap().to_string(),
+                (
+                    serde_json::from_value(r["at"].clone()).unwrap(),
+                    r["facing"].as_str().unwrap().to_string(),
+                ),
+            )
+        })
+        .collect();
+    for (who, page) in [("Ann", &ann), ("Bob", &bob)] {
+        let drawn: Vec<(String, [i32; 2], String)> =
+            serde_json::from_value(page.wait_for("robots", ROBOTS, PATIENCE)).unwrap();
+        let drawn: BTreeMap<String, ([i32; 2], String)> =
+            drawn.into_iter().map(|(n, at, f)| (n, (at, f))).collect();
+        assert_eq!(drawn, expected, "{who}'s page against `rally run`");
+    }
+
+    // The designer saves a script: everyone sees rules v2.
+    let gear = ws.path("scripts/elements/gear.lua");
+    let good = std::fs::read_to_string(&gear).unwrap();
+    std::fs::write(&gear, format!("{good}\n-- playtest: gears are fine as they are\n")).unwrap();
+    for (who, page) in [("Ann", &ann), ("Bob", &bob), ("host", &host)] {
+        page.wait_for(
+            &format!("rules v2 on {who}'s page"),
+            "return document.body.dataset.rules === '2' && document.getElementById('rules').textContent === 'rules v2';",
+            PATIENCE,
+        );
+    }
+    let shown = ann.run("return document.getElementById('notices').textContent;");
+    assert!(
+        shown.as_str().unwrap().contains("rules v2 from the next register"),
+        "{shown}"
+    );
+    shoot(&ann, "reloaded.png");
+    // A broken save: the host page shows the error with file and line; the seats do not.
+    std::fs::write(&gear, "return rally.element {\n  name = \n").unwrap();
+    host.wait_for(
+        "the error on the host page",
+        "return document.getElementById('notices').textContent.includes('gear.lua:');",
+        PATIENCE,
+    );
+    shoot(&host, "host-error.png");
+    std::fs::write(&gear, &good).unwrap();
+    for page in [&ann, &bob] {
+        page.wait_for(
+            "rules v3",
+            "return document.body.dataset.rules === '3';",
+            PATIENCE,
+        );
+        let notices = page.run("return document.getElementById('notices').textContent;");
+        assert!(
+            !notices.as_str().unwrap().contains("gear.lua:"),
+            "a seat saw the script error: {notices}"
+        );
+    }
+}
