@@ -43,7 +43,8 @@ return { frame: Number(document.body.dataset.frame), label: document.getElementB
 
 #[test]
 fn the_viewer_plays_a_replay_log_in_a_browser() {
-    let Some((chromium, chromedriver)) = browser::tools("the_viewer_plays_a_replay_log_in_a_browser")
+    let Some((chromium, chromedriver)) =
+        browser::tools("the_viewer_plays_a_replay_log_in_a_browser")
     else {
         return;
     };

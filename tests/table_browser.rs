@@ -8,6 +8,8 @@
 //! the pages in DIR (docs/table/ holds the ones docs/table.md shows).
 
 mod browser;
+#[allow(dead_code)]
+mod support;
 mod table_client;
 
 use browser::Browser;
@@ -61,7 +63,8 @@ fn program(page: &Browser) -> Vec<String> {
 
 #[test]
 fn two_players_and_a_bot_play_a_turn_in_two_browsers() {
-    let Some((chromium, chromedriver)) = browser::tools("two_players_and_a_bot_play_a_turn_in_two_browsers")
+    let Some((chromium, chromedriver)) =
+        browser::tools("two_players_and_a_bot_play_a_turn_in_two_browsers")
     else {
         return;
     };
@@ -76,7 +79,11 @@ fn two_players_and_a_bot_play_a_turn_in_two_browsers() {
     let bob = Browser::start(&chromium, &chromedriver);
     let host = Browser::start(&chromium, &chromedriver);
     host.open(&link(&tokens.host));
-    host.wait_for("the host page", "return document.body.dataset.phase === 'waiting';", PATIENCE);
+    host.wait_for(
+        "the host page",
+        "return document.body.dataset.phase === 'waiting';",
+        PATIENCE,
+    );
     ann.open(&link(&tokens.seats[0]));
     bob.open(&link(&tokens.seats[1]));
 
@@ -94,9 +101,8 @@ fn two_players_and_a_bot_play_a_turn_in_two_browsers() {
     // `rally run` on the same cards: a scenario of turn 1 as the save recorded its programs.
     let saved: Value = serde_json::from_str(&std::fs::read_to_string(&save).unwrap()).unwrap();
     let dealt = saved["history"][0]["dealt"].as_array().unwrap();
-    let mut scenario = String::from(
-        "board = \"table_board.toml\"\nregisters = 5\nend_of_turn = true\n",
-    );
+    let mut scenario =
+        String::from("board = \"table_board.toml\"\nregisters = 5\nend_of_turn = true\n");
     for (robot, (x, y)) in dealt.iter().zip([(1, 6), (3, 6), (5, 6)]) {
         let program: Vec<String> = robot["program"]
             .as_array()
@@ -119,7 +125,11 @@ fn two_players_and_a_bot_play_a_turn_in_two_browsers() {
         .arg(ws.path("scripts"))
         .output()
         .unwrap();
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let ran: Value = serde_json::from_slice(&run.stdout).unwrap();
     let expected: BTreeMap<String, ([i32; 2], String)> = ran["robots"]
         .as_array()
@@ -146,7 +156,11 @@ fn two_players_and_a_bot_play_a_turn_in_two_browsers() {
     // The designer saves a script: everyone sees rules v2.
     let gear = ws.path("scripts/elements/gear.lua");
     let good = std::fs::read_to_string(&gear).unwrap();
-    std::fs::write(&gear, format!("{good}\n-- playtest: gears are fine as they are\n")).unwrap();
+    std::fs::write(
+        &gear,
+        format!("{good}\n-- playtest: gears are fine as they are\n"),
+    )
+    .unwrap();
     for (who, page) in [("Ann", &ann), ("Bob", &bob), ("host", &host)] {
         page.wait_for(
             &format!("rules v2 on {who}'s page"),
@@ -156,7 +170,10 @@ fn two_players_and_a_bot_play_a_turn_in_two_browsers() {
     }
     let shown = ann.run("return document.getElementById('notices').textContent;");
     assert!(
-        shown.as_str().unwrap().contains("rules v2 from the next register"),
+        shown
+            .as_str()
+            .unwrap()
+            .contains("rules v2 from the next register"),
         "{shown}"
     );
     shoot(&ann, "reloaded.png");

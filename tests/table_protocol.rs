@@ -3,6 +3,8 @@
 //! hidden (every frame another client receives is read), a dropped player loses nothing,
 //! and a table comes back from its save with the same links.
 
+#[allow(dead_code)]
+mod support;
 mod table_client;
 
 use rally::table::protocol::Settings;
@@ -37,7 +39,9 @@ fn links_need_their_token_and_roles_are_kept_apart() {
             };
             assert_eq!(response.status(), 403);
         }
-        assert!(Client::try_connect(&server, "nope", &tokens.host).await.is_err());
+        assert!(Client::try_connect(&server, "nope", &tokens.host)
+            .await
+            .is_err());
         let role = ureq::get(&format!("http://{}/t/t/role?token=bad", server.addr)).call();
         assert!(role.is_err(), "the role of a bad token is refused");
 
@@ -53,7 +57,8 @@ fn links_need_their_token_and_roles_are_kept_apart() {
         ann.send(json!({"type": "ready"})).await;
         assert!(ann.error().await.contains("not the time to program"));
         let mut host = Client::connect(&server, "t", &tokens.host).await;
-        host.send(json!({"type": "settings", "timer": 100000})).await;
+        host.send(json!({"type": "settings", "timer": 100000}))
+            .await;
         assert!(host.error().await.contains("at most 86400"));
         host.send(json!({"type": "start"})).await;
         // Bob never came: a bot plays his seat; Ann programs.
@@ -81,7 +86,9 @@ fn every_bad_message_gets_an_error_frame_and_changes_nothing() {
         let bobs = bob.hand();
         ann.send(json!({"type": "place", "register": 1, "card": hand[0]}))
             .await;
-        let placed = ann.state_where(|s| !s["desk"]["registers"][0].is_null()).await;
+        let placed = ann
+            .state_where(|s| !s["desk"]["registers"][0].is_null())
+            .await;
         let frames_before = bob.frames.len();
 
         let oversized = format!(r#"{{"type":"ready","pad":"{}"}}"#, "x".repeat(5000));
@@ -89,16 +96,43 @@ fn every_bad_message_gets_an_error_frame_and_changes_nothing() {
             ("{not json".into(), "not JSON"),
             ("42".into(), "a JSON object with a \"type\""),
             (r#"{"type":"fly"}"#.into(), "unknown variant `fly`"),
-            (r#"{"type":"ready","also":1}"#.into(), "unknown field `also`"),
-            (r#"{"type":"place","register":2,"card":"warp@10"}"#.into(), "unknown card"),
-            (json!({"type":"place","register":2,"card":bobs[0]}).to_string(), "not in your hand"),
-            (json!({"type":"place","register":1,"card":hand[1]}).to_string(), "register 1 already holds"),
-            (json!({"type":"place","register":2,"card":hand[0]}).to_string(), "already in register 1"),
-            (json!({"type":"place","register":9,"card":hand[1]}).to_string(), "no register 9"),
-            (json!({"type":"clear","register":3}).to_string(), "already empty"),
+            (
+                r#"{"type":"ready","also":1}"#.into(),
+                "unknown field `also`",
+            ),
+            (
+                r#"{"type":"place","register":2,"card":"warp@10"}"#.into(),
+                "unknown card",
+            ),
+            (
+                json!({"type":"place","register":2,"card":bobs[0]}).to_string(),
+                "not in your hand",
+            ),
+            (
+                json!({"type":"place","register":1,"card":hand[1]}).to_string(),
+                "register 1 already holds",
+            ),
+            (
+                json!({"type":"place","register":2,"card":hand[0]}).to_string(),
+                "already in register 1",
+            ),
+            (
+                json!({"type":"place","register":9,"card":hand[1]}).to_string(),
+                "no register 9",
+            ),
+            (
+                json!({"type":"clear","register":3}).to_string(),
+                "already empty",
+            ),
             (json!({"type":"ready"}).to_string(), "fill 4 more"),
-            (json!({"type":"power_down","on":true}).to_string(), "undamaged"),
-            (json!({"type":"answer","question":1,"choice":"yes"}).to_string(), "no such question"),
+            (
+                json!({"type":"power_down","on":true}).to_string(),
+                "undamaged",
+            ),
+            (
+                json!({"type":"answer","question":1,"choice":"yes"}).to_string(),
+                "no such question",
+            ),
             (oversized, "too large"),
         ];
         for (text, expected) in &bad {
@@ -111,7 +145,9 @@ fn every_bad_message_gets_an_error_frame_and_changes_nothing() {
         // Nothing changed: the next change Ann makes shows only itself, and Bob saw no frame.
         ann.send(json!({"type": "place", "register": 2, "card": hand[1]}))
             .await;
-        let after = ann.state_where(|s| !s["desk"]["registers"][1].is_null()).await;
+        let after = ann
+            .state_where(|s| !s["desk"]["registers"][1].is_null())
+            .await;
         let mut expected = placed["desk"]["registers"].clone();
         expected[1] = json!(hand[1]);
         assert_eq!(after["desk"]["registers"], expected);
@@ -139,10 +175,14 @@ fn every_bad_message_gets_an_error_frame_and_changes_nothing() {
                 flood += 1;
             }
         }
-        assert!(errors <= 60, "one error per message that passed, one for the flood");
+        assert!(
+            errors <= 60,
+            "one error per message that passed, one for the flood"
+        );
         bob.send(json!({"type": "place", "register": 1, "card": bobs[0]}))
             .await;
-        bob.state_where(|s| !s["desk"]["registers"][0].is_null()).await;
+        bob.state_where(|s| !s["desk"]["registers"][0].is_null())
+            .await;
 
         // Over the transport's limit: the connection is closed with a reason.
         ann.send_text("x".repeat(70_000)).await;
@@ -183,7 +223,10 @@ fn hidden_cards_never_reach_another_seat_or_a_spectator() {
         for (who, client) in [("Bob", &bob), ("the spectator", &spectator)] {
             for frame in &client.frames {
                 for card in &hand[..4] {
-                    assert!(!mentions(frame, card), "{who} saw Ann's card {card}: {frame}");
+                    assert!(
+                        !mentions(frame, card),
+                        "{who} saw Ann's card {card}: {frame}"
+                    );
                 }
                 // A played card shows only once its register is revealed.
                 for (i, card) in played.iter().enumerate() {
@@ -226,11 +269,14 @@ fn a_dropped_player_loses_nothing_and_a_bot_steps_in_when_the_host_says() {
         let hand = ann.hand();
         ann.send(json!({"type": "place", "register": 3, "card": hand[2]}))
             .await;
-        ann.state_where(|s| !s["desk"]["registers"][2].is_null()).await;
+        ann.state_where(|s| !s["desk"]["registers"][2].is_null())
+            .await;
         ann.close().await;
         bob.close().await;
-        host.state_where(|s| s["seats"][0]["connected"] == false && s["seats"][1]["connected"] == false)
-            .await;
+        host.state_where(|s| {
+            s["seats"][0]["connected"] == false && s["seats"][1]["connected"] == false
+        })
+        .await;
         // The seat waits: Ann comes back to her hand and her register 3.
         let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
         assert_eq!(ann.state["desk"]["hand"], json!(hand));

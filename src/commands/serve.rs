@@ -44,7 +44,12 @@ pub fn serve(games: &[PathBuf], opts: &ServeOptions, common: &Common) -> Result<
     for launch in launches {
         let save = launch.save.clone();
         let info = lobby.open(launch)?;
-        println!("\n{} — table `{}`, saved to {}", info.title, info.id, save.display());
+        println!(
+            "\n{} — table `{}`, saved to {}",
+            info.title,
+            info.id,
+            save.display()
+        );
         for (who, link) in table::links(&base, &info) {
             println!("  {who:<40} {link}");
         }
@@ -130,7 +135,13 @@ fn table_name(path: &Path) -> String {
         .unwrap_or(&name);
     let clean: String = stem
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '-'
+            }
+        })
         .collect();
     if clean.is_empty() {
         "table".into()

@@ -219,8 +219,14 @@ mod tests {
             .place(2, card("move3@840"))
             .unwrap_err()
             .contains("not in your hand"));
-        assert!(d.place(6, card("uturn@20")).unwrap_err().contains("no register 6"));
-        assert!(d.place(0, card("uturn@20")).unwrap_err().contains("no register 0"));
+        assert!(d
+            .place(6, card("uturn@20"))
+            .unwrap_err()
+            .contains("no register 6"));
+        assert!(d
+            .place(0, card("uturn@20"))
+            .unwrap_err()
+            .contains("no register 0"));
         assert!(d.set_ready().unwrap_err().contains("fill 4 more"));
         d.clear(1).unwrap();
         assert!(d.clear(1).unwrap_err().contains("already empty"));
@@ -245,7 +251,10 @@ mod tests {
         d.place(2, card("uturn@30")).unwrap();
         d.fill_and_ready();
         let shown: Vec<String> = d.program().iter().map(|c| c.to_string()).collect();
-        assert_eq!(shown, ["uturn@10", "uturn@30", "uturn@20", "uturn@40", "uturn@50"]);
+        assert_eq!(
+            shown,
+            ["uturn@10", "uturn@30", "uturn@20", "uturn@40", "uturn@50"]
+        );
         assert!(d.ready);
     }
 

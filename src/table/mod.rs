@@ -67,7 +67,11 @@ impl Tokens {
     /// token's timing tells nothing about a right one.
     pub fn role(&self, token: &str) -> Option<Role> {
         let same = |a: &str, b: &str| {
-            a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0, |acc, (x, y)| acc | (x ^ y)) == 0
+            a.len() == b.len()
+                && a.bytes()
+                    .zip(b.bytes())
+                    .fold(0, |acc, (x, y)| acc | (x ^ y))
+                    == 0
         };
         let mut found = None;
         for (i, t) in self.seats.iter().enumerate() {

@@ -62,7 +62,9 @@ impl TryFrom<String> for CardText {
     fn try_from(text: String) -> Result<CardText, String> {
         let card = Card::parse(&text)?;
         if card.priority.is_none() {
-            return Err(format!("card `{text}` needs its priority (`{text}@PRIORITY`)"));
+            return Err(format!(
+                "card `{text}` needs its priority (`{text}@PRIORITY`)"
+            ));
         }
         Ok(CardText(card))
     }
@@ -77,8 +79,7 @@ pub fn parse(text: &str) -> Result<Incoming, String> {
             text.len()
         ));
     }
-    let value: Value =
-        serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
     let Some(kind) = value.get("type").and_then(Value::as_str) else {
         return Err("a message is a JSON object with a \"type\"".into());
     };
@@ -253,9 +254,18 @@ mod tests {
             (r#"{"type":"dance"}"#, "unknown variant `dance`"),
             (r#"{"type":"ready","extra":1}"#, "unknown field `extra`"),
             (r#"{"type":"place","register":2}"#, "missing field `card`"),
-            (r#"{"type":"place","register":2,"card":"jump@1"}"#, "unknown card `jump`"),
-            (r#"{"type":"place","register":2,"card":"move1"}"#, "needs its priority"),
-            (r#"{"type":"place","register":-1,"card":"move1@10"}"#, "invalid value"),
+            (
+                r#"{"type":"place","register":2,"card":"jump@1"}"#,
+                "unknown card `jump`",
+            ),
+            (
+                r#"{"type":"place","register":2,"card":"move1"}"#,
+                "needs its priority",
+            ),
+            (
+                r#"{"type":"place","register":-1,"card":"move1@10"}"#,
+                "invalid value",
+            ),
             (r#"{"type":"clear","register":300}"#, "invalid value"),
         ];
         for (text, expected) in bad {

@@ -184,7 +184,9 @@ fn admit(
     token: &str,
 ) -> std::result::Result<(Arc<TableHandle>, Role), Response> {
     let Some(table) = lobby.get(id) else {
-        return Err(not_found(&format!("there is no table `{id}` on this server")));
+        return Err(not_found(&format!(
+            "there is no table `{id}` on this server"
+        )));
     };
     match table.info.tokens.role(token) {
         Some(role) => Ok((table, role)),
@@ -329,7 +331,11 @@ async fn session(mut ws: WebSocket, table: Arc<TableHandle>, role: Role, conn: u
             },
         };
         if let Some(message) = reply {
-            if ws.send(Message::Text(error_frame(&message).into())).await.is_err() {
+            if ws
+                .send(Message::Text(error_frame(&message).into()))
+                .await
+                .is_err()
+            {
                 break;
             }
         }

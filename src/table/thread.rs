@@ -11,8 +11,7 @@
 
 use super::desk::Desk;
 use super::protocol::{
-    error_frame, DeskView, EventView, Incoming, QuestionView, RobotView, SeatView, Settings,
-    View,
+    error_frame, DeskView, EventView, Incoming, QuestionView, RobotView, SeatView, Settings, View,
 };
 use super::{Launch, Role, TableInfo, Tokens};
 use crate::cards::Card;
@@ -44,10 +43,19 @@ pub const OUTBOX_FRAMES: usize = 256;
 /// What the async side tells a table.
 pub enum Command {
     /// A browser connected with a valid token.
-    Connect { conn: u64, role: Role, out: Outbox },
-    Disconnect { conn: u64 },
+    Connect {
+        conn: u64,
+        role: Role,
+        out: Outbox,
+    },
+    Disconnect {
+        conn: u64,
+    },
     /// A message that parsed (`protocol::parse`); whether it is allowed now is checked here.
-    Message { conn: u64, message: Incoming },
+    Message {
+        conn: u64,
+        message: Incoming,
+    },
     /// The server stops: leave the game as saved.
     Shutdown,
 }
@@ -258,7 +266,11 @@ fn play(m: &mut Match, seats: &mut TableSeats, launch: &Launch) -> Result<()> {
         if t.started || t.seats.iter().all(|s| !s.person || s.connections > 0) {
             t.started = true;
             let now = Instant::now();
-            for s in t.seats.iter_mut().filter(|s| s.person && s.connections == 0) {
+            for s in t
+                .seats
+                .iter_mut()
+                .filter(|s| s.person && s.connections == 0)
+            {
                 s.empty = true;
                 s.absent_since = Some(now);
             }
@@ -327,7 +339,10 @@ fn stage_frame(m: &Match, turn: u32, stage: &Stage) -> String {
         state
             .robots
             .iter()
-            .filter_map(|r| r.card(register).map(|c| json!({"robot": r.name, "card": c})))
+            .filter_map(|r| {
+                r.card(register)
+                    .map(|c| json!({"robot": r.name, "card": c}))
+            })
             .collect()
     } else {
         Vec::new()
@@ -520,9 +535,8 @@ impl Table {
         !s.person
             || s.empty
             || (self.settings.bot_after > 0
-                && s.absent_since.is_some_and(|t| {
-                    t.elapsed() >= Duration::from_secs(self.settings.bot_after)
-                }))
+                && s.absent_since
+                    .is_some_and(|t| t.elapsed() >= Duration::from_secs(self.settings.bot_after)))
     }
 
     /// When an absent player's seat passes to a bot, if it will.
@@ -576,8 +590,8 @@ impl Table {
         let svg = crate::svg::robots_layer(&self.robots);
         let conns: Vec<(u64, Role)> = self.conns.iter().map(|(c, (r, _))| (*c, *r)).collect();
         for (conn, role) in conns {
-            let frame = serde_json::to_string(&self.view(role, svg.clone()))
-                .expect("views serialize");
+            let frame =
+                serde_json::to_string(&self.view(role, svg.clone())).expect("views serialize");
             self.send(conn, frame);
         }
     }
@@ -629,7 +643,11 @@ impl Table {
             let d = self.desks[r].as_ref()?;
             (self.stand == Stand::Programming).then(|| DeskView {
                 hand: d.hand.cards.iter().map(Card::to_string).collect(),
-                registers: d.registers.iter().map(|c| c.map(|c| c.to_string())).collect(),
+                registers: d
+                    .registers
+                    .iter()
+                    .map(|c| c.map(|c| c.to_string()))
+                    .collect(),
                 locked: d.locked.to_vec(),
                 power_down: d.power_down,
                 can_power_down: self.robots[r].damage > 0,
@@ -743,7 +761,9 @@ impl TableSeats {
         let before = self.table.borrow().generation;
         {
             let mut t = self.table.borrow_mut();
-            t.stand = Stand::Paused(format!("✗ {message}\n  paused: save a fixed script to go on"));
+            t.stand = Stand::Paused(format!(
+                "✗ {message}\n  paused: save a fixed script to go on"
+            ));
             t.broadcast();
         }
         loop {
@@ -796,7 +816,8 @@ impl Seats for TableSeats {
             t.turn = state.turn;
             t.desks = vec![None; state.robots.len()];
             for hand in hands {
-                t.desks[hand.robot] = Some(Desk::new(hand.clone(), &state.robots[hand.robot].program));
+                t.desks[hand.robot] =
+                    Some(Desk::new(hand.clone(), &state.robots[hand.robot].program));
             }
             t.stand = Stand::Programming;
             t.timer = None;
@@ -869,7 +890,9 @@ impl Seats for TableSeats {
 
     fn program(&mut self, _game: &mut Game, hand: &Hand) -> Result<Vec<Card>> {
         let t = self.table.borrow();
-        Ok(t.desks[hand.robot].as_ref().map_or(Vec::new(), Desk::program))
+        Ok(t.desks[hand.robot]
+            .as_ref()
+            .map_or(Vec::new(), Desk::program))
     }
 
     fn power_down(&mut self, _game: &mut Game, robot: RobotId) -> Result<bool> {

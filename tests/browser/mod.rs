@@ -132,7 +132,6 @@ impl Drop for Browser {
     }
 }
 
-
 impl Browser {
     pub fn get(&self, path: &str) -> Value {
         let url = format!("{}/session/{}{path}", self.base, self.session);

@@ -28,7 +28,7 @@ impl Workspace {
     pub fn new() -> Workspace {
         let dir = tempfile::tempdir().unwrap();
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        copy_tree(&root.join("scripts"), &dir.path().join("scripts"));
+        super::support::copy_dir(&root.join("scripts"), &dir.path().join("scripts"));
         std::fs::create_dir_all(dir.path().join("variants")).unwrap();
         for file in ["table.toml", "table_board.toml"] {
             std::fs::copy(root.join("tests/games").join(file), dir.path().join(file)).unwrap();
@@ -60,19 +60,6 @@ impl Workspace {
             tokens: Tokens::new(3).unwrap(),
             settings,
             reload,
-        }
-    }
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let path = entry.path();
-        if path.is_dir() {
-            copy_tree(&path, &to.join(entry.file_name()));
-        } else {
-            std::fs::copy(&path, to.join(entry.file_name())).unwrap();
         }
     }
 }
