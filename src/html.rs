@@ -1,28 +1,71 @@
 //! The replay viewer: one self-contained HTML file that plays a resolved scenario (or a
-//! recorded replay log) register by register, or a whole recorded game stage by stage, for
-//! sharing a game or a rules question with someone who has no rally installed.
+//! recorded replay log) or a whole recorded game, for sharing a game or a rules question with
+//! someone who has no rally installed.
 //!
-//! The file holds the board as SVG (drawn once by [`crate::svg`]), one frame per moment of
-//! the game (the start, each register, the end of the turn) as JSON, and a small inline script
-//! that swaps the robots layer and the side panels. Each frame's robots are drawn here, in
-//! Rust, by the same code as `rally render`, so the viewer and the pictures never disagree
-//! and the script stays tiny. Nothing is fetched: it opens from disk with no network.
+//! The file holds the board as SVG (drawn once by [`crate::svg`], without robots), one frame
+//! per moment of the game as JSON ([`view`]), and two scripts: `board.js` (`RallyBoard`, the
+//! drawing module the playtest table shares: robots, ghosts and trails, beams, shots, the
+//! cards, the robots table and the event list, all drawn from a frame) and `viewer.js` (the
+//! navigation around it). Nothing is fetched: it opens from disk with no network.
+
+pub mod view;
 
 use crate::engine::Game;
 use crate::error::Result;
-use crate::game::TurnRecord;
-use crate::render;
+use crate::game::{Phase, TurnRecord};
 use crate::scenario::Scenario;
 use crate::state::{Event, Robot};
 use crate::svg;
 use serde::Serialize;
 
-/// One moment of the game: the robots as they stand then, and what happened to get there.
-#[derive(Clone, Debug, Serialize)]
+/// The drawing module (`RallyBoard`), for any page that draws frames: include it in a
+/// `<script>` element (docs/pictures.md documents its interface and the frame JSON).
+pub const BOARD_JS: &str = include_str!("html/board.js");
+const VIEWER_JS: &str = include_str!("html/viewer.js");
+const TEMPLATE: &str = include_str!("html/viewer.html");
+
+/// One moment of the game: the robots as they stand then (with their programs), and what
+/// happened since the frame before.
+#[derive(Clone, Debug)]
 pub struct Frame {
+    /// Its name in links (`t1r2s3`, see [`view::FrameView::id`]).
+    pub id: String,
     pub label: String,
+    pub turn: u32,
+    /// 1..=5, or 0 outside the registers.
+    pub register: u8,
+    /// The step just resolved, `card`, `start` or `end` (see [`view::FrameView::stage`]).
+    pub stage: String,
+    /// The robot whose card this frame executes.
+    pub acting: Option<String>,
     pub robots: Vec<Robot>,
     pub events: Vec<Event>,
+}
+
+impl Frame {
+    /// The frame after `phase` of turn `turn` ("Start", "Register 2", "End of turn").
+    pub fn of_phase(turn: u32, phase: Phase, robots: Vec<Robot>, events: Vec<Event>) -> Frame {
+        let (id, register, stage, label) = match phase {
+            Phase::Register(r) => (
+                format!("t{turn}r{r}s1"),
+                r,
+                "register",
+                format!("Register {r}"),
+            ),
+            Phase::EndOfTurn => (format!("t{turn}end"), 0, "end", "End of turn".into()),
+            Phase::Program | Phase::Over => (format!("t{turn}r0"), 0, "start", "Start".into()),
+        };
+        Frame {
+            id,
+            label,
+            turn,
+            register,
+            stage: stage.into(),
+            acting: None,
+            robots,
+            events,
+        }
+    }
 }
 
 /// Resolves `scenario` on a freshly started `game`, one frame per register: "Start" (after
@@ -30,121 +73,74 @@ pub struct Frame {
 pub fn frames(scenario: &Scenario, game: &mut Game) -> Result<Vec<Frame>> {
     let mut frames = Vec::new();
     let mut seen = 0;
-    let mut snapshot = |game: &Game, label: String| {
+    let mut snapshot = |game: &Game, phase: Phase| {
         let state = game.state();
-        frames.push(Frame {
-            label,
-            robots: state.robots.clone(),
-            events: state.events[seen..].to_vec(),
-        });
+        frames.push(Frame::of_phase(
+            state.turn,
+            phase,
+            state.robots.clone(),
+            state.events[seen..].to_vec(),
+        ));
         seen = state.events.len();
     };
     game.start_turn()?;
-    snapshot(game, "Start".into());
+    snapshot(game, Phase::Program);
     for register in 1..=scenario.registers {
         game.run_register(register)?;
-        snapshot(game, format!("Register {register}"));
+        snapshot(game, Phase::Register(register));
     }
     if scenario.end_of_turn {
         game.end_turn()?;
-        snapshot(game, "End of turn".into());
+        snapshot(game, Phase::EndOfTurn);
     }
     Ok(frames)
 }
 
 /// The frames a whole game recorded (`rally play`, `rally sim`): one per snapshot of each
-/// turn, labelled "Turn 3 · Register 2", with the events of that stage.
+/// turn, labelled "Turn 3 · Register 2", with the events of that stage and the programs dealt.
 pub fn game_frames(turns: &[TurnRecord]) -> Vec<Frame> {
     let mut frames = Vec::new();
     for turn in turns {
         let mut seen = 0;
         for snapshot in &turn.snapshots {
             let upto = snapshot.events.clamp(seen, turn.events.len());
-            frames.push(Frame {
-                label: format!("Turn {} · {}", turn.turn, snapshot.label()),
-                robots: snapshot.robots.clone(),
-                events: turn.events[seen..upto].to_vec(),
-            });
+            let mut robots = snapshot.robots.clone();
+            for robot in &mut robots {
+                if let Some(dealt) = turn.dealt.iter().find(|d| d.robot == robot.name) {
+                    robot.program.clone_from(&dealt.program);
+                }
+            }
+            let mut frame = Frame::of_phase(
+                turn.turn,
+                snapshot.stage,
+                robots,
+                turn.events[seen..upto].to_vec(),
+            );
+            frame.label = format!("Turn {} · {}", turn.turn, frame.label);
+            frames.push(frame);
             seen = upto;
         }
     }
     frames
 }
 
-/// What the page shows for one frame: the JSON the inline script reads.
 #[derive(Serialize)]
-struct FrameView<'a> {
-    label: &'a str,
-    /// The robots layer, drawn by `svg::robots_layer`.
-    svg: String,
-    robots: Vec<RobotView<'a>>,
-    events: Vec<EventView>,
-}
-
-#[derive(Serialize)]
-struct RobotView<'a> {
-    name: &'a str,
-    color: &'static str,
-    at: [i32; 2],
-    facing: String,
-    damage: i32,
-    lives: i32,
-    flags: u32,
-    destroyed: bool,
-    powered_down: bool,
-    vars: &'a serde_json::Map<String, serde_json::Value>,
-}
-
-#[derive(Serialize)]
-struct EventView {
-    robot: Option<String>,
-    text: String,
-}
-
-#[derive(Serialize)]
-struct Data<'a> {
+struct Data {
     flags: usize,
-    frames: Vec<FrameView<'a>>,
+    frames: Vec<view::FrameView>,
+}
+
+/// The board as the page shows it: its picture without robots, which the frames draw.
+pub fn board_svg(game: &Game) -> String {
+    svg::picture(game.rules(), &game.board(), &[], &svg::Options::default())
 }
 
 /// The whole page. `title` heads it; `description` (may be empty) says what it shows.
 pub fn page(game: &Game, title: &str, description: &str, frames: &[Frame]) -> String {
     let board = game.board();
-    let picture = svg::picture(game.rules(), &board, &[], &svg::Options::default());
     let data = Data {
         flags: board.flags().len(),
-        frames: frames
-            .iter()
-            .map(|f| FrameView {
-                label: &f.label,
-                svg: svg::robots_layer(&f.robots),
-                robots: f
-                    .robots
-                    .iter()
-                    .enumerate()
-                    .map(|(i, r)| RobotView {
-                        name: &r.name,
-                        color: svg::robot_color(i, r),
-                        at: r.at.into(),
-                        facing: r.facing.to_string(),
-                        damage: r.damage,
-                        lives: r.lives,
-                        flags: r.flags,
-                        destroyed: r.destroyed,
-                        powered_down: r.powered_down,
-                        vars: &r.vars,
-                    })
-                    .collect(),
-                events: f
-                    .events
-                    .iter()
-                    .map(|e| EventView {
-                        robot: e.robot.clone(),
-                        text: render::event(e),
-                    })
-                    .collect(),
-            })
-            .collect(),
+        frames: view::views(&board, frames),
     };
     // `<` escaped so no string in the data can close the script element.
     let json = serde_json::to_string(&data)
@@ -160,8 +156,10 @@ pub fn page(game: &Game, title: &str, description: &str, frames: &[Frame]) -> St
         &[
             ("TITLE", &escape(title)),
             ("DESCRIPTION", &description),
-            ("BOARD", &picture),
+            ("BOARD", &board_svg(game)),
             ("DATA", &json),
+            ("BOARD_JS", BOARD_JS),
+            ("VIEWER_JS", VIEWER_JS),
         ],
     )
 }
@@ -201,5 +199,3 @@ fn escape(text: &str) -> String {
         .replace('>', "&gt;")
         .replace('"', "&quot;")
 }
-
-const TEMPLATE: &str = include_str!("html/viewer.html");

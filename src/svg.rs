@@ -21,6 +21,7 @@ use crate::render;
 use crate::script::decl::Shape;
 use crate::script::RuleSet;
 use crate::state::Robot;
+use crate::world;
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -101,7 +102,7 @@ pub fn picture(rules: &RuleSet, board: &Board, robots: &[Robot], opts: &Options)
     let mut out = String::new();
     let _ = write!(
         out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="{FONT}">"#
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="{FONT}" data-cell="{CELL}" data-margin="{MARGIN}">"#
     );
     out.push('\n');
     let _ = writeln!(out, r##"<rect width="{w}" height="{h}" fill="#f7f7f5"/>"##);
@@ -113,14 +114,16 @@ pub fn picture(rules: &RuleSet, board: &Board, robots: &[Robot], opts: &Options)
         );
     }
     let _ = writeln!(out, r#"<g transform="translate(0,{title_height})">"#);
-    out.push_str(&board_layers(rules, board));
+    out.push_str(&board_layers(rules, board, robots));
     let _ = writeln!(out, r#"<g id="robots">{}</g>"#, robots_layer(robots));
     out.push_str("</g>\n</svg>\n");
     out
 }
 
-/// Everything but the robots: the grid, the coordinates and every element, in layers.
-pub fn board_layers(rules: &RuleSet, board: &Board) -> String {
+/// Everything but the robots: the grid, the coordinates and every element, in layers. Board
+/// lasers' beams stop at the first of `robots` in their way, as they do when they fire; they
+/// are in the group `#beams`, which a page's drawing module redraws for each frame.
+pub fn board_layers(rules: &RuleSet, board: &Board, robots: &[Robot]) -> String {
     let mut out = String::new();
     let (bw, bh) = (board.width * CELL, board.height * CELL);
     let _ = writeln!(
@@ -173,12 +176,16 @@ pub fn board_layers(rules: &RuleSet, board: &Board) -> String {
             Look::Fallback => fallback(rules, tile, &mut canvas),
         }
         if tile.name == "laser" {
-            beam(board, tile, &mut canvas);
+            beam(board, robots, tile, &mut canvas);
         }
     }
     walls(board, &mut canvas);
-    for layer in &canvas.layers {
-        out.push_str(layer);
+    for (i, layer) in canvas.layers.iter().enumerate() {
+        if i == Layer::Beams as usize {
+            let _ = writeln!(out, r#"<g id="beams">{layer}</g>"#);
+        } else {
+            out.push_str(layer);
+        }
     }
     out.push_str("</g>\n");
     out
@@ -726,27 +733,25 @@ fn conveyor(tile: &Tile, dir: Dir, belt: Belt, c: &mut Canvas) {
     c.put(Layer::Belts, dir, &body);
 }
 
-/// A board laser's beam: from the emitter, along `dir`, to the first wall or the board edge
-/// (robots stop beams too, but the picture shows where it can reach).
-fn beam(board: &Board, tile: &Tile, c: &mut Canvas) {
+/// A board laser's beam: from the emitter's lens, along `dir`, to where it stops as the
+/// engine traces it ([`world::trace`]): the centre of the first robot in its way, or the far
+/// edge of the last square before a wall or the board's edge.
+fn beam(board: &Board, robots: &[Robot], tile: &Tile, c: &mut Canvas) {
     let Some(dir) = dir_param(tile, "dir") else {
         return;
     };
     let strength = int_param(tile, "strength").unwrap_or(1);
-    let mut end = tile.at;
-    while board.laser_can_cross(end, dir) && board.contains(end.step(dir)) {
-        end = end.step(dir);
-    }
+    let traced = world::trace(board, robots, tile.at, dir, false, 0);
     let centre = |p: Pos| {
         let (x, y) = origin(p);
         (f64::from(x) + 32.0, f64::from(y) + 32.0)
     };
     let (dx, dy) = dir.delta();
     let (sx, sy) = centre(tile.at);
-    let (ex, ey) = centre(end);
-    // From the emitter's lens (near the back edge) to the far edge of the last square.
+    let (ex, ey) = centre(traced.end);
+    let reach = if traced.hits.is_empty() { 32.0 } else { 0.0 };
     let (sx, sy) = (sx - f64::from(dx) * 18.0, sy - f64::from(dy) * 18.0);
-    let (ex, ey) = (ex + f64::from(dx) * 32.0, ey + f64::from(dy) * 32.0);
+    let (ex, ey) = (ex + f64::from(dx) * reach, ey + f64::from(dy) * reach);
     for i in 0..strength {
         let off = (i as f64 - (strength - 1) as f64 / 2.0) * 6.0;
         let (ox, oy) = (f64::from(dy) * off, f64::from(dx) * off);

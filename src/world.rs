@@ -6,7 +6,7 @@
 use crate::board::Board;
 use crate::detail;
 use crate::geometry::{Dir, Pos, Rotation};
-use crate::state::{GameState, RobotId, LETHAL_DAMAGE};
+use crate::state::{GameState, Robot, RobotId, LETHAL_DAMAGE};
 use std::rc::Rc;
 
 /// How a robot came to enter a square; scripts see it as `how` ("card", "push", ...).
@@ -363,47 +363,17 @@ impl World {
         arrivals
     }
 
-    /// Traces a beam from `from` in `dir` and returns the robots it hits, in order. The beam
-    /// starts in `from` itself (a board laser's emitter square) unless `skip_start` (a robot
-    /// firing). Walls and robots stop it, except that it goes on through the first
-    /// `through` of them (High-Power Laser: one wall or robot, rules.md §6.2); a robot it
-    /// goes through is hit too.
+    /// The robots a beam from `from` in `dir` hits, in order ([`trace`] on this game).
     pub fn trace_beam(&self, from: Pos, dir: Dir, skip_start: bool, through: u32) -> Vec<RobotId> {
-        let mut hits = Vec::new();
-        let mut passes = through;
-        // Each obstacle either stops the beam or uses up one pass.
-        fn stops(passes: &mut u32) -> bool {
-            if *passes == 0 {
-                return true;
-            }
-            *passes -= 1;
-            false
-        }
-        let mut p = from;
-        if !skip_start {
-            if let Some(r) = self.robot_at(p) {
-                hits.push(r);
-                if stops(&mut passes) {
-                    return hits;
-                }
-            }
-        }
-        while self.board.contains(p) {
-            if !self.board.laser_can_cross(p, dir) && stops(&mut passes) {
-                break;
-            }
-            p = p.step(dir);
-            if !self.board.contains(p) {
-                break;
-            }
-            if let Some(r) = self.robot_at(p) {
-                hits.push(r);
-                if stops(&mut passes) {
-                    break;
-                }
-            }
-        }
-        hits
+        trace(
+            &self.board,
+            &self.state.robots,
+            from,
+            dir,
+            skip_start,
+            through,
+        )
+        .hits
     }
 
     /// Is there a robot within `range` squares of `from` looking along `dir` (walls block)?
@@ -586,6 +556,66 @@ impl World {
         );
         true
     }
+}
+
+/// Where a beam went: the robots it hit, in order, and the last square it reached (the
+/// square of the robot that stopped it, or the last one before a wall or the board's edge).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Beam {
+    pub hits: Vec<RobotId>,
+    pub end: Pos,
+}
+
+/// Traces a beam from `from` in `dir` among `robots` (rules.md §6.1, §6.2). The beam starts in
+/// `from` itself (a board laser's emitter square) unless `skip_start` (a robot firing). Walls
+/// and robots stop it, except that it goes on through the first `through` of them
+/// (High-Power Laser: one wall or robot); a robot it goes through is hit too. The engine fires
+/// with it and the pictures draw beams with it, so a drawn beam ends where a shot would.
+pub fn trace(
+    board: &Board,
+    robots: &[Robot],
+    from: Pos,
+    dir: Dir,
+    skip_start: bool,
+    through: u32,
+) -> Beam {
+    let robot_at = |p: Pos| robots.iter().position(|r| r.is_active() && r.at == p);
+    let mut hits = Vec::new();
+    let mut passes = through;
+    // Each obstacle either stops the beam or uses up one pass.
+    let mut stops = || {
+        if passes == 0 {
+            return true;
+        }
+        passes -= 1;
+        false
+    };
+    let mut p = from;
+    if !skip_start {
+        if let Some(r) = robot_at(p) {
+            hits.push(r);
+            if stops() {
+                return Beam { hits, end: p };
+            }
+        }
+    }
+    while board.contains(p) {
+        if !board.laser_can_cross(p, dir) && stops() {
+            break;
+        }
+        let next = p.step(dir);
+        if !board.contains(next) {
+            break;
+        }
+        p = next;
+        if let Some(r) = robot_at(p) {
+            hits.push(r);
+            if stops() {
+                break;
+            }
+        }
+    }
+    Beam { hits, end: p }
 }
 
 /// The squares at Chebyshev distance `ring` from `c`, clockwise starting due north.

@@ -19,6 +19,16 @@ use std::path::Path;
 
 const SCENARIO: &str = "tests/pictures/replay_two_robots.toml";
 
+/// Runs `script` (a function body that returns a value) once the board's animation has
+/// ended: the page's own signal (`board.settled()`), no sleeping.
+fn run_settled(browser: &Browser, script: &str) -> Value {
+    let wrapped = format!(
+        "const done = arguments[arguments.length - 1];\n\
+         window.rallyViewer.board.settled().then(() => done((function () {{ {script} }})()));"
+    );
+    browser.post("/execute/async", json!({ "script": wrapped, "args": [] }))
+}
+
 /// What the page shows: the frame label, and per robot drawn its data attributes and whether
 /// its drawing's centre lies inside the square its attributes name (screen coordinates,
 /// through the SVG's own transform, so scaling of the picture does not matter).
@@ -112,7 +122,7 @@ fn the_viewer_plays_a_replay_log_in_a_browser() {
         if i > 0 {
             browser.click("#next");
         }
-        let shown = browser.run(&script);
+        let shown = run_settled(&browser, &script);
         assert_eq!(shown["frame"], json!(i), "frame index after {i} steps");
         assert_eq!(shown["slider"], json!(i), "slider after {i} steps");
         let label = shown["label"].as_str().unwrap();
@@ -149,8 +159,11 @@ fn the_viewer_plays_a_replay_log_in_a_browser() {
     }
     // Stepping past the end stays on the last frame.
     browser.click("#next");
-    assert_eq!(browser.run(&script)["frame"], json!(frames.len() - 1));
+    assert_eq!(
+        run_settled(&browser, &script)["frame"],
+        json!(frames.len() - 1)
+    );
     // And the slider goes back to the start.
     browser.click("#first");
-    assert_eq!(browser.run(&script)["frame"], json!(0));
+    assert_eq!(run_settled(&browser, &script)["frame"], json!(0));
 }

@@ -42,9 +42,15 @@
   }
 
   // --- the board ---------------------------------------------------------------------------
-  function drawRobots(frame) {
-    const layer = document.querySelector("#board-view svg #robots");
-    if (layer) layer.innerHTML = frame.svg;
+  // The drawing module shared with the replay viewer (board.js) draws every frame.
+  let board = null;
+  function mountBoard(svg) {
+    $("board-view").innerHTML = svg;
+    board = RallyBoard.mount($("board-view").querySelector("svg"), { duration: 240 });
+  }
+
+  function drawRobots(frame, animate) {
+    if (board) board.show(frame, { animate: !!animate });
   }
 
   // Stage frames are shown one after the other, so every page plays the turn register by
@@ -53,22 +59,22 @@
     if (playing) return;
     const frame = queue.shift();
     if (!frame) {
-      if (state) drawRobots(state);
+      if (state) drawRobots(state.frame);
       document.body.dataset.animating = "no";
       return;
     }
     playing = true;
     document.body.dataset.animating = "yes";
-    drawRobots(frame);
+    drawRobots(frame.frame, queue.length < 5);
     $("stage-label").textContent = frame.label;
     $("revealed").innerHTML = frame.revealed.map((r) =>
       '<span title="' + text(r.robot) + '">' + text(r.robot) + " " + cardHtml(r.card) + "</span>").join(" ");
     const events = $("events");
     events.insertAdjacentHTML("beforeend", '<li class="heading">' + text(frame.label) + "</li>" +
-      (frame.events.length ? frame.events.map((e) => "<li>" + text(e.text) + "</li>").join("") : "<li>(nothing happened)</li>"));
+      (frame.frame.events.length ? frame.frame.events.map((e) => "<li>" + text(e.text) + "</li>").join("") : "<li>(nothing happened)</li>"));
     events.scrollTop = events.scrollHeight;
-    const pause = queue.length > 5 ? 150 : 700;
-    setTimeout(() => { playing = false; playQueue(); }, pause);
+    const pause = queue.length > 5 ? 100 : 500;
+    board.settled().then(() => setTimeout(() => { playing = false; playQueue(); }, pause));
   }
 
   // --- the table ---------------------------------------------------------------------------
@@ -147,7 +153,7 @@
     if (s.outcome) {
       $("outcome").innerHTML = text(s.outcome) + (s.replay ? ' <a href="' + text(s.replay) + '">Watch the replay</a>' : "");
     }
-    if (!playing && queue.length === 0) drawRobots(s);
+    if (!playing && queue.length === 0) drawRobots(s.frame);
   }
 
   function question(q) {
@@ -233,9 +239,9 @@
       case "welcome":
         $("title").textContent = frame.title;
         document.title = frame.title + " — rally table";
-        $("board-view").innerHTML = frame.board;
+        mountBoard(frame.board);
         break;
-      case "board": $("board-view").innerHTML = frame.board; if (state) drawRobots(state); break;
+      case "board": mountBoard(frame.board); if (state) drawRobots(state.frame); break;
       case "state": apply(frame); break;
       case "stage": queue.push(frame); playQueue(); break;
       case "notice":

@@ -137,15 +137,6 @@ impl RobotView {
     }
 }
 
-/// An event as the pages list it.
-#[derive(Clone, Debug, Serialize)]
-pub struct EventView {
-    pub robot: Option<String>,
-    pub segment: String,
-    pub what: String,
-    pub text: String,
-}
-
 /// One seat as everybody sees it.
 #[derive(Clone, Debug, Serialize)]
 pub struct SeatView {
@@ -209,8 +200,8 @@ pub struct View {
     pub outcome: Option<String>,
     /// Where the finished game's replay is shown.
     pub replay: Option<String>,
-    /// The robots layer of the board picture (drawn by `svg::robots_layer`).
-    pub svg: String,
+    /// The robots now, as the drawing module (`board.js`) draws them.
+    pub frame: crate::html::view::FrameView,
 }
 
 /// What the host can set.

@@ -154,6 +154,7 @@ async fn table_page(State(lobby): State<Arc<Lobby>>, Path(id): Path<String>) -> 
 async fn asset(Path(name): Path<String>) -> Response {
     let (body, kind) = match name.as_str() {
         "table.js" => (SCRIPT, "text/javascript; charset=utf-8"),
+        "board.js" => (crate::html::BOARD_JS, "text/javascript; charset=utf-8"),
         "table.css" => (STYLE, "text/css; charset=utf-8"),
         _ => return not_found("no such file"),
     };

@@ -11,7 +11,7 @@
 
 use super::desk::Desk;
 use super::protocol::{
-    error_frame, DeskView, EventView, Incoming, QuestionView, RobotView, SeatView, Settings, View,
+    error_frame, DeskView, Incoming, QuestionView, RobotView, SeatView, Settings, View,
 };
 use super::{Launch, Role, TableInfo, Tokens};
 use crate::cards::Card;
@@ -21,10 +21,13 @@ use crate::error::{Error, Result};
 use crate::game::bot::Bots;
 use crate::game::deal::{self, Hand};
 use crate::game::save::{self, Save};
-use crate::game::{Driver, Match, Seats, Setup, Stage};
+use crate::game::{Driver, Match, Phase, Seats, Setup, Stage};
+use crate::html::view::FrameView;
+use crate::html::Frame;
+use crate::board::Board;
 use crate::geometry::Dir;
 use crate::reload::{HotReload, Reloaded, WatchOptions};
-use crate::state::{Robot, RobotId, REGISTERS};
+use crate::state::{Event, Robot, RobotId, REGISTERS};
 use serde_json::json;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -111,6 +114,7 @@ pub(super) struct Table {
     robots: Vec<Robot>,
     turn: u32,
     generation: u64,
+    board: Rc<Board>,
     board_svg: String,
     outcome: Option<String>,
     started: bool,
@@ -174,7 +178,8 @@ pub(super) fn run(
         robots: m.game.state().robots.clone(),
         turn: m.game.state().turn,
         generation: 1,
-        board_svg: board_svg(&m.game),
+        board: m.game.board(),
+        board_svg: crate::html::board_svg(&m.game),
         outcome: None,
         started: false,
         closed: false,
@@ -244,15 +249,6 @@ fn title(m: &Match) -> String {
     format!("{stem} on {}", m.game.board().name)
 }
 
-fn board_svg(game: &Game) -> String {
-    crate::svg::picture(
-        game.rules(),
-        &game.board(),
-        &[],
-        &crate::svg::Options::default(),
-    )
-}
-
 /// The turn loop: wait for the players, then advance stage by stage, telling every page
 /// what happened and saving after each stage, until the game is over.
 fn play(m: &mut Match, seats: &mut TableSeats, launch: &Launch) -> Result<()> {
@@ -298,7 +294,8 @@ fn play(m: &mut Match, seats: &mut TableSeats, launch: &Launch) -> Result<()> {
             }
             Err(e) => return Err(e),
         };
-        let frame = stage_frame(m, turn, &stage);
+        let before = table.borrow().robots.clone();
+        let frame = stage_frame(m, turn, &before, &stage);
         {
             let mut t = table.borrow_mut();
             t.robots = m.game.state().robots.clone();
@@ -325,50 +322,73 @@ fn play(m: &mut Match, seats: &mut TableSeats, launch: &Launch) -> Result<()> {
     Ok(())
 }
 
-/// What every page gets after a stage: the robots after it, the cards revealed in a
-/// register, and the events (the deal's `programmed` events stay out: they hold programs).
-/// `turn` is the turn the stage belongs to (the end of a turn already counts the next).
-fn stage_frame(m: &Match, turn: u32, stage: &Stage) -> String {
+/// What every page gets after a stage: the frame the drawing module plays (robots, paths,
+/// beams, shots, events), the cards revealed in a register, and nothing hidden: programs
+/// show only the registers revealed so far, and the deal's `programmed` events (whole
+/// programs) stay out. `turn` is the turn the stage belongs to (the end of a turn already
+/// counts the next); `before` the robots as the previous frame showed them.
+fn stage_frame(m: &Match, turn: u32, before: &[Robot], stage: &Stage) -> String {
     let state = m.game.state();
-    let (label, register) = match stage {
-        Stage::Programmed { .. } => ("Start".to_string(), 0),
-        Stage::Register { register, .. } => (format!("Register {register}"), *register),
-        Stage::EndOfTurn { .. } => ("End of turn".to_string(), 0),
+    let (phase, register, revealed) = match stage {
+        Stage::Programmed { .. } => (Phase::Program, 0, 0),
+        Stage::Register { register, .. } => (Phase::Register(*register), *register, *register as usize),
+        Stage::EndOfTurn { .. } => (Phase::EndOfTurn, 0, REGISTERS),
     };
-    let revealed: Vec<_> = if register > 0 {
+    let cards: Vec<_> = if register > 0 {
         state
             .robots
             .iter()
-            .filter_map(|r| {
-                r.card(register)
-                    .map(|c| json!({"robot": r.name, "card": c}))
-            })
+            .filter_map(|r| r.card(register).map(|c| json!({"robot": r.name, "card": c})))
             .collect()
     } else {
         Vec::new()
     };
-    let events: Vec<EventView> = stage
+    let events: Vec<Event> = stage
         .events()
         .iter()
         .filter(|e| e.what != "programmed")
-        .map(|e| EventView {
-            robot: e.robot.clone(),
-            segment: e.segment.to_string(),
-            what: e.what.to_string(),
-            text: crate::render::event(e),
-        })
+        .cloned()
         .collect();
+    let frame = frame_view(&m.game.board(), turn, phase, before, &state.robots, events, revealed);
     json!({
         "type": "stage",
         "turn": turn,
-        "label": format!("Turn {turn} · {label}"),
+        "label": format!("Turn {turn} · {}", frame.label),
         "register": register,
-        "revealed": revealed,
-        "robots": RobotView::all(&state.robots),
-        "svg": crate::svg::robots_layer(&state.robots),
-        "events": events,
+        "revealed": cards,
+        "frame": frame,
     })
     .to_string()
+}
+
+/// A frame for the drawing module (`html::view`): the robots `now`, their paths from
+/// `before`, and in their programs only registers 1..=`revealed`.
+fn frame_view(
+    board: &Board,
+    turn: u32,
+    phase: Phase,
+    before: &[Robot],
+    now: &[Robot],
+    events: Vec<Event>,
+    revealed: usize,
+) -> FrameView {
+    let hide = |robots: &[Robot]| -> Vec<Robot> {
+        robots
+            .iter()
+            .cloned()
+            .map(|mut r| {
+                r.program = (0..REGISTERS)
+                    .map(|i| r.program.get(i).copied().flatten().filter(|_| i < revealed))
+                    .collect();
+                r
+            })
+            .collect()
+    };
+    let previous = Frame::of_phase(turn, phase, hide(before), Vec::new());
+    let frame = Frame::of_phase(turn, phase, hide(now), events);
+    crate::html::view::views(board, &[previous, frame])
+        .pop()
+        .expect("a view per frame")
 }
 
 impl Table {
@@ -587,16 +607,24 @@ impl Table {
 
     /// Every connection's view of the table now.
     fn broadcast(&mut self) {
-        let svg = crate::svg::robots_layer(&self.robots);
+        let board = frame_view(
+            &self.board,
+            self.turn,
+            Phase::Program,
+            &self.robots,
+            &self.robots,
+            Vec::new(),
+            0,
+        );
         let conns: Vec<(u64, Role)> = self.conns.iter().map(|(c, (r, _))| (*c, *r)).collect();
         for (conn, role) in conns {
             let frame =
-                serde_json::to_string(&self.view(role, svg.clone())).expect("views serialize");
+                serde_json::to_string(&self.view(role, board.clone())).expect("views serialize");
             self.send(conn, frame);
         }
     }
 
-    fn view(&self, role: Role, svg: String) -> View {
+    fn view(&self, role: Role, frame: FrameView) -> View {
         let now = Instant::now();
         let robot = match role {
             Role::Seat(r) => Some(r),
@@ -699,7 +727,7 @@ impl Table {
                 .outcome
                 .is_some()
                 .then(|| format!("/t/{}/replay", self.info.id)),
-            svg,
+            frame,
         }
     }
 }
@@ -726,7 +754,8 @@ impl TableSeats {
                 ..
             } => {
                 t.generation = *generation;
-                t.board_svg = board_svg(game);
+                t.board = game.board();
+                t.board_svg = crate::html::board_svg(game);
                 let files: Vec<String> = changed
                     .iter()
                     .map(|p| crate::script::display_path(p))
