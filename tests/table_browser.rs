@@ -8,7 +8,6 @@
 //! the pages in DIR (docs/table/ holds the ones docs/table.md shows).
 
 mod browser;
-#[allow(dead_code)]
 mod support;
 mod table_client;
 

@@ -8,7 +8,6 @@
 //! docs/table.md comes from the full run:
 //! `RALLY_LOAD_TABLES=50 cargo test --release --test table_load -- --nocapture`.
 
-#[allow(dead_code)]
 mod support;
 mod table_client;
 

@@ -3,7 +3,6 @@
 //! hidden (every frame another client receives is read), a dropped player loses nothing,
 //! and a table comes back from its save with the same links.
 
-#[allow(dead_code)]
 mod support;
 mod table_client;
 
@@ -233,7 +232,10 @@ fn hidden_cards_never_reach_another_seat_or_a_spectator() {
                     if mentions(frame, card) {
                         assert_eq!(frame["type"], "stage", "{who} saw {card} in {frame}");
                         let end = frame["label"].as_str().unwrap().ends_with("End of turn");
-                        assert!(end || frame["register"].as_u64().unwrap() > i as u64, "{frame}");
+                        assert!(
+                            end || frame["register"].as_u64().unwrap() > i as u64,
+                            "{frame}"
+                        );
                     }
                 }
             }

@@ -188,9 +188,9 @@ mod tests {
             .take(deal::hand_size(damage))
             .collect();
         let mut program = vec![None; REGISTERS];
-        for i in deal::locked_count(damage)..REGISTERS {
+        for (i, slot) in program.iter_mut().enumerate() {
             if deal::is_locked(damage, i) {
-                program[i] = Some(card("move3@840"));
+                *slot = Some(card("move3@840"));
             }
         }
         Desk::new(

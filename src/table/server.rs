@@ -183,19 +183,19 @@ fn admit(
     lobby: &Lobby,
     id: &str,
     token: &str,
-) -> std::result::Result<(Arc<TableHandle>, Role), Response> {
+) -> std::result::Result<(Arc<TableHandle>, Role), (StatusCode, String)> {
     let Some(table) = lobby.get(id) else {
-        return Err(not_found(&format!(
-            "there is no table `{id}` on this server"
-        )));
+        return Err((
+            StatusCode::NOT_FOUND,
+            format!("there is no table `{id}` on this server\n"),
+        ));
     };
     match table.info.tokens.role(token) {
         Some(role) => Ok((table, role)),
         None => Err((
             StatusCode::FORBIDDEN,
-            "this link's token is not valid for this table: ask the host for your link\n",
-        )
-            .into_response()),
+            "this link's token is not valid for this table: ask the host for your link\n".into(),
+        )),
     }
 }
 
@@ -215,7 +215,7 @@ async fn role(
             axum::Json(serde_json::json!({ "role": role, "seat": seat, "title": table.info.title }))
                 .into_response()
         }
-        Err(refused) => refused,
+        Err(refused) => refused.into_response(),
     }
 }
 
@@ -227,7 +227,7 @@ async fn socket(
 ) -> Response {
     let (table, role) = match admit(&lobby, &id, &q.token) {
         Ok(admitted) => admitted,
-        Err(refused) => return refused,
+        Err(refused) => return refused.into_response(),
     };
     let conn = lobby.connection_id();
     upgrade

@@ -14,6 +14,7 @@ use super::protocol::{
     error_frame, DeskView, Incoming, QuestionView, RobotView, SeatView, Settings, View,
 };
 use super::{Launch, Role, TableInfo, Tokens};
+use crate::board::Board;
 use crate::cards::Card;
 use crate::decision::{BotPolicy, Chooser, Question};
 use crate::engine::Game;
@@ -22,10 +23,9 @@ use crate::game::bot::Bots;
 use crate::game::deal::{self, Hand};
 use crate::game::save::{self, Save};
 use crate::game::{Driver, Match, Phase, Seats, Setup, Stage};
+use crate::geometry::Dir;
 use crate::html::view::FrameView;
 use crate::html::Frame;
-use crate::board::Board;
-use crate::geometry::Dir;
 use crate::reload::{HotReload, Reloaded, WatchOptions};
 use crate::state::{Event, Robot, RobotId, REGISTERS};
 use serde_json::json;
@@ -331,14 +331,19 @@ fn stage_frame(m: &Match, turn: u32, before: &[Robot], stage: &Stage) -> String 
     let state = m.game.state();
     let (phase, register, revealed) = match stage {
         Stage::Programmed { .. } => (Phase::Program, 0, 0),
-        Stage::Register { register, .. } => (Phase::Register(*register), *register, *register as usize),
+        Stage::Register { register, .. } => {
+            (Phase::Register(*register), *register, *register as usize)
+        }
         Stage::EndOfTurn { .. } => (Phase::EndOfTurn, 0, REGISTERS),
     };
     let cards: Vec<_> = if register > 0 {
         state
             .robots
             .iter()
-            .filter_map(|r| r.card(register).map(|c| json!({"robot": r.name, "card": c})))
+            .filter_map(|r| {
+                r.card(register)
+                    .map(|c| json!({"robot": r.name, "card": c}))
+            })
             .collect()
     } else {
         Vec::new()
@@ -349,7 +354,15 @@ fn stage_frame(m: &Match, turn: u32, before: &[Robot], stage: &Stage) -> String 
         .filter(|e| e.what != "programmed")
         .cloned()
         .collect();
-    let frame = frame_view(&m.game.board(), turn, phase, before, &state.robots, events, revealed);
+    let frame = frame_view(
+        &m.game.board(),
+        turn,
+        phase,
+        before,
+        &state.robots,
+        events,
+        revealed,
+    );
     json!({
         "type": "stage",
         "turn": turn,
