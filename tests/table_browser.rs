@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 use table_client::{serve, Workspace};
 
-const PATIENCE: Duration = Duration::from_secs(30);
+const PATIENCE: Duration = Duration::from_secs(90);
 
 /// The robots the page draws: name → ([x, y], facing).
 const ROBOTS: &str = r#"

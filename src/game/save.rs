@@ -140,6 +140,19 @@ impl Save {
     }
 }
 
+/// `saves/x.save.json` → `saves/x.SUFFIX`: the files kept beside a save (its replay, a
+/// table's tokens).
+pub fn beside(save: &Path, suffix: &str) -> PathBuf {
+    let name = save
+        .file_name()
+        .map_or("game".into(), |n| n.to_string_lossy().to_string());
+    let stem = name
+        .strip_suffix(".save.json")
+        .or_else(|| name.strip_suffix(".json"))
+        .unwrap_or(&name);
+    save.with_file_name(format!("{stem}.{suffix}"))
+}
+
 /// Writes JSON to `path` atomically.
 pub fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
     let text = serde_json::to_string_pretty(value).expect("saves serialize");

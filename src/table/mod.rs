@@ -99,19 +99,7 @@ fn token() -> Result<String> {
 /// The tokens of a table are kept beside its save (`X.save.json` → `X.tokens.json`), so
 /// `rally serve --resume X.save.json` brings the same links back.
 pub fn tokens_path(save: &Path) -> PathBuf {
-    sibling(save, "tokens.json")
-}
-
-/// `saves/x.save.json` → `saves/x.NEW`.
-fn sibling(save: &Path, suffix: &str) -> PathBuf {
-    let name = save
-        .file_name()
-        .map_or("game".into(), |n| n.to_string_lossy().to_string());
-    let stem = name
-        .strip_suffix(".save.json")
-        .or_else(|| name.strip_suffix(".json"))
-        .unwrap_or(&name);
-    save.with_file_name(format!("{stem}.{suffix}"))
+    crate::game::save::beside(save, "tokens.json")
 }
 
 /// Everything a table thread needs to start its game (all `Send`: the rules are loaded on
@@ -136,7 +124,7 @@ pub struct Launch {
 impl Launch {
     /// Where the finished game's replay goes: beside the save.
     pub fn replay_path(&self) -> PathBuf {
-        sibling(&self.save, "replay.json")
+        crate::game::save::beside(&self.save, "replay.json")
     }
 }
 
