@@ -12,6 +12,7 @@ pub mod decision;
 pub mod diff;
 pub mod engine;
 pub mod error;
+pub mod files;
 pub mod game;
 pub mod geometry;
 pub mod html;

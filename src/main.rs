@@ -21,6 +21,9 @@ struct Cli {
     /// Folder holding one folder per variant [default: variants/ beside the file, else ./variants, else built in]
     #[arg(long, global = true, value_name = "DIR")]
     variants: Option<PathBuf>,
+    /// A mapping file for Tiled maps made for another game: tiles to elements, properties to parameters (docs/tiled.md)
+    #[arg(long, global = true, value_name = "FILE")]
+    tiled_mapping: Option<PathBuf>,
     /// Switch a variant on (repeatable); adds to the file's `variants`
     #[arg(long = "variant", global = true, value_name = "NAME")]
     variant: Vec<String>,
@@ -52,10 +55,15 @@ enum Command {
         #[arg(long, value_name = "LOG", conflicts_with_all = ["scenario", "json", "repeat", "record"])]
         replay: Option<PathBuf>,
     },
-    /// Run a scenario, then again on every change to its files, printing what changed (hot reload)
+    /// Run scenarios, then again on every change to their files, printing what changed (hot reload)
+    ///
+    /// One scenario is shown in full on every run. With folders or several files, a save runs
+    /// again every scenario that uses the changed file and ends with `N passed, M failed`.
+    /// Examples: `rally watch boards/tour.toml`, `rally watch tests/scenarios/belts my.toml`.
     Watch {
-        /// The scenario file (.toml)
-        scenario: PathBuf,
+        /// Scenario files (.toml) or folders of them (searched recursively)
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
         /// Look at the files every 100 ms instead of waiting for change events (network and VM file systems)
         #[arg(long)]
         poll: bool,
@@ -101,6 +109,12 @@ enum Command {
     Elements,
     /// List the variants, with parameters
     Variants,
+    /// Write Tiled's Custom Types (JSON) for every element and its parameters: import it in Tiled's Custom Types Editor, then pick parameters from dropdowns (e.g. `rally tiled-types -o rally-types.json`)
+    TiledTypes {
+        /// Where to write them [default: standard output]
+        #[arg(short, long, value_name = "FILE.json")]
+        output: Option<PathBuf>,
+    },
     /// List the option cards the scripts define, with ammunition and descriptions
     Options,
     /// Play a whole game: people at this terminal and bots (see docs/games.md)
@@ -200,6 +214,9 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .without_time()
         .init();
+    if let Some(mapping) = cli.tiled_mapping {
+        rally::tiled::use_mapping(mapping);
+    }
     let common = Common {
         scripts: cli.scripts,
         variants: cli.variants,
@@ -227,12 +244,12 @@ fn main() -> ExitCode {
             &common,
         ),
         Command::Watch {
-            scenario,
+            paths,
             poll,
             timings,
             debounce,
         } => commands::watch::watch(
-            scenario,
+            paths,
             &commands::watch::WatchOptions {
                 poll: *poll,
                 timings: *timings,
@@ -270,6 +287,9 @@ fn main() -> ExitCode {
         Command::Man => commands::completions::man(Cli::command()).map(|_| true),
         Command::Elements => commands::catalogue::elements(&common).map(|_| true),
         Command::Variants => commands::catalogue::variants(&common).map(|_| true),
+        Command::TiledTypes { output } => {
+            commands::catalogue::tiled_types(output.as_deref(), &common).map(|_| true)
+        }
         Command::Options => commands::catalogue::options(&common).map(|_| true),
         Command::Play {
             game,

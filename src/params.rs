@@ -88,15 +88,18 @@ impl Kind {
 
     /// Turns every direction inside `value` clockwise by `quarter_turns` (courses rotate boards).
     pub fn rotate(&self, value: &Value, quarter_turns: u8) -> Value {
+        // Values are checked before they are turned; anything else is left as it is.
         let turn = |d: &str| {
-            let mut dir = Dir::parse(d).expect("checked direction");
+            let Some(mut dir) = Dir::parse(d) else {
+                return d.to_string();
+            };
             for _ in 0..quarter_turns {
                 dir = dir.turned(Rotation::Right);
             }
-            Value::from(dir.name())
+            dir.name().to_string()
         };
         match (self, value) {
-            (Kind::Dir, Value::String(s)) => turn(s),
+            (Kind::Dir, Value::String(s)) => Value::from(turn(s)),
             (Kind::List(inner), Value::Array(items)) => Value::Array(
                 items
                     .iter()
@@ -105,10 +108,7 @@ impl Kind {
             ),
             (Kind::DirMap(inner), Value::Object(map)) => Value::Object(
                 map.iter()
-                    .map(|(k, v)| {
-                        let key = turn(k).as_str().unwrap().to_string();
-                        (key, inner.rotate(v, quarter_turns))
-                    })
+                    .map(|(k, v)| (turn(k), inner.rotate(v, quarter_turns)))
                     .collect(),
             ),
             _ => value.clone(),

@@ -90,6 +90,16 @@ impl Watched {
     }
 }
 
+impl Watched {
+    /// Whether any of `paths` (absolute, as a [`Change`] has them) is one of these files or
+    /// a rule file in one of these folders.
+    pub fn covers(&self, paths: &[PathBuf]) -> bool {
+        let folders: Vec<PathBuf> = self.folders.iter().filter_map(|p| absolute(p)).collect();
+        let files: Vec<PathBuf> = self.files.iter().filter_map(|p| absolute(p)).collect();
+        paths.iter().any(|p| watches(&folders, &files, p))
+    }
+}
+
 /// A settled set of saves that changed the content of at least one watched file.
 #[derive(Clone, Debug)]
 pub struct Change {
@@ -439,23 +449,17 @@ fn is_temporary(path: &Path) -> bool {
 }
 
 fn walk(dir: &Path, found: &mut BTreeMap<PathBuf, u64>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.filter_map(|e| e.ok()) {
-        let path = entry.path();
-        if path.is_dir() {
-            walk(&path, found);
-        } else if is_rule_file(&path) {
-            if let Some(h) = hash_file(&path) {
-                found.insert(path, h);
-            }
+    for path in crate::files::walk(dir, &is_rule_file).unwrap_or_default() {
+        if let Some(h) = hash_file(&path) {
+            found.insert(path, h);
         }
     }
 }
 
+/// The hash of a file's content; `None` when it is gone or not a regular file (a FIFO named
+/// `x.lua` must not block the watcher).
 fn hash_file(path: &Path) -> Option<u64> {
-    let bytes = std::fs::read(path).ok()?;
+    let bytes = crate::files::read_bytes(path).ok()?;
     let mut h = DefaultHasher::new();
     h.write(&bytes);
     Some(h.finish())

@@ -110,7 +110,10 @@ impl ReplayLog {
     }
 
     pub fn write(&self, path: &Path) -> Result<()> {
-        let text = serde_json::to_string_pretty(self).expect("a replay log serializes");
+        let text = serde_json::to_string_pretty(self).map_err(|e| Error::File {
+            file: path.to_path_buf(),
+            message: format!("cannot write the replay log: {e}"),
+        })?;
         std::fs::write(path, text + "\n").map_err(|e| Error::File {
             file: path.to_path_buf(),
             message: format!("cannot write the replay log: {e}"),

@@ -8,7 +8,7 @@ use crate::engine::Game;
 use crate::error::{Error, Result, Source};
 use crate::geometry::{Dir, Pos};
 use crate::script::{RuleSet, Sources};
-use crate::state::{GameState, HeldOption, Robot, REGISTERS};
+use crate::state::{GameState, HeldOption, Robot, LETHAL_DAMAGE, REGISTERS};
 use crate::variant::Choice;
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -119,6 +119,17 @@ pub struct Failure {
     pub actual: String,
 }
 
+impl Failure {
+    fn missing(robot: &str) -> Failure {
+        Failure {
+            robot: robot.to_string(),
+            key: "robot".into(),
+            expected: "a robot of that name".into(),
+            actual: "none".into(),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Scenario {
     pub path: PathBuf,
@@ -145,18 +156,7 @@ impl Scenario {
             line: 1,
             column: 1,
         };
-        let layout = match file.board {
-            BoardRef::Inline(board) => Layout::from_file(*board, &source)?,
-            BoardRef::Path(p) => {
-                let board_path = path.parent().unwrap_or(Path::new(".")).join(p.get_ref());
-                if !board_path.is_file() {
-                    return Err(
-                        whole.error(format!("board file `{}` not found", board_path.display()))
-                    );
-                }
-                Layout::load(&board_path)?
-            }
-        };
+        let layout = file.board.layout(&source)?;
         let mut robots: Vec<Robot> = Vec::new();
         let mut choices = BTreeMap::new();
         for spanned in &file.robot {
@@ -184,6 +184,28 @@ impl Scenario {
                     r.name,
                     r.program.len()
                 )));
+            }
+            if !(0..LETHAL_DAMAGE).contains(&r.damage) {
+                return Err(at_err(format!(
+                    "robot `{}` has {} damage: a robot on the board has 0 to {}",
+                    r.name,
+                    r.damage,
+                    LETHAL_DAMAGE - 1
+                )));
+            }
+            if r.lives < 1 {
+                return Err(at_err(format!(
+                    "robot `{}` has {} lives: a robot on the board has at least 1",
+                    r.name, r.lives
+                )));
+            }
+            if let Some([x, y]) = r.archive {
+                if !(0..layout.width).contains(&x) || !(0..layout.height).contains(&y) {
+                    return Err(at_err(format!(
+                        "robot `{}`'s archive [{x}, {y}] is outside the {}×{} board",
+                        r.name, layout.width, layout.height
+                    )));
+                }
             }
             let mut robot = Robot::new(&r.name, at, r.facing);
             robot.damage = r.damage;
@@ -329,11 +351,11 @@ impl Scenario {
         };
         let mut failures = Vec::new();
         for (name, e) in &self.expect {
-            let robot = state
-                .robots
-                .iter()
-                .find(|r| &r.name == name)
-                .expect("checked at load");
+            // Names are checked at load; a state from elsewhere (a replay) may lack one.
+            let Some(robot) = state.robots.iter().find(|r| &r.name == name) else {
+                failures.push(Failure::missing(name));
+                continue;
+            };
             let mut check = |key: &str, expected: Option<String>, actual: String| {
                 if let Some(expected) = expected {
                     if expected != actual {
@@ -464,7 +486,10 @@ impl Scenario {
         let mut failures = Vec::new();
         for (name, e) in &self.expect {
             let Some(want) = e.hand_size else { continue };
-            let id = game.state().find(name).expect("checked at load");
+            let Some(id) = game.state().find(name) else {
+                failures.push(Failure::missing(name));
+                continue;
+            };
             let got = game.hand_size(id)?;
             if got != want {
                 failures.push(Failure {
@@ -502,14 +527,28 @@ fn json_equal(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// Whether a `.toml` file is a scenario (it names a `board`) rather than a board, a game or
+/// a mapping kept beside scenarios. A file that is not TOML at all counts, so that loading
+/// it reports the mistake.
+pub fn is_scenario(path: &Path) -> Result<bool> {
+    let text = crate::files::read_text(path)?;
+    Ok(text
+        .parse::<toml::Table>()
+        .ok()
+        .is_none_or(|table| table.contains_key("board")))
+}
+
 /// Every `.toml` scenario under `paths` (files, or folders searched recursively), sorted.
 pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut found = Vec::new();
     for path in paths {
-        if path.is_file() {
+        if path.is_dir() {
+            found.extend(crate::files::walk(path, &|p| {
+                p.extension().is_some_and(|x| x == "toml")
+            })?);
+        } else if path.exists() {
+            // A file given by name is read whatever it is (and refused if not a regular file).
             found.push(path.clone());
-        } else if path.is_dir() {
-            walk(path, &mut found)?;
         } else {
             return Err(Error::File {
                 file: path.clone(),
@@ -518,21 +557,4 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
         }
     }
     Ok(found)
-}
-
-fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> Result<()> {
-    let entries = std::fs::read_dir(dir).map_err(|e| Error::File {
-        file: dir.to_path_buf(),
-        message: e.to_string(),
-    })?;
-    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    paths.sort();
-    for p in paths {
-        if p.is_dir() {
-            walk(&p, found)?;
-        } else if p.extension().is_some_and(|x| x == "toml") {
-            found.push(p);
-        }
-    }
-    Ok(())
 }

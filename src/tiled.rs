@@ -4,23 +4,30 @@
 //!
 //! Which element a tile is comes from the tile itself: its class (Tiled's "Class", written
 //! `type` or `class` in the files) is the element name and its custom properties are the
-//! element's parameters. A tileset that names things differently gets a small mapping file
-//! (`rally_mapping` property, TOML) that renames classes and properties or says outright what
-//! a tile id is. Tiled's rotation flags give directions: a tile rotated 90° clockwise turns
-//! its parameters' directions a quarter turn, as a rotated board in a course does. Every tile
-//! layer adds its elements, like several legend entries on one square.
+//! element's parameters. A tileset made for another game gets a mapping file ([`mapping`])
+//! that picks elements by tile id, class or property, renames, translates and drops
+//! properties, and says where north is, without editing anybody's tileset. Tiled's rotation
+//! flags give directions: a tile rotated 90° clockwise turns its parameters' directions a
+//! quarter turn, as a rotated board in a course does. Every tile layer adds its elements,
+//! like several legend entries on one square.
 //!
 //! Why not the `tiled` crate: it reads only the XML formats, and designers mostly save JSON;
 //! one reader for both keeps the mapping identical. Both formats are read into the small
-//! model below (with serde_json and roxmltree) and mapped by one function.
+//! model below (with serde_json and roxmltree) and mapped by one function. Layer data may be
+//! CSV, a list of `<tile>`s, or base64 (plain, zlib, gzip or zstd), as Tiled writes them.
 
-use crate::board::file::{legend_entries, Placement};
+pub mod mapping;
+pub mod types;
+
+use crate::board::file::{check_size, legend_entries, Placement};
 use crate::board::{Layout, Origin};
-use crate::error::{Error, Result, Source};
+use crate::error::{Error, Lines, Result, Source};
 use crate::geometry::Pos;
+use mapping::{Mapping, North};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// Tiled's flip flags in the high bits of a tile's gid.
 const FLIP_H: u32 = 0x8000_0000;
@@ -28,12 +35,23 @@ const FLIP_V: u32 = 0x4000_0000;
 const FLIP_D: u32 = 0x2000_0000;
 const GID_MASK: u32 = 0x0FFF_FFFF;
 
+/// Where mapping files are explained, for messages.
+const DOCS: &str = "docs/tiled.md";
+
 /// Is this file a Tiled map (by its extension)?
 pub fn is_map(path: &Path) -> bool {
     matches!(
         path.extension().and_then(|e| e.to_str()),
         Some("tmj" | "tmx" | "json")
     )
+}
+
+static COMMAND_LINE_MAPPING: OnceLock<PathBuf> = OnceLock::new();
+
+/// The mapping file given on the command line (`--tiled-mapping`): used for every Tiled map
+/// read in this run, before any mapping the maps or tilesets name.
+pub fn use_mapping(path: PathBuf) {
+    let _ = COMMAND_LINE_MAPPING.set(path);
 }
 
 struct Map {
@@ -46,9 +64,9 @@ struct Map {
 
 struct Layer {
     name: String,
-    /// Where the layer is written, for messages.
-    line: usize,
     gids: Vec<u32>,
+    /// Where each cell is written in the file (all at the data for encoded layers).
+    offsets: Vec<usize>,
 }
 
 struct Tileset {
@@ -65,76 +83,104 @@ struct TileDef {
     properties: toml::Table,
 }
 
-/// What a mapping file says about one tileset (`rally_mapping = "factory.rally.toml"`).
-#[derive(serde::Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct Mapping {
-    /// Tileset class → element: a name, `{ element = .., params.. }`, or a list of those.
-    #[serde(default)]
-    classes: BTreeMap<String, toml::Value>,
-    /// Tile id → element(s), as in a board's legend; wins over the tile's class.
-    #[serde(default)]
-    tiles: BTreeMap<String, toml::Value>,
-    /// Tileset property name → parameter name.
-    #[serde(default)]
-    properties: BTreeMap<String, String>,
+/// Reads a Tiled map into a layout, with the command-line mapping if one was given.
+pub fn load(path: &Path) -> Result<Layout> {
+    load_with(path, COMMAND_LINE_MAPPING.get().map(PathBuf::as_path))
 }
 
-/// Reads a Tiled map into a layout.
-pub fn load(path: &Path) -> Result<Layout> {
+/// Reads a Tiled map into a layout. A tileset's mapping is, in this order: `given`, the file
+/// the tileset's `rally_mapping` property names, the one the map's names, or
+/// `rally-mapping.toml` beside the map.
+pub fn load_with(path: &Path, given: Option<&Path>) -> Result<Layout> {
     let source = Source::read(path)?;
     let map = if path.extension().is_some_and(|e| e == "tmx") {
         xml::map(&source)?
     } else {
         json::map(&source)?
     };
-    let whole = |message: String| Error::File {
-        file: path.to_path_buf(),
-        message,
+    let beside = path
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join(mapping::BESIDE);
+    let fallback = match given {
+        Some(p) => Some(mapping::read(p)?),
+        None => match named_mapping(&map.properties, path)? {
+            Some(m) => Some(m),
+            None if beside.is_file() => Some(mapping::read(&beside)?),
+            None => None,
+        },
     };
-    let map_mapping = mapping(&map.properties, path)?;
     let mut mappings = Vec::new();
     for (_, tileset) in &map.tilesets {
-        mappings.push(match mapping(&tileset.properties, &tileset.file)? {
-            Some(m) => Some(m),
-            None => map_mapping
-                .as_ref()
-                .map(|(p, _)| read_mapping(p))
-                .transpose()?,
-        });
+        let own = match given {
+            Some(_) => None,
+            None => named_mapping(&tileset.properties, &tileset.file)?,
+        };
+        mappings.push(own.or_else(|| fallback.clone()));
     }
+    let north = match fallback.as_ref().and_then(|m| m.1.north) {
+        Some(north) => north,
+        None => match map.properties.get("rally_north") {
+            None => North::Top,
+            Some(value) => North::parse(value).map_err(|m| Error::File {
+                file: path.to_path_buf(),
+                message: format!("map property `rally_north`: {m}"),
+            })?,
+        },
+    };
 
+    let lines = Lines::of(&source.text);
+    let cells = (map.width * map.height) as usize;
     let mut placements = Vec::new();
     for layer in &map.layers {
-        if layer.gids.len() != (map.width * map.height) as usize {
-            return Err(whole(format!(
-                "layer `{}` has {} tiles, the {}×{} map needs {}",
-                layer.name,
-                layer.gids.len(),
-                map.width,
-                map.height,
-                map.width * map.height
-            )));
+        if layer.gids.len() != cells {
+            let at = layer.offsets.first().copied().unwrap_or(0);
+            return Err(source.error_at(
+                at,
+                format!(
+                    "layer `{}` has {} tiles, the {}×{} map needs {cells}",
+                    layer.name,
+                    layer.gids.len(),
+                    map.width,
+                    map.height,
+                ),
+            ));
         }
-        let origin = Origin {
-            file: path.to_path_buf(),
-            line: layer.line,
-            column: 1,
-        };
-        for (i, &raw) in layer.gids.iter().enumerate() {
+        for (i, (&raw, &offset)) in layer.gids.iter().zip(&layer.offsets).enumerate() {
             let gid = raw & GID_MASK;
             if gid == 0 {
                 continue;
             }
-            let at = Pos::new(i as i32 % map.width, i as i32 / map.width);
-            let where_ = format!("layer `{}`, square {at}", layer.name);
+            let (column, row) = (i as i32 % map.width, i as i32 / map.width);
+            let at = match north {
+                North::Top => Pos::new(column, row),
+                North::Bottom => Pos::new(column, map.height - 1 - row),
+            };
+            let (line, column) = lines.locate(offset);
+            let origin = Origin {
+                file: path.to_path_buf(),
+                line,
+                column,
+            };
             let Some(index) = map.tilesets.iter().rposition(|(first, _)| *first <= gid) else {
-                return Err(origin.error(format!("{where_}: tile {gid} is in no tileset")));
+                return Err(origin.error(format!(
+                    "layer `{}`, square {at}: tile {gid} is in no tileset",
+                    layer.name
+                )));
             };
             let (first, tileset) = &map.tilesets[index];
             let id = gid - first;
-            let entries = elements_of(tileset, id, mappings[index].as_ref().map(|(_, m)| m))
-                .map_err(|m| origin.error(format!("{where_}: {m}")))?;
+            let tile = tileset.tiles.get(&id);
+            let class = tile.and_then(|t| t.class.as_deref());
+            let context = format!(
+                "layer `{}`, square {at}: tile {id} of tileset `{}` ({}; how tiles become elements: {DOCS})",
+                layer.name,
+                tileset.name,
+                class.map_or("no class".to_string(), |c| format!("class `{c}`")),
+            );
+            let mapping = mappings[index].as_ref().map(|(_, m)| m);
+            let entries = elements_of(tileset, id, mapping)
+                .map_err(|m| origin.error(format!("{context}: {m}")))?;
             let has_params = entries.iter().any(|(_, p)| !p.is_empty());
             let quarter_turns = match (raw & FLIP_H != 0, raw & FLIP_V != 0, raw & FLIP_D != 0) {
                 (false, false, false) => 0,
@@ -145,8 +191,7 @@ pub fn load(path: &Path) -> Result<Layout> {
                 _ if !has_params => 0,
                 _ => {
                     return Err(origin.error(format!(
-                        "{where_}: tile {id} of tileset `{}` is flipped; elements can be rotated but not mirrored (use Tiled's rotate, Z / Shift+Z)",
-                        tileset.name
+                        "{context}: the tile is flipped; elements can be rotated but not mirrored (use Tiled's rotate, Z / Shift+Z)"
                     )))
                 }
             };
@@ -157,6 +202,7 @@ pub fn load(path: &Path) -> Result<Layout> {
                     params,
                     quarter_turns,
                     origin: origin.clone(),
+                    context: Some(context.clone()),
                 });
             }
         }
@@ -166,19 +212,18 @@ pub fn load(path: &Path) -> Result<Layout> {
         _ => None,
     };
     let mut files = vec![path.to_path_buf()];
-    for (_, t) in &map.tilesets {
-        if !files.contains(&t.file) {
-            files.push(t.file.clone());
+    let mapping_files = mappings.iter().flatten().map(|(p, _)| p.clone());
+    for file in map
+        .tilesets
+        .iter()
+        .map(|(_, t)| t.file.clone())
+        .chain(mapping_files)
+        .chain(fallback.map(|(p, _)| p))
+    {
+        if !files.contains(&file) {
+            files.push(file);
         }
     }
-    files.extend(
-        mappings
-            .iter()
-            .flatten()
-            .map(|(p, _)| p.clone())
-            .chain(map_mapping.map(|(p, _)| p)),
-    );
-    files.dedup();
     Ok(Layout {
         name: text("name").unwrap_or_else(|| {
             path.file_stem()
@@ -192,7 +237,11 @@ pub fn load(path: &Path) -> Result<Layout> {
     })
 }
 
-/// The elements (with parameters) tile `id` of `tileset` stands for.
+/// The elements (with parameters) tile `id` of `tileset` stands for: by the mapping's
+/// `tiles` entry for its id, else the element a property names (`element`, or a translated
+/// value that sets `element`), else the mapping's `classes` entry for its class, else its
+/// class. Its remaining properties (renamed, translated, not dropped) are the parameters of
+/// its (first) element.
 fn elements_of(
     tileset: &Tileset,
     id: u32,
@@ -201,31 +250,33 @@ fn elements_of(
     let tile = tileset.tiles.get(&id);
     let mut properties = toml::Table::new();
     for (name, value) in tile.map(|t| &t.properties).into_iter().flatten() {
-        let name = mapping.and_then(|m| m.properties.get(name)).unwrap_or(name);
-        properties.insert(name.clone(), value.clone());
-    }
-    let class = tile.and_then(|t| t.class.clone());
-    let named = properties.remove("element").map(|v| match v {
-        toml::Value::String(s) => Ok(s),
-        _ => Err("property `element` must be text".to_string()),
-    });
-    let mut entries = match (mapping.and_then(|m| m.tiles.get(&id.to_string())), named) {
-        (Some(entry), _) => legend_entries(entry)?,
-        (None, Some(name)) => vec![(name?, toml::Table::new())],
-        (None, None) => {
-            let class = class.ok_or_else(|| {
-                format!(
-                    "tile {id} of tileset `{}` has no class: give it the element's name as its Class in Tiled, an `element` property, or map it in a rally_mapping file",
-                    tileset.name
-                )
-            })?;
-            match mapping.and_then(|m| m.classes.get(&class)) {
-                Some(entry) => legend_entries(entry)?,
-                None => vec![(class, toml::Table::new())],
+        match mapping {
+            Some(m) => m.apply(name, value, &mut properties)?,
+            None => {
+                properties.insert(name.clone(), value.clone());
             }
         }
+    }
+    let named = properties.remove("element").map(|v| match v {
+        toml::Value::String(s) => Ok(s),
+        other => Err(format!(
+            "property `element` must be an element's name, not {other}"
+        )),
+    });
+    let class = tile.and_then(|t| t.class.as_deref());
+    let mut entries = match (mapping.and_then(|m| m.tile(id)), named) {
+        (Some(entry), _) => legend_entries(entry)?,
+        (None, Some(name)) => vec![(name?, toml::Table::new())],
+        (None, None) => match (class, mapping.and_then(|m| class.and_then(|c| m.class(c)))) {
+            (_, Some(entry)) => legend_entries(entry)?,
+            (Some(class), None) => vec![(class.to_string(), toml::Table::new())],
+            (None, None) => {
+                return Err(
+                    "the tile has no class: give it the element's name as its Class in Tiled, an `element` property, or map it in a mapping file".into(),
+                )
+            }
+        },
     };
-    // The tile's own properties are the parameters of its (first) element.
     if let Some((_, params)) = entries.first_mut() {
         params.extend(properties);
     }
@@ -233,23 +284,18 @@ fn elements_of(
 }
 
 /// The mapping file a `rally_mapping` property names (relative to the file it is set in).
-fn mapping(properties: &toml::Table, file: &Path) -> Result<Option<(PathBuf, Mapping)>> {
+fn named_mapping(properties: &toml::Table, file: &Path) -> Result<Option<(PathBuf, Mapping)>> {
     match properties.get("rally_mapping") {
         None => Ok(None),
         Some(toml::Value::String(name)) => {
             let path = file.parent().unwrap_or(Path::new(".")).join(name);
-            Ok(Some(read_mapping(&path)?))
+            Ok(Some(mapping::read(&path)?))
         }
         Some(_) => Err(Error::File {
             file: file.to_path_buf(),
             message: "property `rally_mapping` must be a file name".into(),
         }),
     }
-}
-
-fn read_mapping(path: &Path) -> Result<(PathBuf, Mapping)> {
-    let source = Source::read(path)?;
-    Ok((path.to_path_buf(), source.parse_toml()?))
 }
 
 /// A custom property's value. Text that looks like a TOML list or table (`[1, 3, 5]`,
@@ -266,11 +312,94 @@ fn property(kind: &str, value: &str) -> std::result::Result<toml::Value, String>
                 let table: toml::Table = format!("v = {trimmed}")
                     .parse()
                     .map_err(|e: toml::de::Error| format!("`{value}`: {}", e.message()))?;
-                table["v"].clone()
+                table
+                    .get("v")
+                    .cloned()
+                    .ok_or_else(|| bad("a list or table"))?
             } else {
                 toml::Value::String(value.to_string())
             }
         }
+    })
+}
+
+/// The cells of a layer's data as Tiled encodes them: `encoding` is `csv`, `base64` or
+/// none (a list, read by the caller), `compression` none, `zlib`, `gzip` or `zstd`. Never
+/// more than `cells` tile ids are decoded, however the data was made.
+fn decode(
+    encoding: &str,
+    compression: Option<&str>,
+    data: &str,
+    cells: usize,
+) -> std::result::Result<Vec<u32>, String> {
+    use base64::Engine;
+    use std::io::Read;
+    match encoding {
+        "csv" => data
+            .split(',')
+            .map(|cell| {
+                cell.trim()
+                    .parse::<u32>()
+                    .map_err(|_| format!("`{}` is not a tile id", cell.trim()))
+            })
+            .collect(),
+        "base64" => {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(data.trim())
+                .map_err(|e| format!("the base64 data does not decode: {e}"))?;
+            // A layer holds 4 bytes a cell: a larger stream (a "zip bomb") is cut short.
+            let limit = (cells as u64 + 1) * 4;
+            let inflated = |reader: &mut dyn Read| {
+                let mut raw = Vec::new();
+                reader
+                    .take(limit)
+                    .read_to_end(&mut raw)
+                    .map(|_| raw)
+                    .map_err(|e| {
+                        format!(
+                            "the {} data does not decompress: {e}",
+                            compression.unwrap_or("")
+                        )
+                    })
+            };
+            let raw = match compression.unwrap_or("") {
+                "" => bytes,
+                "zlib" => inflated(&mut flate2::read::ZlibDecoder::new(&bytes[..]))?,
+                "gzip" => inflated(&mut flate2::read::GzDecoder::new(&bytes[..]))?,
+                "zstd" => inflated(
+                    &mut ruzstd::decoding::StreamingDecoder::new(&bytes[..])
+                        .map_err(|e| format!("the zstd data does not decompress: {e}"))?,
+                )?,
+                other => {
+                    return Err(format!(
+                        "compression `{other}` is not one rally reads (zlib, gzip, zstd)"
+                    ))
+                }
+            };
+            if raw.len() % 4 != 0 {
+                return Err(format!(
+                    "the data is {} bytes, not a whole number of tile ids (4 bytes each)",
+                    raw.len()
+                ));
+            }
+            Ok(raw
+                .chunks_exact(4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect())
+        }
+        other => Err(format!(
+            "encoding `{other}` is not one Tiled writes (csv, base64)"
+        )),
+    }
+}
+
+/// Reads the tileset file `name` a map names (relative to the map); a file that cannot be
+/// read is reported where the map names it (at `offset`).
+fn external_tileset(map: &Source, offset: usize, name: &str) -> Result<Tileset> {
+    let path = map.path.parent().unwrap_or(Path::new(".")).join(name);
+    read_tileset_file(&path).map_err(|e| match e {
+        Error::File { message, .. } => map.error_at(offset, format!("tileset `{name}`: {message}")),
+        other => other,
     })
 }
 
@@ -281,14 +410,7 @@ fn read_tileset_file(path: &Path) -> Result<Tileset> {
         xml::tileset(&source, doc.root_element(), path)
     } else {
         let value = json::parse(&source)?;
-        json::tileset(&value, path).map_err(|m| source_error(&source, m))
-    }
-}
-
-fn source_error(source: &Source, message: String) -> Error {
-    Error::File {
-        file: source.path.clone(),
-        message,
+        json::tileset(&source, &value, "", path)
     }
 }
 
@@ -307,78 +429,122 @@ mod json {
 
     pub fn map(source: &Source) -> Result<Map> {
         let v = parse(source)?;
-        let err = |m: String| source_error(source, m);
-        check_orthogonal(&v).map_err(err)?;
+        let at = |pointer: &str, m: String| source.json_error_at(pointer, m);
+        if v["orientation"].as_str().is_some_and(|o| o != "orthogonal") {
+            return Err(at(
+                "/orientation",
+                "only orthogonal maps can be boards".into(),
+            ));
+        }
+        if v["infinite"].as_bool() == Some(true) {
+            return Err(at(
+                "/infinite",
+                "infinite maps cannot be boards: uncheck Infinite in Map Properties".into(),
+            ));
+        }
         let size = |k: &str| {
-            v[k].as_i64()
-                .map(|n| n as i32)
-                .ok_or_else(|| err(format!("the map has no `{k}`")))
+            v[k].as_i64().ok_or_else(|| {
+                at(
+                    &format!("/{k}"),
+                    format!("the map has no whole-number `{k}`"),
+                )
+            })
         };
-        let (width, height) = (size("width")?, size("height")?);
+        let (width, height) = check_size(size("width")?, size("height")?)
+            .map_err(|m| at("/width", format!("the map: {m}")))?;
         let mut tilesets = Vec::new();
-        for t in v["tilesets"].as_array().into_iter().flatten() {
-            let first = t["firstgid"].as_u64().unwrap_or(1) as u32;
+        for (i, t) in v["tilesets"].as_array().into_iter().flatten().enumerate() {
+            let pointer = format!("/tilesets/{i}");
+            let first = match t["firstgid"].as_u64().map(u32::try_from) {
+                None => 1,
+                Some(Ok(first)) if first <= GID_MASK => first,
+                Some(_) => {
+                    return Err(at(
+                        &format!("{pointer}/firstgid"),
+                        "firstgid is larger than a tile id can be".into(),
+                    ))
+                }
+            };
             let tileset = match t["source"].as_str() {
                 Some(file) => {
-                    read_tileset_file(&source.path.parent().unwrap_or(Path::new(".")).join(file))?
+                    let offset =
+                        crate::error::json_offset(&source.text, &format!("{pointer}/source"));
+                    external_tileset(source, offset.unwrap_or(0), file)?
                 }
-                None => tileset(t, &source.path).map_err(err)?,
+                None => tileset(source, t, &pointer, &source.path)?,
             };
             tilesets.push((first, tileset));
         }
         tilesets.sort_by_key(|(first, _)| *first);
         let mut layers = Vec::new();
-        collect_layers(source, &v["layers"], &mut layers)?;
+        let cells = (width * height) as usize;
+        collect_layers(source, &v["layers"], "/layers", cells, &mut layers)?;
         Ok(Map {
             width,
             height,
-            properties: properties(&v["properties"]).map_err(err)?,
+            properties: properties(&v["properties"]).map_err(|m| at("/properties", m))?,
             tilesets,
             layers,
         })
     }
 
-    fn check_orthogonal(v: &Value) -> std::result::Result<(), String> {
-        if v["orientation"].as_str().is_some_and(|o| o != "orthogonal") {
-            return Err("only orthogonal maps can be boards".into());
-        }
-        if v["infinite"].as_bool() == Some(true) {
-            return Err(
-                "infinite maps cannot be boards: uncheck Infinite in Map Properties".into(),
-            );
-        }
-        Ok(())
-    }
-
-    fn collect_layers(source: &Source, layers: &Value, out: &mut Vec<Layer>) -> Result<()> {
-        for layer in layers.as_array().into_iter().flatten() {
+    fn collect_layers(
+        source: &Source,
+        layers: &Value,
+        pointer: &str,
+        cells: usize,
+        out: &mut Vec<Layer>,
+    ) -> Result<()> {
+        for (i, layer) in layers.as_array().into_iter().flatten().enumerate() {
+            let pointer = format!("{pointer}/{i}");
             let name = layer["name"].as_str().unwrap_or("").to_string();
+            let err = |key: &str, m: String| {
+                source.json_error_at(&format!("{pointer}/{key}"), format!("layer `{name}`: {m}"))
+            };
             match layer["type"].as_str() {
-                Some("group") => collect_layers(source, &layer["layers"], out)?,
+                Some("group") => collect_layers(
+                    source,
+                    &layer["layers"],
+                    &format!("{pointer}/layers"),
+                    cells,
+                    out,
+                )?,
                 Some("tilelayer") => {
-                    // The line of the layer's name, so messages point into the file.
-                    let line = source
-                        .text
-                        .find(&format!("\"name\":\"{name}\""))
-                        .or_else(|| source.text.find(&format!("\"name\": \"{name}\"")))
-                        .map_or(1, |offset| source.locate(offset).0);
-                    let gids = match &layer["data"] {
-                        Value::Array(items) => items
-                            .iter()
-                            .map(|g| g.as_u64().unwrap_or(0) as u32)
-                            .collect(),
-                        _ => {
-                            return Err(Error::At {
-                                file: source.path.clone(),
-                                line,
-                                column: 1,
-                                message: format!(
-                                    "layer `{name}`: tile data must be saved as CSV (Map Properties → Tile Layer Format)"
-                                ),
-                            })
+                    let data = format!("{pointer}/data");
+                    let (gids, offsets) = match &layer["data"] {
+                        Value::Array(items) => {
+                            let gids = items
+                                .iter()
+                                .enumerate()
+                                .map(|(j, g)| {
+                                    g.as_u64().and_then(|g| u32::try_from(g).ok()).ok_or_else(
+                                        || {
+                                            err(
+                                                &format!("data/{j}"),
+                                                format!("`{g}` is not a tile id"),
+                                            )
+                                        },
+                                    )
+                                })
+                                .collect::<Result<Vec<u32>>>()?;
+                            (gids, crate::error::json_items(&source.text, &data))
                         }
+                        Value::String(text) => {
+                            let encoding = layer["encoding"].as_str().unwrap_or("csv");
+                            let gids = decode(encoding, layer["compression"].as_str(), text, cells)
+                                .map_err(|m| err("data", m))?;
+                            let offset =
+                                crate::error::json_offset(&source.text, &data).unwrap_or(0);
+                            let offsets = vec![offset; gids.len()];
+                            (gids, offsets)
+                        }
+                        _ => return Err(err("data", "the layer has no tile data".into())),
                     };
-                    out.push(Layer { name, line, gids });
+                    out.push(Layer {
+                        name,
+                        gids,
+                        offsets,
+                    });
                 }
                 _ => {} // object and image layers hold no board elements
             }
@@ -386,26 +552,31 @@ mod json {
         Ok(())
     }
 
-    pub fn tileset(t: &Value, file: &Path) -> std::result::Result<Tileset, String> {
+    pub fn tileset(source: &Source, t: &Value, pointer: &str, file: &Path) -> Result<Tileset> {
         let name = t["name"].as_str().unwrap_or("").to_string();
+        let err = |key: &str, m: String| {
+            source.json_error_at(
+                &format!("{pointer}/{key}"),
+                format!("tileset `{name}`: {m}"),
+            )
+        };
         let mut tiles = BTreeMap::new();
-        for tile in t["tiles"].as_array().into_iter().flatten() {
+        for (i, tile) in t["tiles"].as_array().into_iter().flatten().enumerate() {
             let id = tile["id"]
                 .as_u64()
-                .ok_or_else(|| format!("tileset `{name}`: a tile has no id"))?
-                as u32;
+                .and_then(|id| u32::try_from(id).ok())
+                .ok_or_else(|| err(&format!("tiles/{i}"), "a tile has no id".into()))?;
             let class = tile["type"]
                 .as_str()
                 .or_else(|| tile["class"].as_str())
                 .filter(|c| !c.is_empty())
                 .map(str::to_string);
             let properties = properties(&tile["properties"])
-                .map_err(|m| format!("tileset `{name}`, tile {id}: {m}"))?;
+                .map_err(|m| err(&format!("tiles/{i}"), format!("tile {id}: {m}")))?;
             tiles.insert(id, TileDef { class, properties });
         }
         Ok(Tileset {
-            properties: properties(&t["properties"])
-                .map_err(|m| format!("tileset `{name}`: {m}"))?,
+            properties: properties(&t["properties"]).map_err(|m| err("properties", m))?,
             name,
             file: file.to_path_buf(),
             tiles,
@@ -420,8 +591,10 @@ mod json {
             let value = match &p["value"] {
                 Value::String(s) => property(kind, s),
                 Value::Bool(b) => Ok(toml::Value::Boolean(*b)),
-                Value::Number(n) if n.is_i64() => Ok(toml::Value::Integer(n.as_i64().unwrap())),
-                Value::Number(n) => Ok(toml::Value::Float(n.as_f64().unwrap_or(0.0))),
+                Value::Number(n) => match n.as_i64() {
+                    Some(i) => Ok(toml::Value::Integer(i)),
+                    None => Ok(toml::Value::Float(n.as_f64().unwrap_or(0.0))),
+                },
                 other => toml::Value::try_from(other).map_err(|e| e.to_string()),
             }
             .map_err(|m| format!("property `{name}`: {m}"))?;
@@ -448,17 +621,8 @@ mod xml {
         })
     }
 
-    fn line(source: &Source, node: Node) -> usize {
-        source.locate(node.range().start).0
-    }
-
     fn at(source: &Source, node: Node, message: String) -> Error {
-        Error::At {
-            file: source.path.clone(),
-            line: line(source, node),
-            column: 1,
-            message,
-        }
+        source.error_at(node.range().start, message)
     }
 
     pub fn map(source: &Source) -> Result<Map> {
@@ -483,27 +647,27 @@ mod xml {
         }
         let size = |k: &str| {
             root.attribute(k)
-                .and_then(|n| n.parse().ok())
-                .ok_or_else(|| at(source, root, format!("the map has no `{k}`")))
+                .and_then(|n| n.parse::<i64>().ok())
+                .ok_or_else(|| at(source, root, format!("the map has no whole-number `{k}`")))
         };
-        let (width, height) = (size("width")?, size("height")?);
+        let (width, height) = check_size(size("width")?, size("height")?)
+            .map_err(|m| at(source, root, format!("the map: {m}")))?;
         let mut tilesets = Vec::new();
         for t in root.children().filter(|n| n.has_tag_name("tileset")) {
-            let first = t
-                .attribute("firstgid")
-                .and_then(|n| n.parse().ok())
-                .unwrap_or(1);
+            let first = match t.attribute("firstgid").map(str::parse::<u32>) {
+                None => 1,
+                Some(Ok(first)) if first <= GID_MASK => first,
+                Some(_) => return Err(at(source, t, "firstgid is not a tile id".into())),
+            };
             let tileset = match t.attribute("source") {
-                Some(file) => {
-                    read_tileset_file(&source.path.parent().unwrap_or(Path::new(".")).join(file))?
-                }
+                Some(file) => external_tileset(source, t.range().start, file)?,
                 None => tileset(source, t, &source.path)?,
             };
             tilesets.push((first, tileset));
         }
         tilesets.sort_by_key(|(first, _)| *first);
         let mut layers = Vec::new();
-        collect_layers(source, root, &mut layers)?;
+        collect_layers(source, root, (width * height) as usize, &mut layers)?;
         Ok(Map {
             width,
             height,
@@ -513,47 +677,77 @@ mod xml {
         })
     }
 
-    fn collect_layers(source: &Source, parent: Node, out: &mut Vec<Layer>) -> Result<()> {
+    fn collect_layers(
+        source: &Source,
+        parent: Node,
+        cells: usize,
+        out: &mut Vec<Layer>,
+    ) -> Result<()> {
         for node in parent.children().filter(Node::is_element) {
             match node.tag_name().name() {
-                "group" => collect_layers(source, node, out)?,
+                "group" => collect_layers(source, node, cells, out)?,
                 "layer" => {
                     let name = node.attribute("name").unwrap_or("").to_string();
                     let data = node
                         .children()
                         .find(|n| n.has_tag_name("data"))
                         .ok_or_else(|| at(source, node, format!("layer `{name}` has no data")))?;
-                    let gids = match data.attribute("encoding") {
-                        Some("csv") => data
-                            .text()
-                            .unwrap_or("")
-                            .split(',')
-                            .map(|g| g.trim().parse::<u32>())
-                            .collect::<std::result::Result<Vec<_>, _>>()
-                            .map_err(|e| at(source, data, format!("layer `{name}`: {e}")))?,
-                        None => data
-                            .children()
-                            .filter(|n| n.has_tag_name("tile"))
-                            .map(|t| t.attribute("gid").and_then(|g| g.parse().ok()).unwrap_or(0))
-                            .collect(),
-                        Some(_) => {
-                            return Err(at(
-                                source,
-                                data,
-                                format!("layer `{name}`: tile data must be saved as CSV (Map Properties → Tile Layer Format)"),
-                            ))
+                    let err = |m: String| at(source, data, format!("layer `{name}`: {m}"));
+                    let (gids, offsets) = match data.attribute("encoding") {
+                        None => {
+                            let tiles: Vec<Node> =
+                                data.children().filter(|n| n.has_tag_name("tile")).collect();
+                            let gids = tiles
+                                .iter()
+                                .map(|t| match t.attribute("gid") {
+                                    None => Ok(0),
+                                    Some(g) => g.parse::<u32>().map_err(|_| {
+                                        at(
+                                            source,
+                                            *t,
+                                            format!("layer `{name}`: `{g}` is not a tile id"),
+                                        )
+                                    }),
+                                })
+                                .collect::<Result<Vec<u32>>>()?;
+                            (gids, tiles.iter().map(|t| t.range().start).collect())
+                        }
+                        Some(encoding) => {
+                            let text_node = data.first_child().filter(|n| n.is_text());
+                            let text = text_node.and_then(|n| n.text()).unwrap_or("");
+                            let start = text_node.map_or(data.range().start, |n| n.range().start);
+                            let gids = decode(encoding, data.attribute("compression"), text, cells)
+                                .map_err(err)?;
+                            let offsets = if encoding == "csv" {
+                                csv_offsets(text, start)
+                            } else {
+                                vec![start; gids.len()]
+                            };
+                            (gids, offsets)
                         }
                     };
                     out.push(Layer {
                         name,
-                        line: line(source, node),
                         gids,
+                        offsets,
                     });
                 }
                 _ => {}
             }
         }
         Ok(())
+    }
+
+    /// Where each cell of CSV text starting at `start` is.
+    fn csv_offsets(text: &str, start: usize) -> Vec<usize> {
+        let mut offsets = Vec::new();
+        let mut cell = 0;
+        for part in text.split(',') {
+            let lead = part.len() - part.trim_start().len();
+            offsets.push(start + cell + lead);
+            cell += part.len() + 1;
+        }
+        offsets
     }
 
     pub fn tileset(source: &Source, t: Node, file: &Path) -> Result<Tileset> {

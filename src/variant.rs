@@ -94,7 +94,8 @@ impl Variant {
         }
         let files = file.files.iter().map(|f| dir.join(f)).collect::<Vec<_>>();
         for f in &files {
-            if !f.is_file() {
+            // Anything there is read (and refused if it is not a regular file).
+            if !crate::files::is_file(f) && !f.exists() {
                 return Err(whole(format!(
                     "lists `{}`, which does not exist",
                     f.display()
@@ -115,14 +116,9 @@ impl Variant {
     /// Every variant folder under `root`, sorted by name.
     pub fn discover(root: &Path) -> Result<Vec<Variant>> {
         let mut found = Vec::new();
-        let Ok(entries) = std::fs::read_dir(root) else {
-            return Ok(found);
-        };
-        let mut dirs: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.join("variant.toml").is_file())
-            .collect();
-        dirs.sort();
+        let dirs = crate::files::list(root)
+            .into_iter()
+            .filter(|p| crate::files::is_file(&p.join("variant.toml")));
         for dir in dirs {
             found.push(Variant::load(&dir)?);
         }
@@ -182,7 +178,9 @@ pub fn select(root: &Path, choices: &[Choice]) -> Result<Vec<(Variant, Map<Strin
             continue;
         }
         let dir = root.join(&choice.name);
-        if !dir.join("variant.toml").is_file() {
+        let file = dir.join("variant.toml");
+        // Anything there is read (and refused if it is not a regular file), not passed over.
+        if !crate::files::is_file(&file) && !file.exists() {
             let known: Vec<String> = Variant::discover(root)?
                 .into_iter()
                 .map(|v| v.name)
@@ -191,7 +189,7 @@ pub fn select(root: &Path, choices: &[Choice]) -> Result<Vec<(Variant, Map<Strin
                 "unknown variant `{}`{} (variants in {}: {})",
                 choice.name,
                 crate::error::suggest(&choice.name, known.iter().map(String::as_str)),
-                root.display(),
+                crate::files::describe_folder(root),
                 if known.is_empty() {
                     "none".into()
                 } else {

@@ -1,7 +1,8 @@
 //! The physical rules, enforced once, natively (design.md principle 3): stepping and pushing
-//! chains against walls, the board edge, simultaneous belt moves, laser beams, damage,
-//! destruction, repairs and re-entry. Nothing here calls Lua; the engine calls the squares'
-//! scripts around these primitives (a robot entering a pit is destroyed by `pit.lua`).
+//! chains against walls, the board edge, simultaneous belt moves and board pushes, laser beams,
+//! damage, destruction (robots destroyed in one step are destroyed at the same time), repairs
+//! and re-entry. Nothing here calls Lua; the engine calls the squares' scripts around these
+//! primitives (a robot entering a pit is destroyed by `pit.lua`).
 
 use crate::board::Board;
 use crate::detail;
@@ -18,7 +19,10 @@ pub enum How {
     Push,
     /// Carried by a belt or current.
     Belt,
-    /// Moved by a script in some other way (a slide, a teleport...).
+    /// Jumped there while executing its own card, skipping the squares between (a
+    /// teleporter, a portal): the card still moved it, but it did not drive in.
+    Jump,
+    /// Moved by a script in some other way (a slide, a re-entry...).
     Script,
 }
 
@@ -28,12 +32,13 @@ impl How {
             How::Card => "card",
             How::Push => "push",
             How::Belt => "belt",
+            How::Jump => "jump",
             How::Script => "script",
         }
     }
 
     pub fn parse(text: &str) -> Option<How> {
-        [How::Card, How::Push, How::Belt, How::Script]
+        [How::Card, How::Push, How::Belt, How::Jump, How::Script]
             .into_iter()
             .find(|h| h.name() == text)
     }
@@ -75,12 +80,17 @@ pub struct World {
     pub board: Rc<Board>,
     pub state: GameState,
     conveys: Vec<(RobotId, Dir)>,
+    pushes: Vec<(RobotId, Dir)>,
     hits: Vec<Hit>,
     /// Damage is queued instead of applied at once (segment D: one volley).
     pub defer_damage: bool,
     /// Robots destroyed since the engine last looked, in order: it tells the rules'
     /// `on_destroyed` (which, for one, discards an option, rules.md §6.5).
     pub destroyed_now: Vec<RobotId>,
+    /// Destructions now happen "at the same time" (rules.md §7.5 item 5): they share the
+    /// moment `begin_moment` opened, and re-enter in dock order among themselves. Off, each
+    /// destruction is a moment of its own (cards resolve one at a time).
+    simultaneous: bool,
 }
 
 impl World {
@@ -89,10 +99,28 @@ impl World {
             board,
             state,
             conveys: Vec::new(),
+            pushes: Vec::new(),
             hits: Vec::new(),
             defer_damage: false,
             destroyed_now: Vec::new(),
+            simultaneous: false,
         }
+    }
+
+    /// Opens a new moment of destruction: from now until the next moment, robots destroyed
+    /// while `simultaneous` is on are destroyed at the same time (one step of the order of
+    /// play whose effects apply together: a volley, a belt or pusher step, a crusher step).
+    pub fn begin_moment(&mut self, simultaneous: bool) {
+        self.state.destructions += 1;
+        self.simultaneous = simultaneous;
+    }
+
+    /// Forgets what the current step queued (a failed register is rolled back).
+    pub fn forget_queued(&mut self) {
+        self.conveys.clear();
+        self.pushes.clear();
+        self.hits.clear();
+        self.destroyed_now.clear();
     }
 
     pub fn robot_at(&self, p: Pos) -> Option<RobotId> {
@@ -103,22 +131,13 @@ impl World {
     /// whole chain moves or, if any robot in it would cross a wall, nothing does.
     /// Returns the arrivals (pushed robots first), or where the move was stopped.
     pub fn step(&mut self, id: RobotId, dir: Dir, how: How) -> Result<Vec<Arrival>, Blocked> {
-        let mut chain = vec![id];
-        let mut p = self.state.robots[id].at;
-        loop {
-            if !self.board.robot_can_cross(p, dir) {
-                if chain.len() > 1 {
-                    self.state
-                        .log(Some(id), "push_blocked", detail! {"dir" => dir});
-                }
-                let robot = *chain.last().expect("the chain starts with the mover");
-                return Err(Blocked { robot, at: p, dir });
+        let (chain, walled) = self.chain(id, dir);
+        if let Some(blocked) = walled {
+            if chain.len() > 1 {
+                self.state
+                    .log(Some(id), "push_blocked", detail! {"dir" => dir});
             }
-            p = p.step(dir);
-            match self.robot_at(p) {
-                Some(next) if self.board.contains(p) => chain.push(next),
-                _ => break,
-            }
+            return Err(blocked);
         }
         let mut arrivals = Vec::with_capacity(chain.len());
         for (i, &rid) in chain.iter().enumerate().rev() {
@@ -142,6 +161,121 @@ impl World {
             });
         }
         Ok(arrivals)
+    }
+
+    /// The robot and the robots in line ahead of it in `dir`, up to the first free square
+    /// (rules.md §3.2), and where a wall stops the chain, if one does.
+    fn chain(&self, id: RobotId, dir: Dir) -> (Vec<RobotId>, Option<Blocked>) {
+        let mut chain = vec![id];
+        let mut p = self.state.robots[id].at;
+        loop {
+            if !self.board.robot_can_cross(p, dir) {
+                let robot = *chain.last().expect("the chain starts with the mover");
+                return (chain, Some(Blocked { robot, at: p, dir }));
+            }
+            p = p.step(dir);
+            match self.robot_at(p) {
+                Some(next) if self.board.contains(p) => chain.push(next),
+                _ => return (chain, None),
+            }
+        }
+    }
+
+    /// Queues a board pusher's push of a robot (and the chain ahead of it), resolved with
+    /// every other push queued in the step when the step ends.
+    pub fn queue_push(&mut self, id: RobotId, dir: Dir) {
+        if !self.pushes.contains(&(id, dir)) {
+            self.pushes.push((id, dir));
+        }
+    }
+
+    /// Resolves the queued pushes together (rules.md §5.2, last paragraph), from the board as
+    /// it stands before any of them, so that no result depends on board order. Each push moves
+    /// its robot and the chain ahead of it 1 square, all or nothing: a push whose chain a wall
+    /// stops does nothing. Of the others, two that would move one robot different ways
+    /// (opposed, or at right angles) both do nothing, and so do two that would bring robots
+    /// into one square, as with belts. A robot two pushes move the same way moves once.
+    /// Returns the arrivals (each with the robot that pushed it, if one did: the robot on the
+    /// pusher pushes the rest of its chain, as a moving robot does) and the pushes walls
+    /// stopped.
+    pub fn flush_pushes(&mut self) -> (Vec<(Arrival, Option<RobotId>)>, Vec<Blocked>) {
+        struct Push {
+            dir: Dir,
+            chain: Vec<RobotId>,
+            walled: Option<Blocked>,
+            /// The square the front of the chain moves into.
+            front: Pos,
+        }
+        let pushes: Vec<Push> = std::mem::take(&mut self.pushes)
+            .into_iter()
+            // A robot destroyed since its push was queued has left the board.
+            .filter(|&(id, _)| self.state.robots[id].is_active())
+            .map(|(id, dir)| {
+                let (chain, walled) = self.chain(id, dir);
+                let front = self.state.robots[chain[chain.len() - 1]].at.step(dir);
+                Push {
+                    dir,
+                    chain,
+                    walled,
+                    front,
+                }
+            })
+            .collect();
+        let clash = |a: &Push, b: &Push| {
+            a.dir != b.dir
+                && b.walled.is_none()
+                && (a.front == b.front || a.chain.iter().any(|r| b.chain.contains(r)))
+        };
+        let mut blocked = Vec::new();
+        let mut moves: Vec<(RobotId, Dir, Option<RobotId>)> = Vec::new();
+        for (i, push) in pushes.iter().enumerate() {
+            let (head, dir) = (push.chain[0], push.dir);
+            if let Some(wall) = push.walled {
+                self.state
+                    .log(Some(head), "push_blocked", detail! {"dir" => dir});
+                blocked.push(wall);
+            } else if pushes
+                .iter()
+                .enumerate()
+                .any(|(j, other)| i != j && clash(push, other))
+            {
+                self.state
+                    .log(Some(head), "push_cancelled", detail! {"dir" => dir});
+            } else {
+                // Front of the chain first, as a robot's own push tells them.
+                for (k, &robot) in push.chain.iter().enumerate().rev() {
+                    if !moves.iter().any(|(r, _, _)| *r == robot) {
+                        moves.push((robot, dir, (k > 0).then_some(head)));
+                    }
+                }
+            }
+        }
+        for &(id, dir, _) in &moves {
+            let to = self.state.robots[id].at.step(dir);
+            self.state.robots[id].at = to;
+            self.state.log(
+                Some(id),
+                "pushed",
+                detail! {"dir" => dir, "to" => to, "how" => "push"},
+            );
+        }
+        let mut arrivals = Vec::with_capacity(moves.len());
+        for (robot, dir, pusher) in moves {
+            if !self.fell_off(robot) {
+                let at = self.state.robots[robot].at;
+                let how = How::Push;
+                arrivals.push((
+                    Arrival {
+                        robot,
+                        at,
+                        dir,
+                        how,
+                    },
+                    pusher,
+                ));
+            }
+        }
+        (arrivals, blocked)
     }
 
     /// Destroys a robot standing off the board; true if it did.
@@ -189,11 +323,13 @@ impl World {
         if self.state.robots[id].destroyed {
             return;
         }
-        self.state.destructions += 1;
+        if !self.simultaneous {
+            self.state.destructions += 1;
+        }
         let order = self.state.destructions;
         let r = &mut self.state.robots[id];
         r.destroyed = true;
-        r.lives -= 1;
+        r.lives = r.lives.saturating_sub(1);
         r.destroyed_order = Some(order);
         let lives = r.lives;
         self.destroyed_now.push(id);
@@ -222,7 +358,7 @@ impl World {
             return;
         }
         let r = &mut self.state.robots[id];
-        r.damage = (r.damage + amount).min(LETHAL_DAMAGE);
+        r.damage = r.damage.saturating_add(amount).min(LETHAL_DAMAGE);
         let total = r.damage;
         self.state.log(
             Some(id),
@@ -237,7 +373,7 @@ impl World {
     pub fn repair(&mut self, id: RobotId, amount: i32) {
         let r = &mut self.state.robots[id];
         let before = r.damage;
-        r.damage = (r.damage - amount).max(0);
+        r.damage = r.damage.saturating_sub(amount).max(0);
         let repaired = before - r.damage;
         if repaired > 0 {
             let damage = r.damage;
@@ -259,12 +395,16 @@ impl World {
         }
     }
 
-    /// Counts checkpoint `number` if it is the robot's next one (rules.md §7.1).
+    /// Counts checkpoint `number` if it is the robot's next one (rules.md §7.1) and it has
+    /// counted none yet this register: the next flag is available from the next register
+    /// [prop.] (a Mechanical Arm reaches several flags at once).
     pub fn touch_flag(&mut self, id: RobotId, number: u32) -> bool {
-        let r = &mut self.state.robots[id];
-        if r.flags + 1 != number {
+        if self.state.robots[id].flags.checked_add(1) != Some(number)
+            || self.counted_flag_this_register(id)
+        {
             return false;
         }
+        let r = &mut self.state.robots[id];
         r.flags = number;
         let total = self
             .board
@@ -279,6 +419,18 @@ impl World {
             self.state.log(Some(id), "won", detail! {});
         }
         true
+    }
+
+    /// Did the robot count a flag earlier in this register? The log of this register says.
+    fn counted_flag_this_register(&self, id: RobotId) -> bool {
+        let (turn, register) = (self.state.turn, self.state.register);
+        let name = self.state.robots[id].name.as_str();
+        self.state
+            .events
+            .iter()
+            .rev()
+            .take_while(|e| e.turn == turn && e.register == register)
+            .any(|e| e.what == "flag" && e.robot.as_deref() == Some(name))
     }
 
     pub fn set_archive(&mut self, id: RobotId, at: Pos) {
@@ -376,11 +528,13 @@ impl World {
         .hits
     }
 
-    /// Is there a robot within `range` squares of `from` looking along `dir` (walls block)?
+    /// Is there a robot within `range` squares of `from` looking along `dir`? Walls block
+    /// the line of sight as they block a laser (rules.md §7.5 item 5a [prop.]): a repulsor
+    /// field or a ledge stops robots but not the view.
     fn robot_in_sight(&self, from: Pos, dir: Dir, range: i32) -> bool {
         let mut p = from;
         for _ in 0..range {
-            if !self.board.robot_can_cross(p, dir) {
+            if !self.board.laser_can_cross(p, dir) {
                 return false;
             }
             p = p.step(dir);
@@ -391,7 +545,9 @@ impl World {
         false
     }
 
-    /// The robots waiting to re-enter: destroyed, with a life left, in order of destruction.
+    /// The robots waiting to re-enter: destroyed, with a life left, in order of destruction;
+    /// robots destroyed at the same time in dock order (rules.md §7.5 item 5), which is the
+    /// order of the robots (a game keeps its robots in dock order; a scenario lists them so).
     pub fn waiting_to_reenter(&self) -> Vec<RobotId> {
         let mut waiting: Vec<RobotId> = (0..self.state.robots.len())
             .filter(|&i| {
@@ -399,7 +555,7 @@ impl World {
                 r.destroyed && r.lives > 0
             })
             .collect();
-        waiting.sort_by_key(|&i| self.state.robots[i].destroyed_order.unwrap_or(0));
+        waiting.sort_by_key(|&i| (self.state.robots[i].destroyed_order.unwrap_or(0), i));
         waiting
     }
 

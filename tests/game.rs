@@ -446,6 +446,48 @@ fn game_file_errors_name_the_file_and_line() {
     assert!(e.contains("human") && e.contains("bot"), "{e}");
 }
 
+#[test]
+fn robots_are_kept_in_dock_order_whatever_order_they_are_listed_in() {
+    // Dock order settles who re-enters first among robots destroyed at the same time
+    // (rules.md §7.5 item 5); the engine reads it as the order of the robots.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("docks.toml");
+    let game = r#"
+[board]
+grid = "S1 S2 F1"
+[board.legend]
+"S1" = { element = "start", number = 1 }
+"S2" = { element = "start", number = 2 }
+"F1" = { element = "flag", number = 1 }
+[[robot]]
+name = "Second"
+start = 2
+[[robot]]
+name = "First"
+start = 1
+"#;
+    std::fs::write(&path, game).unwrap();
+    let setup = Setup::load(&path).unwrap();
+    let docks: Vec<(&str, u32)> = setup
+        .seats
+        .iter()
+        .map(|s| (s.name.as_str(), s.dock))
+        .collect();
+    assert_eq!(docks, [("First", 1), ("Second", 2)]);
+    let rules = RuleSet::load(&sources(&setup)).unwrap();
+    let m = Match::start(setup, rules).unwrap();
+    let state = m.game.state();
+    let robots: Vec<(&str, Pos)> = state
+        .robots
+        .iter()
+        .map(|r| (r.name.as_str(), r.at))
+        .collect();
+    assert_eq!(
+        robots,
+        [("First", Pos::new(0, 0)), ("Second", Pos::new(1, 0))]
+    );
+}
+
 /// The frames in a page written by `rally replay`.
 fn page_frames(page: &str) -> Vec<serde_json::Value> {
     let start = "<script id=\"replay-data\" type=\"application/json\">";

@@ -193,8 +193,13 @@ fn mistakes_are_errors_that_say_where_and_what() {
         {"id": 0, "type": "conveyer", "properties": [{"name": "dir", "type": "string", "value": "N"}]},
         {"id": 1, "type": "conveyor", "properties": [{"name": "dir", "type": "string", "value": "N"}]},
         {"id": 2}]}"#;
-    let e = load_error(&map_json(belt, "1, 0"));
-    assert!(e.contains("m.tmj:"), "{e}");
+    // The message names the layer, square, tile, tileset and class, points at the cell in
+    // the file (line 6, the data line, column 87), and says where mappings are explained.
+    let e = load_error(&map_json(belt, "0, 1"));
+    assert!(
+        e.contains("m.tmj:6:90: layer `floor`, square [1, 0]: tile 0 of tileset `t` (class `conveyer`; how tiles become elements: docs/tiled.md)"),
+        "{e}"
+    );
     assert!(e.contains("unknown element `conveyer`"), "{e}");
     assert!(e.contains("conveyor"), "suggests the right name: {e}");
 
@@ -203,7 +208,10 @@ fn mistakes_are_errors_that_say_where_and_what() {
     assert!(e.contains("flipped") && e.contains("square [0, 0]"), "{e}");
 
     let e = load_error(&map_json(belt, "3, 0"));
-    assert!(e.contains("tile 2 of tileset `t` has no class"), "{e}");
+    assert!(
+        e.contains("tile 2 of tileset `t` (no class;") && e.contains("the tile has no class"),
+        "{e}"
+    );
 
     let e = load_error(&map_json(belt, "1, 1, 1"));
     assert!(e.contains("has 3 tiles, the 2×1 map needs 2"), "{e}");
@@ -224,4 +232,205 @@ fn a_rotated_tile_turns_its_directions() {
             Board::compile(&Layout::load(&dir_.path().join("m.tmj")).unwrap(), &rules()).unwrap();
         assert_eq!(board.tiles[0].params["dir"], json!(dir), "flags {flags:#x}");
     }
+}
+
+/// Maps made for another game (tests/tiled/vendor/): their own tileset, property names and
+/// values, y counted from the south, layer data in base64 with zlib, gzip and zstd. Read
+/// through the mapping file beside them, they give the tiles of the same board in TOML.
+#[test]
+fn maps_made_for_another_game_import_through_a_mapping() {
+    let toml = tiles("tests/tiled/vendor/yard.toml");
+    assert!(toml.len() > 35, "the TOML twin covers the board");
+    for map in ["yard.tmj", "yard.tmx", "yard-zstd.tmj"] {
+        let path = format!("tests/tiled/vendor/{map}");
+        assert_eq!(tiles(&path), toml, "{map}");
+        let layout = Layout::load(Path::new(&path)).unwrap();
+        assert_eq!(layout.name, "The Yard");
+        assert!(
+            layout
+                .files
+                .iter()
+                .any(|f| f.ends_with("rally-mapping.toml")),
+            "the mapping is a file the board depends on (hot reload)"
+        );
+    }
+}
+
+fn rally(dir: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_rally"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_mapping_on_the_command_line_and_the_error_without_one() {
+    let dir = tempfile::tempdir().unwrap();
+    for f in ["yard.tmj", "vendor.tsj"] {
+        std::fs::copy(Path::new("tests/tiled/vendor").join(f), dir.path().join(f)).unwrap();
+    }
+    let out = rally(dir.path(), &["render", "yard.tmj", "-o", "-"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    // Minified: everything is on line 1, so the column tells the layers apart.
+    assert!(
+        err.contains("yard.tmj:1:")
+            && !err.contains("yard.tmj:1:1:")
+            && err.contains("layer `ground`, square [0, 0]: tile 0 of tileset `vendor` (class `ground`; how tiles become elements: docs/tiled.md): unknown element `ground`"),
+        "{err}"
+    );
+    let mapping = std::fs::canonicalize("tests/tiled/vendor/rally-mapping.toml").unwrap();
+    let out = rally(
+        dir.path(),
+        &[
+            "render",
+            "yard.tmj",
+            "-o",
+            "-",
+            "--tiled-mapping",
+            mapping.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("<svg"));
+}
+
+#[test]
+fn a_translated_property_without_a_translation_names_the_value_and_the_mapping() {
+    let tileset = r#"{"firstgid": 1, "name": "v", "tiles": [
+        {"id": 0, "type": "belt", "properties": [{"name": "direction_out", "type": "int", "value": 45}]}]}"#;
+    let dir = folder(&[
+        ("m.tmj", &map_json(tileset, "1, 0")),
+        (
+            "rally-mapping.toml",
+            "[classes]\nbelt = { element = \"conveyor\", dir = \"N\" }\n[properties]\ndirection_out = { -90 = { turn = \"left\" }, 90 = { turn = \"right\" } }\n",
+        ),
+    ]);
+    let e = Layout::load(&dir.path().join("m.tmj"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("property `direction_out` = 45 has no translation in")
+            && e.contains("rally-mapping.toml (it translates -90, 90)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn map_sizes_are_checked_before_anything_is_allocated() {
+    for (w, h, wanted) in [
+        ("-1", "-1", "a -1×-1 board has no squares"),
+        ("0", "3", "a 0×3 board has no squares"),
+        ("65536", "65536", "at most 256 squares a side"),
+        ("5000", "1000", "at most 256 squares a side"),
+        ("1e3", "2", "no whole-number `width`"),
+    ] {
+        let json = format!(
+            r#"{{"type": "map", "orientation": "orthogonal", "width": {w}, "height": {h}, "tilesets": [], "layers": []}}"#
+        );
+        let xml = format!(r#"<map orientation="orthogonal" width="{w}" height="{h}"></map>"#);
+        let dir = folder(&[("m.tmj", &json), ("m.tmx", &xml)]);
+        for map in ["m.tmj", "m.tmx"] {
+            let e = Layout::load(&dir.path().join(map)).unwrap_err().to_string();
+            assert!(e.contains(map) && e.contains(wanted), "{w}×{h} {map}: {e}");
+        }
+    }
+}
+
+#[test]
+fn compressed_data_that_would_not_end_is_cut_short() {
+    use std::io::Write;
+    // 64 MiB of zeros compresses to about 64 KiB; a 2×1 map needs 8 bytes of it.
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..64 {
+        z.write_all(&zeros).unwrap();
+    }
+    use base64::Engine;
+    let data = base64::engine::general_purpose::STANDARD.encode(z.finish().unwrap());
+    let map = format!(
+        r#"{{"type": "map", "orientation": "orthogonal", "width": 2, "height": 1, "tilesets": [],
+  "layers": [{{"type": "tilelayer", "name": "floor", "encoding": "base64", "compression": "zlib", "data": "{data}"}}]}}"#
+    );
+    let e = load_error(&map);
+    assert!(
+        e.contains("layer `floor` has 3 tiles, the 2×1 map needs 2"),
+        "{e}"
+    );
+    for (encoding, compression, wanted) in [
+        (
+            "base64",
+            "lzma",
+            "compression `lzma` is not one rally reads",
+        ),
+        ("base64", "zlib", "does not decompress"),
+        ("base85", "", "encoding `base85` is not one Tiled writes"),
+    ] {
+        let map = format!(
+            r#"{{"type": "map", "orientation": "orthogonal", "width": 2, "height": 1, "tilesets": [],
+  "layers": [{{"type": "tilelayer", "name": "floor", "encoding": "{encoding}", "compression": "{compression}", "data": "AAAA"}}]}}"#
+        );
+        let e = load_error(&map);
+        assert!(e.contains(wanted) && e.contains("m.tmj:2:"), "{e}");
+    }
+}
+
+/// `rally tiled-types` writes a class per element with its parameters; a tileset whose tiles
+/// use those classes (as Tiled saves them: enum values with a `propertytype`) loads.
+#[test]
+fn tiled_types_describe_every_element_and_maps_using_them_load() {
+    let out = rally(Path::new("."), &["tiled-types"]);
+    assert!(out.status.success());
+    let types: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let find = |name: &str| {
+        types
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no type {name}"))
+    };
+    assert_eq!(find("Dir")["values"], json!(["N", "E", "S", "W"]));
+    let conveyor = find("conveyor");
+    assert_eq!(conveyor["useAs"], json!(["tile"]));
+    let members = conveyor["members"].as_array().unwrap();
+    let member = |n: &str| members.iter().find(|m| m["name"] == n).unwrap().clone();
+    assert_eq!(member("dir")["propertyType"], "Dir");
+    assert_eq!(
+        member("express"),
+        json!({"name": "express", "type": "bool", "value": false})
+    );
+    let pusher = find("pusher");
+    let phases = pusher["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "phases")
+        .unwrap();
+    assert_eq!(phases["type"], "string");
+    let ids: Vec<u64> = types
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_u64().unwrap())
+        .collect();
+    let mut unique = ids.clone();
+    unique.dedup();
+    assert_eq!(ids, unique, "ids are unique");
+
+    let tileset = r#"{"firstgid": 1, "name": "t", "tiles": [
+        {"id": 0, "type": "conveyor", "properties": [
+          {"name": "dir", "type": "string", "propertytype": "Dir", "value": "E"},
+          {"name": "turns", "type": "string", "value": "{ N = \"right\" }"}]}]}"#;
+    let dir = folder(&[("m.tmj", &map_json(tileset, "1, 0"))]);
+    let board =
+        Board::compile(&Layout::load(&dir.path().join("m.tmj")).unwrap(), &rules()).unwrap();
+    assert_eq!(board.tiles[0].params["dir"], json!("E"));
+    assert_eq!(board.tiles[0].params["turns"], json!({"N": "right"}));
 }

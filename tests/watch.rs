@@ -87,9 +87,17 @@ impl Fixture {
     }
 
     fn watch(&self, args: &[&str]) -> Watch {
+        let mut all = vec![self.path("s.toml").to_string_lossy().into_owned()];
+        all.extend(args.iter().map(|a| a.to_string()));
+        let mut watch = self.spawn(&all);
+        watch.until("✓ all expectations hold");
+        watch
+    }
+
+    /// `rally watch ARGS` in the fixture's folder.
+    fn spawn(&self, args: &[String]) -> Watch {
         let mut child = Command::new(env!("CARGO_BIN_EXE_rally"))
             .arg("watch")
-            .arg(self.path("s.toml"))
             .args(args)
             .current_dir(self.dir.path())
             .stdout(Stdio::piped())
@@ -106,13 +114,11 @@ impl Fixture {
                 }
             }
         });
-        let mut watch = Watch {
+        Watch {
             child,
             lines,
             seen: Vec::new(),
-        };
-        watch.until("✓ all expectations hold");
-        watch
+        }
     }
 }
 
@@ -315,4 +321,79 @@ fn timings_split_the_latency() {
     for part in ["rebuild", "re-run", "save → result"] {
         assert!(line.contains(part), "{line}");
     }
+}
+
+#[test]
+fn the_header_says_where_the_rules_come_from() {
+    let f = Fixture::new();
+    let w = f.watch(&[]);
+    assert!(
+        contains(&w.seen, "rules from scripts, no variant switched on"),
+        "{:?}",
+        w.seen
+    );
+}
+
+#[test]
+fn a_path_that_does_not_exist_is_an_error_at_once() {
+    let f = Fixture::new();
+    for args in [&["missing.toml"][..], &["s.toml", "nowhere/"], &["scripts"]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_rally"))
+            .arg("watch")
+            .args(args)
+            .current_dir(f.dir.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("no such file or folder") || err.contains("holds no scenario"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+/// A folder of scenarios: a save runs again only those that use the changed file, shows
+/// what changed for them, and sums up all of them like `rally test`.
+#[test]
+fn a_folder_reruns_the_scenarios_that_use_the_changed_script() {
+    let f = Fixture::new();
+    std::fs::create_dir(f.path("scenarios")).unwrap();
+    std::fs::rename(f.path("s.toml"), f.path("scenarios/gear.toml")).unwrap();
+    std::fs::write(
+        f.path("scenarios/belt.toml"),
+        "board = { grid = \". v .\", legend = { \".\" = \"floor\", \"v\" = { element = \"conveyor\", dir = \"S\" } } }\n\
+         [[robot]]\nname = \"B\"\nat = [0, 0]\nfacing = \"N\"\n[expect.B]\nat = [0, 0]\n",
+    )
+    .unwrap();
+    // Not a scenario (no `board`): passed over.
+    std::fs::write(f.path("scenarios/notes.toml"), "title = \"notes\"\n").unwrap();
+    let mut w = f.spawn(&["scenarios".to_string()]);
+    let first = w.until("passed, ");
+    assert!(
+        contains(&first, "── started · 2 of 2 scenarios run ──"),
+        "{first:?}"
+    );
+    assert!(contains(&first, "2 passed, 0 failed"), "{first:?}");
+
+    f.save_by_rename(&f.gear_path(), &f.reversed_gear());
+    let run = w.until("passed, ");
+    assert!(
+        contains(
+            &run,
+            "scripts/elements/gear.lua changed · 1 of 2 scenarios run"
+        ),
+        "{run:?}"
+    );
+    assert!(contains(&run, "▸ scenarios/gear.toml"), "{run:?}");
+    assert!(!contains(&run, "▸ scenarios/belt.toml"), "{run:?}");
+    assert!(contains(&run, "A        facing N → S"), "{run:?}");
+    assert!(contains(&run, "1 passed, 1 failed"), "{run:?}");
+
+    // A rule every scenario uses runs them all.
+    let lasers = f.path("scripts/rules/robot_lasers.lua");
+    let text = std::fs::read_to_string(&lasers).unwrap();
+    f.save_by_rename(&lasers, &format!("{text}\n-- edited\n"));
+    let run = w.until("passed, ");
+    assert!(contains(&run, "2 of 2 scenarios run"), "{run:?}");
 }

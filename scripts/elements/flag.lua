@@ -1,5 +1,6 @@
--- Checkpoint flags (rules.md §4.1, §7.1): touched in segment E only, in order; the archive
--- moves onto any flag; a flag repairs 1 damage at the end of the turn.
+-- Checkpoint flags (rules.md §4.1, §7.1): touched in segment E only, in order (at most one
+-- counts per register); the archive moves onto the flag (also when a Mechanical Arm touches
+-- it from beside); a flag repairs 1 damage at the end of the turn.
 return rally.element {
   name = "flag",
   describe = "Checkpoint: touched in order at the end of a register; moves the archive; repairs 1 at end of turn.",
@@ -12,7 +13,7 @@ return rally.element {
   steps = {
     touch = function(ctx, tile, robot)
       ctx:touch_flag(robot, tile.number)
-      ctx:set_archive(robot)
+      ctx:set_archive(robot, tile.at)
     end,
     end_of_turn = function(ctx, tile, robot)
       ctx:repair(robot, 1)

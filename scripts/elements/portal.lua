@@ -2,7 +2,8 @@
 -- card is moved at once to the other portal of the same colour, keeps its facing, and carries
 -- on with the rest of its card from there (the core continues the move from wherever the
 -- robot now stands). If a robot stands on that twin portal, this portal is open floor.
--- Arriving on the twin does not send the robot back; pushed and carried robots never jump.
+-- Arriving on the twin (a "jump" by the card, in the direction of travel) does not send the
+-- robot back; pushed and carried robots never jump.
 
 --- The other portal of `tile`'s colour; a colour must come in exactly one pair.
 local function twin_of(ctx, tile)
@@ -34,6 +35,6 @@ return rally.element {
       return
     end
     ctx:log(robot, "portal", { from = { tile.x, tile.y }, to = { twin.x, twin.y } })
-    ctx:place(robot, twin.at, "script")
+    ctx:place(robot, twin.at, "jump", info.dir)
   end,
 }

@@ -1,5 +1,9 @@
--- Pushers (rules.md §4.17): on the registers printed on them, push a robot on this square 1
--- square in `dir`, with any chain of robots ahead (a wall anywhere stops the whole chain).
+-- Pushers (rules.md §4.17, §5.2): on the registers printed on them, push a robot on this
+-- square 1 square in `dir`, with any chain of robots ahead (a wall anywhere stops the whole
+-- chain). All pushers of step C3 push together (`ctx:queue_push`), from the board as it stands
+-- before any of them: two that would move one robot different ways (opposed, or at right
+-- angles) both do nothing, as do two that would bring robots into one square. The piston sits
+-- on the square whether or not it fires, so a teleporter cannot land here (`b:solid()`).
 return rally.element {
   name = "pusher",
   describe = "On its active registers, pushes a robot on this square 1 square (chains too), step C3.",
@@ -8,10 +12,11 @@ return rally.element {
     phases = rally.param.phases { describe = "active registers (default: every register)" },
   },
   glyph = "P",
+  build = function(b) b:solid() end,
   steps = {
     pushers = function(ctx, tile, robot)
       if rally.active(tile.phases, ctx.register) then
-        ctx:push(robot, tile.dir)
+        ctx:queue_push(robot, tile.dir)
       end
     end,
   },

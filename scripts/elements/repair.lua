@@ -1,8 +1,9 @@
--- Repair sites (rules.md §4.1, §7.3): the archive moves here in segment E; at the end of the
--- turn a robot here loses 1 damage per wrench. A double wrench ([FFG] ruling) gives two
--- repairs OR an option card: question `double_wrench`, "repairs" (the default) or "option".
--- A powered-down robot takes no option (1994 FAQ) and gets the repairs; so does one that
--- asks for an option when the option deck is exhausted.
+-- Repair sites (rules.md §4.1, §7.3): the archive moves onto the site in segment E (also when
+-- a Mechanical Arm touches it from beside); at the end of the turn a robot here loses 1 damage
+-- per wrench. A double wrench ([FFG] ruling) gives two repairs OR an option card: question
+-- `double_wrench`, "repairs" (the default) or "option". A powered-down robot takes no option
+-- (1994 FAQ) and gets the repairs; so does one that asks for an option when the option deck
+-- is exhausted.
 return rally.element {
   name = "repair",
   describe = "Repair site: moves the archive at the end of a register; repairs 1 damage per wrench at end of turn (2 wrenches: or an option).",
@@ -10,7 +11,7 @@ return rally.element {
   glyph = function(tile) return tile.wrenches == 2 and "W2" or "W" end,
   steps = {
     touch = function(ctx, tile, robot)
-      ctx:set_archive(robot)
+      ctx:set_archive(robot, tile.at)
     end,
     end_of_turn = function(ctx, tile, robot)
       if tile.wrenches == 2 and not robot.powered_down then

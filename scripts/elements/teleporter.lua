@@ -1,9 +1,11 @@
 -- Teleporters (rules.md §4.23, §9.2 #16). A robot standing here that executes a movement card
 -- reappears the card's distance plus 2 squares ahead (Back Up: 2 squares forward, as both
 -- guides' tables say), skipping walls and everything between. If a robot or a non-flat device
--- (`b:solid()`: flags, crushers...) holds the arrival square, the teleporter does nothing and
--- the card is executed normally. Arriving in a pit or off the board destroys; the arrival
--- square's other effects apply. It takes precedence over water on the same square.
+-- holds the arrival square, the teleporter does nothing and the card is executed normally:
+-- elements declare themselves non-flat with `b:solid()` (flags, crushers, pushers active or
+-- not; belts, gears, wrenches, oil are flat). Arriving in a pit or off the board destroys; the
+-- arrival square's other effects apply. The robot arrives as a "jump" by its card, forward
+-- (the ice gives it the card's squares as speed). It takes precedence over water.
 return rally.element {
   name = "teleporter",
   describe = "A movement card executed here jumps the robot card+2 squares forward (Back Up: 2), ignoring walls.",
@@ -17,7 +19,7 @@ return rally.element {
       return
     end
     ctx:log(robot, "teleported", { to = { target.x, target.y }, squares = squares })
-    ctx:place(robot, target, "script")
+    ctx:place(robot, target, "jump", robot.facing)
     return rally.HANDLED
   end,
 }

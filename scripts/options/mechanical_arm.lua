@@ -1,10 +1,14 @@
 -- Mechanical Arm (rules.md §4.1, §6.6, E): the robot touches flags and repair sites from 1
--- square away, orthogonally or diagonally, if no wall is between (for a diagonal: a way
--- round one of the two squares beside it, free of walls). It does what standing there would
--- do, by calling the element's own handlers (`rally.elements.flag` / `.repair`, so a
--- variant's repair rule applies too):
---   * segment E: every flag and repair site in reach is touched (only the next flag counts);
---     the archive moves to the robot's own square, the one it stands on [prop.].
+-- square away, orthogonally or diagonally, if no wall is between (for a diagonal: one of the
+-- two L-shaped ways round, free of walls, is enough). It does what standing there would do, by
+-- calling the element's own handlers (`rally.elements.flag` / `.repair`, so a variant's repair
+-- rule applies too):
+--   * segment E: every flag and repair site in reach is touched (only the next flag counts,
+--     and only one flag a register). Each touch moves the archive onto the touched site
+--     [prop.], so the order of the touches decides where it ends: the flag counted this
+--     register if there is one, else the first site in reading order (row, then column). A
+--     site the robot stands on is touched after the arm (it is the square's own step), so
+--     standing on a site, the archive goes there.
 --   * end of turn: a robot not itself on a flag or repair site is repaired by the best one in
 --     reach (most wrenches; a tie goes to the first in N, E, S, W, NE, SE, SW, NW order),
 --     once: the arm reaches one site, it does not add up several.
@@ -44,12 +48,27 @@ local function wrenches(tile)
   return tile.element == "repair" and tile.wrenches or 1
 end
 
+-- The order to touch `sites` in so that the archive ends where §4.1 says: the flag the robot
+-- counts this register last, before it the others in reverse reading order.
+local function touch_order(robot, sites)
+  local next_flag = robot.flags + 1
+  local function counted(tile) return tile.element == "flag" and tile.number == next_flag end
+  local ordered = { table.unpack(sites) }
+  table.sort(ordered, function(a, b)
+    if counted(a) ~= counted(b) then return counted(b) end
+    if a.y ~= b.y then return a.y > b.y end
+    if a.x ~= b.x then return a.x > b.x end
+    return a.element > b.element
+  end)
+  return ordered
+end
+
 return rally.option {
   name = "mechanical_arm",
   describe = "Touches flags and repair sites (and is repaired there) from 1 square away, diagonals included, no wall between.",
   steps = {
     touch = function(ctx, robot, option)
-      for _, tile in ipairs(in_reach(ctx, robot)) do
+      for _, tile in ipairs(touch_order(robot, in_reach(ctx, robot))) do
         rally.elements[tile.element].steps.touch(ctx, tile, robot)
       end
     end,

@@ -7,7 +7,7 @@
 
 ---@alias rally.Dir "N"|"E"|"S"|"W"
 ---@alias rally.Rotation "left"|"right"|"uturn"
----@alias rally.How "card"|"push"|"belt"|"script"
+---@alias rally.How "card"|"push"|"belt"|"jump"|"script"
 
 ---A square: `{ x = .., y = .. }` (ctx methods also accept `{ x, y }`).
 ---@class rally.Pos
@@ -139,6 +139,13 @@ function Ctx:face(robot, dir) end
 ---@param robot rally.Robot
 ---@param dir rally.Dir
 function Ctx:convey(robot, dir) end
+
+---Queues a board pusher's push (the robot and any chain ahead); all pushes of a step are
+---resolved together from the board as it stands before them: opposed or crossing pushes,
+---and pushes into one square, cancel (rules.md §5.2).
+---@param robot rally.Robot
+---@param dir rally.Dir
+function Ctx:queue_push(robot, dir) end
 
 ---Every robot on the board that is not powered down fires its main laser forward (the
 ---standard robot lasers): 1 damage to the first robot in line, as its options modify it

@@ -16,6 +16,21 @@ use toml::Spanned;
 /// The longest side a board may have (the largest published courses are a few dozen squares).
 pub const MAX_SIDE: i32 = 256;
 
+/// Checks a board's size, however the board came in (a board file, a course, an inline
+/// board, a Tiled map): 1 to [`MAX_SIDE`] squares a side. Sizes are taken as `i64` so that
+/// whatever a file says can be checked before any arithmetic is done with it.
+pub fn check_size(width: i64, height: i64) -> Result<(i32, i32), String> {
+    if width <= 0 || height <= 0 {
+        return Err(format!("a {width}×{height} board has no squares"));
+    }
+    if width > MAX_SIDE as i64 || height > MAX_SIDE as i64 {
+        return Err(format!(
+            "a {width}×{height} board is larger than rally handles: at most {MAX_SIDE} squares a side"
+        ));
+    }
+    Ok((width as i32, height as i32))
+}
+
 /// Where a placement came from, for error messages.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Origin {
@@ -44,6 +59,19 @@ pub struct Placement {
     /// Clockwise quarter turns to apply to its directions (a rotated board in a course).
     pub quarter_turns: u8,
     pub origin: Origin,
+    /// What the line and column alone do not say, for messages: a Tiled map's layer, square
+    /// and tile.
+    pub context: Option<String>,
+}
+
+impl Placement {
+    /// An error about this placement, at its origin and in its context.
+    pub fn error(&self, message: impl Into<String>) -> Error {
+        match &self.context {
+            Some(context) => self.origin.error(format!("{context}: {}", message.into())),
+            None => self.origin.error(message),
+        }
+    }
 }
 
 /// A board as read from its file(s).
@@ -125,11 +153,11 @@ impl BoardRef {
             BoardRef::Path(p) => {
                 let beside = source.path.parent().unwrap_or(Path::new("."));
                 let board_path = beside.join(p.get_ref());
-                if !board_path.is_file() {
-                    return Err(Error::File {
-                        file: source.path.clone(),
-                        message: format!("board file `{}` not found", board_path.display()),
-                    });
+                if !board_path.exists() {
+                    return Err(source.error_at(
+                        p.span().start,
+                        format!("board file `{}` not found", board_path.display()),
+                    ));
                 }
                 Layout::load(&board_path)
             }
@@ -181,8 +209,11 @@ impl Layout {
         if let Some(grid) = &file.grid {
             let (grid_line, _) = source.locate(grid.span().start);
             let rows = grid_rows(grid.get_ref());
-            height = rows.len() as i32;
-            width = rows.iter().map(|(_, cells)| cells.len()).max().unwrap_or(0) as i32;
+            let longest = rows.iter().map(|(_, cells)| cells.len()).max().unwrap_or(0);
+            if !rows.is_empty() {
+                (width, height) = check_size(longest as i64, rows.len() as i64)
+                    .map_err(|m| origin_of(grid.span().start).error(format!("the grid: {m}")))?;
+            }
             for (y, (line_index, cells)) in rows.iter().enumerate() {
                 if cells.len() as i32 != width {
                     let row = Origin {
@@ -219,6 +250,7 @@ impl Layout {
                             params,
                             quarter_turns: 0,
                             origin: legend_origin.clone(),
+                            context: None,
                         });
                     }
                 }
@@ -253,8 +285,22 @@ impl Layout {
                 (sub.width, sub.height)
             };
             let offset = Pos::from(part.at);
-            width = width.max(offset.x + w);
-            height = height.max(offset.y + h);
+            // A part placed far away makes the course too large; say so before adding up.
+            let reach = |at: i32, side: i32| {
+                let end = at as i64 + side as i64;
+                if at < 0 || end > MAX_SIDE as i64 {
+                    Err(origin.error(format!(
+                        "course board `{}` at {offset} reaches square {}: a course covers squares 0 to {} each way",
+                        part.path,
+                        end - 1,
+                        MAX_SIDE - 1
+                    )))
+                } else {
+                    Ok(end as i32)
+                }
+            };
+            width = width.max(reach(offset.x, w)?);
+            height = height.max(reach(offset.y, h)?);
             for mut p in sub.placements {
                 if part.without.contains(&p.element) {
                     continue;
@@ -287,6 +333,7 @@ impl Layout {
                 params,
                 quarter_turns: 0,
                 origin,
+                context: None,
             });
         }
 
@@ -295,26 +342,15 @@ impl Layout {
             line: 1,
             column: 1,
         };
-        width = file.width.unwrap_or(width);
-        height = file.height.unwrap_or(height);
-        if width <= 0 || height <= 0 {
-            return Err(whole.error(
-                "the board has no size: give `width` and `height`, a `grid`, or `[[board]]` parts",
-            ));
-        }
-        if width > MAX_SIDE || height > MAX_SIDE {
-            return Err(whole.error(format!(
-                "a {width}×{height} board is larger than rally handles: at most {MAX_SIDE} squares a side"
-            )));
-        }
-        for p in &placements {
-            if p.at.x < 0 || p.at.y < 0 || p.at.x >= width || p.at.y >= height {
-                return Err(p.origin.error(format!(
-                    "element `{}` at {} is outside the {width}×{height} board",
-                    p.element, p.at
-                )));
-            }
-        }
+        let (width, height) = check_size(
+            file.width.map_or(width as i64, i64::from),
+            file.height.map_or(height as i64, i64::from),
+        )
+        .map_err(|m| {
+            whole.error(format!(
+                "{m}: give `width` and `height`, a `grid`, or `[[board]]` parts"
+            ))
+        })?;
         Ok(Layout {
             name: file.name.unwrap_or_else(|| {
                 source

@@ -6,7 +6,7 @@ pub mod file;
 
 pub use file::{BoardRef, Layout, Origin};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::geometry::{Dir, Pos};
 use crate::params::ParamSpecs;
 use serde_json::{Map, Value};
@@ -72,17 +72,32 @@ pub struct Board {
 impl Board {
     /// Checks every placement against the element declarations and runs their `build`.
     pub fn compile(layout: &Layout, catalogue: &dyn Catalogue) -> Result<Board> {
-        let squares = (layout.width * layout.height) as usize;
+        // Layouts are checked as they are read; checked again here, since every board
+        // passes this way, before any size is multiplied or any square indexed.
+        let (width, height) =
+            file::check_size(layout.width.into(), layout.height.into()).map_err(|message| {
+                Error::File {
+                    file: layout.files.first().cloned().unwrap_or_default(),
+                    message,
+                }
+            })?;
+        let squares = (width * height) as usize;
         let mut tiles = Vec::with_capacity(layout.placements.len());
         for p in &layout.placements {
-            let (element, specs) = catalogue
-                .element(&p.element)
-                .map_err(|m| p.origin.error(m))?;
-            let mut params = crate::params::check_all(specs, &p.params, &p.element)
-                .map_err(|m| p.origin.error(m))?;
+            if !(0..width).contains(&p.at.x) || !(0..height).contains(&p.at.y) {
+                return Err(p.error(format!(
+                    "element `{}` at {} is outside the {width}×{height} board",
+                    p.element, p.at
+                )));
+            }
+            let (element, specs) = catalogue.element(&p.element).map_err(|m| p.error(m))?;
+            let mut params =
+                crate::params::check_all(specs, &p.params, &p.element).map_err(|m| p.error(m))?;
             if p.quarter_turns != 0 {
                 for (name, value) in params.iter_mut() {
-                    *value = specs[name].kind.rotate(value, p.quarter_turns);
+                    if let Some(spec) = specs.get(name) {
+                        *value = spec.kind.rotate(value, p.quarter_turns);
+                    }
                 }
             }
             tiles.push(Tile {
@@ -113,10 +128,9 @@ impl Board {
             },
         };
         for (index, tile) in board.tiles.iter().enumerate() {
-            let square = board
-                .index(tile.at)
-                .expect("placements are checked to be on the board");
-            board.by_square[square].push(index);
+            if let Some(square) = board.index(tile.at) {
+                board.by_square[square].push(index);
+            }
             catalogue.build(tile, &mut board.facts)?;
         }
         board.facts.flags.sort();

@@ -63,7 +63,11 @@ pub fn options(common: &Common) -> Result<()> {
 pub fn variants(common: &Common) -> Result<()> {
     let (_, dir) = common.folders(None)?;
     let found = Variant::discover(&dir)?;
-    println!("Variants in {} ({}):", dir.display(), found.len());
+    println!(
+        "Variants in {} ({}):",
+        crate::files::describe_folder(&dir),
+        found.len()
+    );
     for v in &found {
         println!("  {:<18} {}", v.name, v.description);
         for line in params_lines(&v.params) {
@@ -96,4 +100,18 @@ pub fn variants(common: &Common) -> Result<()> {
         println!("      files: {}", files.join(", "));
     }
     Ok(())
+}
+
+/// `rally tiled-types`: Tiled's Custom Types for every loaded element (src/tiled/types.rs).
+pub fn tiled_types(output: Option<&std::path::Path>, common: &Common) -> Result<()> {
+    let rules = common.rules(None, Vec::new())?;
+    let text = serde_json::to_string_pretty(&crate::tiled::types::custom_types(&rules.elements))
+        .map_err(|e| crate::error::Error::Other(e.to_string()))?;
+    match output {
+        Some(path) => crate::game::save::write_atomic(path, format!("{text}\n").as_bytes()),
+        None => {
+            println!("{text}");
+            Ok(())
+        }
+    }
 }

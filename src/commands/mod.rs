@@ -12,7 +12,7 @@ pub mod test;
 pub mod viewer;
 pub mod watch;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::script::{RuleSet, Sources};
 use std::path::{Path, PathBuf};
 
@@ -25,8 +25,7 @@ pub struct Common {
 }
 
 impl Common {
-    /// The scripts and variants folders: as given, else beside `file`, else the current
-    /// folder's, else the copies built into the binary.
+    /// The scripts and variants folders: as given, else found from `file` ([`find_folder`]).
     pub fn folders(&self, file: Option<&Path>) -> Result<(PathBuf, PathBuf)> {
         let scripts = match &self.scripts {
             Some(dir) => dir.clone(),
@@ -54,17 +53,65 @@ impl Common {
     }
 }
 
-fn find_folder(name: &str, beside: Option<&Path>) -> Result<PathBuf> {
-    if let Some(dir) = beside.and_then(Path::parent) {
+/// Where the `scripts` or `variants` folder is when none is given: beside `file`, else in
+/// the nearest folder above it (as Cargo finds Cargo.toml), else in the current folder, else
+/// built in. Only a folder that holds rules counts (`scripts/` with `elements/`, `rules/`
+/// or `options/`; `variants/` with a `*/variant.toml`), so an unrelated `~/scripts` is
+/// passed over. The search upward stops below a folder anyone may write to (such as `/tmp`),
+/// where someone else could have planted scripts.
+fn find_folder(name: &str, file: Option<&Path>) -> Result<PathBuf> {
+    let holds_rules = |dir: &Path| -> bool {
         let candidate = dir.join(name);
-        if candidate.is_dir() {
-            return Ok(candidate);
+        match name {
+            "scripts" => ["elements", "rules", "options"]
+                .iter()
+                .any(|sub| candidate.join(sub).is_dir()),
+            _ => crate::files::list(&candidate)
+                .iter()
+                .any(|v| v.join("variant.toml").exists()),
+        }
+    };
+    if let Some(beside) = file.and_then(Path::parent) {
+        if holds_rules(beside) {
+            return Ok(beside.join(name));
+        }
+        // `s.toml` has the folder "": the current one.
+        let beside = if beside.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            beside
+        };
+        let start = beside
+            .canonicalize()
+            .or_else(|_| std::path::absolute(beside));
+        if let Ok(start) = start {
+            for dir in start.ancestors().skip(1) {
+                if shared(dir) {
+                    break;
+                }
+                if holds_rules(dir) {
+                    return Ok(dir.join(name));
+                }
+            }
         }
     }
-    let here = PathBuf::from(name);
-    if here.is_dir() {
-        return Ok(here);
+    if holds_rules(Path::new("")) {
+        return Ok(PathBuf::from(name));
     }
-    crate::builtin::extract(name)
-        .map_err(|e| Error::Other(format!("cannot unpack the built-in {name}: {e}")))
+    Ok(crate::builtin::folder(name))
+}
+
+/// A folder every user may write to (`/tmp`): nothing found there or above is trusted.
+fn shared(dir: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        dir.metadata()
+            .is_ok_and(|m| m.permissions().mode() & 0o002 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        false
+    }
 }

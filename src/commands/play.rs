@@ -402,7 +402,7 @@ impl Seats for Terminal {
             let next = board
                 .flags()
                 .iter()
-                .find(|(n, _)| *n == r.flags + 1)
+                .find(|(n, _)| Some(*n) == r.flags.checked_add(1))
                 .map_or(String::new(), |(n, at)| format!(", next flag F{n} at {at}"));
             let header = format!(
                 "\n{}: at {} facing {}, damage {}, lives {}, flags {}/{total}{next}",

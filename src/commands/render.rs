@@ -75,14 +75,7 @@ fn is_scenario(path: &Path) -> Result<bool> {
     if path.extension().is_none_or(|e| e != "toml") {
         return Ok(false);
     }
-    let text = std::fs::read_to_string(path).map_err(|e| Error::File {
-        file: path.to_path_buf(),
-        message: e.to_string(),
-    })?;
-    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| Error::File {
-        file: path.to_path_buf(),
-        message: e.message().to_string(),
-    })?;
+    let table: toml::Table = crate::error::Source::read(path)?.parse_toml()?;
     Ok(matches!(
         table.get("board"),
         Some(toml::Value::String(_) | toml::Value::Table(_))

@@ -54,12 +54,10 @@ enum Outcome {
 fn test_one(file: &Path, common: &Common) -> Outcome {
     // Folders may hold boards and variant files next to scenarios; only files with a
     // `board` key are scenarios.
-    let is_scenario = std::fs::read_to_string(file)
-        .ok()
-        .and_then(|text| text.parse::<toml::Table>().ok())
-        .is_none_or(|table| table.contains_key("board"));
-    if !is_scenario {
-        return Outcome::NotAScenario;
+    match scenario::is_scenario(file) {
+        Ok(true) => {}
+        Ok(false) => return Outcome::NotAScenario,
+        Err(e) => return Outcome::Error(e.to_string()),
     }
     let scenario = match Scenario::load(file) {
         Ok(s) => s,

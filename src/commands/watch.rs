@@ -1,7 +1,12 @@
-//! `rally watch SCENARIO`: runs the scenario, then runs it again from the start whenever one
-//! of its files changes (the scenario, its board, the scripts, the variants it switches on),
-//! and prints what changed against the previous run, so a playtester sees the effect of an
-//! edit the moment it is saved (docs/hot-reload.md).
+//! `rally watch PATH...`: runs scenarios, then runs them again from the start whenever one
+//! of their files changes (the scenario, its board, the scripts, the variants it switches
+//! on), and prints what changed against the previous run, so a playtester sees the effect of
+//! an edit the moment it is saved (docs/hot-reload.md).
+//!
+//! One scenario file is shown in full: every run with its header, the differences and the
+//! expectations. Folders and several files are watched together: on a save, every scenario
+//! that uses the changed file runs again, each shows its differences, and a summary like
+//! `rally test`'s follows.
 //!
 //! Each change builds everything again from the files, off to the side: the scenario, a
 //! complete new rule set, the board compiled against it. Only rules that load cleanly are
@@ -17,6 +22,7 @@ use crate::reload::{self, Change, Watched, Watcher};
 use crate::render;
 use crate::scenario::Scenario;
 use crate::script::{RuleSet, Sources};
+use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -29,48 +35,138 @@ pub struct WatchOptions {
     pub quiet: Duration,
 }
 
-/// Runs until interrupted (or until the file watcher stops).
-pub fn watch(path: &Path, opts: &WatchOptions, common: &Common) -> Result<bool> {
-    let (scripts, variants) = common.folders(Some(path))?;
-    let mut session = Session {
-        path: path.to_path_buf(),
-        scripts,
-        variants,
-        extra: common.extra_variants.clone(),
-        clear: std::io::stdout().is_terminal(),
-        timings: opts.timings,
-        latest: None,
-        current: None,
-        generation: 0,
-        previous: None,
-        runs: 0,
-    };
+/// Runs until interrupted (or until the file watcher stops). A path that does not exist,
+/// or a folder without scenarios, is an error at once.
+pub fn watch(paths: &[PathBuf], opts: &WatchOptions, common: &Common) -> Result<bool> {
+    let files = scenarios(paths)?;
+    let single = matches!(paths, [one] if !one.is_dir());
+    let mut sessions = files
+        .iter()
+        .map(|f| Session::new(f, common, opts.timings))
+        .collect::<Result<Vec<_>>>()?;
     // Watch before the first run, so that a save made while it runs is not missed.
-    session.latest = Scenario::load(path).ok();
     let mut watcher = Watcher::new(
-        &session.watched(),
+        &everything(&sessions),
         &reload::WatchOptions {
             poll: opts.poll,
             quiet: opts.quiet,
         },
     )?;
-    eprintln!("watching {} (Ctrl-C to stop)", path.display());
-    session.reload(None);
-    watcher.set_watched(&session.watched())?;
+    let clear = std::io::stdout().is_terminal();
+    let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    eprintln!("watching {} (Ctrl-C to stop)", shown.join(", "));
+    let all: Vec<usize> = (0..sessions.len()).collect();
+    run(&mut sessions, &all, None, single, clear);
+    watcher.set_watched(&everything(&sessions))?;
     while let Some(change) = watcher.wait_change(None) {
-        session.reload(Some(&change));
-        watcher.set_watched(&session.watched())?;
+        let affected: Vec<usize> = (0..sessions.len())
+            .filter(|&i| sessions[i].uses(&change.paths))
+            .collect();
+        if !affected.is_empty() {
+            run(&mut sessions, &affected, Some(&change), single, clear);
+        }
+        watcher.set_watched(&everything(&sessions))?;
     }
     Ok(true)
 }
 
-/// The last good state of things, and what the next run is compared with.
+/// The scenario files under `paths`: a file as it is; in a folder, every `.toml` file with a
+/// `board` (as `rally test` finds them).
+fn scenarios(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    if paths.is_empty() {
+        return Err(Error::Other(
+            "rally watch needs a scenario file or a folder of scenarios".into(),
+        ));
+    }
+    let mut found = Vec::new();
+    for path in paths {
+        let files = crate::scenario::collect(std::slice::from_ref(path))?;
+        if !path.is_dir() {
+            found.extend(files);
+            continue;
+        }
+        let before = found.len();
+        for file in files {
+            if crate::scenario::is_scenario(&file)? {
+                found.push(file);
+            }
+        }
+        if found.len() == before {
+            return Err(Error::File {
+                file: path.clone(),
+                message: "holds no scenario (a .toml file with a `board`)".into(),
+            });
+        }
+    }
+    Ok(found)
+}
+
+/// What the watcher looks at: every session's files.
+fn everything(sessions: &[Session]) -> Watched {
+    let mut all = Watched::default();
+    for s in sessions {
+        let w = s.watched();
+        all.folders.extend(w.folders);
+        all.files.extend(w.files);
+    }
+    all.folders.sort();
+    all.folders.dedup();
+    all.files.sort();
+    all.files.dedup();
+    all
+}
+
+/// Runs the sessions `which` (after `change`, or for the first time) and prints them: one
+/// scenario in full, several with a summary of all.
+fn run(
+    sessions: &mut [Session],
+    which: &[usize],
+    change: Option<&Change>,
+    single: bool,
+    clear: bool,
+) {
+    let mut out = String::new();
+    let why = match change {
+        None => "started".to_string(),
+        Some(c) => format!("{} changed", c.describe()),
+    };
+    if single {
+        for &i in which {
+            sessions[i].reload(change, &why, &mut out);
+        }
+    } else {
+        let _ = writeln!(
+            out,
+            "── {why} · {} of {} scenarios run ──",
+            which.len(),
+            sessions.len()
+        );
+        for &i in which {
+            let mut body = String::new();
+            sessions[i].reload(change, &why, &mut body);
+            let _ = writeln!(out, "▸ {}", sessions[i].path.display());
+            for line in body.lines() {
+                let _ = writeln!(out, "  {line}");
+            }
+        }
+        let passed = sessions.iter().filter(|s| s.passed == Some(true)).count();
+        let failed = sessions.iter().filter(|s| s.passed == Some(false)).count();
+        let _ = writeln!(out, "{passed} passed, {failed} failed");
+    }
+    // A new run replaces the screen; a failure alone is printed below the last run.
+    if clear && (!single || out.contains("── run ")) {
+        out.insert_str(0, "\x1b[2J\x1b[H");
+    }
+    print!("{out}");
+    let _ = std::io::stdout().flush();
+}
+
+/// One scenario: the last good state of things, and what the next run is compared with.
 struct Session {
     path: PathBuf,
     scripts: PathBuf,
     variants: PathBuf,
     extra: Vec<String>,
-    clear: bool,
     timings: bool,
     /// The scenario as last read from its file (its variants decide which folders to watch,
     /// even when the rules it asks for do not load).
@@ -82,9 +178,29 @@ struct Session {
     /// The last run that finished, to compare the next one with.
     previous: Option<Outcome>,
     runs: u32,
+    /// Whether its expectations held the last time it ran (`None`: it has none, or it did
+    /// not run), for the summary.
+    passed: Option<bool>,
 }
 
 impl Session {
+    fn new(path: &Path, common: &Common, timings: bool) -> Result<Session> {
+        let (scripts, variants) = common.folders(Some(path))?;
+        Ok(Session {
+            path: path.to_path_buf(),
+            scripts,
+            variants,
+            extra: common.extra_variants.clone(),
+            timings,
+            latest: Scenario::load(path).ok(),
+            current: None,
+            generation: 0,
+            previous: None,
+            runs: 0,
+            passed: None,
+        })
+    }
+
     fn sources(&self, scenario: &Scenario) -> Sources {
         scenario.sources(&self.scripts, &self.variants, &self.extra)
     }
@@ -106,13 +222,42 @@ impl Session {
         watched
     }
 
+    /// Whether any of the changed `paths` matters to this scenario: its own files, the rule
+    /// and option scripts, its variants, and of the element scripts those of the elements on
+    /// its board (a script that declares none of the loaded elements may declare a new one,
+    /// so it matters too).
+    fn uses(&self, paths: &[PathBuf]) -> bool {
+        let watched = self.watched();
+        let paths: Vec<PathBuf> = paths
+            .iter()
+            .filter(|p| watched.covers(std::slice::from_ref(p)))
+            .cloned()
+            .collect();
+        let Some((_, game)) = &self.current else {
+            return !paths.is_empty();
+        };
+        let rules = game.rules();
+        let on_board: Vec<&str> = game
+            .board()
+            .tiles
+            .iter()
+            .filter_map(|t| rules.elements.get(t.element))
+            .map(|e| e.file.as_str())
+            .collect();
+        paths.iter().any(|p| {
+            let shown = crate::script::display_path(p);
+            let declares_elements = rules.elements.iter().any(|e| e.file == shown);
+            !declares_elements || on_board.contains(&shown.as_str())
+        })
+    }
+
     /// Builds from the files and runs again; `change` is `None` the first time.
-    fn reload(&mut self, change: Option<&Change>) {
+    fn reload(&mut self, change: Option<&Change>, why: &str, out: &mut String) {
         let start = Instant::now();
         let scenario = match Scenario::load(&self.path) {
             Ok(s) => s,
             Err(e) => {
-                self.failed(&e);
+                self.failed(&e, out);
                 return;
             }
         };
@@ -144,23 +289,25 @@ impl Session {
                     self.generation += 1;
                     rules = Some(r);
                 }
-                Err(e) => self.failed(&e),
+                Err(e) => self.failed(&e, out),
             }
         }
-        let rules = match rules {
-            Some(r) => r,
+        let rules = match (rules, self.current.take()) {
+            (Some(r), _) => r,
             // The last good rules answer for an edited scenario or board, as long as it asks
             // for the same variants and its board compiles against them.
-            None if game_changed && same_variants => {
-                let (old, game) = self.current.take().expect("same_variants implies current");
+            (None, Some((old, game))) if game_changed && same_variants => {
                 if let Err(e) = Board::compile(&scenario.layout, game.rules()) {
-                    self.failed(&e);
+                    self.failed(&e, out);
                     self.current = Some((old, game));
                     return;
                 }
                 game.into_rules()
             }
-            None => return,
+            (None, current) => {
+                self.current = current;
+                return;
+            }
         };
         let rebuild = start.elapsed();
         let mut game = match scenario.start(rules) {
@@ -168,77 +315,91 @@ impl Session {
             Err(e) => {
                 // The board compiled against these rules, so this is rare (a script failing
                 // while the game is set up); without a good game there is nothing to keep.
-                println!("✗ {e}");
-                self.current = None;
+                let _ = writeln!(out, "✗ {e}");
+                self.passed = Some(false);
                 return;
             }
         };
         let run_start = Instant::now();
         let result = scenario.resolve(&mut game);
         let rerun = run_start.elapsed();
-        self.show(&scenario, &game, result, change);
+        self.show(&scenario, &game, result, why, out);
         if self.timings {
-            match change {
-                Some(c) => println!(
+            let _ = match change {
+                Some(c) => writeln!(
+                    out,
                     "timings: debounce {:.1} ms, rebuild {:.1} ms, re-run {:.1} ms; save → result {:.1} ms",
                     ms(c.debounce()),
                     ms(rebuild),
                     ms(rerun),
                     ms(c.first_seen.elapsed())
                 ),
-                None => println!("timings: build {:.1} ms, run {:.1} ms", ms(rebuild), ms(rerun)),
-            }
+                None => writeln!(
+                    out,
+                    "timings: build {:.1} ms, run {:.1} ms",
+                    ms(rebuild),
+                    ms(rerun)
+                ),
+            };
         }
-        flush();
         self.current = Some((scenario, game));
     }
 
-    /// Prints one run: a header, the difference against the previous run (or the final
-    /// state, the first time), then the expectations; or the script error that stopped it.
+    /// Writes one run: a header and the folders the rules come from, the difference against
+    /// the previous run (or the final state, the first time), then the expectations; or the
+    /// script error that stopped it.
     fn show(
         &mut self,
         scenario: &Scenario,
         game: &Game,
         result: Result<()>,
-        change: Option<&Change>,
+        why: &str,
+        out: &mut String,
     ) {
         self.runs += 1;
-        if self.clear {
-            print!("\x1b[2J\x1b[H");
-        }
-        let why = match change {
-            None => "started".to_string(),
-            Some(c) => format!("{} changed", c.describe()),
-        };
-        println!(
+        let _ = writeln!(
+            out,
             "── run {} · rules v{} · {why} ──",
             self.runs, self.generation
         );
+        let _ = writeln!(out, "rules from {}", game.rules().sources.describe());
         let state = game.state();
         if let Err(e) = result {
             // The state is the one before the failed register: its expectations say nothing.
-            println!("✗ script error, the register was rolled back:\n  {e}");
+            let _ = writeln!(out, "✗ script error, the register was rolled back:\n  {e}");
+            self.passed = Some(false);
             return;
         }
         let outcome = Outcome::of(&state);
         match &self.previous {
-            Some(previous) => print!("{}", diff::compare(previous, &outcome)),
-            None => println!("{}{} events", render::robots(&state), state.events.len()),
+            Some(previous) => out.push_str(&diff::compare(previous, &outcome).to_string()),
+            None => {
+                let _ = writeln!(
+                    out,
+                    "{}{} events",
+                    render::robots(&state),
+                    state.events.len()
+                );
+            }
         }
         self.previous = Some(outcome);
         if scenario.has_expectations() {
-            print!("{}", render::expectations(&scenario.check(&state)));
+            let failures = scenario.check(&state);
+            self.passed = Some(failures.is_empty());
+            out.push_str(&render::expectations(&failures));
+        } else {
+            self.passed = None;
         }
     }
 
     /// Reports a scenario or rule set that did not load; what ran last stays.
-    fn failed(&self, error: &Error) {
+    fn failed(&mut self, error: &Error, out: &mut String) {
         if self.generation == 0 {
-            println!("✗ cannot load: {error}\n  waiting for a fix");
+            let _ = writeln!(out, "✗ cannot load: {error}\n  waiting for a fix");
+            self.passed = Some(false);
         } else {
-            println!("{}", reload::failure_message(self.generation, error));
+            let _ = writeln!(out, "{}", reload::failure_message(self.generation, error));
         }
-        flush();
     }
 }
 
@@ -252,9 +413,4 @@ fn build(sources: &Sources, scenario: &Scenario) -> Result<RuleSet> {
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
-}
-
-/// Output is read as it comes (a pipe, a test): never leave a run half in a buffer.
-fn flush() {
-    let _ = std::io::stdout().flush();
 }

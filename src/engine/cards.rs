@@ -79,12 +79,15 @@ impl<'a> Engine<'a> {
             .filter_map(|(id, c)| c.map(|c| (id, c)))
             .collect();
         queue.sort_by_key(|(id, c)| (c.priority.is_none(), std::cmp::Reverse(c.priority), *id));
+        // One card at a time: robots the cards destroy are destroyed one after the other.
+        self.world().begin_moment(false);
         for (id, card) in queue {
             if self.is_active(id) {
                 self.execute_card(id, card)?;
                 self.tell_destroyed()?;
             }
         }
+        self.world().begin_moment(true);
         Ok(())
     }
 

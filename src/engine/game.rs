@@ -133,8 +133,7 @@ impl Game {
             w.state = before;
             w.state.events = events;
             // What the failed register queued belongs to it.
-            w.take_hits();
-            w.destroyed_now.clear();
+            w.forget_queued();
             tracing::debug!("rolled back: {e}");
         }
         result

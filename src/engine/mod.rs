@@ -231,6 +231,9 @@ impl<'a> Engine<'a> {
             let mut w = self.world();
             w.state.segment = info.segment.name().into();
             w.defer_damage = info.segment == Segment::Lasers;
+            // What a step destroys, it destroys at the same time (cards excepted, which
+            // resolve one at a time: `execute_cards`).
+            w.begin_moment(true);
         }
         for rule in &defs.rules {
             if let Some(f) = rule.steps.get(&step) {
@@ -290,6 +293,7 @@ impl<'a> Engine<'a> {
             Some(Native::Reenter) => self.reenter()?,
             None => {}
         }
+        self.flush_pushes()?;
         self.flush_conveys()?;
         self.flush_damage()?;
         self.world().defer_damage = false;

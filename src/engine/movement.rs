@@ -162,14 +162,15 @@ impl<'a> Engine<'a> {
     }
 
     /// Tells each square's `on_enter` scripts, then the rules' `on_enter`, that a robot
-    /// arrived. `info` is `{ how =, dir = }`, plus `card` when the robot moved by its card.
+    /// arrived. `info` is `{ how =, dir = }`, plus `card` when the robot moved by its card
+    /// (driving or jumping).
     pub fn arrive(&self, arrivals: &[Arrival]) -> Result<()> {
         let info = |a: &Arrival| -> mlua::Result<Table> {
             let info = self.lua.create_table()?;
             info.raw_set("how", a.how.name())?;
             info.raw_set("dir", a.dir.name())?;
             if let Some((id, card)) = self.link.executing.get() {
-                if a.how == How::Card && id == a.robot {
+                if matches!(a.how, How::Card | How::Jump) && id == a.robot {
                     info.raw_set("card", card_table(self.lua, &card)?)?;
                 }
             }
@@ -227,6 +228,37 @@ impl<'a> Engine<'a> {
             })?;
         }
         self.arrive(&arrivals)
+    }
+
+    /// Resolves the board pushers' pushes queued in this step together, then tells the
+    /// squares, as a robot's own push would: the edge a wall stopped a chain at, and each
+    /// robot's crossing and arrival, front of each chain first.
+    pub(super) fn flush_pushes(&self) -> Result<()> {
+        let (arrivals, blocked) = self.world().flush_pushes();
+        let crossing = |blocked: bool, pusher: Option<RobotId>| Crossing {
+            how: How::Push,
+            blocked,
+            remaining: 0,
+            card: None,
+            pusher,
+        };
+        for b in blocked {
+            // Unless another pusher moved it meanwhile, the wall stopped it here.
+            if self.is_at(b.robot, b.at) {
+                self.cross(b.robot, b.at, b.dir, &crossing(true, None))?;
+            }
+        }
+        for (a, pusher) in &arrivals {
+            if !self.is_at(a.robot, a.at) {
+                continue;
+            }
+            let from = a.at.step(a.dir.opposite());
+            self.cross(a.robot, from, a.dir, &crossing(false, *pusher))?;
+            if self.is_at(a.robot, a.at) {
+                self.arrive(std::slice::from_ref(a))?;
+            }
+        }
+        Ok(())
     }
 
     pub(super) fn reenter(&self) -> Result<()> {

@@ -153,6 +153,7 @@ impl Setup {
                         line,
                         column,
                     },
+                    context: None,
                 });
             }
         }
@@ -186,6 +187,9 @@ impl Setup {
                 facing: r.facing,
             });
         }
+        // Robots are kept in dock order: it breaks ties between robots destroyed at the same
+        // time (re-entry, rules.md §7.5 item 5), as the listed order does in a scenario.
+        seats.sort_by_key(|s| s.dock);
         if file.lives < 1 {
             return Err(whole.error(format!("lives = {}: expected at least 1", file.lives)));
         }

@@ -7,11 +7,12 @@
 //! Saves are written atomically (a temporary file beside the target, flushed, then renamed
 //! over it), so a crash mid-write leaves the previous save intact.
 
-use super::{Match, Outcome, Progress, Setup, TurnRecord};
+use super::{Match, Outcome, Phase, Progress, Setup, TurnRecord};
+use crate::board::file::MAX_SIDE;
 use crate::cards::Card;
 use crate::error::{Error, Result, Source};
 use crate::script::RuleSet;
-use crate::state::GameState;
+use crate::state::{GameState, LETHAL_DAMAGE, REGISTERS};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -33,6 +34,10 @@ pub struct Save {
     /// Each robot's place in this turn's order of destruction (re-entry order, §7.5).
     pub destroyed_order: Vec<Option<u64>>,
     pub history: Vec<TurnRecord>,
+    /// The file it was read from, so that checks made later (against the game's board and
+    /// rules) can point into it.
+    #[serde(skip)]
+    pub origin: Option<Source>,
 }
 
 /// What a finished game leaves behind: who played, how it ended, and every turn.
@@ -67,20 +72,16 @@ impl Match {
             destroyed_order: state.robots.iter().map(|r| r.destroyed_order).collect(),
             state,
             history: self.history.clone(),
+            origin: None,
         }
     }
 
     /// The game a save was taken from, at the saved position.
+    /// Everything in the save is checked against the game (its robots, board and rules)
+    /// before any of it is used.
     pub fn resume(setup: Setup, rules: RuleSet, save: Save) -> Result<Match> {
         let mut m = Match::start(setup, rules)?;
-        let names = |s: &GameState| s.robots.iter().map(|r| r.name.clone()).collect::<Vec<_>>();
-        if names(&m.game.state()) != names(&save.state) {
-            return Err(Error::Other(format!(
-                "the save's robots ({}) are not the game file's ({})",
-                names(&save.state).join(", "),
-                names(&m.game.state()).join(", ")
-            )));
-        }
+        save.check_against(&m)?;
         let mut state = save.state;
         for ((r, program), order) in state
             .robots
@@ -125,18 +126,222 @@ impl Match {
 }
 
 impl Save {
+    /// Reads a save and checks everything that can be checked without the game file: that
+    /// its lists agree, its numbers are in range, and its game file is one rally can read.
     pub fn load(path: &Path) -> Result<Save> {
-        let save: Save = Source::read(path)?.parse_json("not a rally save")?;
+        let source = Source::read(path)?;
+        let mut save: Save = source.parse_json("not a rally save")?;
+        save.origin = Some(source);
         if save.format != SAVE_FORMAT {
-            return Err(Error::File {
-                file: path.to_path_buf(),
-                message: format!(
+            return Err(save.error(
+                "/format",
+                format!(
                     "save format {} is not supported (expected {SAVE_FORMAT})",
                     save.format
                 ),
-            });
+            ));
         }
+        save.check()?;
         Ok(save)
+    }
+
+    /// An error at the value `pointer` names in the save's file.
+    fn error(&self, pointer: &str, message: String) -> Error {
+        match &self.origin {
+            Some(source) => source.json_error_at(pointer, message),
+            None => Error::Other(message),
+        }
+    }
+
+    fn check(&self) -> Result<()> {
+        if !crate::files::is_file(&self.game) {
+            return Err(self.error(
+                "/game",
+                format!(
+                    "the game file `{}` is not a regular file that exists",
+                    self.game.display()
+                ),
+            ));
+        }
+        let robots = &self.state.robots;
+        if robots.is_empty() {
+            return Err(self.error("/state/robots", "the save has no robots".into()));
+        }
+        for (key, pointer, len) in [
+            (
+                "progress.announced",
+                "/progress/announced",
+                self.progress.announced.len(),
+            ),
+            ("programs", "/programs", self.programs.len()),
+            (
+                "destroyed_order",
+                "/destroyed_order",
+                self.destroyed_order.len(),
+            ),
+        ] {
+            if len != robots.len() {
+                return Err(self.error(
+                    pointer,
+                    format!(
+                        "`{key}` has {len} entries for {} robots: it needs one per robot",
+                        robots.len()
+                    ),
+                ));
+            }
+        }
+        for (i, program) in self.programs.iter().enumerate() {
+            if program.len() > REGISTERS {
+                return Err(self.error(
+                    &format!("/programs/{i}"),
+                    format!(
+                        "{} registers: a program has at most {REGISTERS}",
+                        program.len()
+                    ),
+                ));
+            }
+        }
+        if let Phase::Register(r) = self.progress.phase {
+            if !(1..=REGISTERS as u8).contains(&r) {
+                return Err(self.error(
+                    "/progress/phase",
+                    format!("register {r}: expected 1 to {REGISTERS}"),
+                ));
+            }
+        }
+        if self.state.register as usize > REGISTERS {
+            return Err(self.error(
+                "/state/register",
+                format!(
+                    "register {}: expected 0 to {REGISTERS}",
+                    self.state.register
+                ),
+            ));
+        }
+        if self.state.turn == 0 {
+            return Err(self.error("/state/turn", "turn 0: turns count from 1".into()));
+        }
+        for (i, r) in robots.iter().enumerate() {
+            let at = |key: &str| format!("/state/robots/{i}/{key}");
+            if robots[..i].iter().any(|o| o.name == r.name) {
+                return Err(self.error(&at("name"), format!("two robots are named `{}`", r.name)));
+            }
+            if !(0..=LETHAL_DAMAGE).contains(&r.damage)
+                || (!r.destroyed && r.damage == LETHAL_DAMAGE)
+            {
+                return Err(self.error(
+                    &at("damage"),
+                    format!(
+                        "robot `{}` has {} damage: a robot has 0 to {} ({LETHAL_DAMAGE} destroys it)",
+                        r.name,
+                        r.damage,
+                        LETHAL_DAMAGE - 1
+                    ),
+                ));
+            }
+            if r.lives < 0 {
+                return Err(self.error(
+                    &at("lives"),
+                    format!("robot `{}` has {} lives", r.name, r.lives),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks the save against the game it continues: the same robots, every robot and
+    /// archive on the board, flags and options that exist.
+    fn check_against(&self, m: &Match) -> Result<()> {
+        let names = |s: &GameState| s.robots.iter().map(|r| r.name.clone()).collect::<Vec<_>>();
+        let game_names = names(&m.game.state());
+        if game_names != names(&self.state) {
+            return Err(self.error(
+                "/state/robots",
+                format!(
+                    "the save's robots ({}) are not the game file's ({})",
+                    names(&self.state).join(", "),
+                    game_names.join(", ")
+                ),
+            ));
+        }
+        let board = m.game.board();
+        let rules = m.game.rules();
+        let flags = board.flags().len();
+        // A destroyed robot stays where it fell, which may be off the board, but not far.
+        let near = |p: crate::geometry::Pos| {
+            (-MAX_SIDE..board.width + MAX_SIDE).contains(&p.x)
+                && (-MAX_SIDE..board.height + MAX_SIDE).contains(&p.y)
+        };
+        let size = format!("{}×{}", board.width, board.height);
+        let robots = &self.state.robots;
+        for (i, r) in robots.iter().enumerate() {
+            let at = |key: &str| format!("/state/robots/{i}/{key}");
+            if !(board.contains(r.at) || r.destroyed && near(r.at)) {
+                return Err(self.error(
+                    &at("at"),
+                    format!("robot `{}` at {} is outside the {size} board", r.name, r.at),
+                ));
+            }
+            if !board.contains(r.archive) {
+                return Err(self.error(
+                    &at("archive"),
+                    format!(
+                        "robot `{}`'s archive {} is outside the {size} board",
+                        r.name, r.archive
+                    ),
+                ));
+            }
+            if let Some(other) = robots[..i]
+                .iter()
+                .find(|o| !o.destroyed && !r.destroyed && o.at == r.at)
+            {
+                return Err(self.error(
+                    &at("at"),
+                    format!(
+                        "robots `{}` and `{}` both stand on {}",
+                        other.name, r.name, r.at
+                    ),
+                ));
+            }
+            if r.flags as usize > flags {
+                return Err(self.error(
+                    &at("flags"),
+                    format!(
+                        "robot `{}` touched {} flags, but the course has {flags}",
+                        r.name, r.flags
+                    ),
+                ));
+            }
+            for (j, held) in r.options.iter().enumerate() {
+                if rules.option_def(&held.name).is_none() {
+                    return Err(self.error(
+                        &format!("/state/robots/{i}/options/{j}"),
+                        format!("robot `{}` holds an unknown option `{}`", r.name, held.name),
+                    ));
+                }
+            }
+        }
+        let deck = self
+            .state
+            .option_deck
+            .iter()
+            .flatten()
+            .map(|n| ("option_deck", n));
+        let discards = self
+            .state
+            .option_discards
+            .iter()
+            .map(|n| ("option_discards", n));
+        if let Some((list, name)) = deck
+            .chain(discards)
+            .find(|(_, name)| rules.option_def(name).is_none())
+        {
+            return Err(self.error(
+                &format!("/state/{list}"),
+                format!("there is no option `{name}`"),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -155,7 +360,10 @@ pub fn beside(save: &Path, suffix: &str) -> PathBuf {
 
 /// Writes JSON to `path` atomically.
 pub fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
-    let text = serde_json::to_string_pretty(value).expect("saves serialize");
+    let text = serde_json::to_string_pretty(value).map_err(|e| Error::File {
+        file: path.to_path_buf(),
+        message: format!("cannot write: {e}"),
+    })?;
     write_atomic(path, text.as_bytes())
 }
 

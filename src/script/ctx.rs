@@ -83,7 +83,7 @@ fn how_arg(lua: &Lua, s: Option<String>, default: How) -> mlua::Result<How> {
         Some(s) => How::parse(&s).ok_or_else(|| {
             located(
                 lua,
-                format!("`{s}` is not a way of moving: card, push, belt or script"),
+                format!("`{s}` is not a way of moving: card, push, belt, jump or script"),
             )
         }),
     }
@@ -323,6 +323,14 @@ impl UserData for Ctx {
             |lua, _, (robot, dir): (AnyUserData, LuaString)| {
                 let (id, dir) = (robot_id(lua, &robot)?, lua_dir_arg(lua, &dir)?);
                 link(lua)?.world.borrow_mut().convey(id, dir);
+                Ok(())
+            },
+        );
+        methods.add_method(
+            "queue_push",
+            |lua, _, (robot, dir): (AnyUserData, LuaString)| {
+                let (id, dir) = (robot_id(lua, &robot)?, lua_dir_arg(lua, &dir)?);
+                link(lua)?.world.borrow_mut().queue_push(id, dir);
                 Ok(())
             },
         );

@@ -33,6 +33,23 @@ pub struct Sources {
     pub choices: Vec<Choice>,
 }
 
+impl Sources {
+    /// Where the rules come from, for messages: `built-in scripts, no variant switched on`.
+    pub fn describe(&self) -> String {
+        let scripts = crate::files::describe_folder(&self.scripts);
+        if self.choices.is_empty() {
+            return format!("{scripts}, no variant switched on");
+        }
+        let names: Vec<&str> = self.choices.iter().map(|c| c.name.as_str()).collect();
+        format!(
+            "{scripts} and the variant{} {} from {}",
+            if names.len() == 1 { "" } else { "s" },
+            names.join(", "),
+            crate::files::describe_folder(&self.variants)
+        )
+    }
+}
+
 /// One complete, loaded set of rules: a Lua state and everything its scripts declared.
 pub struct RuleSet {
     pub lua: Lua,
@@ -59,6 +76,8 @@ pub struct Defs {
     pub variants: Vec<(Variant, Map<String, Json>)>,
     /// Every script file loaded, for the watcher and for messages.
     pub files: Vec<PathBuf>,
+    /// Where they were found.
+    pub sources: Sources,
 }
 
 /// The text of an mlua error, without the Rust wrapping: scripts' errors already begin
@@ -99,8 +118,12 @@ pub fn located(lua: &Lua, message: impl std::fmt::Display) -> mlua::Error {
     mlua::Error::runtime(format!("{place}{message}"))
 }
 
-/// How a file is named in messages: relative to the current folder when it is below it.
+/// How a file is named in messages: relative to the current folder when it is below it; a
+/// built-in file by its place in rally's sources (`scripts/elements/gear.lua`).
 pub fn display_path(path: &Path) -> String {
+    if let Some(inside) = crate::builtin::shown(path) {
+        return inside.display().to_string();
+    }
     let cwd = std::env::current_dir().unwrap_or_default();
     path.strip_prefix(&cwd)
         .unwrap_or(path)
@@ -115,17 +138,12 @@ struct Collected {
     options: Vec<(OptionDef, Replace)>,
 }
 
+/// The `.lua` files in `dir` (on disk or built in), sorted.
 fn lua_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "lua"))
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    files
+    crate::files::list(dir)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "lua"))
+        .collect()
 }
 
 impl RuleSet {
@@ -240,7 +258,7 @@ impl RuleSet {
         if files.is_empty() {
             return Err(Error::Other(format!(
                 "no element scripts found in {} (expected {}/elements/*.lua); pass --scripts DIR",
-                sources.scripts.display(),
+                crate::files::describe_folder(&sources.scripts),
                 sources.scripts.display()
             )));
         }
@@ -262,6 +280,7 @@ impl RuleSet {
             options: Vec::new(),
             variants,
             files: files.iter().map(|(f, _)| f.clone()).collect(),
+            sources: sources.clone(),
         };
         for (path, params) in &files {
             let shown = display_path(path);
@@ -326,10 +345,7 @@ fn run_file(
     shown: &str,
     params: Option<&Map<String, Json>>,
 ) -> Result<()> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::File {
-        file: path.to_path_buf(),
-        message: e.to_string(),
-    })?;
+    let text = crate::files::read_text(path)?;
     let err = |e: mlua::Error| Error::Script(lua_message(&e));
     let mut extra = Vec::new();
     if let Some(params) = params {
@@ -521,8 +537,9 @@ impl Catalogue for RuleSet {
         match self.element_id(name) {
             Some(i) => Ok((i, &self.elements[i].params)),
             None => Err(format!(
-                "unknown element `{name}`{}",
-                crate::error::suggest(name, self.elements.iter().map(|e| e.name.as_str()))
+                "unknown element `{name}`{}; the elements come from {}",
+                crate::error::suggest(name, self.elements.iter().map(|e| e.name.as_str())),
+                self.sources.describe()
             )),
         }
     }

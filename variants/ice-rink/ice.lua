@@ -220,8 +220,10 @@ rally.element {
   -- Entering the ice sets the chart (§8.4 A, §8.9 #5, #6, #11, #20).
   on_enter = function(ctx, tile, robot, info)
     local v = chart(robot)
-    if info.how == "card" then
-      -- The card's full value in the direction of travel, even if only its last square is ice.
+    if info.how == "card" or info.how == "jump" then
+      -- The card's full value in the direction of travel, even if only its last square is ice;
+      -- a teleporter or portal jump by the card likewise (§8.9 #5, #6 [prop.]: Move 2 gives 2
+      -- although a teleporter jumps it 4; Back Up gives 1, forward, the way it jumped).
       v.vx, v.vy = 0, 0
       push_speed(v, info.dir, info.card and info.card.distance or 1)
     elseif info.how == "push" then
