@@ -4,6 +4,7 @@
 //! them says SKIPPED and passes unless `RALLY_REQUIRE_BROWSER=1` (CI, after installing).
 #![allow(dead_code)]
 
+use base64::Engine;
 use serde_json::{json, Value};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -75,6 +76,8 @@ impl Browser {
             "/session",
             json!({"capabilities": {"alwaysMatch": {
                 "browserName": "chrome",
+                // The page's console, so a test can fail on a script error (`errors`).
+                "goog:loggingPrefs": { "browser": "ALL" },
                 "goog:chromeOptions": {
                     "binary": chromium,
                     "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
@@ -132,6 +135,9 @@ impl Drop for Browser {
     }
 }
 
+/// What a page shows, for a failed wait's message: its `data-` attributes and its text.
+const SHOWN: &str = "return { data: Object.assign({}, document.body.dataset), text: document.body.innerText.slice(0, 2000) };";
+
 impl Browser {
     pub fn get(&self, path: &str) -> Value {
         let url = format!("{}/session/{}{path}", self.base, self.session);
@@ -151,34 +157,35 @@ impl Browser {
             if !value.is_null() && value != json!(false) {
                 return value;
             }
-            assert!(Instant::now() < deadline, "waited {patience:?} for {what}");
+            if Instant::now() >= deadline {
+                panic!(
+                    "waited {patience:?} for {what}; the page's script errors: {:?}; the page: {:#}",
+                    self.errors(),
+                    self.run(SHOWN)
+                );
+            }
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+
+    /// The page's script errors so far (uncaught exceptions, failed loads): the console's
+    /// SEVERE entries. Reading them empties the log.
+    pub fn errors(&self) -> Vec<String> {
+        let entries = self.post("/se/log", json!({ "type": "browser" }));
+        entries
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|e| e["level"] == "SEVERE")
+            .map(|e| e["message"].as_str().unwrap_or("").to_string())
+            .collect()
     }
 
     /// A PNG of the window.
     pub fn screenshot(&self) -> Vec<u8> {
         let data = self.get("/screenshot");
-        decode_base64(data.as_str().expect("a base64 screenshot"))
+        base64::engine::general_purpose::STANDARD
+            .decode(data.as_str().expect("a base64 screenshot"))
+            .expect("a base64 screenshot")
     }
-}
-
-fn decode_base64(text: &str) -> Vec<u8> {
-    let value = |c: u8| match c {
-        b'A'..=b'Z' => c - b'A',
-        b'a'..=b'z' => c - b'a' + 26,
-        b'0'..=b'9' => c - b'0' + 52,
-        b'+' => 62,
-        _ => 63,
-    };
-    let clean: Vec<u8> = text.bytes().filter(|&c| c != b'=' && c != b'\n').collect();
-    let mut out = Vec::with_capacity(clean.len() * 3 / 4);
-    for chunk in clean.chunks(4) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |acc, (i, &c)| acc | (value(c) as u32) << (18 - 6 * i));
-        out.extend_from_slice(&n.to_be_bytes()[1..chunk.len()]);
-    }
-    out
 }
