@@ -12,6 +12,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
+use axum::serve::ListenerExt;
 use axum::Router;
 use serde::Deserialize;
 use std::net::SocketAddr;
@@ -69,6 +70,14 @@ impl Server {
             .local_addr()
             .map_err(|e| Error::Other(e.to_string()))?;
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        // Frames are small and sent one after another: without TCP_NODELAY, Nagle's algorithm
+        // holds a frame back until the browser acknowledges the one before (up to 40 ms of
+        // delayed ACK per frame).
+        let listener = listener.tap_io(|tcp| {
+            if let Err(e) = tcp.set_nodelay(true) {
+                tracing::debug!("no TCP_NODELAY on a connection: {e}");
+            }
+        });
         let app = router(lobby.clone());
         let thread = std::thread::Builder::new()
             .name("rally-serve".into())

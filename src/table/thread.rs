@@ -78,6 +78,15 @@ enum Stand {
     Over,
 }
 
+/// A browser connected to the table.
+struct Connection {
+    role: Role,
+    out: Outbox,
+    /// The last state frame it was sent: an unchanged state is not sent again (a card
+    /// placed at one seat changes nobody else's view).
+    shown: String,
+}
+
 /// A person's seat (bots' seats are never absent).
 struct SeatState {
     name: String,
@@ -101,7 +110,7 @@ struct Pending {
 pub(super) struct Table {
     info: Arc<TableInfo>,
     rx: Receiver<Command>,
-    conns: BTreeMap<u64, (Role, Outbox)>,
+    conns: BTreeMap<u64, Connection>,
     seats: Vec<SeatState>,
     settings: Settings,
     stand: Stand,
@@ -441,18 +450,25 @@ impl Table {
                     "board": self.board_svg,
                 })
                 .to_string();
-                self.conns.insert(conn, (role, out));
+                self.conns.insert(
+                    conn,
+                    Connection {
+                        role,
+                        out,
+                        shown: String::new(),
+                    },
+                );
                 self.send(conn, welcome);
                 self.broadcast();
             }
             Command::Disconnect { conn } => {
-                if let Some((Role::Seat(r), _)) = self.conns.remove(&conn) {
+                if let Some(Role::Seat(r)) = self.conns.remove(&conn).map(|c| c.role) {
                     self.left(r);
                 }
                 self.broadcast();
             }
             Command::Message { conn, message } => {
-                let Some(&(role, _)) = self.conns.get(&conn) else {
+                let Some(role) = self.conns.get(&conn).map(|c| c.role) else {
                     return;
                 };
                 match self.act(role, message) {
@@ -583,13 +599,13 @@ impl Table {
     }
 
     fn send(&mut self, conn: u64, frame: String) {
-        let Some((role, out)) = self.conns.get(&conn) else {
+        let Some(c) = self.conns.get(&conn) else {
             return;
         };
-        if out.try_send(frame).is_err() {
+        if c.out.try_send(frame).is_err() {
             // Full or closed: the browser is gone or not reading; it gets everything again
             // when it reconnects.
-            let role = *role;
+            let role = c.role;
             self.conns.remove(&conn);
             if let Role::Seat(r) = role {
                 self.left(r);
@@ -610,7 +626,7 @@ impl Table {
         let hosts: Vec<u64> = self
             .conns
             .iter()
-            .filter(|(_, (role, _))| *role == Role::Host)
+            .filter(|(_, c)| c.role == Role::Host)
             .map(|(c, _)| *c)
             .collect();
         for conn in hosts {
@@ -629,11 +645,17 @@ impl Table {
             Vec::new(),
             0,
         );
-        let conns: Vec<(u64, Role)> = self.conns.iter().map(|(c, (r, _))| (*c, *r)).collect();
+        let conns: Vec<(u64, Role)> = self.conns.iter().map(|(&id, c)| (id, c.role)).collect();
         for (conn, role) in conns {
             let frame =
                 serde_json::to_string(&self.view(role, board.clone())).expect("views serialize");
-            self.send(conn, frame);
+            let Some(c) = self.conns.get_mut(&conn) else {
+                continue;
+            };
+            if c.shown != frame {
+                c.shown.clone_from(&frame);
+                self.send(conn, frame);
+            }
         }
     }
 
