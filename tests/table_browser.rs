@@ -125,6 +125,7 @@ fn two_players_and_a_bot_play_a_turn_in_two_browsers() {
     shoot(&bob, "after-turn.png");
 
     // `rally run` on the same cards: a scenario of turn 1 as the save recorded its programs.
+    server.lobby.flush_saves();
     let saved: Value = serde_json::from_str(&std::fs::read_to_string(&save).unwrap()).unwrap();
     let dealt = saved["history"][0]["dealt"].as_array().unwrap();
     let mut scenario =

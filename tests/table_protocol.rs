@@ -333,3 +333,50 @@ fn a_table_comes_back_from_its_save_with_the_same_links() {
         assert_eq!(ann.hand(), first_hand, "the same deal of turn 2");
     });
 }
+
+#[test]
+fn a_save_that_cannot_be_written_is_shown_to_the_host_and_the_table_plays_on() {
+    let ws = Workspace::new();
+    let launch = ws.launch("t", Settings::default(), false);
+    let save = launch.save.clone();
+    let (server, infos) = serve(vec![launch]);
+    let tokens = &infos[0].tokens;
+    // Something else took the save's place: a folder with a file in it.
+    std::fs::create_dir_all(save.join("in-the-way")).unwrap();
+    runtime().block_on(async {
+        let mut host = Client::connect(&server, "t", &tokens.host).await;
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        ann.program_and_ready().await;
+        bob.program_and_ready().await;
+        let notice = host
+            .until(|f| f["type"] == "notice" && f["level"] == "error")
+            .await;
+        let text = notice["text"].as_str().unwrap();
+        assert!(text.contains("could not be saved"), "{text}");
+        assert!(text.contains("t.save.json"), "{text}");
+        // Only the host is told; the turn goes on for everyone.
+        ann.state_where(|s| s["turn"] == 2 && s["phase"] == "programming")
+            .await;
+        assert!(ann.frames.iter().all(|f| f["type"] != "notice"));
+        // The way is cleared: the next stages are saved again.
+        std::fs::remove_dir_all(&save).unwrap();
+        bob.state_where(|s| s["turn"] == 2 && s["phase"] == "programming")
+            .await;
+        ann.program_and_ready().await;
+        bob.program_and_ready().await;
+        let notice = host.until(|f| f["type"] == "notice").await;
+        assert_eq!(notice["text"], "the game is saved again", "{notice}");
+        let failures = host
+            .frames
+            .iter()
+            .filter(|f| f["type"] == "notice" && f["level"] == "error")
+            .count();
+        assert_eq!(failures, 1, "one notice, not one per stage that failed");
+        ann.until(|f| f["type"] == "stage" && f["label"] == "Turn 2 · End of turn")
+            .await;
+    });
+    server.lobby.flush_saves();
+    let (saved, _) = rally::table::thread::resume(&save).unwrap();
+    assert_eq!(saved.state.turn, 3);
+}

@@ -15,11 +15,14 @@
 //! - [`thread`]: the table thread, the only place a game changes; it plays the same
 //!   `Match`, bots, decision interface, saves and hot reload as `rally play`.
 //! - [`desk`]: the rules of programming a turn at the table (hand, registers, ready).
+//! - [`saver`]: the saves written off the table threads, so a table never waits for the
+//!   disk.
 //!
 //! The server adds seats, tokens, frames and a lobby, nothing about the rules.
 
 pub mod desk;
 pub mod protocol;
+pub mod saver;
 pub mod server;
 pub mod thread;
 
@@ -163,6 +166,7 @@ pub struct Lobby {
     tables: Mutex<BTreeMap<String, Arc<TableHandle>>>,
     next_connection: AtomicU64,
     threads: Mutex<Vec<std::thread::JoinHandle<()>>>,
+    saver: Arc<saver::Saver>,
 }
 
 impl Lobby {
@@ -177,9 +181,10 @@ impl Lobby {
         }
         let tokens_file = tokens_path(&launch.save);
         let tokens_text = serde_json::to_string_pretty(&launch.tokens).expect("tokens serialize");
+        let (saver, me) = (self.saver.clone(), tx.clone());
         let handle = std::thread::Builder::new()
             .name(format!("table {id}"))
-            .spawn(move || thread::run(launch, rx, ready_tx))
+            .spawn(move || thread::run(launch, saver, me, rx, ready_tx))
             .map_err(|e| Error::Other(format!("cannot start a table thread: {e}")))?;
         let info = match ready_rx.recv() {
             Ok(Ok(info)) => info,
@@ -222,7 +227,12 @@ impl Lobby {
         self.next_connection.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// Tells every table to stop and waits for their threads (the games are saved).
+    /// Waits until every save the tables asked for is on disk.
+    pub fn flush_saves(&self) {
+        self.saver.flush();
+    }
+
+    /// Tells every table to stop and waits for their threads and their last saves.
     pub fn shutdown(&self) {
         for table in self.tables.lock().expect("lobby lock").values() {
             table.send(Command::Shutdown);
@@ -231,6 +241,15 @@ impl Lobby {
         for t in threads {
             let _ = t.join();
         }
+        self.saver.flush();
+    }
+}
+
+impl Drop for Lobby {
+    /// A table thread keeps a way to itself (for its saves' outcomes), so it does not end
+    /// when the lobby's handles go: the lobby stops its tables.
+    fn drop(&mut self) {
+        self.shutdown();
     }
 }
 

@@ -13,6 +13,7 @@ use super::desk::Desk;
 use super::protocol::{
     error_frame, DeskView, Incoming, QuestionView, RobotView, SeatView, Settings, View,
 };
+use super::saver::Saver;
 use super::{Launch, Role, TableInfo, Tokens};
 use crate::board::Board;
 use crate::cards::Card;
@@ -32,7 +33,7 @@ use serde_json::json;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -59,6 +60,8 @@ pub enum Command {
         conn: u64,
         message: Incoming,
     },
+    /// The saver wrote the game, or why it could not.
+    Saved(std::result::Result<(), String>),
     /// The server stops: leave the game as saved.
     Shutdown,
 }
@@ -128,6 +131,8 @@ pub(super) struct Table {
     outcome: Option<String>,
     started: bool,
     closed: bool,
+    /// Why the last save failed, while saving fails.
+    save_failure: Option<String>,
 }
 
 type Shared = Rc<RefCell<Table>>;
@@ -136,6 +141,8 @@ type Shared = Rc<RefCell<Table>>;
 /// shuts down. `ready` gets the table's public description, or why it could not start.
 pub(super) fn run(
     launch: Launch,
+    saver: Arc<Saver>,
+    me: Sender<Command>,
     rx: Receiver<Command>,
     ready: SyncSender<std::result::Result<Arc<TableInfo>, String>>,
 ) {
@@ -192,6 +199,7 @@ pub(super) fn run(
         outcome: None,
         started: false,
         closed: false,
+        save_failure: None,
     }));
     m.game.set_chooser(Box::new(TableChooser(table.clone())));
     let mut seats = TableSeats {
@@ -199,7 +207,7 @@ pub(super) fn run(
         table: table.clone(),
         hot,
     };
-    if let Err(e) = play(&mut m, &mut seats, &launch) {
+    if let Err(e) = play(&mut m, &mut seats, &launch, &saver, &me) {
         tracing::error!("table {}: {e}", launch.id);
         let mut t = table.borrow_mut();
         t.stand = Stand::Paused(format!("the table stopped: {e}"));
@@ -260,7 +268,13 @@ fn title(m: &Match) -> String {
 
 /// The turn loop: wait for the players, then advance stage by stage, telling every page
 /// what happened and saving after each stage, until the game is over.
-fn play(m: &mut Match, seats: &mut TableSeats, launch: &Launch) -> Result<()> {
+fn play(
+    m: &mut Match,
+    seats: &mut TableSeats,
+    launch: &Launch,
+    saver: &Saver,
+    me: &Sender<Command>,
+) -> Result<()> {
     let table = seats.table.clone();
     // Wait for every person to take a seat, or for the host to start.
     loop {
@@ -311,7 +325,14 @@ fn play(m: &mut Match, seats: &mut TableSeats, launch: &Launch) -> Result<()> {
             t.turn = m.game.state().turn;
             t.send_all(&frame);
         }
-        save::write_json(&launch.save, &m.save(&launch.extra))?;
+        let (path, data, me) = (launch.save.clone(), m.save(&launch.extra), me.clone());
+        saver.save(
+            &launch.save,
+            Box::new(move || {
+                let saved = save::write_json(&path, &data).map_err(|e| e.to_string());
+                let _ = me.send(Command::Saved(saved));
+            }),
+        );
     }
     let replay = m.replay(&launch.extra);
     save::write_json(&launch.replay_path(), &replay)?;
@@ -476,8 +497,27 @@ impl Table {
                     Err(e) => self.send(conn, error_frame(&e)),
                 }
             }
+            Command::Saved(saved) => self.saved(saved),
             Command::Shutdown => self.closed = true,
         }
+    }
+
+    /// Tells the host when saving starts failing and when it works again (not at every
+    /// stage that fails the same way).
+    fn saved(&mut self, saved: std::result::Result<(), String>) {
+        if saved.as_ref().err() == self.save_failure.as_ref() {
+            return;
+        }
+        let (level, text) = match &saved {
+            Err(e) => (
+                "error",
+                format!("✗ the game could not be saved: {e}\n  the table plays on and tries again after the next stage"),
+            ),
+            Ok(()) => ("info", "the game is saved again".to_string()),
+        };
+        self.save_failure = saved.err();
+        let notice = json!({"type": "notice", "level": level, "text": text}).to_string();
+        self.send_host(&notice);
     }
 
     fn left(&mut self, robot: RobotId) {
