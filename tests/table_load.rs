@@ -16,6 +16,7 @@ use rally::table::server::Server;
 use rally::table::TableInfo;
 use serde::Deserialize;
 use serde_json::json;
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 use table_client::{serve, Client, Workspace};
 
@@ -195,6 +196,7 @@ fn many_tables_play_whole_games_and_lose_nothing() {
         .build()
         .unwrap();
     let started = Instant::now();
+    let cpu_before = cpu_time();
     let server = std::sync::Arc::new(server);
     let mut times: Vec<Duration> = runtime.block_on(async {
         let games: Vec<_> = infos
@@ -212,6 +214,7 @@ fn many_tables_play_whole_games_and_lose_nothing() {
         all
     });
     let wall = started.elapsed();
+    let cpu_after = cpu_time();
     for info in &infos {
         let replay = ureq::get(&format!("http://{}/t/{}/replay", server.addr, info.id))
             .call()
@@ -235,4 +238,52 @@ fn many_tables_play_whole_games_and_lose_nothing() {
         times.len()
     );
     assert_eq!(times.len(), tables * TURNS as usize);
+    // CPU time barely depends on what else the machine runs, unlike the times above.
+    if !cpu_after.is_empty() {
+        let turns = times.len() as f64;
+        let per_turn = |group: &str| {
+            let used = cpu_after.get(group).copied().unwrap_or_default()
+                - cpu_before.get(group).copied().unwrap_or_default();
+            used.as_secs_f64() * 1000.0 / turns
+        };
+        let server: f64 = ["tables", "network", "saver"].map(per_turn).iter().sum();
+        eprintln!(
+            "CPU per table-turn: server {server:.2} ms (table threads {:.2}, network {:.2}, saver {:.2}); this test's clients {:.2} ms",
+            per_turn("tables"),
+            per_turn("network"),
+            per_turn("saver"),
+            per_turn("clients"),
+        );
+    }
+}
+
+/// The CPU time this process's threads have used so far, by what they do (their names:
+/// `table …`, the server's `rally-serve`, `rally-saver`, and the rest: this test's
+/// clients), from Linux's /proc/self/task/*/schedstat; empty where there is none.
+fn cpu_time() -> BTreeMap<&'static str, Duration> {
+    let mut used = BTreeMap::new();
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return used;
+    };
+    for task in tasks.flatten() {
+        let read = |file: &str| std::fs::read_to_string(task.path().join(file)).ok();
+        let (Some(name), Some(stat)) = (read("comm"), read("schedstat")) else {
+            continue;
+        };
+        let Some(nanos) = stat
+            .split_whitespace()
+            .next()
+            .and_then(|n| n.parse::<u64>().ok())
+        else {
+            continue;
+        };
+        let group = match name.trim() {
+            n if n.starts_with("table ") => "tables",
+            "rally-serve" => "network",
+            "rally-saver" => "saver",
+            _ => "clients",
+        };
+        *used.entry(group).or_default() += Duration::from_nanos(nanos);
+    }
+    used
 }

@@ -14,6 +14,7 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use axum::serve::ListenerExt;
 use axum::Router;
+use futures_util::SinkExt;
 use serde::Deserialize;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -295,7 +296,13 @@ async fn session(mut ws: WebSocket, table: Arc<TableHandle>, role: Role, conn: u
         let reply = tokio::select! {
             frame = frames.recv() => match frame {
                 Some(text) => {
-                    if ws.send(Message::Text(text.into())).await.is_err() {
+                    // Frames often come several at once (a turn's stages): write all that
+                    // are waiting, then flush once.
+                    let mut sent = ws.feed(Message::Text(text.into())).await;
+                    while let (Ok(()), Ok(more)) = (&sent, frames.try_recv()) {
+                        sent = ws.feed(Message::Text(more.into())).await;
+                    }
+                    if sent.is_err() || ws.flush().await.is_err() {
                         break;
                     }
                     continue;
