@@ -313,7 +313,7 @@ fn a_table_comes_back_from_its_save_with_the_same_links() {
         let state = ann
             .state_where(|s| s["turn"] == 2 && s["desk"].is_object())
             .await;
-        (state["robots"].clone(), ann.hand())
+        (state["frame"]["robots"].clone(), ann.hand())
     });
     drop(server);
 
@@ -329,7 +329,10 @@ fn a_table_comes_back_from_its_save_with_the_same_links() {
         let _bob = Client::connect(&server, "t", &tokens.seats[1]).await;
         let state = ann.state_where(|s| s["desk"].is_object()).await;
         assert_eq!(state["turn"], 2);
-        assert_eq!(state["robots"], ann_cards, "the robots as they were");
+        assert_eq!(
+            state["frame"]["robots"], ann_cards,
+            "the robots as they were"
+        );
         assert_eq!(ann.hand(), first_hand, "the same deal of turn 2");
     });
 }

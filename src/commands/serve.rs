@@ -125,14 +125,12 @@ fn launches(games: &[PathBuf], opts: &ServeOptions, common: &Common) -> Result<V
 /// `games/practice.toml` → `practice`; `saves/practice.save.json` → `practice`: letters,
 /// digits and dashes only, since it goes into links.
 fn table_name(path: &Path) -> String {
-    let name = path
-        .file_name()
-        .map_or("table".into(), |n| n.to_string_lossy().to_string());
-    let stem = name
-        .strip_suffix(".save.json")
-        .or_else(|| name.strip_suffix(".toml"))
-        .or_else(|| name.strip_suffix(".json"))
-        .unwrap_or(&name);
+    let stem = match path.file_stem() {
+        Some(stem) if path.extension().is_some_and(|e| e == "toml") => {
+            stem.to_string_lossy().to_string()
+        }
+        _ => crate::game::save::name(path),
+    };
     let clean: String = stem
         .chars()
         .map(|c| {
@@ -147,5 +145,24 @@ fn table_name(path: &Path) -> String {
         "table".into()
     } else {
         clean
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_are_named_after_their_game_or_save_in_link_safe_letters() {
+        for (path, name) in [
+            ("games/practice.toml", "practice"),
+            ("saves/practice.save.json", "practice"),
+            ("saves/old.json", "old"),
+            ("games/Die Bahn 2.toml", "Die-Bahn-2"),
+            ("games/ü.toml", "-"),
+            (".toml", "-toml"),
+        ] {
+            assert_eq!(table_name(Path::new(path)), name, "{path}");
+        }
     }
 }

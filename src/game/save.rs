@@ -348,14 +348,19 @@ impl Save {
 /// `saves/x.save.json` → `saves/x.SUFFIX`: the files kept beside a save (its replay, a
 /// table's tokens).
 pub fn beside(save: &Path, suffix: &str) -> PathBuf {
-    let name = save
+    save.with_file_name(format!("{}.{suffix}", name(save)))
+}
+
+/// `saves/x.save.json` (or `x.json`) → `x`: the name a save and the files beside it share.
+pub fn name(save: &Path) -> String {
+    let file = save
         .file_name()
         .map_or("game".into(), |n| n.to_string_lossy().to_string());
-    let stem = name
+    let stem = file
         .strip_suffix(".save.json")
-        .or_else(|| name.strip_suffix(".json"))
-        .unwrap_or(&name);
-    save.with_file_name(format!("{stem}.{suffix}"))
+        .or_else(|| file.strip_suffix(".json"))
+        .unwrap_or(&file);
+    stem.to_string()
 }
 
 /// Writes JSON to `path` atomically.

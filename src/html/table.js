@@ -86,7 +86,7 @@
 
   function seatsTable(s) {
     $("seats").tBodies[0].innerHTML = s.seats.map((seat, i) => {
-      const r = s.robots[i];
+      const r = s.frame.robots[i];
       const locked = seat.locked.map((c, j) => c ? (j + 1) + ":" + c : "").filter(Boolean).join(" ");
       const player = seat.driver === "bot" ? "bot" : seat.connected ? "person" : '<span class="away">away</span>';
       return '<tr data-robot="' + text(seat.name) + '" data-status="' + seat.status + '">' +
@@ -94,7 +94,7 @@
         (s.seat === seat.name ? " (you)" : "") + "</td><td>" + player + "</td>" +
         '<td class="status-' + seat.status + '">' + seat.status + "</td>" +
         "<td>" + pips(r.damage) + "</td><td>" + r.lives + "</td><td>" + r.flags + "</td>" +
-        "<td>" + text(locked) + (r.options.length ? '<div class="away">' + text(r.options.join(", ")) + "</div>" : "") + "</td></tr>";
+        "<td>" + text(locked) + (seat.options.length ? '<div class="away">' + text(seat.options.join(", ")) + "</div>" : "") + "</td></tr>";
     }).join("");
   }
 

@@ -8,9 +8,8 @@
 //! program and nobody else's ([`View`]).
 
 use crate::cards::Card;
-use crate::state::Robot;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// The largest message a browser may send: a message of the protocol is well under 200
 /// bytes; anything near this is a mistake or an attack.
@@ -92,51 +91,6 @@ pub fn error_frame(message: &str) -> String {
     serde_json::json!({ "type": "error", "message": message }).to_string()
 }
 
-/// A robot as every page draws it (the replay viewer's shape).
-#[derive(Clone, Debug, Serialize)]
-pub struct RobotView {
-    pub name: String,
-    pub color: &'static str,
-    pub at: [i32; 2],
-    pub facing: String,
-    pub damage: i32,
-    pub lives: i32,
-    pub flags: u32,
-    pub destroyed: bool,
-    pub powered_down: bool,
-    pub options: Vec<String>,
-    pub vars: Map<String, Value>,
-}
-
-impl RobotView {
-    pub fn all(robots: &[Robot]) -> Vec<RobotView> {
-        robots
-            .iter()
-            .enumerate()
-            .map(|(i, r)| RobotView {
-                name: r.name.clone(),
-                color: crate::svg::robot_color(i, r),
-                at: r.at.into(),
-                facing: r.facing.to_string(),
-                damage: r.damage,
-                lives: r.lives,
-                flags: r.flags,
-                destroyed: r.destroyed,
-                powered_down: r.powered_down,
-                options: r
-                    .options
-                    .iter()
-                    .map(|o| match o.uses_left {
-                        Some(n) => format!("{} ({n})", o.name),
-                        None => o.name.clone(),
-                    })
-                    .collect(),
-                vars: r.vars.clone(),
-            })
-            .collect()
-    }
-}
-
 /// One seat as everybody sees it.
 #[derive(Clone, Debug, Serialize)]
 pub struct SeatView {
@@ -149,6 +103,8 @@ pub struct SeatView {
     pub status: &'static str,
     /// The cards in locked registers (face up), `null` for the others.
     pub locked: Vec<Option<String>>,
+    /// Its robot's option cards, with the uses left where they are counted.
+    pub options: Vec<String>,
 }
 
 /// A seat's own desk: only ever in that seat's frames.
@@ -188,7 +144,6 @@ pub struct View {
     /// "waiting" (for players), "programming", "resolving", "deciding", "paused", "over".
     pub phase: &'static str,
     pub rules: u64,
-    pub robots: Vec<RobotView>,
     pub seats: Vec<SeatView>,
     pub desk: Option<DeskView>,
     pub question: Option<QuestionView>,
@@ -200,7 +155,8 @@ pub struct View {
     pub outcome: Option<String>,
     /// Where the finished game's replay is shown.
     pub replay: Option<String>,
-    /// The robots now, as the drawing module (`board.js`) draws them.
+    /// The robots now, as the drawing module (`board.js`) draws them (and the seats
+    /// table shows their damage, lives and flags).
     pub frame: crate::html::view::FrameView,
 }
 

@@ -10,9 +10,7 @@
 //! ([`Table::view`]): a seat sees its own hand and program, nobody else's.
 
 use super::desk::Desk;
-use super::protocol::{
-    error_frame, DeskView, Incoming, QuestionView, RobotView, SeatView, Settings, View,
-};
+use super::protocol::{error_frame, DeskView, Incoming, QuestionView, SeatView, Settings, View};
 use super::saver::Saver;
 use super::{Launch, Role, TableInfo, Tokens};
 use crate::board::Board;
@@ -739,6 +737,14 @@ impl Table {
                     connected: !s.person || s.connections > 0,
                     status,
                     locked,
+                    options: r
+                        .options
+                        .iter()
+                        .map(|o| match o.uses_left {
+                            Some(n) => format!("{} ({n} left)", o.name),
+                            None => o.name.clone(),
+                        })
+                        .collect(),
                 }
             })
             .collect();
@@ -788,7 +794,6 @@ impl Table {
                 (Stand::Resolving, _) => "resolving",
             },
             rules: self.generation,
-            robots: RobotView::all(&self.robots),
             seats,
             desk,
             question,
