@@ -52,8 +52,10 @@ impl Chooser for Defaults {
     }
 }
 
-/// How bots answer: a few rules of thumb for the standard questions, the default for the
-/// rest (a bot understands any script's question that way, if not cleverly).
+/// How bots answer: a few rules of thumb for the standard questions; for any other question,
+/// the script's own advice (`info.advice`, one of the choices: the option scripts say there
+/// when a bot should use them), else the default. A bot thus understands any script's
+/// question, as cleverly as the script advises.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct BotPolicy;
 
@@ -79,7 +81,10 @@ impl Chooser for BotPolicy {
             }
             // Free ammunition or a free card are always worth having.
             "chop_shop" if has("draw") => Some("draw".into()),
-            _ => None,
+            _ => match q.detail.get("advice") {
+                Some(Value::String(a)) if has(a) => Some(a.clone()),
+                _ => None,
+            },
         }
     }
 }
@@ -176,6 +181,18 @@ mod tests {
         assert_eq!(fixed.choose(&absorb).as_deref(), Some("coat"));
         assert_eq!(fixed.choose(&absorb).as_deref(), Some("coat"));
         assert_eq!(fixed.choose(&question("other", &["x"])), None);
+    }
+
+    #[test]
+    fn bots_follow_the_scripts_advice_when_it_is_a_choice() {
+        let mut q = question("recompile", &["no", "yes"]);
+        assert_eq!(BotPolicy.choose(&q), None);
+        q.detail
+            .insert("advice".into(), Value::String("yes".into()));
+        assert_eq!(BotPolicy.choose(&q).as_deref(), Some("yes"));
+        q.detail
+            .insert("advice".into(), Value::String("maybe".into()));
+        assert_eq!(BotPolicy.choose(&q), None, "advice that is not a choice");
     }
 
     #[test]

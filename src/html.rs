@@ -10,11 +10,12 @@
 
 pub mod view;
 
+use crate::cards::Card;
 use crate::engine::Game;
 use crate::error::Result;
 use crate::game::{Phase, TurnRecord};
 use crate::scenario::Scenario;
-use crate::state::{Event, Robot};
+use crate::state::{Event, Robot, StepSnapshot};
 use crate::svg;
 use serde::Serialize;
 
@@ -43,7 +44,8 @@ pub struct Frame {
 }
 
 impl Frame {
-    /// The frame after `phase` of turn `turn` ("Start", "Register 2", "End of turn").
+    /// The frame after the start (`Phase::Program`) or the end of turn `turn`, or after a
+    /// whole register.
     pub fn of_phase(turn: u32, phase: Phase, robots: Vec<Robot>, events: Vec<Event>) -> Frame {
         let (id, register, stage, label) = match phase {
             Phase::Register(r) => (
@@ -68,56 +70,164 @@ impl Frame {
     }
 }
 
-/// Resolves `scenario` on a freshly started `game`, one frame per register: "Start" (after
-/// the start of the turn), "Register 1".., and "End of turn" if the scenario resolves it.
-pub fn frames(scenario: &Scenario, game: &mut Game) -> Result<Vec<Frame>> {
-    let mut frames = Vec::new();
+/// The frames of one register: one per step snapshot the engine noted (each card, each step in
+/// which something happened), `t{turn}r{register}s1`, `s2`...; a register in which nothing
+/// happened is one frame. `events` are the register's events, counted as the steps count
+/// them; `after` are the robots once it is over.
+fn register_frames(
+    turn: u32,
+    register: u8,
+    steps: &[StepSnapshot],
+    events: &[Event],
+    after: Vec<Robot>,
+) -> Vec<Frame> {
+    if steps.is_empty() {
+        return vec![Frame::of_phase(
+            turn,
+            Phase::Register(register),
+            after,
+            events.to_vec(),
+        )];
+    }
+    let mut frames = Vec::with_capacity(steps.len());
     let mut seen = 0;
-    let mut snapshot = |game: &Game, phase: Phase| {
-        let state = game.state();
-        frames.push(Frame::of_phase(
-            state.turn,
-            phase,
-            state.robots.clone(),
-            state.events[seen..].to_vec(),
-        ));
-        seen = state.events.len();
-    };
+    for (i, m) in steps.iter().enumerate() {
+        // The last frame takes any events logged after the last note.
+        let upto = if i + 1 == steps.len() {
+            events.len()
+        } else {
+            m.events.clamp(seen, events.len())
+        };
+        let events = events[seen..upto].to_vec();
+        seen = upto;
+        let stage = if m.robot.is_some() { "card" } else { &m.step };
+        frames.push(Frame {
+            id: format!("t{turn}r{register}s{}", i + 1),
+            label: format!("Register {register} · {}", stage_label(m, &events)),
+            turn,
+            register,
+            stage: stage.to_string(),
+            acting: m.robot.clone(),
+            robots: m.robots.clone(),
+            events,
+        });
+    }
+    frames
+}
+
+/// What a step snapshot shows, in words: "Alpha plays Move 2 (700)", "express belts", "lasers".
+fn stage_label(m: &StepSnapshot, events: &[Event]) -> String {
+    if let Some(robot) = &m.robot {
+        let card = events
+            .iter()
+            .find(|e| e.what == "card" && e.robot.as_ref() == Some(robot))
+            .and_then(|e| Card::parse(e.detail.get("card")?.as_str()?).ok());
+        return match card {
+            Some(card) => format!("{robot} plays {}", view::card_words(&card)),
+            None => format!("{robot}'s card"),
+        };
+    }
+    match m.step.as_str() {
+        "register_start" => "start of the register".into(),
+        "reveal" => "cards revealed".into(),
+        "robots_move" => "robots move".into(),
+        "after_cards" => "after the cards".into(),
+        "fire" => "lasers".into(),
+        "touch" => "flags and repair sites".into(),
+        "register_end" => "end of the register".into(),
+        step => step.replace('_', " "),
+    }
+}
+
+/// Resolves `scenario` on a freshly started `game`: "Start" (after the start of the turn),
+/// then each register stage by stage (each robot's card, each step in which something
+/// happened), and "End of turn" if the scenario resolves it. A scenario of several turns is
+/// shown as a game is, turn by turn.
+pub fn frames(scenario: &Scenario, game: &mut Game) -> Result<Vec<Frame>> {
+    if let Some(turns) = scenario.record_turns(game)? {
+        return Ok(game_frames(&turns));
+    }
+    let mut frames = Vec::new();
     game.start_turn()?;
-    snapshot(game, Phase::Program);
+    let turn = game.state().turn;
+    let events = |game: &Game, from: usize| game.state().events[from..].to_vec();
+    frames.push(Frame::of_phase(
+        turn,
+        Phase::Program,
+        game.state().robots.clone(),
+        events(game, 0),
+    ));
     for register in 1..=scenario.registers {
-        game.run_register(register)?;
-        snapshot(game, Phase::Register(register));
+        let seen = game.state().events.len();
+        let mut steps = game.run_register_noted(register)?;
+        for m in &mut steps {
+            m.events -= seen;
+        }
+        let after = game.state().robots.clone();
+        frames.extend(register_frames(
+            turn,
+            register,
+            &steps,
+            &events(game, seen),
+            after,
+        ));
     }
     if scenario.end_of_turn {
+        let seen = game.state().events.len();
         game.end_turn()?;
-        snapshot(game, Phase::EndOfTurn);
+        frames.push(Frame::of_phase(
+            turn,
+            Phase::EndOfTurn,
+            game.state().robots.clone(),
+            events(game, seen),
+        ));
     }
     Ok(frames)
 }
 
-/// The frames a whole game recorded (`rally play`, `rally sim`): one per snapshot of each
-/// turn, labelled "Turn 3 · Register 2", with the events of that stage and the programs dealt.
+/// The frames a whole game recorded (`rally play`, `rally sim`): the start of each turn, each
+/// register stage by stage, the end of the turn, labelled "Turn 3 · Register 2 · belts", with
+/// the events of each and the programs dealt.
 pub fn game_frames(turns: &[TurnRecord]) -> Vec<Frame> {
     let mut frames = Vec::new();
     for turn in turns {
-        let mut seen = 0;
-        for snapshot in &turn.snapshots {
-            let upto = snapshot.events.clamp(seen, turn.events.len());
-            let mut robots = snapshot.robots.clone();
+        let programs = |robots: &[Robot]| -> Vec<Robot> {
+            let mut robots = robots.to_vec();
             for robot in &mut robots {
                 if let Some(dealt) = turn.dealt.iter().find(|d| d.robot == robot.name) {
                     robot.program.clone_from(&dealt.program);
                 }
             }
-            let mut frame = Frame::of_phase(
-                turn.turn,
-                snapshot.stage,
-                robots,
-                turn.events[seen..upto].to_vec(),
-            );
-            frame.label = format!("Turn {} · {}", turn.turn, frame.label);
-            frames.push(frame);
+            robots
+        };
+        let mut seen = 0;
+        for snapshot in &turn.snapshots {
+            let upto = snapshot.events.clamp(seen, turn.events.len());
+            let events = &turn.events[seen..upto];
+            let mut stage = match snapshot.stage {
+                Phase::Register(r) => {
+                    let steps: Vec<StepSnapshot> = snapshot
+                        .steps
+                        .iter()
+                        .map(|m| StepSnapshot {
+                            events: m.events.saturating_sub(seen),
+                            robots: programs(&m.robots),
+                            ..m.clone()
+                        })
+                        .collect();
+                    register_frames(turn.turn, r, &steps, events, programs(&snapshot.robots))
+                }
+                phase => vec![Frame::of_phase(
+                    turn.turn,
+                    phase,
+                    programs(&snapshot.robots),
+                    events.to_vec(),
+                )],
+            };
+            for frame in &mut stage {
+                frame.label = format!("Turn {} · {}", turn.turn, frame.label);
+            }
+            frames.extend(stage);
             seen = upto;
         }
     }

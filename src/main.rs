@@ -1,7 +1,9 @@
 //! The `rally` command line. Parsing only: every command is implemented in `rally::commands`.
 
-use clap::{CommandFactory, Parser, Subcommand};
-use rally::commands::{self, render::RenderOptions, run::RunOptions, Common};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use clap_complete::ArgValueCompleter;
+use rally::commands::completions::{element_names, option_names, variant_names};
+use rally::commands::{self, output, render::RenderOptions, run::RunOptions, Common};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -25,24 +27,35 @@ struct Cli {
     #[arg(long, global = true, value_name = "FILE")]
     tiled_mapping: Option<PathBuf>,
     /// Switch a variant on (repeatable); adds to the file's `variants`
-    #[arg(long = "variant", global = true, value_name = "NAME")]
+    #[arg(long = "variant", global = true, value_name = "NAME", add = ArgValueCompleter::new(variant_names))]
     variant: Vec<String>,
-    /// More log output (-v info, -vv debug, -vvv trace)
+    /// More log output (-v info, -vv debug, -vvv trace) [default: RALLY_LOG or RUST_LOG, else warnings]
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     verbose: u8,
-    /// Only errors
+    /// No chatter: only results, warnings about them and errors
     #[arg(short, long, global = true)]
     quiet: bool,
+    /// Colour: auto (on a terminal, unless NO_COLOR is set), always or never
+    #[arg(long, global = true, value_name = "WHEN", default_value = "auto")]
+    color: clap::ColorChoice,
+    /// Change a limit of the script sandbox (repeatable), e.g. `--limit seconds=5`:
+    /// instructions=N, seconds=S, memory=SIZE, value=SIZE, vars=SIZE, log=SIZE, events=N
+    /// (SIZE in bytes, or with K, M or G). See docs/sandbox.md
+    #[arg(long = "limit", global = true, value_name = "NAME=VALUE")]
+    limit: Vec<String>,
 }
 
 #[derive(Subcommand)]
 enum Command {
     /// Resolve a scenario: the board before and after, the event log, the expectations
+    #[command(
+        override_usage = "rally run [OPTIONS] <SCENARIO>\n       rally run [OPTIONS] --replay <LOG>"
+    )]
     Run {
-        /// The scenario file (.toml)
+        /// The scenario file (.toml); required, except with --replay
         #[arg(required_unless_present = "replay")]
         scenario: Option<PathBuf>,
-        /// Print only the final state as JSON
+        /// Print only the final state as JSON (the contract's format, with its events)
         #[arg(long)]
         json: bool,
         /// Resolve it N times in-process and print the median time per resolution
@@ -78,6 +91,9 @@ enum Command {
     Test {
         /// Scenario files or folders (searched recursively) [default: tests/scenarios]
         paths: Vec<PathBuf>,
+        /// Print the results as JSON
+        #[arg(long)]
+        json: bool,
     },
     /// Draw a board, or a scenario's board with its robots, as SVG or PNG
     Render {
@@ -89,8 +105,14 @@ enum Command {
         /// For a scenario: draw the robots after resolving it, not where they start
         #[arg(long)]
         after: bool,
+        /// Add a legend under the board: a sample of each kind of element on it, named
+        #[arg(long)]
+        legend: bool,
+        /// For PNG: pixels per unit of the picture (a square is 64 units), e.g. 3 for print (about 288 dpi at the SVG's size)
+        #[arg(long, value_name = "N", default_value_t = 1.0)]
+        scale: f32,
     },
-    /// Write a self-contained HTML page that plays a replay log, a scenario or a whole game register by register
+    /// Write a self-contained HTML page that plays a replay log, a scenario or a whole game card by card and step by step
     Replay {
         /// A replay log (.json, from `rally run --record`), a scenario (.toml), or a game's replay or save (.json, from `rally play`)
         file: PathBuf,
@@ -106,9 +128,23 @@ enum Command {
     /// Print the manual page (roff) of rally and its commands (e.g. `rally man | man -l -`)
     Man,
     /// List the board elements the scripts define, with parameters, and the order of play
-    Elements,
+    Elements {
+        /// Only these elements [default: all]
+        #[arg(value_name = "ELEMENT", add = ArgValueCompleter::new(element_names))]
+        names: Vec<String>,
+        /// Print them as JSON
+        #[arg(long)]
+        json: bool,
+    },
     /// List the variants, with parameters
-    Variants,
+    Variants {
+        /// Only these variants [default: all]
+        #[arg(value_name = "VARIANT", add = ArgValueCompleter::new(variant_names))]
+        names: Vec<String>,
+        /// Print them as JSON
+        #[arg(long)]
+        json: bool,
+    },
     /// Write Tiled's Custom Types (JSON) for every element and its parameters: import it in Tiled's Custom Types Editor, then pick parameters from dropdowns (e.g. `rally tiled-types -o rally-types.json`)
     TiledTypes {
         /// Where to write them [default: standard output]
@@ -116,10 +152,37 @@ enum Command {
         output: Option<PathBuf>,
     },
     /// List the option cards the scripts define, with ammunition and descriptions
-    Options,
+    Options {
+        /// Only these option cards [default: all]
+        #[arg(value_name = "OPTION", add = ArgValueCompleter::new(option_names))]
+        names: Vec<String>,
+        /// Print them as JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write the scripting API's annotations for editors (lua-language-server), or the API reference
+    Types {
+        /// Write rally.lua into this folder (created if needed) [default: standard output]
+        #[arg(short, long, value_name = "DIR")]
+        output: Option<PathBuf>,
+        /// Write the API reference (Markdown, docs/api.md) to FILE instead (- for standard output)
+        #[arg(long, value_name = "FILE", conflicts_with = "output")]
+        markdown: Option<PathBuf>,
+    },
+    /// Start a new element, variant or scenario from a commented stub that works, with a scenario testing it
+    New {
+        #[command(subcommand)]
+        what: New,
+        /// The project folder: scripts/, variants/ and tests/scenarios/ go here; a folder without scripts/ is set up first
+        #[arg(long, global = true, value_name = "DIR", default_value = ".")]
+        dir: PathBuf,
+    },
     /// Play a whole game: people at this terminal and bots (see docs/games.md)
+    #[command(
+        override_usage = "rally play [OPTIONS] <GAME>\n       rally play [OPTIONS] --resume <SAVE>"
+    )]
     Play {
-        /// The game file (.toml) [not needed with --resume]
+        /// The game file (.toml); required, except with --resume
         #[arg(required_unless_present = "resume")]
         game: Option<PathBuf>,
         /// No pauses between registers
@@ -177,19 +240,146 @@ enum Command {
         no_reload: bool,
     },
     /// Play bot-only games of a game file on every core and summarise them for balancing
+    #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Sim {
+        #[command(subcommand)]
+        merge: Option<SimCommand>,
         /// The game file (.toml); people at the terminal are replaced by bots
-        game: PathBuf,
-        /// How many games (per column)
+        #[arg(required = true)]
+        game: Option<PathBuf>,
+        /// How many games (per column) in the whole study
         #[arg(long, default_value_t = 1000)]
-        games: u32,
-        /// A second column with these variants (comma-separated) on top of the file's
+        games: u64,
+        /// A second column with these variants (comma-separated) on top of the file's, and the difference
         #[arg(long, value_name = "V,W")]
         compare: Option<String>,
-        /// Worker threads [default: one per core]
+        /// Play the robot NAME with a bot of this strength (weak or strong) instead of the file's (repeatable)
+        #[arg(long = "strength", value_name = "NAME=STRENGTH")]
+        strengths: Vec<String>,
+        /// Play only shard K of M (K counts from 0): games K·N/M up to (K+1)·N/M; merge the shards' --out files
+        #[arg(long, value_name = "K/M")]
+        shard: Option<commands::sim::Shard>,
+        /// Worker threads [default: one per core]; the results do not depend on it
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
+        #[command(flatten)]
+        output: SimOutput,
     },
+}
+
+#[derive(Subcommand)]
+enum SimCommand {
+    /// Add up the tally files of a study's shards and print the summary of the whole study
+    Merge {
+        /// Tally files written by `rally sim --shard K/M --out FILE` (all M of them)
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[command(flatten)]
+        output: SimOutput,
+    },
+}
+
+/// Where `rally sim` and `rally sim merge` put their results.
+#[derive(clap::Args)]
+struct SimOutput {
+    /// Print the tally file (JSON: raw tallies, summary, hashes; format `version` 1) instead of the table
+    #[arg(long, conflicts_with = "csv")]
+    json: bool,
+    /// Print the summary as CSV (metric,column,value,low,high) instead of the table
+    #[arg(long)]
+    csv: bool,
+    /// Also write the tally file (JSON) to FILE, for `rally sim merge`
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+}
+
+impl SimOutput {
+    fn options(&self) -> commands::sim::Output {
+        commands::sim::Output {
+            json: self.json,
+            csv: self.csv,
+            out: self.out.clone(),
+        }
+    }
+}
+
+/// What `rally new` makes.
+#[derive(Subcommand)]
+enum New {
+    /// A board element: scripts/elements/NAME.lua and tests/scenarios/NAME.toml
+    Element {
+        /// Its name, as boards will use it: letters, digits and _, not starting with a digit
+        name: String,
+    },
+    /// A variant: variants/NAME/ (variant.toml and a rule) and tests/scenarios/NAME.toml
+    Variant {
+        /// Its name, as `variants = [...]` will use it: letters, digits, - and _
+        name: String,
+    },
+    /// A scenario: tests/scenarios/NAME.toml on a small board of standard elements
+    Scenario {
+        /// Its file name, without .toml
+        #[arg(default_value = "scenario")]
+        name: String,
+    },
+}
+
+/// The command line as clap sees it, with the examples, environment and exit statuses
+/// added to the help (`commands::help`).
+fn command() -> clap::Command {
+    commands::help::decorate(Cli::command())
+}
+
+/// `--color` as given, looked for before parsing so that `--help` and usage errors obey it.
+fn color_arg() -> clap::ColorChoice {
+    let args: Vec<String> = std::env::args().collect();
+    let value = args
+        .iter()
+        .enumerate()
+        .find_map(|(i, a)| match a.strip_prefix("--color=") {
+            Some(v) => Some(v.to_string()),
+            None if a == "--color" => args.get(i + 1).cloned(),
+            None => None,
+        });
+    match value.as_deref() {
+        Some("always") => clap::ColorChoice::Always,
+        Some("never") => clap::ColorChoice::Never,
+        _ => clap::ColorChoice::Auto,
+    }
+}
+
+fn set_color(choice: clap::ColorChoice) {
+    match choice {
+        clap::ColorChoice::Always => anstream::ColorChoice::Always,
+        clap::ColorChoice::Never => anstream::ColorChoice::Never,
+        clap::ColorChoice::Auto => anstream::ColorChoice::Auto,
+    }
+    .write_global();
+}
+
+/// Logs go to stderr: -v/-q decide the level; without them RALLY_LOG, else RUST_LOG, else
+/// warnings only.
+fn init_logging(cli: &Cli) {
+    use tracing_subscriber::EnvFilter;
+    let level = match (cli.quiet, cli.verbose) {
+        (true, _) => Some("error"),
+        (_, 0) => None,
+        (_, 1) => Some("info"),
+        (_, 2) => Some("debug"),
+        _ => Some("trace"),
+    };
+    let filter = match level {
+        Some(level) => EnvFilter::new(level),
+        None => EnvFilter::try_from_env("RALLY_LOG")
+            .or_else(|_| EnvFilter::try_from_env("RUST_LOG"))
+            .unwrap_or_else(|_| EnvFilter::new("warn")),
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(output::stderr_colour())
+        .without_time()
+        .init();
 }
 
 fn main() -> ExitCode {
@@ -198,24 +388,27 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = Cli::parse();
-    let level = match (cli.quiet, cli.verbose) {
-        (true, _) => "error",
-        (_, 0) => "warn",
-        (_, 1) => "info",
-        (_, 2) => "debug",
-        _ => "trace",
-    };
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("RALLY_LOG")
-                .unwrap_or_else(|_| level.into()),
-        )
-        .with_writer(std::io::stderr)
-        .without_time()
-        .init();
+    // The shell asking for completions (`rally completions SHELL` installs the script).
+    clap_complete::CompleteEnv::with_factory(command)
+        .var(commands::completions::COMPLETE_VAR)
+        .complete();
+    let color = color_arg();
+    set_color(color);
+    let cli =
+        Cli::from_arg_matches(&command().color(color).get_matches()).unwrap_or_else(|e| e.exit());
+    set_color(cli.color);
+    output::set_quiet(cli.quiet);
+    init_logging(&cli);
     if let Some(mapping) = cli.tiled_mapping {
         rally::tiled::use_mapping(mapping);
+    }
+    if !cli.limit.is_empty() {
+        let mut limits = rally::script::sandbox::Limits::default();
+        let set = cli.limit.iter().try_for_each(|spec| limits.set(spec));
+        if let Err(e) = set.and_then(|()| limits.install()) {
+            anstream::eprintln!("{} {e}", output::paint(output::FAIL, "error:"));
+            return ExitCode::from(2);
+        }
     }
     let common = Common {
         scripts: cli.scripts,
@@ -257,11 +450,13 @@ fn main() -> ExitCode {
             },
             &common,
         ),
-        Command::Test { paths } => commands::test::test(paths, &common),
+        Command::Test { paths, json } => commands::test::test(paths, *json, &common),
         Command::Render {
             file,
             output,
             after,
+            legend,
+            scale,
         } => commands::render::render(
             file,
             &RenderOptions {
@@ -269,6 +464,8 @@ fn main() -> ExitCode {
                     .clone()
                     .unwrap_or_else(|| commands::render::default_output(file)),
                 after: *after,
+                legend: *legend,
+                scale: *scale,
             },
             &common,
         )
@@ -282,15 +479,32 @@ fn main() -> ExitCode {
         )
         .map(|_| true),
         Command::Completions { shell } => {
-            commands::completions::completions(*shell, &mut Cli::command()).map(|_| true)
+            commands::completions::completions(*shell, &command()).map(|_| true)
         }
-        Command::Man => commands::completions::man(Cli::command()).map(|_| true),
-        Command::Elements => commands::catalogue::elements(&common).map(|_| true),
-        Command::Variants => commands::catalogue::variants(&common).map(|_| true),
+        Command::Man => commands::completions::man(command()).map(|_| true),
+        Command::Elements { names, json } => {
+            commands::catalogue::elements(names, *json, &common).map(|_| true)
+        }
+        Command::Variants { names, json } => {
+            commands::catalogue::variants(names, *json, &common).map(|_| true)
+        }
+        Command::Options { names, json } => {
+            commands::catalogue::options(names, *json, &common).map(|_| true)
+        }
+        Command::Types { output, markdown } => {
+            commands::types::types(output.as_deref(), markdown.as_deref()).map(|_| true)
+        }
+        Command::New { what, dir } => {
+            let what = match what {
+                New::Element { name } => commands::new::What::Element(name.clone()),
+                New::Variant { name } => commands::new::What::Variant(name.clone()),
+                New::Scenario { name } => commands::new::What::Scenario(name.clone()),
+            };
+            commands::new::new(&what, dir).map(|_| true)
+        }
         Command::TiledTypes { output } => {
             commands::catalogue::tiled_types(output.as_deref(), &common).map(|_| true)
         }
-        Command::Options => commands::catalogue::options(&common).map(|_| true),
         Command::Play {
             game,
             fast,
@@ -332,16 +546,28 @@ fn main() -> ExitCode {
             &common,
         ),
         Command::Sim {
+            merge: Some(SimCommand::Merge { files, output }),
+            ..
+        } => commands::sim::merge(files, &output.options()),
+        Command::Sim {
+            merge: None,
             game,
             games,
             compare,
+            strengths,
+            shard,
             threads,
+            output,
         } => commands::sim::sim(
-            game,
+            game.as_deref()
+                .expect("clap requires a game without a subcommand"),
             &commands::sim::SimOptions {
                 games: *games,
+                strengths: strengths.clone(),
                 compare: compare.clone(),
                 threads: *threads,
+                shard: *shard,
+                output: output.options(),
             },
             &common,
         ),
@@ -350,7 +576,12 @@ fn main() -> ExitCode {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(e) => {
-            eprintln!("error: {e}");
+            // Messages quote scripts and files: their control characters are shown, not sent.
+            anstream::eprintln!(
+                "{} {}",
+                output::paint(output::FAIL, "error:"),
+                rally::text::clean(&e.to_string())
+            );
             ExitCode::from(2)
         }
     }

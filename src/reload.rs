@@ -647,7 +647,7 @@ program = ["uturn", "uturn", "uturn"]
 
     /// Rewrites the gear's handler line (which must be in `gear.lua`) as `with`.
     fn edit_gear(dir: &Path, with: &str) {
-        const LINE: &str = "ctx:rotate(robot, tile.turn)";
+        const LINE: &str = "ctx:rotate(robot, tile.turn, \"gear\")";
         let text = std::fs::read_to_string(gear(dir)).unwrap();
         assert!(text.contains(LINE), "gear.lua no longer says {LINE}");
         std::fs::write(gear(dir), text.replace(LINE, with)).unwrap();
@@ -727,7 +727,7 @@ program = ["uturn", "uturn", "uturn"]
         let mut hot = HotReload::new(sources, &WatchOptions::default()).unwrap();
         let good = std::fs::read_to_string(gear(dir.path())).unwrap();
         // Loads cleanly, fails when the gear turns a robot.
-        edit_gear(dir.path(), "ctx:rotate(robot, tile.turn .. nil)");
+        edit_gear(dir.path(), "ctx:rotate(robot, tile.turn .. nil, \"gear\")");
         assert!(matches!(
             wait(&mut hot, &mut game),
             Reloaded::Swapped { generation: 2, .. }
@@ -748,7 +748,7 @@ program = ["uturn", "uturn", "uturn"]
         // Turn the other way from now on: the uturn then the gear bring it back to north.
         edit_gear(
             dir.path(),
-            "ctx:rotate(robot, tile.turn == 'left' and 'right' or 'left')",
+            "ctx:rotate(robot, tile.turn == 'left' and 'right' or 'left', 'gear')",
         );
         assert!(matches!(
             wait(&mut hot, &mut game),

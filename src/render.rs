@@ -4,7 +4,7 @@
 
 use crate::board::{Board, Tile};
 use crate::geometry::{Dir, Pos};
-use crate::script::{lua_message, RuleSet};
+use crate::script::RuleSet;
 use crate::state::{Event, GameState};
 use mlua::Value;
 use std::fmt::Write;
@@ -39,13 +39,13 @@ pub fn glyph(rules: &RuleSet, tile: &Tile) -> String {
 /// the key in the warning when the function fails).
 pub fn text_of(rules: &RuleSet, tile: &Tile, value: Option<&Value>, what: &str) -> Option<String> {
     match value? {
-        Value::String(s) => Some(s.to_string_lossy()),
+        Value::String(s) => Some(crate::text::clean_line(&s.to_string_lossy()).into_owned()),
         Value::Function(f) => Some(
             rules
-                .tile_table(tile)
-                .and_then(|t| f.call::<String>(t))
+                .budgeted(|| rules.tile_table(tile).and_then(|t| f.call::<String>(t)))
+                .map(|text| crate::text::clean_line(&text).into_owned())
                 .unwrap_or_else(|e| {
-                    tracing::warn!("{what} of `{}`: {}", tile.name, lua_message(&e));
+                    tracing::warn!("{what} of `{}`: {e}", tile.name);
                     "?".into()
                 }),
         ),
@@ -147,12 +147,12 @@ pub fn event(e: &Event) -> String {
     } else {
         format!("T{}", e.turn)
     };
-    let mut line = format!(
-        "{when:<3} {:<15} {:<8} {}",
-        e.segment,
-        e.robot.as_deref().unwrap_or("-"),
-        e.what
-    );
+    format!("{when:<3} {:<15} {}", e.segment, event_details(e))
+}
+
+/// An event without its time: `A        conveyed dir=S to=[1,2]`.
+pub fn event_details(e: &Event) -> String {
+    let mut line = format!("{:<8} {}", e.robot.as_deref().unwrap_or("-"), e.what);
     for (k, v) in e.detail.iter() {
         let v = match v {
             serde_json::Value::String(s) => s.clone(),
@@ -160,7 +160,8 @@ pub fn event(e: &Event) -> String {
         };
         let _ = write!(line, " {k}={v}");
     }
-    line
+    // Names and details come from scripts and files: their control characters are shown.
+    crate::text::clean_line(&line).into_owned()
 }
 
 /// A scenario's expectation results: `✓ all expectations hold`, or one `✗` line per failure.
@@ -170,11 +171,11 @@ pub fn expectations(failures: &[crate::scenario::Failure]) -> String {
     }
     let mut out = String::new();
     for f in failures {
-        let _ = writeln!(
-            out,
+        let line = format!(
             "✗ {}: {} expected {}, got {}",
             f.robot, f.key, f.expected, f.actual
         );
+        let _ = writeln!(out, "{}", crate::text::clean_line(&line));
     }
     out
 }

@@ -6,9 +6,11 @@ use crate::cards::Card;
 use crate::decision::{Answer, Fixed};
 use crate::engine::Game;
 use crate::error::{Error, Result, Source};
+use crate::game::deal::{Hand, Stacked};
+use crate::game::{Phase, Progress, Seats, Stage, TurnLoop, TurnRecord};
 use crate::geometry::{Dir, Pos};
 use crate::script::{RuleSet, Sources};
-use crate::state::{GameState, HeldOption, Robot, LETHAL_DAMAGE, REGISTERS};
+use crate::state::{GameState, HeldOption, Robot, RobotId, LETHAL_DAMAGE, REGISTERS};
 use crate::variant::Choice;
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -29,14 +31,23 @@ struct ScenarioFile {
     #[serde(default)]
     seed: u64,
     registers: Option<Spanned<u8>>,
-    #[serde(default)]
-    end_of_turn: bool,
+    /// Default false; with `turns`, true.
+    end_of_turn: Option<bool>,
+    /// Whole turns to play through the game's turn loop (deal, program, registers, end of
+    /// turn); absent: one turn's registers on the programs as given (the contract).
+    turns: Option<Spanned<u32>>,
+    /// The top of the program deck after each deal, first drawn first (Recompile, Abort
+    /// Switch, Scrambler...); below it the rest of the deck, shuffled with the seed.
+    deck: Option<Vec<Card>>,
     /// The option deck, top card first (default: every option, shuffled with the seed).
     option_deck: Option<Vec<String>>,
     #[serde(default)]
     robot: Vec<Spanned<RobotFile>>,
     #[serde(default)]
     expect: BTreeMap<String, Spanned<Expect>>,
+    /// Expectations after the end of a turn: `[after_turn.1.A]`.
+    #[serde(default)]
+    after_turn: BTreeMap<Spanned<String>, BTreeMap<String, Spanned<Expect>>>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -56,6 +67,13 @@ struct RobotFile {
     powered_down: bool,
     #[serde(default)]
     program: Vec<Card>,
+    /// With `turns`: the cards for the unlocked registers, one list per turn.
+    programs: Option<Vec<Vec<Card>>>,
+    /// With `turns`: the cards dealt, one list per turn (default: that turn's program).
+    hands: Option<Vec<Vec<Card>>>,
+    /// With `turns`: the cards in the registers locked at the start, in register order
+    /// (default: the top of the deck, §7.4.5).
+    locked: Option<Vec<Card>>,
     #[serde(default)]
     vars: Map<String, Value>,
     /// Option cards held at the start: `["brakes", { name = "ablative_coat", uses = 1 }]`.
@@ -85,6 +103,85 @@ fn three() -> i32 {
     3
 }
 
+/// The most turns a scenario may play (a scenario is one situation, not a whole game).
+pub const MAX_TURNS: u32 = 50;
+
+/// A robot's programs for a scenario of `turns` turns (none without `turns`); the per-turn
+/// keys are refused without it.
+fn plan(r: &RobotFile, turns: Option<u32>) -> std::result::Result<Plan, String> {
+    let Some(turns) = turns else {
+        for (key, given) in [
+            ("programs", r.programs.is_some()),
+            ("hands", r.hands.is_some()),
+            ("locked", r.locked.is_some()),
+        ] {
+            if given {
+                return Err(format!(
+                    "robot `{}`: `{key}` needs `turns = N` (a scenario of several turns)",
+                    r.name
+                ));
+            }
+        }
+        return Ok(Plan::default());
+    };
+    let programs = match (&r.programs, r.program.is_empty()) {
+        (Some(_), false) => {
+            return Err(format!(
+            "robot `{}`: give `program` (the first turn) or `programs` (one per turn), not both",
+            r.name
+        ))
+        }
+        (Some(p), true) => p.clone(),
+        (None, _) => vec![r.program.clone()],
+    };
+    let hands = r.hands.clone().unwrap_or_default();
+    for (what, lists) in [("programs", &programs), ("hands", &hands)] {
+        if lists.len() > turns as usize {
+            return Err(format!(
+                "robot `{}`: {} {what} for {turns} turn(s)",
+                r.name,
+                lists.len()
+            ));
+        }
+    }
+    if let Some(p) = programs.iter().find(|p| p.len() > REGISTERS) {
+        return Err(format!(
+            "robot `{}`: a program of {} cards; a program holds at most {REGISTERS}",
+            r.name,
+            p.len()
+        ));
+    }
+    Ok(Plan {
+        programs,
+        hands,
+        locked: r.locked.clone().unwrap_or_default(),
+    })
+}
+
+/// `[expect.NAME]` tables, each naming a robot of the scenario.
+fn expectations(
+    table: &str,
+    tables: BTreeMap<String, Spanned<Expect>>,
+    robots: &[Robot],
+    source: &Source,
+) -> Result<Vec<(String, Expect)>> {
+    let mut expect = Vec::new();
+    for (name, e) in tables {
+        if !robots.iter().any(|r| r.name == name) {
+            let known: Vec<&str> = robots.iter().map(|r| r.name.as_str()).collect();
+            return Err(source.error_at(
+                e.span().start,
+                format!(
+                    "[{table}.{name}]: there is no robot `{name}`{}",
+                    crate::error::suggest(&name, known)
+                ),
+            ));
+        }
+        expect.push((name, e.into_inner()));
+    }
+    Ok(expect)
+}
+
 /// What must be true of one robot after the scenario; only the keys given are checked.
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
@@ -108,6 +205,11 @@ pub struct Expect {
     pub option_uses: Option<BTreeMap<String, u32>>,
     /// Cards the robot would be dealt now (9 − damage, plus its options: Extra Memory).
     pub hand_size: Option<usize>,
+    /// The program cards set aside on its options, by key (`kept = { flywheel = "move3" }`);
+    /// `{}`: none.
+    pub kept: Option<BTreeMap<String, Card>>,
+    /// Its registers, `"-"` for an empty one (`program = ["move1@490", "-", ...]`).
+    pub program: Option<Vec<String>>,
 }
 
 /// One expectation that did not hold.
@@ -117,6 +219,17 @@ pub struct Failure {
     pub key: String,
     pub expected: String,
     pub actual: String,
+}
+
+/// What a robot does in a scenario of several turns.
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    /// Per turn, the cards for its unlocked registers, in order.
+    pub programs: Vec<Vec<Card>>,
+    /// Per turn, the cards it is dealt, if the file says (else the turn's program).
+    pub hands: Vec<Vec<Card>>,
+    /// The cards in its locked registers at the start.
+    pub locked: Vec<Card>,
 }
 
 impl Failure {
@@ -145,6 +258,14 @@ pub struct Scenario {
     pub choices: BTreeMap<String, BTreeMap<String, Answer>>,
     /// The option deck, top card first, if the file fixes it.
     pub option_deck: Option<Vec<String>>,
+    /// Whole turns to play (`turns = N`), or `None`: the registers of one turn.
+    pub turns: Option<u32>,
+    /// Per robot (in order), its programs for each turn.
+    pub plans: Vec<Plan>,
+    /// The top of the program deck, first drawn first.
+    pub deck: Vec<Card>,
+    /// Expectations after the end of turn N.
+    pub after_turn: Vec<(u32, Vec<(String, Expect)>)>,
 }
 
 impl Scenario {
@@ -157,7 +278,18 @@ impl Scenario {
             column: 1,
         };
         let layout = file.board.layout(&source)?;
+        let turns = match &file.turns {
+            Some(t) if !(1..=MAX_TURNS).contains(t.get_ref()) => {
+                return Err(source.error_at(
+                    t.span().start,
+                    format!("turns = {}: expected 1 to {MAX_TURNS}", t.get_ref()),
+                ))
+            }
+            Some(t) => Some(*t.get_ref()),
+            None => None,
+        };
         let mut robots: Vec<Robot> = Vec::new();
+        let mut plans = Vec::new();
         let mut choices = BTreeMap::new();
         for spanned in &file.robot {
             let r = spanned.get_ref();
@@ -207,6 +339,7 @@ impl Scenario {
                     )));
                 }
             }
+            plans.push(plan(r, turns).map_err(&at_err)?);
             let mut robot = Robot::new(&r.name, at, r.facing);
             robot.damage = r.damage;
             robot.lives = r.lives;
@@ -248,22 +381,33 @@ impl Scenario {
                 ))
             }
             Some(r) => *r.get_ref(),
+            None if turns.is_some() => REGISTERS as u8,
             None => longest,
         };
-        let mut expect = Vec::new();
-        for (name, e) in file.expect {
-            if !robots.iter().any(|r| r.name == name) {
-                let known: Vec<&str> = robots.iter().map(|r| r.name.as_str()).collect();
-                return Err(source.error_at(
-                    e.span().start,
-                    format!(
-                        "[expect.{name}]: there is no robot `{name}`{}",
-                        crate::error::suggest(&name, known)
-                    ),
+        let mut after_turn = Vec::new();
+        for (turn, table) in file.after_turn {
+            let at = |m: String| source.error_at(turn.span().start, m);
+            let Some(last) = turns else {
+                return Err(at(
+                    "[after_turn.N]: expectations after a turn need `turns = N`".into(),
                 ));
-            }
-            expect.push((name, e.into_inner()));
+            };
+            let n: u32 = turn
+                .get_ref()
+                .parse()
+                .ok()
+                .filter(|n| (1..=last).contains(n))
+                .ok_or_else(|| {
+                    at(format!(
+                        "[after_turn.{}]: expected a turn from 1 to {last}",
+                        turn.get_ref()
+                    ))
+                })?;
+            let label = format!("after_turn.{n}");
+            after_turn.push((n, expectations(&label, table, &robots, &source)?));
         }
+        after_turn.sort_by_key(|(n, _)| *n);
+        let expect = expectations("expect", file.expect, &robots, &source)?;
         let variants = crate::variant::choices_from(&file.variants, &file.variant)
             .map_err(|m| whole.error(m))?;
         Ok(Scenario {
@@ -273,16 +417,20 @@ impl Scenario {
             robots,
             seed: file.seed,
             registers,
-            end_of_turn: file.end_of_turn,
+            end_of_turn: file.end_of_turn.unwrap_or(turns.is_some()),
             variants,
             expect,
             choices,
             option_deck: file.option_deck,
+            turns,
+            plans,
+            deck: file.deck.unwrap_or_default(),
+            after_turn,
         })
     }
 
     pub fn has_expectations(&self) -> bool {
-        !self.expect.is_empty()
+        !self.expect.is_empty() || !self.after_turn.is_empty()
     }
 
     /// Where the rules come from, given the scripts and variants folders and any extra
@@ -323,13 +471,22 @@ impl Scenario {
             }
             state.option_deck = Some(deck.iter().rev().cloned().collect());
         }
+        if self.turns.is_none() && !self.deck.is_empty() {
+            crate::game::deal::stack_deck(&mut state, &self.deck);
+        }
         let mut game = Game::new(self.layout.clone(), state, rules)?;
         game.set_chooser(Box::new(Fixed::new(&self.choices)));
         Ok(game)
     }
 
-    /// Resolves the scenario's registers (and end of turn) on a started game.
-    pub fn resolve(&self, game: &mut Game) -> Result<()> {
+    /// Resolves the scenario's registers (and end of turn) on a started game; with `turns`,
+    /// plays the turns through the game's turn loop. Returns the failed expectations of
+    /// `[after_turn.N]`, checked as each turn ended (the final `[expect]` are for
+    /// [`Scenario::check`]).
+    pub fn resolve(&self, game: &mut Game) -> Result<Vec<Failure>> {
+        if let Some(turns) = self.turns {
+            return self.play_turns(game, turns, None);
+        }
         game.start_turn()?;
         for register in 1..=self.registers {
             game.run_register(register)?;
@@ -337,11 +494,130 @@ impl Scenario {
         if self.end_of_turn {
             game.end_turn()?;
         }
+        Ok(Vec::new())
+    }
+
+    /// `turns = N`: whole turns through [`TurnLoop`], as a game plays them; the last turn
+    /// stops after `registers` registers, with its end if `end_of_turn`. A robot that wins
+    /// ends the scenario there, as it ends a game.
+    fn play_turns(
+        &self,
+        game: &mut Game,
+        turns: u32,
+        history: Option<&mut Vec<TurnRecord>>,
+    ) -> Result<Vec<Failure>> {
+        self.lock_registers(game)?;
+        let mut progress = Progress {
+            phase: Phase::Program,
+            announced: game.state().robots.iter().map(|r| r.powered_down).collect(),
+            outcome: None,
+        };
+        let mut seats = ScenarioSeats { scenario: self };
+        let mut events = Vec::new();
+        let mut failures = Vec::new();
+        let mut turn_loop = TurnLoop {
+            game,
+            progress: &mut progress,
+            history,
+            turn_limit: turns,
+        };
+        loop {
+            let last = turn_loop.game.state().turn >= turns;
+            match turn_loop.progress.phase {
+                Phase::Over => break,
+                Phase::Register(r) if last && r > self.registers => {
+                    if !self.end_of_turn {
+                        break;
+                    }
+                    turn_loop.progress.phase = Phase::EndOfTurn;
+                }
+                _ => {}
+            }
+            let turn = turn_loop.game.state().turn;
+            let stage = turn_loop
+                .advance(&mut seats)
+                .map_err(|e| self.turn_error(turn, e))?;
+            events.extend_from_slice(stage.events());
+            if let Stage::EndOfTurn { .. } = &stage {
+                if let Some((_, expect)) = self.after_turn.iter().find(|(n, _)| *n == turn) {
+                    let mut state = turn_loop.game.state().clone();
+                    state.events = events.iter().filter(|e| e.turn == turn).cloned().collect();
+                    failures.extend(
+                        self.check_robots(expect, &state)
+                            .into_iter()
+                            .chain(self.check_hands(expect, turn_loop.game)?)
+                            .map(|f| Failure {
+                                key: format!("after turn {turn}: {}", f.key),
+                                ..f
+                            }),
+                    );
+                }
+            }
+        }
+        game.state_mut().events = events;
+        Ok(failures)
+    }
+
+    /// A scenario of several turns played as [`Scenario::resolve`] plays it, each turn
+    /// recorded as a game records it (the replay viewer shows them); `None` for a scenario of
+    /// one turn.
+    pub fn record_turns(&self, game: &mut Game) -> Result<Option<Vec<TurnRecord>>> {
+        let Some(turns) = self.turns else {
+            return Ok(None);
+        };
+        let mut history = Vec::new();
+        self.play_turns(game, turns, Some(&mut history))?;
+        Ok(Some(history))
+    }
+
+    /// Puts the `locked` cards into the registers locked at the start (turns mode).
+    fn lock_registers(&self, game: &mut Game) -> Result<()> {
+        let mut state = game.state_mut();
+        for (r, plan) in state.robots.iter_mut().zip(&self.plans) {
+            r.program = vec![None; REGISTERS];
+            let slots: Vec<usize> = (0..REGISTERS)
+                .filter(|&i| crate::game::deal::is_locked(r.damage, i))
+                .collect();
+            if plan.locked.len() > slots.len() {
+                return Err(self.error(format!(
+                    "robot `{}`: {} locked card(s), but {} damage locks {} register(s)",
+                    r.name,
+                    plan.locked.len(),
+                    r.damage,
+                    slots.len()
+                )));
+            }
+            for (slot, card) in slots.iter().zip(&plan.locked) {
+                r.program[*slot] = Some(*card);
+            }
+        }
         Ok(())
     }
 
-    /// Every expectation that does not hold in `state`.
+    fn error(&self, message: String) -> Error {
+        Error::File {
+            file: self.path.clone(),
+            message,
+        }
+    }
+
+    /// A failure in turn `turn`, said with the file and the turn.
+    fn turn_error(&self, turn: u32, e: Error) -> Error {
+        match e {
+            Error::Other(m) => self.error(format!("turn {turn}: {m}")),
+            other => other,
+        }
+    }
+
+    /// Every expectation that does not hold in `state`, and every fixed answer never used.
     pub fn check(&self, state: &GameState) -> Vec<Failure> {
+        let mut failures = self.check_robots(&self.expect, state);
+        failures.extend(self.unused_choices(state));
+        failures
+    }
+
+    /// The expectations `expect` that do not hold in `state`.
+    fn check_robots(&self, expect: &[(String, Expect)], state: &GameState) -> Vec<Failure> {
         let logged = |robot: &str, what: &str| {
             state
                 .events
@@ -350,7 +626,7 @@ impl Scenario {
                 .count()
         };
         let mut failures = Vec::new();
-        for (name, e) in &self.expect {
+        for (name, e) in expect {
             // Names are checked at load; a state from elsewhere (a replay) may lack one.
             let Some(robot) = state.robots.iter().find(|r| &r.name == name) else {
                 failures.push(Failure::missing(name));
@@ -426,6 +702,44 @@ impl Scenario {
                     });
                 }
             }
+            if let Some(want) = &e.kept {
+                let shown = |cards: Vec<(&String, &Card)>| {
+                    let entries: Vec<String> =
+                        cards.iter().map(|(k, c)| format!("{k} = {c}")).collect();
+                    format!("{{ {} }}", entries.join(", "))
+                };
+                let got: Vec<(&String, &Card)> =
+                    robot.kept.iter().map(|(k, v)| (k, &v.card)).collect();
+                let (expected, actual) = (shown(want.iter().collect()), shown(got));
+                if expected != actual {
+                    failures.push(Failure {
+                        robot: name.clone(),
+                        key: "kept".into(),
+                        expected,
+                        actual,
+                    });
+                }
+            }
+            if let Some(want) = &e.program {
+                let got: Vec<String> = (0..REGISTERS)
+                    .map(|i| {
+                        robot
+                            .program
+                            .get(i)
+                            .copied()
+                            .flatten()
+                            .map_or("-".to_string(), |c| c.to_string())
+                    })
+                    .collect();
+                if *want != got {
+                    failures.push(Failure {
+                        robot: name.clone(),
+                        key: "program".into(),
+                        expected: want.join(" "),
+                        actual: got.join(" "),
+                    });
+                }
+            }
             for (option, &want) in e.option_uses.iter().flatten() {
                 let got = robot
                     .option(option)
@@ -452,7 +766,6 @@ impl Scenario {
                 }
             }
         }
-        failures.extend(self.unused_choices(state));
         failures
     }
 
@@ -483,8 +796,12 @@ impl Scenario {
 
     /// The expectations that need the rules, not just the state (`hand_size`).
     pub fn check_game(&self, game: &Game) -> Result<Vec<Failure>> {
+        self.check_hands(&self.expect, game)
+    }
+
+    fn check_hands(&self, expect: &[(String, Expect)], game: &Game) -> Result<Vec<Failure>> {
         let mut failures = Vec::new();
-        for (name, e) in &self.expect {
+        for (name, e) in expect {
             let Some(want) = e.hand_size else { continue };
             let Some(id) = game.state().find(name) else {
                 failures.push(Failure::missing(name));
@@ -508,6 +825,106 @@ impl Scenario {
         let mut files = vec![self.path.clone()];
         files.extend(self.layout.files.iter().cloned());
         files
+    }
+}
+
+/// The seats of a scenario of several turns: the file's programs and stacked hands; the
+/// turn loop's other decisions (power down, staying down, re-entry) are questions answered
+/// by the robot's `choices` like any other (`power_down`, `stay_down`, `reenter_facing`,
+/// `reenter_powered_down`; default: no, and the facing it had).
+struct ScenarioSeats<'a> {
+    scenario: &'a Scenario,
+}
+
+impl ScenarioSeats<'_> {
+    fn yes_no(&self, game: &Game, robot: RobotId, key: &str, text: &str) -> Result<bool> {
+        let answer = game.choose(robot, key, vec!["no".into(), "yes".into()], text.into())?;
+        Ok(answer == "yes")
+    }
+
+    /// The robot's program for this turn (none once the file's list runs out).
+    fn program(&self, game: &Game, robot: RobotId) -> Vec<Card> {
+        let turn = game.state().turn as usize;
+        self.scenario.plans[robot]
+            .programs
+            .get(turn - 1)
+            .cloned()
+            .unwrap_or_default()
+    }
+}
+
+impl Seats for ScenarioSeats<'_> {
+    fn program(&mut self, game: &mut Game, hand: &Hand) -> Result<Vec<Card>> {
+        let program = ScenarioSeats::program(self, game, hand.robot);
+        if program.len() > hand.open.len() {
+            let r = &game.state().robots[hand.robot];
+            return Err(Error::Other(format!(
+                "robot `{}` has {} card(s) for {} unlocked register(s) ({} damage locks {})",
+                r.name,
+                program.len(),
+                hand.open.len(),
+                r.damage,
+                REGISTERS - hand.open.len()
+            )));
+        }
+        Ok(program)
+    }
+
+    fn power_down(&mut self, game: &mut Game, robot: RobotId) -> Result<bool> {
+        self.yes_no(game, robot, "power_down", "Power down next turn?")
+    }
+
+    fn stay_down(&mut self, game: &mut Game, robot: RobotId) -> Result<bool> {
+        self.yes_no(game, robot, "stay_down", "Stay powered down next turn?")
+    }
+
+    fn reenter(&mut self, game: &mut Game, robot: RobotId) -> Result<(Dir, bool)> {
+        let facing = game.state().robots[robot].facing;
+        let choices: Vec<String> = std::iter::once(facing)
+            .chain(Dir::ALL.into_iter().filter(|&d| d != facing))
+            .map(|d| d.to_string())
+            .collect();
+        let answer = game.choose(
+            robot,
+            "reenter_facing",
+            choices,
+            "Facing on re-entry?".into(),
+        )?;
+        let facing = Dir::parse(&answer).unwrap_or(facing);
+        let down = self.yes_no(
+            game,
+            robot,
+            "reenter_powered_down",
+            "Re-enter powered down?",
+        )?;
+        Ok((facing, down))
+    }
+
+    fn stacked(&mut self, game: &Game) -> Result<Option<Stacked>> {
+        let turn = game.state().turn as usize;
+        let mut hands = Vec::new();
+        for (id, plan) in self.scenario.plans.iter().enumerate() {
+            let program = ScenarioSeats::program(self, game, id);
+            let r = &game.state().robots[id];
+            let absent = if r.destroyed {
+                Some("destroyed")
+            } else if r.powered_down {
+                Some("powered down")
+            } else {
+                None
+            };
+            if let (Some(why), false) = (absent, program.is_empty()) {
+                return Err(Error::Other(format!(
+                    "robot `{}` is {why} this turn: it runs no program",
+                    r.name
+                )));
+            }
+            hands.push(Some(plan.hands.get(turn - 1).cloned().unwrap_or(program)));
+        }
+        Ok(Some(Stacked {
+            hands,
+            top: self.scenario.deck.clone(),
+        }))
     }
 }
 

@@ -7,6 +7,7 @@ use crate::geometry::{Dir, Pos};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 
 /// Index of a robot in [`GameState::robots`]; stable for the whole game.
 pub type RobotId = usize;
@@ -41,6 +42,15 @@ pub struct Robot {
     /// Not part of the JSON state; saves store it beside the state (`game::save`).
     #[serde(skip_serializing, default)]
     pub program: Vec<Option<Card>>,
+    /// The cards dealt this turn and not (yet) programmed: the hand while the robot programs,
+    /// the leftovers while the `on_program` hooks run; empty outside programming (a stage of
+    /// its own, so never saved).
+    #[serde(skip)]
+    pub hand: Vec<Card>,
+    /// Program cards set aside on an option (Flywheel, Conditional Program), by key: out of
+    /// the deck until a script gives them back or discards them. Omitted while empty.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub kept: BTreeMap<String, Kept>,
     /// When it was destroyed this turn (order of destruction decides re-entry, §7.5).
     #[serde(skip)]
     pub destroyed_order: Option<u64>,
@@ -61,6 +71,8 @@ impl Robot {
             vars: Map::new(),
             options: Vec::new(),
             program: Vec::new(),
+            hand: Vec::new(),
+            kept: BTreeMap::new(),
             destroyed_order: None,
         }
     }
@@ -72,6 +84,16 @@ impl Robot {
 
     pub fn card(&self, register: u8) -> Option<Card> {
         self.program.get(register as usize - 1).copied().flatten()
+    }
+
+    /// The robot as its JSON keeps it (no program, no order of destruction), so a copy kept
+    /// in a save equals itself read back.
+    pub fn as_saved(&self) -> Robot {
+        Robot {
+            program: Vec::new(),
+            destroyed_order: None,
+            ..self.clone()
+        }
     }
 
     /// Where the robot's option `name` is in its hand, if it holds it.
@@ -88,6 +110,30 @@ pub struct HeldOption {
     /// absent for options without a limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uses_left: Option<u32>,
+}
+
+/// A program card set aside on an option (`ctx:keep_card`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Kept {
+    pub card: Card,
+    /// Offered with the hand when the robot programs (Flywheel): a program may use it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub offered: bool,
+}
+
+/// The robots after one step of a register, or one robot's card, in which something happened:
+/// what the replay viewer and the playtest table show frame by frame. The engine notes them
+/// only when asked (`Game::run_register_noted`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepSnapshot {
+    /// The step of the order of play just resolved, or `card` after one robot's card.
+    pub step: String,
+    /// The robot whose card it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub robot: Option<String>,
+    /// How many of the stage's events had been logged by then.
+    pub events: usize,
+    pub robots: Vec<Robot>,
 }
 
 /// One thing that happened, for the log, the JSON output and replays.
@@ -211,6 +257,15 @@ pub struct GameState {
     /// Options scrapped or lost; shuffled back into the deck when it runs out.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub option_discards: Vec<String>,
+    /// This turn's program deck, top card last: what the deal left (`game::deal`); `None`
+    /// until the turn's deal or first draw builds it, again after the turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deck: Option<Vec<Card>>,
+    /// Registers (robot, register 1..=5) holding a copy of another robot's card this turn
+    /// (Radio Control): on a tie of priorities the original's robot acts first (rules.md §9
+    /// #20).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub copied: Vec<(RobotId, u8)>,
 }
 
 impl GameState {
@@ -226,6 +281,8 @@ impl GameState {
             segment: "setup".into(),
             option_deck: None,
             option_discards: Vec::new(),
+            deck: None,
+            copied: Vec::new(),
         }
     }
 

@@ -22,6 +22,13 @@ use crate::script::decl::Shape;
 use crate::script::RuleSet;
 use crate::state::Robot;
 use crate::world;
+
+mod legend;
+mod png;
+mod robots;
+
+pub use png::to_png;
+pub use robots::{robot_color, robots_layer};
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -82,23 +89,29 @@ pub fn look(rules: &RuleSet, tile: &Tile) -> Look {
 pub struct Options {
     /// A title above the board (none: no title row).
     pub title: Option<String>,
+    /// A legend under the board: a sample of every kind of element on it, named.
+    pub legend: bool,
 }
 
 /// A board alone, titled with its name (what `rally render BOARD` draws).
 pub fn board_picture(rules: &RuleSet, board: &Board) -> String {
     let opts = Options {
         title: Some(board.name.clone()),
+        ..Options::default()
     };
     picture(rules, board, &[], &opts)
 }
 
-/// The board with `robots` on it, as a standalone SVG document.
+/// The board with `robots` on it, as a standalone SVG document. The board's group carries
+/// hover titles for its squares (`#squares`); robots are in `#robots` with theirs.
 pub fn picture(rules: &RuleSet, board: &Board, robots: &[Robot], opts: &Options) -> String {
     let title_height = if opts.title.is_some() { 28 } else { 0 };
-    let (w, h) = (
-        board.width * CELL + 2 * MARGIN,
-        board.height * CELL + 2 * MARGIN + title_height,
-    );
+    let w = board.width * CELL + 2 * MARGIN;
+    let legend = opts
+        .legend
+        .then(|| legend::legend(rules, board, w, board.height * CELL + 2 * MARGIN));
+    let legend_height = legend.as_ref().map_or(0, |(_, h)| *h);
+    let h = board.height * CELL + 2 * MARGIN + title_height + legend_height;
     let mut out = String::new();
     let _ = write!(
         out,
@@ -115,7 +128,11 @@ pub fn picture(rules: &RuleSet, board: &Board, robots: &[Robot], opts: &Options)
     }
     let _ = writeln!(out, r#"<g transform="translate(0,{title_height})">"#);
     out.push_str(&board_layers(rules, board, robots));
+    out.push_str(&square_titles(board));
     let _ = writeln!(out, r#"<g id="robots">{}</g>"#, robots_layer(robots));
+    if let Some((legend, _)) = legend {
+        out.push_str(&legend);
+    }
     out.push_str("</g>\n</svg>\n");
     out
 }
@@ -167,18 +184,12 @@ pub fn board_layers(rules: &RuleSet, board: &Board, robots: &[Robot]) -> String 
     let mut canvas = Canvas::default();
     for tile in &board.tiles {
         canvas.at = tile.at;
-        match look(rules, tile) {
-            Look::Builtin => {
-                builtin(tile, &mut canvas);
-            }
-            Look::Edges => {}
-            Look::Declared => declared(rules, tile, &mut canvas),
-            Look::Fallback => fallback(rules, tile, &mut canvas),
-        }
+        draw_tile(rules, tile, &mut canvas);
         if tile.name == "laser" {
             beam(board, robots, tile, &mut canvas);
         }
     }
+    seams(board, &mut canvas);
     walls(board, &mut canvas);
     for (i, layer) in canvas.layers.iter().enumerate() {
         if i == Layer::Beams as usize {
@@ -191,103 +202,92 @@ pub fn board_layers(rules: &RuleSet, board: &Board, robots: &[Robot]) -> String 
     out
 }
 
-/// The robots, each a `<g class="robot">` carrying its name, square and facing as data
-/// attributes (the replay viewer and its browser test read them).
-pub fn robots_layer(robots: &[Robot]) -> String {
-    let mut out = String::new();
-    for (i, r) in robots.iter().enumerate() {
-        if r.destroyed {
-            continue;
-        }
-        let (x, y) = origin(r.at);
-        let color = robot_color(i, r);
-        let _ = write!(
-            out,
-            r##"<g class="robot" data-robot="{name}" data-x="{}" data-y="{}" data-facing="{facing}" transform="translate({x},{y})"><g transform="rotate({deg} 32 32)"><rect x="10" y="10" width="44" height="44" rx="12" fill="{color}" stroke="#111" stroke-width="2.5"/><polygon points="32,3 43,17 21,17" fill="#fff" stroke="#111" stroke-width="2"/></g><text x="32" y="37" font-size="13" font-weight="bold" fill="#fff" stroke="#111" stroke-width="0.6" text-anchor="middle">{label}</text>"##,
-            r.at.x,
-            r.at.y,
-            name = escape(&r.name),
-            facing = r.facing,
-            deg = degrees(r.facing),
-            label = escape(&r.name.chars().take(4).collect::<String>()),
-        );
-        if r.damage > 0 {
-            let _ = write!(
-                out,
-                r##"<circle cx="52" cy="52" r="9" fill="#c0102a" stroke="#fff" stroke-width="1.5"/><text x="52" y="56" font-size="11" font-weight="bold" fill="#fff" text-anchor="middle">{}</text>"##,
-                r.damage
-            );
-        }
-        if r.flags > 0 {
-            let _ = write!(
-                out,
-                r##"<rect x="2" y="44" width="16" height="16" rx="3" fill="#fff" stroke="#111"/><text x="10" y="56" font-size="11" font-weight="bold" fill="#111" text-anchor="middle">{}</text>"##,
-                r.flags
-            );
-        }
-        if r.powered_down {
-            out.push_str(r##"<text x="50" y="14" font-size="10" fill="#111">zz</text>"##);
-        }
-        out.push_str(&ice_chart(r));
-        out.push_str("</g>\n");
-    }
-    out
-}
-
-/// The colour of robot number `index` (its place in the game), grey while powered down.
-pub fn robot_color(index: usize, robot: &Robot) -> &'static str {
-    if robot.powered_down {
-        "#8a8a8a"
-    } else {
-        PALETTE[index % PALETTE.len()]
-    }
-}
-
-/// The Ice Rink chart a robot on the ice carries (`vars.ice = { vx, vy, spin }`, vy north):
-/// an arrow for its speed and a turning mark for its spin.
-fn ice_chart(r: &Robot) -> String {
-    let Some(ice) = r.vars.get("ice") else {
-        return String::new();
-    };
-    let get = |k: &str| ice.get(k).and_then(Value::as_f64).unwrap_or(0.0);
-    let (vx, vy, spin) = (get("vx"), get("vy"), get("spin"));
-    let mut out = String::new();
-    if vx != 0.0 || vy != 0.0 {
-        let _ = write!(
-            out,
-            r##"<line class="ice-speed" x1="32" y1="32" x2="{}" y2="{}" stroke="#00c8ff" stroke-width="4" stroke-linecap="round"/><circle cx="{}" cy="{}" r="4" fill="#00c8ff"/>"##,
-            32.0 + vx * 7.0,
-            32.0 - vy * 7.0,
-            32.0 + vx * 7.0,
-            32.0 - vy * 7.0
-        );
-    }
-    if spin != 0.0 {
-        let mark = if spin > 0.0 { "↻" } else { "↺" };
-        let _ = write!(
-            out,
-            r##"<text class="ice-spin" x="4" y="14" font-size="12" font-weight="bold" fill="#006d8f">{mark}{}</text>"##,
-            spin.abs()
-        );
-    }
-    out
-}
-
+/// The robots' colours, in the order they are listed.
 const PALETTE: [&str; 8] = [
     "#d6372e", "#2f6fd0", "#2e9e4f", "#8e44ad", "#e67e22", "#16a2a2", "#c2185b", "#6d5d2e",
 ];
 
-/// Renders an SVG document to PNG. Text uses the system's fonts (none installed: no text).
-pub fn to_png(svg: &str) -> Result<Vec<u8>, String> {
-    use resvg::{tiny_skia, usvg};
-    let mut opts = usvg::Options::default();
-    opts.fontdb_mut().load_system_fonts();
-    let tree = usvg::Tree::from_str(svg, &opts).map_err(|e| format!("bad SVG: {e}"))?;
-    let size = tree.size().to_int_size();
-    let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height())
-        .ok_or_else(|| "the picture has no size".to_string())?;
-    resvg::render(&tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
-    pixmap.encode_png().map_err(|e| e.to_string())
+/// Draws one tile as its look says (`canvas.at` is its square).
+fn draw_tile(rules: &RuleSet, tile: &Tile, canvas: &mut Canvas) {
+    match look(rules, tile) {
+        Look::Builtin => {
+            builtin(tile, canvas);
+        }
+        Look::Edges => {}
+        Look::Declared => declared(rules, tile, canvas),
+        Look::Fallback => fallback(rules, tile, canvas),
+    }
+}
+
+/// A hover title for every square with something on it, on an invisible square above the
+/// board: "[3,2] · conveyor (dir E, express) · wall (side N)".
+fn square_titles(board: &Board) -> String {
+    let mut out = String::from("<g id=\"squares\" fill=\"transparent\">");
+    for y in 0..board.height {
+        for x in 0..board.width {
+            let at = Pos::new(x, y);
+            let tiles: Vec<String> = board
+                .tiles_at(at)
+                .iter()
+                .map(|&t| &board.tiles[t])
+                .filter(|t| t.name != "floor")
+                .map(describe)
+                .collect();
+            if tiles.is_empty() {
+                continue;
+            }
+            let (px, py) = origin(at);
+            let _ = write!(
+                out,
+                r#"<rect x="{px}" y="{py}" width="{CELL}" height="{CELL}"><title>{}</title></rect>"#,
+                escape(&format!("{at} · {}", tiles.join(" · ")))
+            );
+        }
+    }
+    out.push_str("</g>\n");
+    out
+}
+
+/// A tile in words: its element and parameters, "pusher (dir S, phases 2 4)".
+fn describe(tile: &Tile) -> String {
+    let params: Vec<String> = tile
+        .params
+        .iter()
+        .filter_map(|(k, v)| match v {
+            Value::Bool(false) | Value::Null => None,
+            Value::Bool(true) => Some(k.clone()),
+            Value::String(s) => Some(format!("{k} {s}")),
+            Value::Array(items) => {
+                let items: Vec<String> = items
+                    .iter()
+                    .map(|i| i.as_str().map_or_else(|| i.to_string(), String::from))
+                    .collect();
+                Some(format!("{k} {}", items.join(" ")))
+            }
+            other => Some(format!("{k} {other}")),
+        })
+        .collect();
+    if params.is_empty() {
+        tile.name.clone()
+    } else {
+        format!("{} ({})", tile.name, params.join(", "))
+    }
+}
+
+/// Where the boards of a course meet: each board's outline, drawn under the walls, with its
+/// name as a hover title.
+fn seams(board: &Board, c: &mut Canvas) {
+    for part in &board.parts {
+        let (x, y) = origin(part.at);
+        let _ = writeln!(
+            c.layers[Layer::Edges as usize],
+            r##"<rect class="seam" x="{x}" y="{y}" width="{}" height="{}" fill="none" stroke="#2b2d31" stroke-width="4"><title>{} at {}</title></rect>"##,
+            part.width * CELL,
+            part.height * CELL,
+            escape(&part.name),
+            part.at
+        );
+    }
 }
 
 /// Where drawings go while a board is drawn: one buffer per layer, and the square being drawn.
@@ -321,25 +321,45 @@ impl Canvas {
         );
     }
 
-    /// Upright text centred on point (`cx`, `cy`) of a north-pointing tile turned to `dir`
-    /// (labels never turn upside down with their element).
     /// The registers a device is active on, written across the square (or `all`).
     fn phases_label(&mut self, tile: &Tile, all: &str) {
         let text = phases_text(tile).unwrap_or_else(|| all.into());
         self.label(Dir::N, 32.0, 32.0, 11, "#fff", &text);
     }
 
-    fn label(&mut self, dir: Dir, cx: f64, cy: f64, size: u32, fill: &str, text: &str) {
+    /// Upright dark text on a white tab centred on point (`cx`, `cy`) of a north-pointing
+    /// tile turned to `dir`: a small label that stays readable over any drawing.
+    fn badge(&mut self, dir: Dir, cx: f64, cy: f64, text: &str) {
+        let (x, y) = self.turned(dir, cx, cy);
+        let width = text.chars().count() as f64 * 6.4 + 6.0;
+        let _ = writeln!(
+            self.layers[Layer::Labels as usize],
+            r##"<rect x="{}" y="{}" width="{width}" height="13" rx="3" fill="#fff" stroke="#333" stroke-width="1"/><text x="{x}" y="{}" font-size="10" font-weight="bold" fill="#111" text-anchor="middle">{}</text>"##,
+            x - width / 2.0,
+            y - 6.5,
+            y + 3.5,
+            escape(text)
+        );
+    }
+
+    /// Where point (`cx`, `cy`) of a north-pointing tile turned to `dir` lies on the picture.
+    fn turned(&self, dir: Dir, cx: f64, cy: f64) -> (f64, f64) {
         let (mut dx, mut dy) = (cx - 32.0, cy - 32.0);
         for _ in 0..dir.index() {
             (dx, dy) = (-dy, dx);
         }
         let (x, y) = origin(self.at);
+        (f64::from(x) + 32.0 + dx, f64::from(y) + 32.0 + dy)
+    }
+
+    /// Upright text centred on point (`cx`, `cy`) of a north-pointing tile turned to `dir`
+    /// (labels never turn upside down with their element).
+    fn label(&mut self, dir: Dir, cx: f64, cy: f64, size: u32, fill: &str, text: &str) {
+        let (x, y) = self.turned(dir, cx, cy);
         let _ = writeln!(
             self.layers[Layer::Labels as usize],
-            r#"<text x="{}" y="{}" font-size="{size}" font-weight="bold" fill="{fill}" text-anchor="middle">{}</text>"#,
-            f64::from(x) + 32.0 + dx,
-            f64::from(y) + 32.0 + dy + f64::from(size) * 0.35,
+            r#"<text x="{x}" y="{}" font-size="{size}" font-weight="bold" fill="{fill}" text-anchor="middle">{}</text>"#,
+            y + f64::from(size) * 0.35,
             escape(text)
         );
     }
@@ -442,8 +462,9 @@ fn builtin(tile: &Tile, c: &mut Canvas) -> bool {
                 dir,
                 r##"<rect x="4" y="52" width="56" height="10" fill="#f2c200" stroke="#333" stroke-width="1.5"/><rect x="27" y="34" width="10" height="18" fill="#888" stroke="#333"/><rect x="12" y="28" width="40" height="7" fill="#f2c200" stroke="#333" stroke-width="1.5"/><path d="M32,24 L32,10 M25,16 L32,9 L39,16" fill="none" stroke="#333" stroke-width="3"/>"##,
             );
+            // On the piston, clear of the edge (and any wall) behind the pusher.
             if let Some(p) = phases_text(tile) {
-                c.label(dir, 32.0, 57.0, 10, "#111", &p);
+                c.badge(dir, 32.0, 43.0, &p);
             }
         }
         "crusher" => {
@@ -501,7 +522,7 @@ fn builtin(tile: &Tile, c: &mut Canvas) -> bool {
                 ),
             );
             if two {
-                c.label(Dir::N, 50.0, 55.0, 11, "#111", "×2");
+                c.badge(Dir::N, 49.0, 50.0, "×2");
             }
         }
         "start" => {
@@ -548,7 +569,7 @@ fn builtin(tile: &Tile, c: &mut Canvas) -> bool {
                 r##"<rect x="4" y="4" width="56" height="56" fill="#5a2b1a" opacity="0.25"/><path d="M32,8 C44,22 48,30 46,42 C44,54 20,54 18,42 C16,32 24,28 26,18 C30,26 32,28 34,30 C36,22 34,16 32,8 Z" fill="#ff6a00" stroke="#8a2500" stroke-width="2"/><path d="M32,30 C38,38 40,44 36,50 C32,54 26,50 26,44 C26,40 30,38 32,30 Z" fill="#ffd000"/>"##,
             );
             if let Some(p) = phases_text(tile) {
-                c.label(Dir::N, 32.0, 58.0, 10, "#111", &p);
+                c.badge(Dir::N, 32.0, 47.0, &p);
             }
         }
         "ledge" => {
@@ -698,9 +719,10 @@ fn conveyor(tile: &Tile, dir: Dir, belt: Belt, c: &mut Canvas) {
         format!(r##"<path d="{d}" fill="none" stroke="{color}" stroke-width="38"/>"##)
     };
     let mut body = String::new();
-    match (str_param(tile, "turn"), tile.params.get("turns")) {
+    let curve = str_param(tile, "turn").map(|turn| turn == "right");
+    match (curve, tile.params.get("turns")) {
         // A curve: robots travelling W (entering from the east edge) turn right to go N.
-        (Some(turn), _) => body.push_str(&arm(turn == "right")),
+        (Some(from_east), _) => body.push_str(&arm(from_east)),
         (None, Some(Value::Object(turns))) => {
             body.push_str(&format!(
                 r##"<rect x="13" y="0" width="38" height="64" fill="{color}"/>"##
@@ -727,8 +749,32 @@ fn conveyor(tile: &Tile, dir: Dir, belt: Belt, c: &mut Canvas) {
             y + 12
         )
     };
-    for &y in chevrons {
-        body.push_str(&chevron(y));
+    match curve {
+        // Along a curve, the chevrons follow the arc (radius 32 about the corner it turns
+        // round), each turned to the way robots travel there.
+        Some(from_east) => {
+            for i in 0..chevrons.len() {
+                // Each in the middle of its share of the arc.
+                let along = (i as f64 + 0.5) / chevrons.len() as f64;
+                let (cx, theta) = if from_east {
+                    (64.0, 90.0 + 90.0 * along)
+                } else {
+                    (0.0, 90.0 - 90.0 * along)
+                };
+                let rad = f64::to_radians(theta);
+                let (x, y) = (cx + 32.0 * rad.cos(), 32.0 * rad.sin());
+                let heading = if from_east { theta + 180.0 } else { theta };
+                let _ = write!(
+                    body,
+                    r##"<path d="M-9,5 L0,-4 L9,5" transform="translate({x:.1},{y:.1}) rotate({heading:.0})" fill="none" stroke="#fff" stroke-width="4.5" stroke-linejoin="round"/>"##
+                );
+            }
+        }
+        None => {
+            for &y in chevrons {
+                body.push_str(&chevron(y));
+            }
+        }
     }
     c.put(Layer::Belts, dir, &body);
 }

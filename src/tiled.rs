@@ -234,6 +234,7 @@ pub fn load_with(path: &Path, given: Option<&Path>) -> Result<Layout> {
         height: map.height,
         placements,
         files,
+        parts: Vec::new(),
     })
 }
 

@@ -20,6 +20,8 @@ struct VariantFile {
     #[serde(default)]
     conflicts: Vec<String>,
     #[serde(default)]
+    requires: Vec<String>,
+    #[serde(default)]
     params: BTreeMap<String, ParamFile>,
     #[serde(default)]
     step: Vec<NewStep>,
@@ -46,6 +48,8 @@ pub struct Variant {
     pub dir: PathBuf,
     pub files: Vec<PathBuf>,
     pub conflicts: Vec<String>,
+    /// Variants it builds on: switched on before it whenever it is.
+    pub requires: Vec<String>,
     pub params: ParamSpecs,
     pub steps: Vec<NewStep>,
 }
@@ -108,6 +112,7 @@ impl Variant {
             dir: dir.to_path_buf(),
             files,
             conflicts: file.conflicts,
+            requires: file.requires,
             params,
             steps: file.step,
         })
@@ -170,46 +175,118 @@ pub fn with_extra(choices: &[Choice], extra: &[String]) -> Vec<Choice> {
     all
 }
 
-/// Finds the chosen variants under `root` and checks they can be combined.
+/// Finds the chosen variants under `root`, each after the variants it `requires`, and checks
+/// they can be combined. A required variant takes the parameters `choices` give it, if any.
 pub fn select(root: &Path, choices: &[Choice]) -> Result<Vec<(Variant, Map<String, Value>)>> {
     let mut selected: Vec<(Variant, Map<String, Value>)> = Vec::new();
     for choice in choices {
-        if selected.iter().any(|(v, _)| v.name == choice.name) {
-            continue;
-        }
-        let dir = root.join(&choice.name);
-        let file = dir.join("variant.toml");
-        // Anything there is read (and refused if it is not a regular file), not passed over.
-        if !crate::files::is_file(&file) && !file.exists() {
-            let known: Vec<String> = Variant::discover(root)?
-                .into_iter()
-                .map(|v| v.name)
-                .collect();
-            return Err(Error::Other(format!(
-                "unknown variant `{}`{} (variants in {}: {})",
-                choice.name,
-                crate::error::suggest(&choice.name, known.iter().map(String::as_str)),
-                crate::files::describe_folder(root),
-                if known.is_empty() {
-                    "none".into()
-                } else {
-                    known.join(", ")
-                }
-            )));
-        }
-        let variant = Variant::load(&dir)?;
-        for (other, _) in &selected {
-            if variant.conflicts.contains(&other.name) || other.conflicts.contains(&variant.name) {
-                return Err(Error::Other(format!(
-                    "variants `{}` and `{}` cannot be combined (one lists the other under `conflicts`)",
-                    other.name, variant.name
-                )));
-            }
-        }
-        let params = variant
-            .resolve_params(&choice.params)
-            .map_err(Error::Other)?;
-        selected.push((variant, params));
+        add_with_requirements(root, choices, choice, &mut Vec::new(), &mut selected)?;
     }
     Ok(selected)
+}
+
+/// Adds `choice` to `selected` after what it requires; `path` is the chain of requirements
+/// being followed (a variant that requires itself, directly or not, is an error).
+fn add_with_requirements(
+    root: &Path,
+    choices: &[Choice],
+    choice: &Choice,
+    path: &mut Vec<String>,
+    selected: &mut Vec<(Variant, Map<String, Value>)>,
+) -> Result<()> {
+    if selected.iter().any(|(v, _)| v.name == choice.name) {
+        return Ok(());
+    }
+    if path.contains(&choice.name) {
+        return Err(Error::Other(format!(
+            "variants require each other in a circle: {} → {}",
+            path.join(" → "),
+            choice.name
+        )));
+    }
+    let dir = root.join(&choice.name);
+    let file = dir.join("variant.toml");
+    // Anything there is read (and refused if it is not a regular file), not passed over.
+    if !crate::files::is_file(&file) && !file.exists() {
+        let known: Vec<String> = Variant::discover(root)?
+            .into_iter()
+            .map(|v| v.name)
+            .collect();
+        let wanted_by = match path.last() {
+            Some(by) => format!(", required by `{by}`"),
+            None => String::new(),
+        };
+        return Err(Error::Other(format!(
+            "unknown variant `{}`{}{wanted_by} (variants in {}: {})",
+            choice.name,
+            crate::error::suggest(&choice.name, known.iter().map(String::as_str)),
+            crate::files::describe_folder(root),
+            if known.is_empty() {
+                "none".into()
+            } else {
+                known.join(", ")
+            }
+        )));
+    }
+    let variant = Variant::load(&dir)?;
+    path.push(choice.name.clone());
+    for name in &variant.requires {
+        let required = choices
+            .iter()
+            .find(|c| &c.name == name)
+            .cloned()
+            .unwrap_or_else(|| Choice {
+                name: name.clone(),
+                params: toml::Table::new(),
+            });
+        add_with_requirements(root, choices, &required, path, selected)?;
+    }
+    path.pop();
+    for (other, _) in selected.iter() {
+        if variant.conflicts.contains(&other.name) || other.conflicts.contains(&variant.name) {
+            return Err(Error::Other(format!(
+                "variants `{}` and `{}` cannot be combined (one lists the other under `conflicts`)",
+                other.name, variant.name
+            )));
+        }
+    }
+    let params = variant
+        .resolve_params(&choice.params)
+        .map_err(Error::Other)?;
+    selected.push((variant, params));
+    Ok(())
+}
+
+/// The switched-on variants that change nothing on `board`, each with the elements it
+/// defines: none of those has a tile there, the variant declares no option card, and no rule
+/// of its acts there ([`crate::script::RuleDef::acts`]: a rule acts when it replaced another,
+/// or has handlers and is not limited by `only_with` to elements the board lacks). A
+/// variant's new steps and parameters do nothing by themselves.
+pub fn idle_on(
+    board: &crate::board::Board,
+    defs: &crate::script::Defs,
+) -> Vec<(String, Vec<String>)> {
+    let present = |element: &str| board.tiles.iter().any(|t| t.name == element);
+    let mut idle = Vec::new();
+    for (variant, _) in &defs.variants {
+        let ours: Vec<String> = variant
+            .files
+            .iter()
+            .map(|f| crate::script::display_path(f))
+            .collect();
+        let mine = |file: &String| ours.contains(file);
+        let elements: Vec<String> = defs
+            .elements
+            .iter()
+            .filter(|e| mine(&e.file))
+            .map(|e| e.name.clone())
+            .collect();
+        let acts = elements.iter().any(|e| present(e))
+            || defs.options.iter().any(|o| mine(&o.file))
+            || defs.rules.iter().any(|r| mine(&r.file) && r.acts(&present));
+        if !acts {
+            idle.push((variant.name.clone(), elements));
+        }
+    }
+    idle
 }

@@ -7,7 +7,7 @@
 use crate::board::Board;
 use crate::detail;
 use crate::geometry::{Dir, Pos, Rotation};
-use crate::state::{GameState, Robot, RobotId, LETHAL_DAMAGE};
+use crate::state::{Detail, GameState, Robot, RobotId, StepSnapshot, LETHAL_DAMAGE};
 use std::rc::Rc;
 
 /// How a robot came to enter a square; scripts see it as `how` ("card", "push", ...).
@@ -62,6 +62,21 @@ pub struct Blocked {
     pub dir: Dir,
 }
 
+/// What one step of movement did: the robots that arrived somewhere (to tell their squares),
+/// and the chain that moved, the mover first and each robot pushed by the one before it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stepped {
+    pub arrivals: Vec<Arrival>,
+    pub chain: Vec<RobotId>,
+}
+
+/// What resolving the board pushers' pushes did (`World::flush_pushes`).
+pub type FlushedPushes = (
+    Vec<(Arrival, Option<RobotId>)>,
+    Vec<Blocked>,
+    Vec<(Vec<RobotId>, Dir)>,
+);
+
 /// Damage waiting to be applied at the end of a step (segment D fires all at once).
 #[derive(Clone, Debug)]
 pub struct Hit {
@@ -71,6 +86,20 @@ pub struct Hit {
     /// The side of the robot the damage came from (a beam's source), if it has one:
     /// Power-Down Shield blocks 1 point per side (rules.md §6.4).
     pub from: Option<Dir>,
+    /// Whether its player may scrap options to cancel it (§6.4); Fire Control's may not
+    /// (rules.md §9 #22). Handlers see it as `info.absorb`.
+    pub absorb: bool,
+    /// The beam that dealt it, if a beam did.
+    pub shot: Option<Shot>,
+}
+
+/// Where a beam that hit came from: the square it started in (a board laser's emitter, the
+/// shooter's square) and the robot that fired it (none for a board laser). The damage events
+/// name them (`source`, `shooter`), so a log and a replay can say who shot whom.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shot {
+    pub from: Pos,
+    pub shooter: Option<RobotId>,
 }
 
 /// The game state together with the board it is played on, and what the current step has
@@ -91,6 +120,9 @@ pub struct World {
     /// moment `begin_moment` opened, and re-enter in dock order among themselves. Off, each
     /// destruction is a moment of its own (cards resolve one at a time).
     simultaneous: bool,
+    /// While noting (`Some`), the robots after every step and card in which something
+    /// happened; the first entry is where the register began ([`World::note`]).
+    pub noted: Option<Vec<StepSnapshot>>,
 }
 
 impl World {
@@ -104,6 +136,7 @@ impl World {
             defer_damage: false,
             destroyed_now: Vec::new(),
             simultaneous: false,
+            noted: None,
         }
     }
 
@@ -123,20 +156,44 @@ impl World {
         self.destroyed_now.clear();
     }
 
+    /// While noting steps, notes the robots after `step` (and the card of `robot`) if
+    /// anything happened since the last note: an event, or a robot that changed.
+    pub fn note(&mut self, step: &str, robot: Option<RobotId>) {
+        let Some(noted) = &mut self.noted else {
+            return;
+        };
+        let (events, robots) = (self.state.events.len(), &self.state.robots);
+        if noted
+            .last()
+            .is_some_and(|m| m.events == events && m.robots == *robots)
+        {
+            return;
+        }
+        noted.push(StepSnapshot {
+            step: step.to_string(),
+            robot: robot.map(|id| robots[id].name.clone()),
+            events,
+            robots: robots.clone(),
+        });
+    }
+
     pub fn robot_at(&self, p: Pos) -> Option<RobotId> {
         self.state.robot_at(p)
     }
 
     /// One square of movement in `dir`, pushing any robots ahead (rules.md §3.2). Either the
-    /// whole chain moves or, if any robot in it would cross a wall, nothing does.
-    /// Returns the arrivals (pushed robots first), or where the move was stopped.
-    pub fn step(&mut self, id: RobotId, dir: Dir, how: How) -> Result<Vec<Arrival>, Blocked> {
+    /// whole chain moves or, if any robot in it would cross a wall, nothing does (logged as
+    /// `blocked`, or `push_blocked` naming the robot it could not push, with the wall).
+    /// Returns the arrivals (pushed robots first) and the chain, or where the move was stopped.
+    pub fn step(&mut self, id: RobotId, dir: Dir, how: How) -> Result<Stepped, Blocked> {
         let (chain, walled) = self.chain(id, dir);
         if let Some(blocked) = walled {
-            if chain.len() > 1 {
-                self.state
-                    .log(Some(id), "push_blocked", detail! {"dir" => dir});
-            }
+            let what = if chain.len() > 1 {
+                "push_blocked"
+            } else {
+                "blocked"
+            };
+            self.log_blocked(id, what, &chain, blocked);
             return Err(blocked);
         }
         let mut arrivals = Vec::with_capacity(chain.len());
@@ -160,7 +217,18 @@ impl World {
                 how,
             });
         }
-        Ok(arrivals)
+        Ok(Stepped { arrivals, chain })
+    }
+
+    /// Logs why the move or push of `id` was stopped: the wall (the side `dir` of square
+    /// `wall`) and, when it pushed robots, the one right ahead of it (`pushing`).
+    fn log_blocked(&mut self, id: RobotId, what: &'static str, chain: &[RobotId], wall: Blocked) {
+        let mut detail = detail! {"dir" => wall.dir, "wall" => wall.at};
+        if let Some(&ahead) = chain.get(1) {
+            let name = self.state.robots[ahead].name.clone();
+            detail.insert("pushing", serde_json::json!(name));
+        }
+        self.state.log(Some(id), what, detail);
     }
 
     /// The robot and the robots in line ahead of it in `dir`, up to the first free square
@@ -196,9 +264,9 @@ impl World {
     /// (opposed, or at right angles) both do nothing, and so do two that would bring robots
     /// into one square, as with belts. A robot two pushes move the same way moves once.
     /// Returns the arrivals (each with the robot that pushed it, if one did: the robot on the
-    /// pusher pushes the rest of its chain, as a moving robot does) and the pushes walls
-    /// stopped.
-    pub fn flush_pushes(&mut self) -> (Vec<(Arrival, Option<RobotId>)>, Vec<Blocked>) {
+    /// pusher pushes the rest of its chain, as a moving robot does), the pushes walls
+    /// stopped, and the chains that moved, each robot in them shoving the next (`on_push`).
+    pub fn flush_pushes(&mut self) -> FlushedPushes {
         struct Push {
             dir: Dir,
             chain: Vec<RobotId>,
@@ -227,12 +295,12 @@ impl World {
                 && (a.front == b.front || a.chain.iter().any(|r| b.chain.contains(r)))
         };
         let mut blocked = Vec::new();
+        let mut chains = Vec::new();
         let mut moves: Vec<(RobotId, Dir, Option<RobotId>)> = Vec::new();
         for (i, push) in pushes.iter().enumerate() {
             let (head, dir) = (push.chain[0], push.dir);
             if let Some(wall) = push.walled {
-                self.state
-                    .log(Some(head), "push_blocked", detail! {"dir" => dir});
+                self.log_blocked(head, "push_blocked", &push.chain, wall);
                 blocked.push(wall);
             } else if pushes
                 .iter()
@@ -242,6 +310,7 @@ impl World {
                 self.state
                     .log(Some(head), "push_cancelled", detail! {"dir" => dir});
             } else {
+                chains.push((push.chain.clone(), dir));
                 // Front of the chain first, as a robot's own push tells them.
                 for (k, &robot) in push.chain.iter().enumerate().rev() {
                     if !moves.iter().any(|(r, _, _)| *r == robot) {
@@ -275,7 +344,7 @@ impl World {
                 ));
             }
         }
-        (arrivals, blocked)
+        (arrivals, blocked, chains)
     }
 
     /// Destroys a robot standing off the board; true if it did.
@@ -353,20 +422,30 @@ impl World {
     }
 
     /// Adds damage tokens (after options and rules had their say); 10 destroys.
-    pub fn apply_damage(&mut self, id: RobotId, amount: i32, cause: &str) {
+    pub fn apply_damage(&mut self, id: RobotId, amount: i32, cause: &str, shot: Option<Shot>) {
         if amount <= 0 || self.state.robots[id].destroyed {
             return;
         }
         let r = &mut self.state.robots[id];
         r.damage = r.damage.saturating_add(amount).min(LETHAL_DAMAGE);
         let total = r.damage;
-        self.state.log(
-            Some(id),
-            "damaged",
-            detail! {"amount" => amount, "cause" => cause, "damage" => total},
-        );
+        let mut detail = detail! {"amount" => amount, "cause" => cause, "damage" => total};
+        self.describe_shot(shot, &mut detail);
+        self.state.log(Some(id), "damaged", detail);
         if total >= LETHAL_DAMAGE {
             self.destroy(id, cause);
+        }
+    }
+
+    /// Adds where a beam came from to a damage event: `source` (its first square) and
+    /// `shooter` (the robot that fired it, if one did).
+    pub fn describe_shot(&self, shot: Option<Shot>, detail: &mut Detail) {
+        if let Some(shot) = shot {
+            detail.insert("source", serde_json::json!(shot.from));
+            if let Some(shooter) = shot.shooter {
+                let name = &self.state.robots[shooter].name;
+                detail.insert("shooter", serde_json::json!(name));
+            }
         }
     }
 
@@ -675,6 +754,14 @@ impl World {
             "option_discarded",
             detail! {"option" => name, "why" => why},
         );
+        // A program card set aside on the option goes with it (Flywheel's).
+        if let Some(kept) = self.state.robots[id].kept.remove(name) {
+            self.state.log(
+                Some(id),
+                "card_unkept",
+                detail! {"key" => name, "card" => kept.card.to_string()},
+            );
+        }
         true
     }
 

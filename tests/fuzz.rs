@@ -196,10 +196,10 @@ fn scenario(path: &Path) -> rally::Result<()> {
     if !scenario.variants.is_empty() {
         let rules = Common::default().rules(Some(path), scenario.variants.clone())?;
         let mut game = scenario.start(rules)?;
-        return scenario.resolve(&mut game);
+        return scenario.resolve(&mut game).map(|_| ());
     }
     let mut game = scenario.start(take_rules())?;
-    let result = scenario.resolve(&mut game);
+    let result = scenario.resolve(&mut game).map(|_| ());
     give_back(game.into_rules());
     result
 }
@@ -309,6 +309,11 @@ fn scenarios() {
         ("tests/acceptance/core/belt_then_gear.toml", vec![]),
         (
             "tests/scenarios/options/mechanical_arm/touch_diagonal_flag.toml",
+            vec![],
+        ),
+        ("tests/scenarios/turns/power_down_next_turn.toml", vec![]),
+        (
+            "tests/scenarios/options/flywheel/kept_for_next_turn.toml",
             vec![],
         ),
         (

@@ -91,7 +91,8 @@ fn hand_size_is_nine_minus_damage_and_locked_cards_stay_out_of_the_deck() {
         .iter()
         .map(|r| deal::hand_size(r.damage))
         .collect();
-    let hands = deal::deal(&mut state, &sizes);
+    let dealt = deal::deal(&mut state, &sizes, None);
+    let hands: Vec<deal::Hand> = dealt.iter().map(|&id| deal::hand(&state, id)).collect();
     let sizes: Vec<usize> = hands.iter().map(|h| h.cards.len()).collect();
     assert_eq!(sizes, vec![9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
     let opens: Vec<usize> = hands.iter().map(|h| h.open.len()).collect();
@@ -363,14 +364,12 @@ fn strong_bots_win_more_often_than_weak_ones() {
 fn sim_summary_does_not_depend_on_the_thread_count() {
     let setup = Setup::load(Path::new("games/bots.toml")).unwrap();
     let src = sources(&setup);
-    let one = sim::run(&setup, &src, 6, 1, &mut |_| {}).unwrap();
-    let two = sim::run(&setup, &src, 6, 2, &mut |_| {}).unwrap();
+    let one = sim::run(&setup, &src, 0..6, 1, &mut |_| {}).unwrap();
+    let two = sim::run(&setup, &src, 0..6, 2, &mut |_| {}).unwrap();
     assert_eq!(one.games, 6);
-    assert_eq!(
-        (one.won, &one.win_turns, &one.deaths, &one.damage),
-        (two.won, &two.win_turns, &two.deaths, &two.damage)
-    );
-    let table = sim::table(&[("standard".into(), &one), ("again".into(), &two)]);
+    assert_eq!(one, two);
+    let rows = rally::game::tally::rows(&[&one, &two]);
+    let table = rally::game::tally::table(&["standard".into(), "again".into()], &rows);
     assert!(table.contains("finish rate"), "{table}");
     assert!(table.contains("deaths per game"), "{table}");
 }
@@ -527,9 +526,37 @@ fn rally_replay_plays_a_whole_game_stage_by_stage() {
     );
     let page = std::fs::read_to_string(&html).unwrap();
     let frames = page_frames(&page);
-    assert_eq!(frames.len(), stages, "one frame per stage of the game");
+    // Each stage is one or more frames: a register has one per card and per step in which
+    // something happened (`t1r2s3`), named by its stage without the `s` count.
+    let stage_of = |f: &serde_json::Value| {
+        let id = f["id"].as_str().unwrap();
+        id.split('s').next().unwrap().to_string()
+    };
+    let mut named: Vec<String> = frames.iter().map(stage_of).collect();
+    named.dedup();
+    assert_eq!(
+        named.len(),
+        stages,
+        "every stage of the game has its frames"
+    );
+    assert!(frames.len() > stages, "registers are shown step by step");
     assert_eq!(frames[0]["label"], "Turn 1 · Start");
-    assert_eq!(frames[1]["label"], "Turn 1 · Register 1");
+    assert_eq!(frames[0]["id"], "t1r0");
+    assert_eq!(frames[1]["id"], "t1r1s1");
+    assert_eq!(
+        frames[1]["stage"], "card",
+        "a register begins with the first card"
+    );
+    let label = frames[1]["label"].as_str().unwrap();
+    let acting = frames[1]["acting"].as_str().unwrap();
+    assert!(
+        label.starts_with(&format!("Turn 1 · Register 1 · {acting} plays ")),
+        "{label}"
+    );
+    assert!(
+        frames[1]["robots"][0]["program"].as_array().unwrap().len() == 5,
+        "the frames carry the programs dealt"
+    );
     let last = frames.last().unwrap();
     let state = m.game.state();
     let shown: Vec<_> = last["robots"]
@@ -634,8 +661,8 @@ fn run_replay_re_resolves_a_whole_game() {
     support::copy_dir(&root.join("scripts"), &scripts);
     let gear = scripts.join("elements/gear.lua");
     let edited = std::fs::read_to_string(&gear).unwrap().replace(
-        "ctx:rotate(robot, tile.turn)",
-        "ctx:rotate(robot, \"uturn\")",
+        "ctx:rotate(robot, tile.turn, \"gear\")",
+        "ctx:rotate(robot, \"uturn\", \"gear\")",
     );
     std::fs::write(&gear, edited).unwrap();
     let changed = run(&scripts);
@@ -645,4 +672,66 @@ fn run_replay_re_resolves_a_whole_game() {
         text.contains("first difference at event") && text.contains("rotation=uturn"),
         "{text}"
     );
+}
+
+#[test]
+fn every_shipped_game_plays_to_the_end_with_bots() {
+    let mut games: Vec<_> = std::fs::read_dir("games")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    games.sort();
+    assert!(games.len() >= 5, "{games:?}");
+    for game in games {
+        let mut m = start(game.to_str().unwrap());
+        m.record = false;
+        let result = sim::play_one(&mut m).unwrap();
+        assert!(result.outcome.is_some(), "{}", game.display());
+        assert!(
+            m.setup
+                .idle_variant_warnings(m.game.rules())
+                .unwrap()
+                .is_empty(),
+            "{}: every variant it switches on acts on its board",
+            game.display()
+        );
+    }
+}
+
+#[test]
+fn bots_play_a_game_with_every_option_that_asks() {
+    // games/options.toml arms four bots with the options that ask their players something:
+    // the game runs to its end, the same every time, and the bots do use them.
+    let play = || {
+        let mut m = start("games/options.toml");
+        let mut bots = Bots::new(m.setup.seats.iter().map(|s| s.strength));
+        m.play_out(&mut bots).unwrap();
+        m.history
+            .iter()
+            .flat_map(|t| t.events.clone())
+            .collect::<Vec<_>>()
+    };
+    let events = play();
+    assert_eq!(events, play(), "the same game every time");
+    let count = |what: &str| events.iter().filter(|e| e.what == what).count();
+    let asked = |question: &str| {
+        events
+            .iter()
+            .filter(|e| e.what == "chose")
+            .filter(|e| e.detail.get("question").and_then(|q| q.as_str()) == Some(question))
+            .count()
+    };
+    for question in [
+        "shot",
+        "recompile",
+        "flywheel",
+        "gyroscopic_stabilizer",
+        "abort_switch",
+        "conditional_program",
+    ] {
+        assert!(asked(question) > 0, "nobody was asked `{question}`");
+    }
+    assert!(count("shot") > 0, "no bot fired an option's shot");
+    assert!(count("card_kept") > 0, "no bot kept a card on an option");
 }

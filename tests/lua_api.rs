@@ -4,46 +4,40 @@
 //! of play must be annotated, and nothing annotated may be missing from the API.
 //!
 //! The API side is read from the running host where it can be (the `rally` table a rule set
-//! builds, the keys `rally.element{}` and `rally.rule{}` accept, the order of play), and from
-//! the method registrations in src/script/ for the native userdata.
+//! builds, the keys `rally.element{}` and `rally.rule{}` and variant.toml accept, the order
+//! of play), and from the method registrations in src/script/ for the native userdata. The
+//! annotations are read as the API reference (docs/api.md) reads them: src/reference.rs.
 
+mod support;
+
+use rally::reference::{self, Api, Section};
 use rally::script::{RuleSet, Sources};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-const ANNOTATIONS: &str = "scripts/types/rally.lua";
-
 type Names = BTreeSet<String>;
 
-fn annotations() -> String {
-    std::fs::read_to_string(ANNOTATIONS).unwrap()
+/// The annotations as the API reference reads them (src/reference.rs).
+fn annotations() -> Api {
+    let text = std::fs::read_to_string(reference::ANNOTATIONS_PATH).unwrap();
+    reference::parse(&text).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// The names after `prefix` up to the first character that cannot be in a name.
-fn names_after(text: &str, prefix: &str) -> Names {
-    text.lines()
-        .filter_map(|l| l.trim_start().strip_prefix(prefix))
-        .map(|rest| {
-            rest.chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                .collect::<String>()
-        })
-        .filter(|n| !n.is_empty())
+/// The functions (or the fields and values) of a class, or of the table a class is bound to.
+fn members(section: Option<&Section>, what: &str, functions: bool) -> Names {
+    section
+        .unwrap_or_else(|| panic!("{} has no {what}", reference::ANNOTATIONS_PATH))
+        .names(functions)
+        .into_iter()
         .collect()
 }
 
-/// The `---@field` names of one `---@class` block of the annotations.
-fn class_fields(text: &str, class: &str) -> Names {
-    let start = text
-        .find(&format!("---@class {class}\n"))
-        .unwrap_or_else(|| panic!("{ANNOTATIONS} has no ---@class {class}"));
-    let block: String = text[start..]
-        .lines()
-        .skip(1)
-        .take_while(|l| l.starts_with("---@field"))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    names_after(&block, "---@field ")
+fn fields(api: &Api, class: &str) -> Names {
+    members(api.class(class), &format!("---@class {class}"), false)
+}
+
+fn methods(api: &Api, var: &str) -> Names {
+    members(api.bound(var), &format!("`local {var} = {{}}`"), true)
 }
 
 /// The first string literal after each `call` in `source` (method registrations, whose name
@@ -75,7 +69,8 @@ fn same(what: &str, api: Names, annotated: Names) {
     let stale: Vec<_> = annotated.difference(&api).collect();
     assert!(
         missing.is_empty() && stale.is_empty(),
-        "{what}: not annotated in {ANNOTATIONS}: {missing:?}; annotated but not in the API: {stale:?}"
+        "{what}: not annotated in {}: {missing:?}; annotated but not in the API: {stale:?}",
+        reference::ANNOTATIONS_PATH
     );
 }
 
@@ -90,23 +85,23 @@ fn rules_from(scripts: &Path) -> rally::Result<RuleSet> {
 #[test]
 fn ctx_methods_and_fields() {
     let ctx = std::fs::read_to_string("src/script/ctx.rs").unwrap();
-    let text = annotations();
+    let api = annotations();
     let ctx_impl = section(&ctx, "impl UserData for Ctx", Some("\nimpl "));
     same(
         "ctx methods",
         registered(ctx_impl, "add_method("),
-        names_after(&text, "function Ctx:"),
+        methods(&api, "Ctx"),
     );
     same(
         "ctx fields",
         registered(ctx_impl, "add_field_method_get("),
-        class_fields(&text, "rally.Ctx"),
+        fields(&api, "rally.Ctx"),
     );
     let robot_impl = section(&ctx, "impl UserData for RobotView", Some("\nimpl "));
     same(
         "robot fields",
         registered(robot_impl, "add_field_method_get("),
-        class_fields(&text, "rally.Robot"),
+        fields(&api, "rally.Robot"),
     );
 }
 
@@ -116,7 +111,7 @@ fn builder_methods() {
     same(
         "build(b, tile) methods",
         registered(&host, "reg.add_method("),
-        names_after(&annotations(), "function Builder:"),
+        methods(&annotations(), "Builder"),
     );
 }
 
@@ -124,22 +119,27 @@ fn builder_methods() {
 fn rally_table() {
     let rules = rules_from(Path::new("scripts")).unwrap();
     let rally: mlua::Table = rules.lua.globals().get("rally").unwrap();
+    // Scripts see `rally` read-only: its fields are behind the view.
     let keys = |t: &mlua::Table| -> Names {
-        t.clone()
+        rally::script::views::open(&rules.lua, t)
+            .unwrap()
             .pairs::<String, mlua::Value>()
             .map(|p| p.unwrap().0)
             .collect()
     };
-    let text = annotations();
-    let mut annotated = names_after(&text, "function rally.");
-    annotated.extend(names_after(&text, "rally."));
+    let api = annotations();
+    // The members of `rally`: its functions and values, and the tables bound to `rally.X`.
+    let mut annotated = members(api.bound("rally"), "`rally = {}`", true);
+    annotated.extend(members(api.bound("rally"), "`rally = {}`", false));
+    annotated.extend(
+        api.sections
+            .iter()
+            .filter_map(|s| s.var.as_deref()?.strip_prefix("rally."))
+            .map(String::from),
+    );
     same("rally.*", keys(&rally), annotated);
     let param: mlua::Table = rally.get("param").unwrap();
-    same(
-        "rally.param.*",
-        keys(&param),
-        names_after(&text, "function rally.param."),
-    );
+    same("rally.param.*", keys(&param), methods(&api, "rally.param"));
 }
 
 /// The keys a declaration accepts, read from the error a wrong key gets.
@@ -157,26 +157,69 @@ fn accepted_keys(declaration: &str) -> Names {
 
 #[test]
 fn declaration_keys() {
-    let text = annotations();
+    let api = annotations();
     same(
         "rally.element { ... } keys",
         accepted_keys(r#"rally.element { name = "probe", probe_key = 1 }"#),
-        class_fields(&text, "rally.ElementDecl"),
+        fields(&api, "rally.ElementDecl"),
     );
     same(
         "rally.rule { ... } keys",
         accepted_keys(r#"rally.rule { name = "probe", probe_key = 1 }"#),
-        class_fields(&text, "rally.RuleDecl"),
+        fields(&api, "rally.RuleDecl"),
     );
     same(
         "rally.option { ... } keys",
         accepted_keys(r#"rally.option { name = "probe", probe_key = 1 }"#),
-        class_fields(&text, "rally.OptionDecl"),
+        fields(&api, "rally.OptionDecl"),
     );
     same(
         "draw = { ... } keys",
         accepted_keys(r#"rally.element { name = "probe", draw = { probe_key = 1 } }"#),
-        class_fields(&text, "rally.Draw"),
+        fields(&api, "rally.Draw"),
+    );
+}
+
+/// The keys a variant.toml table accepts, read from the error an unknown key gets.
+fn variant_keys(toml: &str) -> Names {
+    let dir = tempfile::tempdir().unwrap();
+    let variant = dir.path().join("probe");
+    std::fs::create_dir_all(&variant).unwrap();
+    std::fs::write(variant.join("variant.toml"), toml).unwrap();
+    let message = rally::variant::Variant::load(&variant)
+        .err()
+        .unwrap()
+        .to_string();
+    let list = message
+        .split("expected one of ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no key list in: {message}"));
+    let list = list.lines().next().unwrap_or_default();
+    list.split(',')
+        .map(|k| k.trim().trim_matches('`').to_string())
+        .collect()
+}
+
+#[test]
+fn variant_toml_keys() {
+    let api = annotations();
+    let head = "name = \"probe\"\ndescription = \"probe\"\n";
+    same(
+        "variant.toml keys",
+        variant_keys(&format!("{head}probe_key = 1\n")),
+        fields(&api, "rally.VariantToml"),
+    );
+    same(
+        "variant.toml [params.NAME] keys",
+        variant_keys(&format!(
+            "{head}[params.p]\nkind = \"int\"\ndefault = 1\nprobe_key = 1\n"
+        )),
+        fields(&api, "rally.VariantParamToml"),
+    );
+    same(
+        "variant.toml [[step]] keys",
+        variant_keys(&format!("{head}[[step]]\nname = \"s\"\nprobe_key = 1\n")),
+        fields(&api, "rally.VariantStepToml"),
     );
 }
 
@@ -188,7 +231,7 @@ fn steps_of_the_order_of_play() {
             .into_iter()
             .map(|s| s.name)
             .collect(),
-        class_fields(&annotations(), "rally.Steps"),
+        fields(&annotations(), "rally.Steps"),
     );
 }
 
@@ -201,4 +244,29 @@ fn the_editor_config_points_at_the_annotations() {
         .iter()
         .any(|l| Path::new(l.as_str().unwrap()).join("rally.lua").is_file()));
     assert_eq!(config["runtime.version"], "Lua 5.4");
+}
+
+#[test]
+fn only_with_names_elements_that_exist() {
+    let load = |rule: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        support::copy_dir(Path::new("scripts/elements"), &dir.path().join("elements"));
+        std::fs::create_dir_all(dir.path().join("rules")).unwrap();
+        std::fs::write(dir.path().join("rules/probe.lua"), rule).unwrap();
+        rules_from(dir.path()).err().map(|e| e.to_string())
+    };
+    let typo = load(r#"rally.rule { name = "probe", only_with = { "gaer" } }"#).unwrap();
+    assert!(
+        typo.contains("rule `probe`: `only_with` names `gaer`, which no script defines (did you mean `gear`?)"),
+        "{typo}"
+    );
+    let wrong = load(r#"rally.rule { name = "probe", only_with = 3 }"#).unwrap();
+    assert!(
+        wrong.contains("`only_with` must be a list of element names"),
+        "{wrong}"
+    );
+    assert_eq!(
+        load(r#"rally.rule { name = "probe", only_with = { "gear" } }"#),
+        None
+    );
 }

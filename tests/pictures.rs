@@ -221,9 +221,224 @@ fn a_bad_draw_declaration_is_an_error_with_its_line() {
     assert!(e.contains("#rrggbb"), "{e}");
 }
 
+/// A PNG decoded, to look at its pixels.
+fn pixels(png: &[u8]) -> resvg::tiny_skia::Pixmap {
+    resvg::tiny_skia::Pixmap::decode_png(png).expect("a PNG")
+}
+
 #[test]
-fn png_output_is_a_png() {
+fn png_output_is_a_png_at_any_scale() {
     let svg = board_picture("tests/pictures/standard.toml", &[]);
-    let png = svg::to_png(&svg).unwrap();
+    let png = svg::to_png(&svg, 1.0).unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    let one = pixels(&png);
+    let three = pixels(&svg::to_png(&svg, 3.0).unwrap());
+    assert_eq!(
+        (three.width(), three.height()),
+        (one.width() * 3, one.height() * 3)
+    );
+    for bad in [0.0, -1.0, f32::NAN] {
+        assert!(svg::to_png(&svg, bad).is_err(), "scale {bad}");
+    }
+    let e = svg::to_png(&svg, 1000.0).unwrap_err();
+    assert!(e.contains("the most is"), "{e}");
+}
+
+/// Labels come out in the font built into rally, whatever the machine has installed (no
+/// system font is ever loaded): text is drawn.
+#[test]
+fn labels_are_drawn_with_the_built_in_font() {
+    let svg = r##"<svg xmlns="http://www.w3.org/2000/svg" width="80" height="40"><rect width="80" height="40" fill="#fff"/><text x="4" y="30" font-size="28" font-family="DejaVu Sans" font-weight="bold" fill="#000">×88</text></svg>"##;
+    let image = pixels(&svg::to_png(svg, 1.0).unwrap());
+    let dark = image
+        .pixels()
+        .iter()
+        .filter(|p| p.red() < 100 && p.alpha() > 200)
+        .count();
+    assert!(
+        dark > 150,
+        "only {dark} dark pixels: the text was not drawn"
+    );
+}
+
+/// A robot on a flag leaves the flag readable: its token is a frame round the square, not a
+/// block over it. The pennant's red still shows through where a solid token would be blue.
+/// The picture of a scenario written out here.
+fn picture_of(scenario: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.toml");
+    std::fs::write(&path, scenario).unwrap();
+    scenario_picture(path.to_str().unwrap())
+}
+
+#[test]
+fn a_robot_leaves_the_square_under_it_readable() {
+    let svg = picture_of(
+        r#"
+[board]
+grid = ". F"
+[board.legend]
+"." = "floor"
+"F" = { element = "flag", number = 1 }
+[[robot]]
+name = "Red"
+at = [0, 0]
+facing = "N"
+[[robot]]
+name = "Blue"
+at = [1, 0]
+facing = "E"
+"#,
+    );
+    let image = pixels(&svg::to_png(&svg, 1.0).unwrap());
+    // The pennant of the flag on square [1,0] (its polygon 21,12 46,19 21,27 in the square).
+    let (x, y) = (
+        (svg::MARGIN + svg::CELL + 28) as u32,
+        (svg::MARGIN + 19) as u32,
+    );
+    let p = image.pixel(x, y).unwrap();
+    assert!(
+        p.red() > 150 && p.blue() < 120,
+        "the flag under Blue is hidden: {p:?}"
+    );
+}
+
+#[test]
+fn robots_carry_their_full_names_and_hover_titles() {
+    let svg = picture_of(
+        r#"
+[board]
+grid = ". ."
+[board.legend]
+"." = "floor"
+[[robot]]
+name = "Hammer Bot Deluxe"
+at = [0, 0]
+facing = "S"
+damage = 3
+[[robot]]
+name = "Zoe"
+at = [1, 0]
+facing = "N"
+"#,
+    );
+    assert!(
+        svg.contains(r#"lengthAdjust="spacingAndGlyphs">Hammer Bot Deluxe</text>"#),
+        "a long name is squeezed to fit the square, not cut"
+    );
+    assert!(svg.contains(">Zoe</text>"));
+    assert!(
+        svg.contains("<title>Hammer Bot Deluxe, facing S · 3 damage · 3 lives · 0 flags</title>")
+    );
+}
+
+#[test]
+fn squares_have_hover_titles() {
+    let svg = board_picture("tests/pictures/standard.toml", &[]);
+    assert!(
+        svg.contains("<title>[3, 3] · pusher (dir N, phases 2 4) · wall (side S)</title>"),
+        "the pusher's square names everything on it"
+    );
+    assert!(svg.contains("<title>[2, 2] · conveyor (dir W, express)</title>"));
+    assert!(!svg.contains("<title>[0, 3]"), "plain floor has no title");
+}
+
+/// A board laser's beam ends at the first robot in its way, as the engine stops it.
+#[test]
+fn a_beam_ends_at_the_first_robot() {
+    // The laser at [5,2] fires W; robot A stands at [1,2].
+    let svg = scenario_picture("tests/pictures/replay_two_robots.toml");
+    let centre_of_a = svg::MARGIN + svg::CELL + svg::CELL / 2;
+    assert!(
+        svg.contains(&format!(r#"x2="{centre_of_a}" y2="184""#)),
+        "{}",
+        svg.lines()
+            .find(|l| l.contains("class=\"beam\""))
+            .unwrap_or_default()
+    );
+}
+
+#[test]
+fn a_course_shows_the_seams_between_its_boards() {
+    let svg = board_picture("boards/course-meltdown.toml", &[]);
+    assert_eq!(svg.matches(r#"class="seam""#).count(), 2, "two boards");
+    assert!(svg.contains("<title>Factory at [0, 12]</title>"));
+}
+
+#[test]
+fn the_legend_names_every_kind_of_element_on_the_board() {
+    let rules = rules(&[]);
+    let board = Board::compile(
+        &Layout::load(Path::new("tests/pictures/standard.toml")).unwrap(),
+        &rules,
+    )
+    .unwrap();
+    let plain = svg::picture(&rules, &board, &[], &svg::Options::default());
+    let with = svg::picture(
+        &rules,
+        &board,
+        &[],
+        &svg::Options {
+            legend: true,
+            ..svg::Options::default()
+        },
+    );
+    assert!(!plain.contains("id=\"legend\""));
+    assert!(with.contains("id=\"legend\""));
+    let names: Vec<&str> = with
+        .split(r##"font-size="12" fill="#222">"##)
+        .skip(1)
+        .map(|s| &s[..s.find('<').unwrap()])
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "belt",
+            "pit",
+            "pusher",
+            "laser",
+            "wall",
+            "gear (counter-clockwise)",
+            "crusher",
+            "flag",
+            "start dock",
+            "express belt",
+            "repair site (2 wrenches)"
+        ]
+    );
+    let height = |svg: &str| -> i32 {
+        let h = &svg[svg.find("height=\"").unwrap() + 8..];
+        h[..h.find('"').unwrap()].parse().unwrap()
+    };
+    assert!(height(&with) > height(&plain) + 100, "the legend has room");
+}
+
+#[test]
+fn rally_render_writes_print_sized_pngs_and_refuses_absurd_scales() {
+    let dir = tempfile::tempdir().unwrap();
+    let render = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_rally"))
+            .arg("render")
+            .arg("tests/pictures/standard.toml")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let png = dir.path().join("big.png");
+    let out = render(&["--scale", "2", "--legend", "-o", png.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let image = pixels(&std::fs::read(&png).unwrap());
+    assert_eq!(image.width(), 2 * (6 * svg::CELL + 2 * svg::MARGIN) as u32);
+
+    for scale in ["0", "-2", "5000", "NaN"] {
+        let out = render(&[&format!("--scale={scale}"), "-o", png.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "--scale {scale}: {stderr}");
+        assert!(stderr.contains("big.png"), "names the file: {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
 }

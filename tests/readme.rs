@@ -28,9 +28,13 @@ fn the_worked_example_in_the_readme_passes() {
 
     let dir = tempfile::tempdir().unwrap();
     support::copy_dir(&root.join("scripts"), &dir.path().join("scripts"));
-    std::fs::write(dir.path().join("scripts/elements/magnet.lua"), &lua[0]).unwrap();
+    std::fs::write(
+        dir.path().join("scripts/elements/example_magnet.lua"),
+        &lua[0],
+    )
+    .unwrap();
     std::fs::write(dir.path().join("scenario.toml"), &toml[0]).unwrap();
-    std::fs::write(dir.path().join("magnet.toml"), &toml[1]).unwrap();
+    std::fs::write(dir.path().join("example_magnet.toml"), &toml[1]).unwrap();
 
     let output = Command::new(env!("CARGO_BIN_EXE_rally"))
         .current_dir(dir.path())

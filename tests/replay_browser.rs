@@ -1,7 +1,11 @@
 //! The HTML replay viewer in a real headless browser (Chromium driven through ChromeDriver's
-//! WebDriver protocol): it opens from disk, shows the start, steps forward register by
-//! register, and at every step the robots drawn on screen stand on the squares the replay log
-//! says, facing the way it says.
+//! WebDriver protocol): it opens from disk, shows the start, steps forward frame by frame (each
+//! card, each step of the board), and at every step the robots drawn on screen stand on the
+//! squares the replay log says, facing the way it says; laser lines run from shooter to
+//! target; a link opens the page on a frame and the event list links to frames; the board fits
+//! a 1280×900 window.
+//!
+//! With `RALLY_SCREENSHOTS=DIR` the tests leave screenshots of what they saw in DIR.
 //!
 //! Needs `chromium` and `chromedriver` (`.ci/install-browser.sh` installs them). Without them
 //! the test says SKIPPED and why, on stderr, and passes; with `RALLY_REQUIRE_BROWSER=1` (CI,
@@ -53,12 +57,9 @@ return { frame: Number(document.body.dataset.frame), label: document.getElementB
 
 #[test]
 fn the_viewer_plays_a_replay_log_in_a_browser() {
-    let Some((chromium, chromedriver)) =
-        browser::tools("the_viewer_plays_a_replay_log_in_a_browser")
-    else {
+    let Some(browser) = browser::session("the_viewer_plays_a_replay_log_in_a_browser") else {
         return;
     };
-
     // Record a replay log of the scenario, as `rally run --record` does.
     let dir = tempfile::tempdir().unwrap();
     let path = Path::new(SCENARIO);
@@ -80,11 +81,32 @@ fn the_viewer_plays_a_replay_log_in_a_browser() {
         .start(common.rules(Some(path), replayed.variants.clone()).unwrap())
         .unwrap();
     let frames = html::frames(&replayed, &mut game).unwrap();
-    assert_eq!(frames.len(), 1 + scenario.registers as usize);
+    // A frame per card and per step in which something happened, in the order of play.
+    let stages: Vec<&str> = frames.iter().map(|f| f.stage.as_str()).collect();
+    assert_eq!(
+        stages,
+        [
+            "start",
+            "card",
+            "card",
+            "express_belts",
+            "belts",
+            "gears",
+            "fire",
+            "card",
+            "card",
+            "gears",
+            "fire",
+            "card",
+            "card",
+            "express_belts",
+            "gears",
+            "fire"
+        ]
+    );
     let page_path = dir.path().join("game.html");
     std::fs::write(&page_path, html::page(&game, "test", "", &frames)).unwrap();
 
-    let browser = Browser::start(&chromium, &chromedriver);
     browser.open(&format!("file://{}", page_path.display()));
     let script = format!(
         "const MARGIN = {}, CELL = {};\n{READ_PAGE}",
@@ -152,10 +174,20 @@ fn the_viewer_plays_a_replay_log_in_a_browser() {
             .collect();
         assert_eq!(on_screen, expected(i), "frame {i} ({})", frame.label);
         assert_eq!(shown["rows"], json!(["A", "B"]), "the robots table");
-        // The event list marks this frame's heading and events.
+        // The event list marks this frame's heading and events (a card frame's heading
+        // names the card, so its `card` event is not repeated).
         let current = shown["current"].as_array().unwrap();
         assert_eq!(current[0], json!(frame.label));
-        assert_eq!(current.len(), 1 + frame.events.len().max(1));
+        let listed = frame
+            .events
+            .iter()
+            .filter(|e| !(e.what == "card" && e.robot == frame.acting))
+            .count();
+        let listed = if frame.events.is_empty() { 1 } else { listed };
+        assert_eq!(current.len(), 1 + listed, "frame {i}: {current:?}");
+        if frame.id == "t1r1s2" {
+            browser.screenshot("two_robots_card");
+        }
     }
     // Stepping past the end stays on the last frame.
     browser.click("#next");
@@ -166,4 +198,139 @@ fn the_viewer_plays_a_replay_log_in_a_browser() {
     // And the slider goes back to the start.
     browser.click("#first");
     assert_eq!(run_settled(&browser, &script)["frame"], json!(0));
+}
+
+/// What the page shows of the board: the frame, the shots (their lines' ends in screen
+/// coordinates and the squares there), the beams' ends, and where the board lies in the
+/// window.
+const READ_BOARD: &str = r#"
+const svg = document.querySelector('#board-view svg');
+const ctm = svg.getScreenCTM();
+const square = (x, y) => {
+  const p = svg.createSVGPoint(); p.x = x; p.y = y;
+  const s = p.matrixTransform(ctm);
+  const nw = svg.createSVGPoint(); nw.x = MARGIN; nw.y = MARGIN;
+  const o = nw.matrixTransform(ctm);
+  const cell = CELL * ctm.a;
+  return [Math.floor((s.x - o.x) / cell), Math.floor((s.y - o.y) / cell)];
+};
+const ends = (line) => [square(line.x1.baseVal.value, line.y1.baseVal.value),
+                        square(line.x2.baseVal.value, line.y2.baseVal.value)];
+const shots = Array.from(svg.querySelectorAll('#shots .rb-shot')).map(g => ({
+  target: g.dataset.target, shooter: g.dataset.shooter, ends: ends(g.querySelector('line')) }));
+const beams = Array.from(svg.querySelectorAll('#beams line')).map(ends);
+const board = svg.getBoundingClientRect();
+const aside = document.querySelector('aside').getBoundingClientRect();
+return { frame: Number(document.body.dataset.frame), hash: location.hash, shots, beams,
+         board: [board.left, board.top, board.right, board.bottom],
+         window: [innerWidth, innerHeight], aside: aside.left,
+         current: Array.from(document.querySelectorAll('#events li.current')).length };
+"#;
+
+#[test]
+fn deep_links_laser_lines_and_the_board_fitted_to_the_window() {
+    let Some(browser) =
+        browser::session("deep_links_laser_lines_and_the_board_fitted_to_the_window")
+    else {
+        return;
+    };
+    // The tour: a 12×12 board whose bottom row a 900 pixels high window used to cut.
+    let path = Path::new("boards/tour.toml");
+    let scenario = Scenario::load(path).unwrap();
+    let mut game = scenario
+        .start(Common::default().rules(Some(path), Vec::new()).unwrap())
+        .unwrap();
+    let frames = html::frames(&scenario, &mut game).unwrap();
+    let views = html::view::views(&game.board(), &frames);
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("tour.html");
+    std::fs::write(&page, html::page(&game, "tour", "", &frames)).unwrap();
+    let url = format!("file://{}", page.display());
+    let read = format!(
+        "const MARGIN = {}, CELL = {};\n{READ_BOARD}",
+        rally::svg::MARGIN,
+        rally::svg::CELL
+    );
+
+    // A link to the lasers of a register in which robots shoot each other.
+    let (at, lasers) = views
+        .iter()
+        .enumerate()
+        .find(|(_, v)| {
+            v.stage == "fire"
+                && v.shots.iter().any(|s| s.shooter.is_some())
+                && v.beams.iter().any(|b| b.hit.is_some())
+        })
+        .expect("the tour has robots shooting robots, and one standing in a board laser");
+    browser.resize(1280, 900);
+    browser.open(&format!("{url}#{}", lasers.id));
+    let shown = run_settled(&browser, &read);
+    browser.screenshot("tour_lasers");
+    assert_eq!(shown["frame"], json!(at), "the link opens its frame");
+    // Every shot is drawn from its shooter's square (or the emitter's) to its target's.
+    let drawn = shown["shots"].as_array().unwrap();
+    assert_eq!(drawn.len(), lasers.shots.len(), "one line per shot");
+    for (line, shot) in drawn.iter().zip(&lasers.shots) {
+        assert_eq!(line["target"], json!(shot.target));
+        assert_eq!(
+            line["shooter"],
+            json!(shot.shooter.clone().unwrap_or_default())
+        );
+        let from: [i32; 2] = shot.from.into();
+        let to: [i32; 2] = shot.to.into();
+        assert_eq!(line["ends"], json!([from, to]), "the line of {shot:?}");
+    }
+    // Board lasers' beams end where the engine stops them: at the first robot or a wall.
+    let beams = shown["beams"].as_array().unwrap();
+    let expected: Vec<Value> = lasers
+        .beams
+        .iter()
+        .map(|b| json!([<[i32; 2]>::from(b.from), <[i32; 2]>::from(b.to)]))
+        .collect();
+    for beam in &expected {
+        assert!(beams.contains(beam), "beam {beam} not drawn: {beams:?}");
+    }
+
+    // The whole board fits a 1280×900 window beside the side panel.
+    let [left, top, right, bottom]: [f64; 4] =
+        serde_json::from_value(shown["board"].clone()).unwrap();
+    let [width, height]: [f64; 2] = serde_json::from_value(shown["window"].clone()).unwrap();
+    assert!(
+        left >= 0.0 && top >= 0.0 && bottom <= height && right <= width,
+        "the board {:?} is not inside the window {width}×{height}",
+        [left, top, right, bottom]
+    );
+    assert!(
+        right <= shown["aside"].as_f64().unwrap(),
+        "the board overlaps the panel"
+    );
+    assert!(
+        bottom - top > 0.7 * height,
+        "the board is not shrunk more than needed"
+    );
+
+    // A mangled or unknown link opens the first frame instead of breaking the page.
+    for bad in ["%E0%A4%A", "t99r9s9", "<b>"] {
+        browser.open("about:blank"); // a fresh load, not a jump within the page
+        browser.open(&format!("{url}#{bad}"));
+        assert_eq!(run_settled(&browser, &read)["frame"], json!(0), "#{bad}");
+    }
+
+    // A register's link opens its first frame; the address follows the frame shown.
+    browser.run("location.hash = '#t1r2'; return null;");
+    let shown = run_settled(&browser, &read);
+    let first = views.iter().position(|v| v.id == "t1r2s1").unwrap();
+    assert_eq!(shown["frame"], json!(first));
+    assert_eq!(shown["hash"], json!("#t1r2s1"));
+
+    // The event list links back: from the last frame, an earlier frame's event opens it.
+    browser.click("#last");
+    browser.click(&format!("#events li[data-frame=\"{at}\"]:not(.heading) a"));
+    let shown = run_settled(&browser, &read);
+    assert_eq!(shown["frame"], json!(at), "an event opens its frame");
+    assert_eq!(shown["hash"], json!(format!("#{}", lasers.id)));
+    assert!(
+        shown["current"].as_u64().unwrap() > 1,
+        "its events are marked"
+    );
 }

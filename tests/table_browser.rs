@@ -29,13 +29,6 @@ if (gs.length === 0) return null;
 return Array.from(gs).map(g => [g.dataset.robot, [Number(g.dataset.x), Number(g.dataset.y)], g.dataset.facing]);
 "#;
 
-fn shoot(browser: &Browser, name: &str) {
-    if let Some(dir) = std::env::var_os("RALLY_SCREENSHOTS") {
-        let path = std::path::Path::new(&dir).join(name);
-        std::fs::write(&path, browser.screenshot()).unwrap();
-    }
-}
-
 /// The drawing module's animation ends even when the browser stamps its first frame before
 /// the animation began (a frame's timestamp is when the frame started, which on a loaded
 /// machine is often before the `performance.now()` the animation took): the page used to
@@ -115,14 +108,14 @@ fn two_players_and_a_bot_play_a_turn_in_two_browsers() {
 
     program(&ann);
     program(&bob);
-    shoot(&ann, "programming.png");
+    ann.screenshot("programming");
     ann.click("#ready");
     bob.click("#ready");
     // Both pages play the turn and come to turn 2's programming.
     let after = "return document.body.dataset.turn === '2' && document.body.dataset.phase === 'programming' && document.body.dataset.animating === 'no';";
     ann.wait_for("turn 2 on Ann's page", after, PATIENCE);
     bob.wait_for("turn 2 on Bob's page", after, PATIENCE);
-    shoot(&bob, "after-turn.png");
+    bob.screenshot("after-turn");
 
     // `rally run` on the same cards: a scenario of turn 1 as the save recorded its programs.
     server.lobby.flush_saves();
@@ -203,7 +196,7 @@ fn two_players_and_a_bot_play_a_turn_in_two_browsers() {
             .contains("rules v2 from the next register"),
         "{shown}"
     );
-    shoot(&ann, "reloaded.png");
+    ann.screenshot("reloaded");
     // A broken save: the host page shows the error with file and line; the seats do not.
     std::fs::write(&gear, "return rally.element {\n  name = \n").unwrap();
     host.wait_for(
@@ -211,7 +204,7 @@ fn two_players_and_a_bot_play_a_turn_in_two_browsers() {
         "return document.getElementById('notices').textContent.includes('gear.lua:');",
         PATIENCE,
     );
-    shoot(&host, "host-error.png");
+    host.screenshot("host-error");
     std::fs::write(&gear, &good).unwrap();
     for page in [&ann, &bob] {
         page.wait_for(

@@ -244,3 +244,202 @@ program = ["move3", "move3"]
     // Speed limit 3: the second Move 3 adds nothing, so it slides only 3 more (x = 6).
     assert_eq!(scenario("slow-rink"), serde_json::json!([6, 0]));
 }
+
+/// The elements `rally elements` lists with the file that defines them, from its output.
+fn elements_with_files(out: &Output) -> Vec<(String, String)> {
+    let listing = text(&out.stdout);
+    let lines: Vec<&str> = listing.lines().collect();
+    lines
+        .windows(2)
+        .filter(|w| w[0].starts_with("  ") && !w[0].starts_with("   "))
+        .filter_map(|w| {
+            let name = w[0].split_whitespace().next()?.to_string();
+            let file = w[1]
+                .trim()
+                .strip_prefix('(')?
+                .strip_suffix(')')?
+                .to_string();
+            Some((name, file))
+        })
+        .collect()
+}
+
+/// What `rally run` says of a one-square board made of `element` (written in `dir`).
+fn error_for_board_of(variants: &Path, dir: &Path, element: &str) -> String {
+    let board = dir.join(format!("{element}.toml"));
+    std::fs::write(
+        &board,
+        format!("[board]\ngrid = \"x\"\n[board.legend]\n\"x\" = \"{element}\"\n"),
+    )
+    .unwrap();
+    let out = rally(variants, &["run", board.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{element}");
+    text(&out.stderr)
+}
+
+#[test]
+fn unknown_element_names_the_variant_that_defines_it() {
+    let variants = root().join("variants");
+    let standard: Vec<String> = elements_with_files(&rally(&variants, &["elements"]))
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
+    // Each element a variant adds, with the variants whose files declare it (thaw declares
+    // the Ice Rink's `ice` again, to replace it).
+    let mut added: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for variant in std::fs::read_dir(&variants).unwrap() {
+        let name = variant.unwrap().file_name().to_string_lossy().into_owned();
+        let listed = rally(&variants, &["elements", "--variant", &name]);
+        for (element, file) in elements_with_files(&listed) {
+            if !standard.contains(&element) && file.contains(&format!("variants/{name}/")) {
+                added.entry(element).or_default().push(name.clone());
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut checked = 0;
+    for (element, declared_by) in &added {
+        let err = error_for_board_of(&variants, dir.path(), element);
+        let named = declared_by.iter().find(|v| {
+            err.contains(&format!(
+                "unknown element `{element}`: `{element}` is defined by the variant `{v}`: add `variants = [\"{v}\"]`"
+            ))
+        });
+        assert!(named.is_some(), "{element} ({declared_by:?}): {err}");
+        checked += 1;
+    }
+    assert!(
+        checked >= 4,
+        "ice, snow, ice_hole, gold_belt at least: {checked}"
+    );
+
+    // A variant of the designer's own, in the variants folder in use, is named too.
+    let mine = dir.path().join("variants");
+    support::copy_dir(&variants, &mine);
+    std::fs::create_dir_all(mine.join("springs")).unwrap();
+    std::fs::write(
+        mine.join("springs/variant.toml"),
+        "name = \"springs\"\ndescription = \"Spring pads\"\nfiles = [\"spring.lua\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        mine.join("springs/spring.lua"),
+        "rally.element { name = \"spring\", describe = \"A spring pad.\" }\n",
+    )
+    .unwrap();
+    let err = error_for_board_of(&mine, dir.path(), "spring");
+    assert!(
+        err.contains("`spring` is defined by the variant `springs`"),
+        "{err}"
+    );
+    // Nobody defines it: the usual suggestion.
+    let err = error_for_board_of(&variants, dir.path(), "gaer");
+    assert!(
+        err.contains("unknown element `gaer` (did you mean `gear`?)"),
+        "{err}"
+    );
+}
+
+/// The warnings `rally sim` prints for the variants of each column (no games are played).
+fn idle_warnings(game: &str, compare: &str) -> String {
+    let out = rally(
+        &root().join("variants"),
+        &["sim", game, "--games", "0", "--compare", compare],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stderr)
+        .lines()
+        .filter(|l| l.starts_with("warning:"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_variant_that_changes_nothing_on_the_board_is_warned_about() {
+    let bots = root().join("games/bots.toml");
+    let bots = bots.to_str().unwrap();
+    let warning = idle_warnings(bots, "ice-rink");
+    assert!(
+        warning.contains(
+            "the variant `ice-rink` changes nothing on the board `Practice Floor`: none of the elements it defines (`ice`, `snow`, `ice_hole`) is on the board"
+        ),
+        "{warning}"
+    );
+    assert!(idle_warnings(bots, "gold-belts").contains("`gold-belts` changes nothing"));
+    // Rules act on any board: a house rule with handlers, a replaced rule without any.
+    assert_eq!(idle_warnings(bots, "more-lives"), "");
+    assert_eq!(idle_warnings(bots, "no-robot-lasers"), "");
+    // The practice floor has repair sites, which repair-2005 replaces.
+    assert_eq!(idle_warnings(bots, "repair-2005"), "");
+    // The ice rink has ice.
+    let rink = root().join("games/ice-rink-bots.toml");
+    assert_eq!(idle_warnings(rink.to_str().unwrap(), "more-lives"), "");
+    // A comparison that adds nothing.
+    assert!(idle_warnings(rink.to_str().unwrap(), "ice-rink")
+        .contains("--compare switches on no variant the game does not have already"));
+    // `rally play` warns too, before the game.
+    let dir = tempfile::tempdir().unwrap();
+    let save = dir.path().join("bots.save.json");
+    let out = rally(
+        &root().join("variants"),
+        &[
+            "play",
+            bots,
+            "--fast",
+            "--variant",
+            "gold-belts",
+            "--save",
+            save.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).starts_with("warning: ")
+            && text(&out.stderr).contains("the variant `gold-belts` changes nothing"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn a_variant_requires_others_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let variants = dir.path().join("variants");
+    support::copy_dir(&root().join("variants"), &variants);
+    // `thaw` pulls `ice-rink` in, with the parameters the file gives it.
+    let file = duel(
+        dir.path(),
+        "variants = [\"thaw\", \"ice-rink\"]\n[variant.ice-rink]\nspeed_damage = \"max\"",
+    );
+    let out = rally(&variants, &["run", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // Two variants that require each other.
+    for (name, other) in [("a", "b"), ("b", "a")] {
+        std::fs::create_dir_all(variants.join(name)).unwrap();
+        std::fs::write(
+            variants.join(name).join("variant.toml"),
+            format!("name = \"{name}\"\ndescription = \"x\"\nrequires = [\"{other}\"]\n"),
+        )
+        .unwrap();
+    }
+    let file = duel(dir.path(), "variants = [\"a\"]");
+    let out = rally(&variants, &["run", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("variants require each other in a circle: a → b → a"),
+        "{}",
+        text(&out.stderr)
+    );
+    // A requirement that does not exist says who wants it.
+    std::fs::write(
+        variants.join("a/variant.toml"),
+        "name = \"a\"\ndescription = \"x\"\nrequires = [\"nope\"]\n",
+    )
+    .unwrap();
+    let out = rally(&variants, &["run", file.to_str().unwrap()]);
+    assert!(
+        text(&out.stderr).contains("unknown variant `nope`, required by `a`"),
+        "{}",
+        text(&out.stderr)
+    );
+}

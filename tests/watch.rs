@@ -28,8 +28,8 @@ facing = "N"
     )
 }
 
-const GEAR_LINE: &str = "ctx:rotate(robot, tile.turn)";
-const REVERSED: &str = "ctx:rotate(robot, tile.turn == 'left' and 'right' or 'left')";
+const GEAR_LINE: &str = "ctx:rotate(robot, tile.turn, \"gear\")";
+const REVERSED: &str = "ctx:rotate(robot, tile.turn == 'left' and 'right' or 'left', 'gear')";
 const PATIENCE: Duration = Duration::from_secs(15);
 
 /// A temporary folder with a copy of the standard scripts and the scenario.

@@ -34,9 +34,9 @@ return rally.element {
   on_conveyed = function(ctx, tile, robot, travel)
     if tile.turns then
       local t = tile.turns[travel]
-      if t then ctx:rotate(robot, t) end
+      if t then ctx:rotate(robot, t, "belt") end
     elseif tile.turn and rally.rotation_between(travel, tile.dir) == tile.turn then
-      ctx:rotate(robot, tile.turn)
+      ctx:rotate(robot, tile.turn, "belt")
     end
   end,
 }

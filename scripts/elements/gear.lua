@@ -6,7 +6,7 @@ return rally.element {
   glyph = function(tile) return tile.turn == "left" and "G<" or "G>" end,
   steps = {
     gears = function(ctx, tile, robot)
-      ctx:rotate(robot, tile.turn)
+      ctx:rotate(robot, tile.turn, "gear")
     end,
   },
 }

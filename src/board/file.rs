@@ -84,6 +84,17 @@ pub struct Layout {
     pub placements: Vec<Placement>,
     /// Every file it was read from (hot reload watches them).
     pub files: Vec<PathBuf>,
+    /// For a course, the boards it is made of, where they lie (pictures draw the seams).
+    pub parts: Vec<Part>,
+}
+
+/// One board of a course: its name and the rectangle it covers in the course.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Part {
+    pub name: String,
+    pub at: Pos,
+    pub width: i32,
+    pub height: i32,
 }
 
 /// The TOML schema of a board.
@@ -204,6 +215,7 @@ impl Layout {
         };
         let mut placements = Vec::new();
         let mut files = Vec::new();
+        let mut parts = Vec::new();
         let (mut width, mut height) = (0, 0);
 
         if let Some(grid) = &file.grid {
@@ -301,6 +313,12 @@ impl Layout {
             };
             width = width.max(reach(offset.x, w)?);
             height = height.max(reach(offset.y, h)?);
+            parts.push(Part {
+                name: sub.name.clone(),
+                at: offset,
+                width: w,
+                height: h,
+            });
             for mut p in sub.placements {
                 if part.without.contains(&p.element) {
                     continue;
@@ -363,6 +381,7 @@ impl Layout {
             height,
             placements,
             files,
+            parts,
         })
     }
 }

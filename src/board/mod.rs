@@ -4,7 +4,7 @@
 
 pub mod file;
 
-pub use file::{BoardRef, Layout, Origin};
+pub use file::{BoardRef, Layout, Origin, Part};
 
 use crate::error::{Error, Result};
 use crate::geometry::{Dir, Pos};
@@ -65,6 +65,8 @@ pub struct Board {
     pub height: i32,
     /// In a fixed order (row, column, element name), so handlers run deterministically.
     pub tiles: Vec<Tile>,
+    /// For a course, the boards it is made of (empty for a single board).
+    pub parts: Vec<Part>,
     by_square: Vec<Vec<usize>>,
     facts: Facts,
 }
@@ -114,6 +116,7 @@ impl Board {
             width: layout.width,
             height: layout.height,
             tiles,
+            parts: layout.parts.clone(),
             by_square: vec![Vec::new(); squares],
             facts: Facts {
                 width: layout.width,

@@ -3,12 +3,16 @@
 
 pub mod catalogue;
 pub mod completions;
+pub mod help;
+pub mod new;
+pub mod output;
 pub mod play;
 pub mod render;
 pub mod run;
 pub mod serve;
 pub mod sim;
 pub mod test;
+pub mod types;
 pub mod viewer;
 pub mod watch;
 

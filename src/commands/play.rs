@@ -5,6 +5,7 @@
 //! after every stage, and a finished game leaves its replay beside the save. Rule files are
 //! watched: changes are picked up between registers (hot reload).
 
+use super::output::{note, stdout_colour};
 use super::Common;
 use crate::cards::Card;
 use crate::engine::Game;
@@ -40,7 +41,7 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
             let save = Save::load(path)?;
             let setup = Setup::load(&save.game)?;
             if !common.extra_variants.is_empty() {
-                eprintln!("note: --variant is ignored on resume; the save's variants are used");
+                note("note: --variant is ignored on resume; the save's variants are used");
             }
             let extra = save.extra_variants.clone();
             let rules =
@@ -54,6 +55,9 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
             })?;
             let setup = Setup::load(path)?;
             let rules = common.rules(Some(path), setup.variants.clone())?;
+            for warning in setup.idle_variant_warnings(&rules)? {
+                note(format!("warning: {warning}"));
+            }
             let save_path = opts.save.clone().unwrap_or_else(|| default_save(path));
             let extra = common.extra_variants.clone();
             (Match::start(setup, rules)?, extra, save_path)
@@ -68,13 +72,13 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
     let mut hot = match HotReload::new(sources, &WatchOptions::default()) {
         Ok(hot) => Some(hot),
         Err(e) => {
-            eprintln!("note: hot reload is off: {e}");
+            note(format!("note: hot reload is off: {e}"));
             None
         }
     };
     let stdin = std::io::stdin();
     let interactive = stdin.is_terminal();
-    let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let colour = stdout_colour();
     let input: Input = Rc::new(RefCell::new(Box::new(stdin.lock())));
     let mut table = Terminal {
         bots: Bots::new(m.setup.seats.iter().map(|s| s.strength)),
@@ -226,10 +230,11 @@ fn draw(game: &Game, colour: bool) -> String {
     if !colour {
         return render::board(&board, &glyphs, &state);
     }
-    const ROBOTS: [&str; 6] = ["1;31", "1;34", "1;32", "1;35", "1;36", "1;33"];
+    use anstyle::{AnsiColor::*, Style};
+    const ROBOTS: [anstyle::AnsiColor; 6] = [Red, Blue, Green, Magenta, Cyan, Yellow];
     let paint = |p: Pos, robot: Option<usize>, cell: String| {
         let style = match robot {
-            Some(id) => ROBOTS[id % ROBOTS.len()].to_string(),
+            Some(id) => ROBOTS[id % ROBOTS.len()].on_default().bold(),
             None => {
                 let top = board
                     .tiles_at(p)
@@ -237,18 +242,18 @@ fn draw(game: &Game, colour: bool) -> String {
                     .map(|&t| board.tiles[t].name.as_str())
                     .rfind(|n| *n != "floor" && *n != "wall");
                 match top {
-                    Some("pit") => "100;30".into(),
-                    Some("conveyor") | Some("current") => "36".into(),
-                    Some("flag") => "1;33".into(),
-                    Some("repair") => "32".into(),
-                    Some("laser") => "31".into(),
-                    Some("gear") => "35".into(),
-                    Some(_) => "37".into(),
-                    None => "2".into(),
+                    Some("pit") => Black.on(BrightBlack),
+                    Some("conveyor") | Some("current") => Cyan.on_default(),
+                    Some("flag") => Yellow.on_default().bold(),
+                    Some("repair") => Green.on_default(),
+                    Some("laser") => Red.on_default(),
+                    Some("gear") => Magenta.on_default(),
+                    Some(_) => White.on_default(),
+                    None => Style::new().dimmed(),
                 }
             }
         };
-        format!("\x1b[{style}m{cell}\x1b[0m")
+        super::output::paint(style, cell)
     };
     render::board_painted(&board, &glyphs, &state, &paint)
 }
@@ -304,17 +309,14 @@ impl crate::decision::Chooser for TableChooser {
         if q.rehearsal || self.drivers[q.robot] != Driver::Human {
             return crate::decision::BotPolicy.choose(q);
         }
-        let text = if q.text.is_empty() {
-            q.key.as_str()
-        } else {
-            q.text.as_str()
-        };
+        // The question is a script's text: its control characters are shown, not sent.
+        let text = crate::text::clean_line(if q.text.is_empty() { &q.key } else { &q.text });
         loop {
             print!(
                 "{}: {text} [{}] (Enter: {}) ",
                 q.robot_name,
-                q.choices.join("/"),
-                q.default_answer()
+                crate::text::clean_line(&q.choices.join("/")),
+                crate::text::clean_line(q.default_answer())
             );
             let _ = std::io::stdout().flush();
             // A closed input takes the default here; the seats report it at their next prompt.
@@ -328,7 +330,10 @@ impl crate::decision::Chooser for TableChooser {
             if let Some(c) = q.choices.iter().find(|c| c.eq_ignore_ascii_case(&answer)) {
                 return Some(c.clone());
             }
-            println!("  answer one of {}", q.choices.join(", "));
+            println!(
+                "  answer one of {}",
+                crate::text::clean_line(&q.choices.join(", "))
+            );
         }
     }
 }

@@ -1,5 +1,6 @@
 //! `rally render BOARD|SCENARIO -o FILE.svg|FILE.png`: a top-down picture of a board, or of a
-//! scenario's board with its robots (at the start, or with `--after` once it is resolved).
+//! scenario's board with its robots (at the start, or with `--after` once it is resolved),
+//! with a legend of its elements on request (`--legend`) and PNGs at any scale (`--scale`).
 
 use super::Common;
 use crate::board::{Board, Layout};
@@ -13,6 +14,10 @@ pub struct RenderOptions {
     pub output: PathBuf,
     /// Draw a scenario's robots after resolving it instead of where they start.
     pub after: bool,
+    /// Add a legend of the board's elements under it.
+    pub legend: bool,
+    /// PNG pixels per SVG unit (1: a square is 64 pixels).
+    pub scale: f32,
 }
 
 pub fn render(path: &Path, opts: &RenderOptions, common: &Common) -> Result<()> {
@@ -31,6 +36,7 @@ pub fn render(path: &Path, opts: &RenderOptions, common: &Common) -> Result<()> 
             &robots,
             &svg::Options {
                 title: Some(board.name.clone()),
+                legend: opts.legend,
             },
         )
     } else {
@@ -43,13 +49,17 @@ pub fn render(path: &Path, opts: &RenderOptions, common: &Common) -> Result<()> 
         let layout = Layout::load(path)?;
         let rules = common.rules(Some(path), Vec::new())?;
         let board = Board::compile(&layout, &rules)?;
-        svg::board_picture(&rules, &board)
+        let options = svg::Options {
+            title: Some(board.name.clone()),
+            legend: opts.legend,
+        };
+        svg::picture(&rules, &board, &[], &options)
     };
-    write_picture(&opts.output, &svg)
+    write_picture(&opts.output, &svg, opts.scale)
 }
 
-/// Writes `svg` where `output` says, as PNG when it ends in `.png`.
-pub fn write_picture(output: &Path, svg: &str) -> Result<()> {
+/// Writes `svg` where `output` says, as PNG (`scale` pixels per unit) when it ends in `.png`.
+pub fn write_picture(output: &Path, svg: &str, scale: f32) -> Result<()> {
     if output == Path::new("-") {
         print!("{svg}");
         return Ok(());
@@ -59,7 +69,7 @@ pub fn write_picture(output: &Path, svg: &str) -> Result<()> {
         message,
     };
     let bytes = match output.extension().and_then(|e| e.to_str()) {
-        Some("png") => svg::to_png(svg).map_err(file_err)?,
+        Some("png") => svg::to_png(svg, scale).map_err(file_err)?,
         Some("svg") => svg.as_bytes().to_vec(),
         _ => return Err(file_err(
             "the picture's file name must end in .svg or .png (or be - for SVG on standard output)"

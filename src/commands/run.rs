@@ -49,7 +49,8 @@ pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
 
     let glyphs = render::glyphs(game.rules(), &game.board());
     let before = render::board(&game.board(), &glyphs, &game.state());
-    scenario.resolve(&mut game)?;
+    let mut failures = scenario.resolve(&mut game)?;
+    failures.extend(scenario.check_game(&game)?);
     let state = game.state();
     if let Some(log) = &opts.record {
         let (scripts, variants) = common.folders(Some(path))?;
@@ -58,9 +59,10 @@ pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
             .choices;
         ReplayLog::record(&scenario, &choices, &state, log).write(log)?;
     }
-    let failures = scenario.check(&state);
+    failures.extend(scenario.check(&state));
     if opts.json {
         let out = JsonState {
+            version: super::output::JSON_VERSION,
             register: state.register,
             turn: state.turn,
             robots: &state.robots,
@@ -73,22 +75,25 @@ pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
         return Ok(failures.is_empty());
     }
     if !scenario.description.is_empty() {
-        println!("{}\n", scenario.description);
+        println!("{}\n", crate::text::clean(&scenario.description));
     }
     let board = game.board();
     println!(
         "Before ({}, {}×{}):\n{}",
         board.name, board.width, board.height, before
     );
-    println!(
-        "After {} register(s){}:",
-        scenario.registers,
-        if scenario.end_of_turn {
-            " and the end of the turn"
-        } else {
-            ""
-        }
-    );
+    let end = if scenario.end_of_turn {
+        " and the end of the turn"
+    } else {
+        ""
+    };
+    match scenario.turns {
+        Some(n) => println!(
+            "After {n} turn(s) ({} register(s){end} in the last):",
+            scenario.registers
+        ),
+        None => println!("After {} register(s){end}:", scenario.registers),
+    }
     println!("{}", render::board(&board, &glyphs, &state));
     print!("{}", render::robots(&state));
     println!("\nEvents:");
@@ -146,9 +151,12 @@ fn replay_game(
     Ok(diff.is_empty() && rerun.stopped.is_none())
 }
 
-/// The `--json` output of the contract, fields in the contract's order.
+/// The `--json` output of the contract, fields in the contract's order after the format's
+/// `version` (an extension: the contract allows new keys). The events are part of the
+/// contract's state, so they are always there.
 #[derive(serde::Serialize)]
 struct JsonState<'a> {
+    version: u32,
     register: u8,
     turn: u32,
     robots: &'a [crate::state::Robot],

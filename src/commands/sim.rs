@@ -1,127 +1,264 @@
-//! `rally sim GAME --games N [--variant V ...] [--compare V,W]`: bot-only games on every core
-//! with a progress bar, then the balancing table; with `--compare`, a second column for the
-//! game with another set of variants.
+//! `rally sim GAME --games N [--compare V,W] [--shard K/M] [--json|--csv] [--out FILE]`:
+//! bot-only games on every core with a progress bar on a terminal, then the balancing
+//! summary with confidence intervals; with `--compare`, a second column for the game with
+//! more variants and the difference between the two. `rally sim merge FILES...` adds up the
+//! tally files of a study's shards and prints the same summary (docs/simulations.md).
 
+use super::output::note;
 use super::Common;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::game::bot::Strength;
+use crate::game::study::{Column, GameFile, Rules, Study};
 use crate::game::{sim, Setup};
-use crate::script::Sources;
-use std::io::{IsTerminal, Write};
-use std::path::Path;
+use crate::script::{RuleSet, Sources};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Instant;
+
+/// `--shard K/M`: the K-th of M equal parts of the games, counting from 0 (as
+/// `JOB_COMPLETION_INDEX` and `SLURM_ARRAY_TASK_ID` with `--array=0-(M-1)` do).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: u64,
+    pub count: u64,
+}
+
+impl FromStr for Shard {
+    type Err = String;
+
+    fn from_str(text: &str) -> std::result::Result<Shard, String> {
+        let usage =
+            || format!("`{text}`: expected K/M, shard K of M counting from 0 (0/4, 1/4, 2/4, 3/4)");
+        let (k, m) = text.split_once('/').ok_or_else(usage)?;
+        let index: u64 = k.trim().parse().map_err(|_| usage())?;
+        let count: u64 = m.trim().parse().map_err(|_| usage())?;
+        if count == 0 {
+            return Err(format!("`{text}`: there must be at least one shard"));
+        }
+        if index >= count {
+            return Err(format!(
+                "`{text}`: shards count from 0, so the last of {count} is {}/{count}",
+                count - 1
+            ));
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl Shard {
+    /// The games of this shard: `[first, end)` out of `games`, in contiguous blocks whose
+    /// sizes differ by at most one.
+    pub fn range(self, games: u64) -> [u64; 2] {
+        let at = |k: u64| (games as u128 * k as u128 / self.count as u128) as u64;
+        [at(self.index), at(self.index + 1)]
+    }
+}
+
+/// Where the results go.
+#[derive(Clone, Debug, Default)]
+pub struct Output {
+    /// The tally file (JSON) on standard output instead of the table.
+    pub json: bool,
+    /// The summary as CSV on standard output instead of the table.
+    pub csv: bool,
+    /// Also write the tally file here.
+    pub out: Option<PathBuf>,
+}
 
 pub struct SimOptions {
-    pub games: u32,
+    pub games: u64,
+    /// `NAME=weak|strong`: overrides of the game file's bot strengths.
+    pub strengths: Vec<String>,
     /// Comma-separated variants for the second column (the game file's variants plus these).
     pub compare: Option<String>,
     /// Worker threads [default: one per core].
     pub threads: Option<usize>,
+    pub shard: Option<Shard>,
+    pub output: Output,
 }
 
 pub fn sim(path: &Path, opts: &SimOptions, common: &Common) -> Result<bool> {
-    let setup = Setup::load(path)?;
+    let mut setup = Setup::load(path)?;
+    for given in &opts.strengths {
+        set_strength(&mut setup, given)?;
+    }
     let (scripts, variants) = common.folders(Some(path))?;
     let threads = opts.threads.unwrap_or_else(sim::default_threads);
-    let mut columns: Vec<(String, Vec<String>)> = vec![(
-        column_name(&setup, &common.extra_variants),
-        common.extra_variants.clone(),
-    )];
+    let mut columns: Vec<Vec<String>> = vec![common.extra_variants.clone()];
     if let Some(set) = &opts.compare {
-        let names: Vec<String> = set
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(String::from)
-            .collect();
-        columns.push((column_name(&setup, &names), names));
+        let mut names = common.extra_variants.clone();
+        names.extend(
+            set.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(String::from),
+        );
+        columns.push(names);
     }
-    eprintln!(
-        "{}: {} bot game(s) per column on {threads} thread(s)",
-        path.display(),
-        opts.games
-    );
-    let mut summaries = Vec::new();
-    for (name, extra) in &columns {
+    let [first, end] = opts.shard.map_or([0, opts.games], |s| s.range(opts.games));
+    let part = match opts.shard {
+        Some(s) => format!(
+            "games {first}..{end} of {} (shard {}/{})",
+            opts.games, s.index, s.count
+        ),
+        None => format!("{} bot game(s)", opts.games),
+    };
+    note(format!(
+        "{}: {part} per column on {threads} thread(s)",
+        path.display()
+    ));
+    // Each column's rules, loaded here first: their hashes, and a warning for a variant
+    // that changes nothing on this board, before any game is played.
+    let mut rules = Rules::default();
+    let mut prepared = Vec::new();
+    for extra in &columns {
         let sources = Sources {
             scripts: scripts.clone(),
             variants: variants.clone(),
             choices: setup.choices(extra),
         };
-        let mut bar = Bar::new(name, opts.games);
-        let summary = sim::run(&setup, &sources, opts.games, threads, &mut |done| {
-            bar.show(done)
-        })?;
-        bar.finish(&summary);
-        summaries.push((name.clone(), summary));
+        let loaded = RuleSet::load(&sources)?;
+        rules.add(&sources, &loaded)?;
+        for warning in setup.idle_variant_warnings(&loaded)? {
+            note(format!("warning: {warning}"));
+        }
+        if prepared
+            .iter()
+            .any(|p: &Sources| p.choices == sources.choices)
+        {
+            note("warning: --compare switches on no variant the game does not have already: the two columns are the same games");
+        }
+        prepared.push(sources);
     }
-    let refs: Vec<(String, &sim::Summary)> =
-        summaries.iter().map(|(n, s)| (n.clone(), s)).collect();
-    println!("{}", sim::table(&refs));
+    let mut played = Vec::new();
+    for sources in prepared {
+        let names: Vec<String> = sources.choices.iter().map(|c| c.name.clone()).collect();
+        let name = if names.is_empty() {
+            "standard".to_string()
+        } else {
+            names.join("+")
+        };
+        let bar = progress_bar(&name, end - first);
+        let started = Instant::now();
+        let tally = sim::run(&setup, &sources, first..end, threads, &mut |done| {
+            bar.set_position(done)
+        })?;
+        bar.finish_and_clear();
+        let seconds = started.elapsed().as_secs_f64();
+        note(format!(
+            "{name}: {} games in {seconds:.1} s ({:.0} games per minute)",
+            tally.games,
+            tally.games as f64 * 60.0 / seconds.max(1e-9)
+        ));
+        played.push(Column {
+            name,
+            variants: names,
+            tally,
+        });
+    }
+    let game = GameFile::of(&setup, path)?;
+    emit(
+        &Study::new(game, rules, opts.games, [first, end], played),
+        &opts.output,
+    )
+}
+
+/// `--strength NAME=STRENGTH`: the robot NAME is played by a bot of that strength.
+fn set_strength(setup: &mut Setup, given: &str) -> Result<()> {
+    let names: Vec<String> = setup.seats.iter().map(|s| s.name.clone()).collect();
+    let usage = || {
+        Error::Other(format!(
+            "--strength {given}: expected NAME=weak or NAME=strong, NAME one of {}",
+            names.join(", ")
+        ))
+    };
+    let (name, strength) = given.split_once('=').ok_or_else(usage)?;
+    let strength = match strength {
+        "weak" => Strength::Weak,
+        "strong" => Strength::Strong,
+        _ => return Err(usage()),
+    };
+    let seat = setup
+        .seats
+        .iter_mut()
+        .find(|s| s.name == name)
+        .ok_or_else(usage)?;
+    seat.strength = strength;
+    Ok(())
+}
+
+/// `rally sim merge FILES...`: the tallies of a study's shards added up, printed as one
+/// unsharded run prints them.
+pub fn merge(files: &[PathBuf], output: &Output) -> Result<bool> {
+    let shards = files
+        .iter()
+        .map(|f| Ok((f.clone(), Study::read(f)?)))
+        .collect::<Result<Vec<_>>>()?;
+    emit(&Study::merge(shards)?, output)
+}
+
+fn emit(study: &Study, output: &Output) -> Result<bool> {
+    if output.json && output.csv {
+        return Err(Error::Other("--json and --csv: choose one".into()));
+    }
+    if let Some(file) = &output.out {
+        crate::game::save::write_atomic(file, study.json().as_bytes())?;
+    }
+    let text = if output.json {
+        study.json()
+    } else if output.csv {
+        study.csv()
+    } else {
+        study.table()
+    };
+    print!("{text}");
     Ok(true)
 }
 
-/// A column is named after its variants: `standard` when there are none.
-fn column_name(setup: &Setup, extra: &[String]) -> String {
-    let names: Vec<String> = setup.choices(extra).into_iter().map(|c| c.name).collect();
-    if names.is_empty() {
-        "standard".into()
-    } else {
-        names.join("+")
+/// A progress bar on stderr, only when stderr is a terminal and not `-q`.
+fn progress_bar(label: &str, total: u64) -> ProgressBar {
+    if super::output::is_quiet() || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
     }
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} games, {eta} left")
+            .expect("the template is valid")
+            .progress_chars("#>-"),
+    );
+    bar.set_prefix(label.to_string());
+    bar
 }
 
-/// A one-line progress bar on stderr, redrawn in place on a terminal.
-struct Bar {
-    label: String,
-    total: u32,
-    started: std::time::Instant,
-    terminal: bool,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl Bar {
-    fn new(label: &str, total: u32) -> Bar {
-        Bar {
-            label: label.to_string(),
-            total,
-            started: std::time::Instant::now(),
-            terminal: std::io::stderr().is_terminal(),
+    #[test]
+    fn shards_cover_every_game_once() {
+        for games in [0, 1, 7, 1000, 1001] {
+            for count in [1, 3, 7, 64] {
+                let mut next = 0;
+                for index in 0..count {
+                    let [first, end] = Shard { index, count }.range(games);
+                    assert_eq!(first, next);
+                    assert!(end - first <= games / count + 1);
+                    next = end;
+                }
+                assert_eq!(next, games);
+            }
         }
     }
 
-    fn show(&mut self, done: u32) {
-        if !self.terminal {
-            return;
-        }
-        const WIDTH: usize = 30;
-        let filled = (WIDTH as u64 * done as u64 / self.total.max(1) as u64) as usize;
-        let elapsed = self.started.elapsed().as_secs_f64();
-        let left = if done > 0 {
-            format!(
-                "{:.0} s left",
-                elapsed * (self.total - done) as f64 / done as f64
-            )
-        } else {
-            String::new()
-        };
-        eprint!(
-            "\r{} [{}{}] {done}/{} games {left}   ",
-            self.label,
-            "#".repeat(filled),
-            "-".repeat(WIDTH - filled),
-            self.total
-        );
-        let _ = std::io::stderr().flush();
-    }
-
-    fn finish(&mut self, summary: &sim::Summary) {
-        if self.terminal {
-            eprint!("\r\x1b[2K");
-        }
-        eprintln!(
-            "{}: {} games in {:.1} s ({:.0} games per minute)",
-            self.label,
-            summary.games,
-            summary.seconds,
-            summary.games_per_minute()
-        );
+    #[test]
+    fn shard_arguments() {
+        assert_eq!("2/7".parse(), Ok(Shard { index: 2, count: 7 }));
+        let last = "7/7".parse::<Shard>().unwrap_err();
+        assert!(last.contains("the last of 7 is 6/7"), "{last}");
+        assert!("0/0".parse::<Shard>().is_err());
+        assert!("1".parse::<Shard>().unwrap_err().contains("expected K/M"));
+        assert!("a/b".parse::<Shard>().is_err());
     }
 }

@@ -1,13 +1,16 @@
 //! `rally test [PATH...]`: runs every scenario with expectations and ends with the line
-//! `N passed, M failed`.
+//! `N passed, M failed` (green and red on a terminal); with `--json`, the results in the
+//! format of docs/formats.md ("`rally test --json`").
 
+use super::output::{paint, FAIL, JSON_VERSION, PASS};
 use super::Common;
 use crate::error::Result;
 use crate::scenario::{self, Scenario};
+use serde_json::json;
 use std::path::{Path, PathBuf};
 
 /// Returns whether every scenario passed.
-pub fn test(paths: &[PathBuf], common: &Common) -> Result<bool> {
+pub fn test(paths: &[PathBuf], as_json: bool, common: &Common) -> Result<bool> {
     let default = [PathBuf::from("tests/scenarios")];
     let paths = if paths.is_empty() {
         &default[..]
@@ -16,36 +19,110 @@ pub fn test(paths: &[PathBuf], common: &Common) -> Result<bool> {
     };
     let files = scenario::collect(paths)?;
     let (mut passed, mut failed) = (0, 0);
+    let mut results = Vec::new();
     for file in &files {
         let named = paths.iter().any(|p| p == file);
-        match test_one(file, common) {
-            Outcome::NotAScenario if !named => {}
-            Outcome::NoExpectations => {}
-            Outcome::Passed => passed += 1,
-            Outcome::Failed(lines) => {
-                failed += 1;
-                println!("FAIL {}", file.display());
-                for line in lines {
-                    println!("     {line}");
+        let outcome = match test_one(file, common) {
+            Outcome::NotAScenario if !named => continue,
+            Outcome::NoExpectations => continue,
+            outcome => outcome,
+        };
+        if matches!(outcome, Outcome::Passed) {
+            passed += 1;
+        } else {
+            failed += 1;
+        }
+        if as_json {
+            results.push(outcome.json(file));
+        } else {
+            outcome.print(file);
+        }
+    }
+    if as_json {
+        let report = json!({
+            "version": JSON_VERSION,
+            "passed": passed,
+            "failed": failed,
+            "scenarios": results,
+        });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).expect("JSON values serialize")
+        );
+    } else {
+        let failed_text = format!("{failed} failed");
+        anstream::println!(
+            "{}, {}",
+            paint(PASS, format!("{passed} passed")),
+            if failed == 0 {
+                failed_text
+            } else {
+                paint(FAIL, failed_text)
+            }
+        );
+    }
+    Ok(failed == 0)
+}
+
+impl Outcome {
+    /// A failure or error as text; a pass says nothing (the summary counts it).
+    fn print(&self, file: &Path) {
+        match self {
+            Outcome::Passed | Outcome::NoExpectations => {}
+            Outcome::Failed(failures) => {
+                anstream::println!("{} {}", paint(FAIL, "FAIL"), file.display());
+                for f in failures {
+                    // Values come from scripts: their control characters are shown, not sent.
+                    let line = format!(
+                        "robot {}: {}: expected {}, got {}",
+                        f.robot, f.key, f.expected, f.actual
+                    );
+                    println!("     {}", crate::text::clean_line(&line));
                 }
             }
-            Outcome::NotAScenario => {
-                failed += 1;
-                println!("ERROR {}: not a scenario (no `board`)", file.display());
-            }
+            Outcome::NotAScenario => anstream::println!(
+                "{} {}: not a scenario (no `board`)",
+                paint(FAIL, "ERROR"),
+                file.display()
+            ),
             Outcome::Error(message) => {
-                failed += 1;
-                println!("ERROR {message}");
+                anstream::println!("{} {}", paint(FAIL, "ERROR"), crate::text::clean(message))
             }
         }
     }
-    println!("{passed} passed, {failed} failed");
-    Ok(failed == 0)
+
+    fn json(&self, file: &Path) -> serde_json::Value {
+        let (status, failures, error) = match self {
+            Outcome::Passed | Outcome::NoExpectations => ("passed", Vec::new(), None),
+            Outcome::Failed(failures) => (
+                "failed",
+                failures
+                    .iter()
+                    .map(|f| {
+                        json!({
+                            "robot": f.robot,
+                            "key": f.key,
+                            "expected": f.expected,
+                            "actual": f.actual,
+                        })
+                    })
+                    .collect(),
+                None,
+            ),
+            Outcome::NotAScenario => (
+                "error",
+                Vec::new(),
+                Some("not a scenario (no `board`)".to_string()),
+            ),
+            Outcome::Error(message) => ("error", Vec::new(), Some(message.clone())),
+        };
+        json!({ "file": file, "status": status, "failures": failures, "error": error })
+    }
 }
 
 enum Outcome {
     Passed,
-    Failed(Vec<String>),
+    Failed(Vec<scenario::Failure>),
     NoExpectations,
     NotAScenario,
     Error(String),
@@ -69,11 +146,11 @@ fn test_one(file: &Path, common: &Common) -> Outcome {
     let result = common
         .rules(Some(file), scenario.variants.clone())
         .and_then(|rules| scenario.start(rules))
-        .and_then(|mut game| scenario.resolve(&mut game).map(|_| game));
+        .and_then(|mut game| scenario.resolve(&mut game).map(|f| (game, f)));
     match result {
         Err(e) => Outcome::Error(format!("{}: {e}", file.display())),
-        Ok(game) => {
-            let mut failures = scenario.check(&game.state());
+        Ok((game, mut failures)) => {
+            failures.extend(scenario.check(&game.state()));
             match scenario.check_game(&game) {
                 Ok(more) => failures.extend(more),
                 Err(e) => return Outcome::Error(format!("{}: {e}", file.display())),
@@ -81,17 +158,7 @@ fn test_one(file: &Path, common: &Common) -> Outcome {
             if failures.is_empty() {
                 Outcome::Passed
             } else {
-                Outcome::Failed(
-                    failures
-                        .iter()
-                        .map(|f| {
-                            format!(
-                                "robot {}: {}: expected {}, got {}",
-                                f.robot, f.key, f.expected, f.actual
-                            )
-                        })
-                        .collect(),
-                )
+                Outcome::Failed(failures)
             }
         }
     }

@@ -54,7 +54,7 @@ pub fn watch(paths: &[PathBuf], opts: &WatchOptions, common: &Common) -> Result<
     )?;
     let clear = std::io::stdout().is_terminal();
     let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-    eprintln!("watching {} (Ctrl-C to stop)", shown.join(", "));
+    super::output::note(format!("watching {} (Ctrl-C to stop)", shown.join(", ")));
     let all: Vec<usize> = (0..sessions.len()).collect();
     run(&mut sessions, &all, None, single, clear);
     watcher.set_watched(&everything(&sessions))?;
@@ -352,7 +352,7 @@ impl Session {
         &mut self,
         scenario: &Scenario,
         game: &Game,
-        result: Result<()>,
+        result: Result<Vec<crate::scenario::Failure>>,
         why: &str,
         out: &mut String,
     ) {
@@ -364,12 +364,15 @@ impl Session {
         );
         let _ = writeln!(out, "rules from {}", game.rules().sources.describe());
         let state = game.state();
-        if let Err(e) = result {
-            // The state is the one before the failed register: its expectations say nothing.
-            let _ = writeln!(out, "✗ script error, the register was rolled back:\n  {e}");
-            self.passed = Some(false);
-            return;
-        }
+        let mut failures = match result {
+            Ok(failures) => failures,
+            Err(e) => {
+                // The state is the one before the failed register: its expectations say nothing.
+                let _ = writeln!(out, "✗ script error, the register was rolled back:\n  {e}");
+                self.passed = Some(false);
+                return;
+            }
+        };
         let outcome = Outcome::of(&state);
         match &self.previous {
             Some(previous) => out.push_str(&diff::compare(previous, &outcome).to_string()),
@@ -384,7 +387,7 @@ impl Session {
         }
         self.previous = Some(outcome);
         if scenario.has_expectations() {
-            let failures = scenario.check(&state);
+            failures.extend(scenario.check(&state));
             self.passed = Some(failures.is_empty());
             out.push_str(&render::expectations(&failures));
         } else {

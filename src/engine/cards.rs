@@ -8,12 +8,15 @@ fn script_error(e: mlua::Error) -> Error {
 }
 
 /// How a movement card will move its robot, as the `on_card` handlers so far have left it:
-/// Fourth Gear lengthens it, water shortens it, Crab Legs turns it sideways.
+/// Fourth Gear lengthens it, water shortens it, Crab Legs turns it sideways, Dual Processor
+/// adds a turn after it.
 #[derive(Clone, Copy)]
 struct Play {
     distance: i32,
     /// The direction of travel; `None` for a rotation card.
     dir: Option<Dir>,
+    /// A turn after the move (`{ rotate = "left" }`).
+    rotate: Option<Rotation>,
 }
 
 /// What an `on_card` handler said.
@@ -30,6 +33,7 @@ impl<'a> Engine<'a> {
     pub(super) fn reveal_cards(&self) -> Result<()> {
         let (count, register) = {
             let w = self.link.world.borrow();
+            self.link.revealed_at.set((w.state.turn, w.state.register));
             (w.state.robots.len(), w.state.register)
         };
         for id in 0..count {
@@ -78,13 +82,25 @@ impl<'a> Engine<'a> {
             .enumerate()
             .filter_map(|(id, c)| c.map(|c| (id, c)))
             .collect();
-        queue.sort_by_key(|(id, c)| (c.priority.is_none(), std::cmp::Reverse(c.priority), *id));
+        // A copy of another robot's card (Radio Control) ties with the original: the original's
+        // robot acts first (rules.md §9 #20).
+        let copied = self.link.world.borrow().state.copied.clone();
+        let register = self.link.world.borrow().state.register;
+        queue.sort_by_key(|(id, c)| {
+            (
+                c.priority.is_none(),
+                std::cmp::Reverse(c.priority),
+                copied.contains(&(*id, register)),
+                *id,
+            )
+        });
         // One card at a time: robots the cards destroy are destroyed one after the other.
         self.world().begin_moment(false);
         for (id, card) in queue {
             if self.is_active(id) {
                 self.execute_card(id, card)?;
                 self.tell_destroyed()?;
+                self.world().note("card", Some(id));
             }
         }
         self.world().begin_moment(true);
@@ -112,6 +128,7 @@ impl<'a> Engine<'a> {
                 crate::cards::CardKind::Back => Some(facing.opposite()),
                 _ => Some(facing),
             },
+            rotate: None,
         };
         // Each handler sees the card as the handlers before it left it (Fourth Gear makes a
         // Move 3 go 4; water then takes the first of those 4 squares).
@@ -182,9 +199,14 @@ impl<'a> Engine<'a> {
             // A script resolved the card (a teleport, an ice slide); its square still hears
             // that the card ended there.
         } else if let Some(rotation) = card.kind.rotation() {
-            self.world().rotate(id, rotation);
+            self.rotate(id, rotation, "card")?;
         } else if let Some(dir) = play.dir {
             self.move_robot(id, dir, play.distance, How::Card)?;
+        }
+        if let (false, Some(rotation)) = (handled, play.rotate) {
+            if self.is_active(id) {
+                self.rotate(id, rotation, "card")?;
+            }
         }
         if self.is_active(id) {
             let moved = self.link.world.borrow().state.robots[id].at != start;
@@ -213,8 +235,7 @@ impl<'a> Engine<'a> {
     }
 
     fn card_result(&self, play: Play, v: Value) -> Result<CardResult> {
-        const EXPECTED: &str =
-            "on_card must return nil, rally.HANDLED or { distance = n, dir = \"N\" } (either key)";
+        const EXPECTED: &str = "on_card must return nil, rally.HANDLED or { distance = n, dir = \"N\", rotate = \"left\" } (any of the keys)";
         let table = match v {
             Value::Nil => return Ok(CardResult::Normal),
             Value::Table(t) if t == self.link.handled => return Ok(CardResult::Handled),
@@ -226,13 +247,25 @@ impl<'a> Engine<'a> {
                 )))
             }
         };
-        let read = || -> mlua::Result<(Option<i32>, Option<String>)> {
-            Ok((table.get("distance")?, table.get("dir")?))
+        let read = || -> mlua::Result<(Option<i32>, Option<String>, Option<String>)> {
+            Ok((
+                table.get("distance")?,
+                table.get("dir")?,
+                table.get("rotate")?,
+            ))
         };
-        let (distance, dir) = read().map_err(script_error)?;
-        if distance.is_none() && dir.is_none() {
+        let (distance, dir, rotate) = read().map_err(script_error)?;
+        if distance.is_none() && dir.is_none() && rotate.is_none() {
             return Err(Error::Script(EXPECTED.into()));
         }
+        let rotate = match rotate {
+            None => play.rotate,
+            Some(r) => Some(Rotation::parse(&r).ok_or_else(|| {
+                Error::Script(format!(
+                    "on_card returned rotate = \"{r}\", which is not a rotation (left/right/uturn)"
+                ))
+            })?),
+        };
         let dir = match dir {
             None => play.dir,
             Some(d) => Some(Dir::parse(&d).ok_or_else(|| {
@@ -244,6 +277,7 @@ impl<'a> Engine<'a> {
         Ok(CardResult::Change(Play {
             distance: distance.unwrap_or(play.distance),
             dir,
+            rotate,
         }))
     }
 }

@@ -36,8 +36,18 @@ impl<'a> Engine<'a> {
                 .world
                 .borrow()
                 .trace_beam(at, facing, true, through);
+            // An option's shot may replace the laser at the first robot it would hit.
+            if let (true, Some(&first)) = (holds_options, hits.first()) {
+                if self.choose_shot(id, first, facing, strength)? {
+                    continue;
+                }
+            }
+            let shot = Shot {
+                from: at,
+                shooter: Some(id),
+            };
             for target in hits {
-                self.damage(target, strength, "robot laser", Some(facing.opposite()))?;
+                self.shoot(target, strength, "robot laser", facing, shot)?;
             }
         }
         Ok(())
@@ -69,12 +79,31 @@ impl<'a> Engine<'a> {
     /// Deals damage: queued while the step fires a volley (segment D), otherwise at once.
     /// `from` is the side of the robot it comes from, when it has one (a beam).
     pub fn damage(&self, id: RobotId, amount: i32, cause: &str, from: Option<Dir>) -> Result<()> {
-        let hit = Hit {
+        self.hit(Hit {
             robot: id,
             amount,
             cause: cause.to_string(),
             from,
-        };
+            shot: None,
+            absorb: true,
+        })
+    }
+
+    /// Damage from a beam travelling `dir`, fired as `shot` says: as [`Engine::damage`], and
+    /// the events name where the beam came from and who fired it.
+    pub fn shoot(&self, id: RobotId, amount: i32, cause: &str, dir: Dir, shot: Shot) -> Result<()> {
+        self.hit(Hit {
+            robot: id,
+            amount,
+            cause: cause.to_string(),
+            from: Some(dir.opposite()),
+            shot: Some(shot),
+            absorb: true,
+        })
+    }
+
+    /// [`Engine::damage`] with every detail of the hit given (`absorb = false`: Fire Control).
+    pub fn hit(&self, hit: Hit) -> Result<()> {
         if self.link.world.borrow().defer_damage {
             self.world().queue_hit(hit);
             Ok(())
@@ -110,6 +139,7 @@ impl<'a> Engine<'a> {
                 let t = self.lua.create_table()?;
                 t.raw_set("cause", hit.cause.as_str())?;
                 t.raw_set("from", hit.from.map(Dir::name))?;
+                t.raw_set("absorb", hit.absorb)?;
                 Ok(t)
             };
             make().map_err(|e| Error::Script(lua_message(&e)))
@@ -163,16 +193,16 @@ impl<'a> Engine<'a> {
                     DamageHandler::Option(_, name) => name.clone(),
                     DamageHandler::Rule(rule) => rule.name.clone(),
                 };
-                self.world().state.log(
-                    Some(id),
-                    "damage_prevented",
-                    detail! {"amount" => amount - new, "by" => by, "cause" => hit.cause.clone()},
-                );
+                let mut w = self.world();
+                let mut detail =
+                    detail! {"amount" => amount - new, "by" => by, "cause" => hit.cause.clone()};
+                w.describe_shot(hit.shot, &mut detail);
+                w.state.log(Some(id), "damage_prevented", detail);
             }
             amount = new;
         }
         if self.is_active(id) {
-            self.world().apply_damage(id, amount, &hit.cause);
+            self.world().apply_damage(id, amount, &hit.cause, hit.shot);
         }
         Ok(())
     }

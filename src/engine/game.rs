@@ -90,6 +90,31 @@ impl Game {
         Ok(n.max(0) as usize)
     }
 
+    /// Whether the robot's options make `flag` true or false (`modify[key]` on a boolean):
+    /// the turn loop asks `power_down` at the end of the turn (Circuit Breaker).
+    pub fn modify_flag(&self, robot: RobotId, key: &str, flag: bool) -> Result<bool> {
+        self.engine().modify_flag(robot, key, flag)
+    }
+
+    /// Asks the robot's player through the decision interface, outside the registers (a
+    /// scenario's turn-loop decisions: power down, re-entry). Logged as `chose`.
+    pub fn choose(
+        &self,
+        robot: RobotId,
+        key: &str,
+        choices: Vec<String>,
+        text: String,
+    ) -> Result<String> {
+        self.engine()
+            .choose(robot, key, choices, text, serde_json::Map::new())
+    }
+
+    /// Runs the programming-time hooks (`on_deal`, `on_program`) for the robots dealt cards
+    /// this turn, as a transaction.
+    pub fn programming(&mut self, robots: &[RobotId], when: super::Programming) -> Result<()> {
+        self.transaction(|e| e.programming(robots, when))
+    }
+
     pub fn state(&self) -> Ref<'_, GameState> {
         Ref::map(self.world.borrow(), |w| &w.state)
     }
@@ -125,6 +150,7 @@ impl Game {
             w.state.events = events;
             (before, w.state.events.len())
         };
+        self.link.quota.reset(logged);
         let result = f(&self.engine());
         if let Err(e) = &result {
             let mut w = self.world.borrow_mut();
@@ -134,6 +160,7 @@ impl Game {
             w.state.events = events;
             // What the failed register queued belongs to it.
             w.forget_queued();
+            self.link.shots.borrow_mut().clear();
             tracing::debug!("rolled back: {e}");
         }
         result
@@ -149,9 +176,33 @@ impl Game {
     /// Resolves register `register` (1..=5).
     pub fn run_register(&mut self, register: u8) -> Result<()> {
         self.transaction(|e| {
-            e.world().state.register = register;
+            let turn = {
+                let mut w = e.world();
+                w.state.register = register;
+                w.state.turn
+            };
+            e.link.revealed_at.set((turn, register - 1));
             e.run_steps(true, None)
         })
+    }
+
+    /// Resolves register `register` as [`Game::run_register`] does, and returns the robots
+    /// after every step and card in which something happened, in order (the frames of the
+    /// replay viewer and the playtest table).
+    pub fn run_register_noted(&mut self, register: u8) -> Result<Vec<StepSnapshot>> {
+        {
+            let mut w = self.world.borrow_mut();
+            let start = StepSnapshot {
+                step: String::new(),
+                robot: None,
+                events: w.state.events.len(),
+                robots: w.state.robots.clone(),
+            };
+            w.noted = Some(vec![start]);
+        }
+        let result = self.run_register(register);
+        let noted = self.world.borrow_mut().noted.take().unwrap_or_default();
+        result.map(|()| noted.into_iter().skip(1).collect())
     }
 
     /// Repairs, re-entry and the other end-of-turn steps; the next turn begins.

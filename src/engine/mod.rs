@@ -7,20 +7,22 @@
 //! attached to), `Engine::call` (budget and error context for every script call) and the step
 //! loop. The parts: `cards` (segments A and B), `movement` (steps, pushes, edges, belts,
 //! re-entry), `damage` (lasers, hits, destruction), `options` (option cards and player
-//! choices), `game` (the `Game` the commands use).
+//! choices), `program` (programming-time hooks), `shots` (options fired instead of the main
+//! laser), `game` (the `Game` the commands use).
 
 use crate::board::{Board, Layout};
 use crate::cards::Card;
 use crate::decision::{Chooser, Defaults, Question};
 use crate::detail;
 use crate::error::{Error, Result};
-use crate::geometry::{Dir, Pos};
+use crate::geometry::{Dir, Pos, Rotation};
 use crate::order::{Native, Segment};
 use crate::script::ctx::{card_table, Ctx, RobotView};
-use crate::script::sandbox::{Budget, BUDGET_MESSAGE, INSTRUCTION_BUDGET};
+use crate::script::sandbox::Budget;
+use crate::script::store::Quota;
 use crate::script::{lua_message, Defs, RuleEvent, RuleSet, TileEvent};
-use crate::state::{GameState, RobotId, REENTRY_DAMAGE};
-use crate::world::{Arrival, Blocked, Hit, How, World};
+use crate::state::{GameState, RobotId, StepSnapshot, REENTRY_DAMAGE};
+use crate::world::{Arrival, Blocked, Hit, How, Shot, World};
 use mlua::{AnyUserData, Function, IntoLuaMulti, Lua, Table, Value};
 use std::cell::{Cell, Ref, RefCell};
 use std::rc::Rc;
@@ -30,8 +32,11 @@ mod damage;
 mod game;
 mod movement;
 mod options;
+mod program;
+mod shots;
 
 pub use game::Game;
+pub use program::Programming;
 
 /// What a rule set needs to reach the game it is attached to. Lives in the Lua state's app
 /// data, so that `ctx:` primitives called from scripts can find the world.
@@ -44,6 +49,9 @@ pub struct Link {
     pub robots: Vec<AnyUserData>,
     /// One read-only table per tile.
     pub tiles: Vec<Table>,
+    /// Each tile's `at` table (by address; they live as long as the link) and its square, so
+    /// that a primitive given `tile.at` knows the square without reading through the view.
+    pub squares: std::collections::HashMap<usize, Pos>,
     /// Per step: the tiles whose element has a `tile_steps` handler for it.
     tile_steps: Vec<Vec<usize>>,
     /// Per step: does any element on this board act on the robots standing on it then?
@@ -51,8 +59,15 @@ pub struct Link {
     robot_steps: Vec<bool>,
     handled: Table,
     depth: Cell<u32>,
+    /// What scripts may still store in the register in progress (reset by each transaction).
+    pub(crate) quota: Quota,
     /// The cards revealed this register, per robot (a randomizer may have swapped one).
     pub(crate) revealed: RefCell<Vec<Option<Card>>>,
+    /// Shots chosen instead of main lasers this step, resolved after its volley (`shots`).
+    shots: RefCell<Vec<shots::QueuedShot>>,
+    /// (turn, register) of the last reveal: registers up to it have shown their cards, which
+    /// `ctx:set_card` may no longer change.
+    revealed_at: Cell<(u32, u8)>,
     /// The robot executing its card right now, and that card: squares it enters by the card
     /// are told which card moved it (`info.card` in `on_enter`; the ice needs its distance).
     executing: Cell<Option<(RobotId, Card)>>,
@@ -80,10 +95,18 @@ impl Link {
             let w = world.borrow();
             (w.board.clone(), w.state.robots.len())
         };
-        let tiles = board
+        let tiles: Vec<Table> = board
             .tiles
             .iter()
             .map(|t| rules.tile_table(t))
+            .collect::<mlua::Result<_>>()?;
+        let squares = tiles
+            .iter()
+            .zip(&board.tiles)
+            .map(|(t, tile)| {
+                let at: Table = t.get("at")?;
+                Ok((at.to_pointer() as usize, tile.at))
+            })
             .collect::<mlua::Result<_>>()?;
         let robots = (0..count)
             .map(|id| lua.create_userdata(RobotView(id)))
@@ -115,18 +138,33 @@ impl Link {
             ctx: lua.create_userdata(Ctx)?,
             robots,
             tiles,
+            squares,
             tile_steps,
             robot_steps,
             handled: rally.get("HANDLED")?,
             depth: Cell::new(0),
+            quota: Quota::default(),
             revealed: RefCell::new(vec![None; count]),
+            revealed_at: Cell::new((0, 0)),
+            shots: RefCell::new(Vec::new()),
             executing: Cell::new(None),
             last_step: Cell::new(None),
             chooser,
             rehearsal,
         });
         lua.set_app_data(link.clone());
+        let watched = Rc::downgrade(&link);
+        rules
+            .budget
+            .watch_quota(Box::new(move || watched.upgrade()?.over_quota()));
         Ok(link)
+    }
+
+    /// Why the register in progress may store no more, if so (asked by the budget's hook,
+    /// which sees every loop a script runs).
+    pub fn over_quota(&self) -> Option<String> {
+        let events = self.world.try_borrow().ok()?.state.events.len();
+        self.quota.events_over(events)
     }
 }
 
@@ -167,7 +205,7 @@ impl<'a> Engine<'a> {
     ) -> Result<Value> {
         let depth = self.link.depth.get();
         if depth == 0 {
-            self.link.budget.reset(INSTRUCTION_BUDGET);
+            self.link.budget.reset();
         }
         self.link.depth.set(depth + 1);
         let result = f.call::<Value>(args);
@@ -184,12 +222,11 @@ impl<'a> Engine<'a> {
             };
             format!("{}, {when}", what())
         };
-        if self.link.budget.is_spent() && depth == 0 {
-            let place = match &result {
-                Err(e) => lua_message(e),
-                Ok(_) => BUDGET_MESSAGE.to_string(),
-            };
-            return Err(Error::Script(format!("{}: {place}", describe())));
+        // Stopped by the budget: that is the error, whatever the script made of it.
+        if depth == 0 {
+            if let Some(why) = self.link.budget.spent() {
+                return Err(Error::Script(format!("{}: {why}", describe())));
+            }
         }
         result.map_err(|e| match &e {
             mlua::Error::ExternalError(inner) if inner.downcast_ref::<Error>().is_some() => {
@@ -297,7 +334,10 @@ impl<'a> Engine<'a> {
         self.flush_conveys()?;
         self.flush_damage()?;
         self.world().defer_damage = false;
-        self.tell_destroyed()
+        self.tell_destroyed()?;
+        self.resolve_shots()?;
+        self.world().note(&info.name, None);
+        Ok(())
     }
 
     /// Calls a tile event on every element of the robot's square; stops at the first handler

@@ -32,7 +32,10 @@ impl<'a> Engine<'a> {
             left -= 1;
             let step = self.world().step(id, dir, how);
             let arrivals = match step {
-                Ok(arrivals) => arrivals,
+                Ok(stepped) => {
+                    self.tell_pushes(&stepped.chain, dir)?;
+                    stepped.arrivals
+                }
                 Err(Blocked { robot, at, dir }) => {
                     let pushed = robot != id;
                     let crossing = Crossing {
@@ -74,6 +77,168 @@ impl<'a> Engine<'a> {
             }
         }
         Ok(moved)
+    }
+
+    /// Tells the rules' and the options' `on_push` about each robot in a chain that pushed the
+    /// next one (Ramming Gear): the rules with `(pusher, pushed)`, then the pusher's options,
+    /// then the pushed robot's (each with the other robot and `info.pushing`).
+    fn tell_pushes(&self, chain: &[RobotId], dir: Dir) -> Result<()> {
+        if chain.len() < 2 {
+            return Ok(());
+        }
+        let defs = self.link.defs.clone();
+        let rules: Vec<&crate::script::RuleDef> = defs
+            .rules
+            .iter()
+            .filter(|r| r.events.contains_key(&RuleEvent::Push))
+            .collect();
+        if rules.is_empty() && defs.options.iter().all(|o| o.on_push.is_none()) {
+            return Ok(());
+        }
+        let info = |pushing: Option<bool>| -> Result<Table> {
+            let make = || -> mlua::Result<Table> {
+                let t = self.lua.create_table()?;
+                t.raw_set("dir", dir.name())?;
+                t.raw_set("pushing", pushing)?;
+                Ok(t)
+            };
+            make().map_err(|e| Error::Script(lua_message(&e)))
+        };
+        for pair in chain.windows(2) {
+            let (pusher, pushed) = (pair[0], pair[1]);
+            for rule in &rules {
+                let f = rule.events.get(&RuleEvent::Push).expect("filtered");
+                let what = || {
+                    format!(
+                        "rule `{}` ({}), on_push, robot {}",
+                        rule.name,
+                        rule.file,
+                        self.robot_name(pusher)
+                    )
+                };
+                let args = (
+                    &self.link.ctx,
+                    self.robot(pusher),
+                    self.robot(pushed),
+                    info(None)?,
+                );
+                self.call(f, args, what)?;
+            }
+            for (holder, other, pushing) in [(pusher, pushed, true), (pushed, pusher, false)] {
+                for (def, name) in self.held_options(holder) {
+                    let Some(f) = &defs.options[def].on_push else {
+                        continue;
+                    };
+                    let Some(option) = self.option_arg(holder, &name)? else {
+                        continue;
+                    };
+                    let what = || self.option_context(def, "on_push", holder);
+                    let args = (
+                        &self.link.ctx,
+                        self.robot(holder),
+                        self.robot(other),
+                        info(Some(pushing))?,
+                        option,
+                    );
+                    self.call(f, args, what)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Turns a robot, unless the rules or its options say otherwise (`on_rotate`: Gyroscopic
+    /// Stabilizer keeps gears and belts from turning it). `by` says what turns it: "card",
+    /// "gear", "belt" or what a script passes. Returns whether it turned.
+    pub fn rotate(&self, id: RobotId, rotation: Rotation, by: &str) -> Result<bool> {
+        let defs = self.link.defs.clone();
+        let mut rotation = Some(rotation);
+        let holds = !self.link.world.borrow().state.robots[id].options.is_empty();
+        let options: Vec<(usize, String)> =
+            if holds && defs.options.iter().any(|o| o.on_rotate.is_some()) {
+                self.held_options(id)
+                    .into_iter()
+                    .filter(|(def, _)| defs.options[*def].on_rotate.is_some())
+                    .collect()
+            } else {
+                Vec::new()
+            };
+        let rules = defs
+            .rules
+            .iter()
+            .filter_map(|r| Some((r, r.events.get(&RuleEvent::Rotate)?)));
+        let info = |r: Rotation| -> Result<Table> {
+            let make = || -> mlua::Result<Table> {
+                let t = self.lua.create_table()?;
+                t.raw_set("rotation", r.name())?;
+                t.raw_set("by", by)?;
+                Ok(t)
+            };
+            make().map_err(|e| Error::Script(lua_message(&e)))
+        };
+        for (rule, f) in rules {
+            let Some(r) = rotation else { break };
+            let what = || {
+                format!(
+                    "rule `{}` ({}), on_rotate, robot {}",
+                    rule.name,
+                    rule.file,
+                    self.robot_name(id)
+                )
+            };
+            let result = self.call(f, (&self.link.ctx, self.robot(id), info(r)?), what)?;
+            rotation = self.rotation_result(r, result, &what)?;
+        }
+        for (def, name) in options {
+            let Some(r) = rotation else { break };
+            let Some(option) = self.option_arg(id, &name)? else {
+                continue;
+            };
+            let f = defs.options[def].on_rotate.as_ref().expect("filtered");
+            let what = || self.option_context(def, "on_rotate", id);
+            let result = self.call(f, (&self.link.ctx, self.robot(id), info(r)?, option), what)?;
+            rotation = self.rotation_result(r, result, &what)?;
+        }
+        match rotation {
+            Some(r) => {
+                self.world().rotate(id, r);
+                Ok(true)
+            }
+            None => {
+                self.world()
+                    .state
+                    .log(Some(id), "turn_prevented", detail! {"by" => by});
+                Ok(false)
+            }
+        }
+    }
+
+    /// Reads what an `on_rotate` handler returned: nil keeps the rotation, false cancels it,
+    /// a rotation name replaces it.
+    fn rotation_result(
+        &self,
+        current: Rotation,
+        v: Value,
+        what: &dyn Fn() -> String,
+    ) -> Result<Option<Rotation>> {
+        match &v {
+            Value::Nil => Ok(Some(current)),
+            Value::Boolean(false) => Ok(None),
+            Value::String(s) => Rotation::parse(&s.to_string_lossy())
+                .map(Some)
+                .ok_or_else(|| {
+                    Error::Script(format!(
+                        "{}: on_rotate returned \"{}\", which is not a rotation (left/right/uturn)",
+                        what(),
+                        s.to_string_lossy()
+                    ))
+                }),
+            other => Err(Error::Script(format!(
+                "{}: on_rotate must return nil, false or a rotation, not a {}",
+                what(),
+                other.type_name()
+            ))),
+        }
     }
 
     /// Is the robot on the board, on square `at`? (A script may have moved it meanwhile.)
@@ -234,7 +399,10 @@ impl<'a> Engine<'a> {
     /// squares, as a robot's own push would: the edge a wall stopped a chain at, and each
     /// robot's crossing and arrival, front of each chain first.
     pub(super) fn flush_pushes(&self) -> Result<()> {
-        let (arrivals, blocked) = self.world().flush_pushes();
+        let (arrivals, blocked, chains) = self.world().flush_pushes();
+        for (chain, dir) in &chains {
+            self.tell_pushes(chain, *dir)?;
+        }
         let crossing = |blocked: bool, pusher: Option<RobotId>| Crossing {
             how: How::Push,
             blocked,

@@ -119,6 +119,17 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// [`Engine::modify`] for a flag: a script returning anything else is an error.
+    pub fn modify_flag(&self, id: RobotId, key: &str, flag: bool) -> Result<bool> {
+        match self.modify(id, key, Value::Boolean(flag))? {
+            Value::Boolean(b) => Ok(b),
+            other => Err(Error::Script(format!(
+                "robot {}: the options' `modify.{key}` must give true or false, not {other:?}",
+                self.robot_name(id)
+            ))),
+        }
+    }
+
     /// Asks the robot's player a question (the decision interface, `crate::decision`) and
     /// logs `chose` with the answer. No answer from the chooser means the first choice.
     pub fn choose(

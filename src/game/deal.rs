@@ -29,7 +29,8 @@ pub fn open_registers(damage: i32) -> Vec<usize> {
     (0..REGISTERS).filter(|&i| !is_locked(damage, i)).collect()
 }
 
-/// What one robot was dealt.
+/// What one robot may program from: its hand (with any card an option offers, Flywheel's),
+/// and the registers to fill.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Hand {
     pub robot: RobotId,
@@ -38,52 +39,140 @@ pub struct Hand {
     pub open: Vec<usize>,
 }
 
-/// Shuffles the deck without the cards held in locked registers and deals each robot that
-/// programs this turn (on the board, not powered down) `sizes[robot]` cards, in robot order
-/// (§2 step 1): 9 − damage ([`hand_size`]), or what its options make of it (Extra Memory:
-/// ask `Game::hand_size`). A locked register that is empty (it locked while the robot was
-/// powered down, §7.4.5, 2005 ruling) first gets the top card of the deck, face up.
-pub fn deal(state: &mut GameState, sizes: &[usize]) -> Vec<Hand> {
+/// A deal fixed in advance (a scenario stacks the deck): the hand each robot gets this turn
+/// (`None`: from the deck as usual), and the cards on top of the deck after the deal, first
+/// drawn first.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Stacked {
+    pub hands: Vec<Option<Vec<Card>>>,
+    pub top: Vec<Card>,
+}
+
+/// Cards that are out of the deck: in robots' registers (`all_registers`) or only in locked
+/// ones, in hands, and set aside on options.
+fn out_of_deck(state: &GameState, all_registers: bool) -> Vec<Card> {
+    let mut out = Vec::new();
+    for r in &state.robots {
+        for (i, card) in r.program.iter().enumerate() {
+            if all_registers || is_locked(r.damage, i) {
+                out.extend(*card);
+            }
+        }
+        out.extend(r.hand.iter().copied());
+        out.extend(r.kept.values().map(|k| k.card));
+    }
+    out
+}
+
+/// The classic deck without `out`, shuffled with the game's RNG, top card last.
+fn shuffled_deck(state: &mut GameState, out: &[Card]) -> Vec<Card> {
+    let mut deck: Vec<Card> = Card::classic_deck()
+        .into_iter()
+        .filter(|c| !out.contains(c))
+        .collect();
+    state.rng.shuffle(&mut deck);
+    deck
+}
+
+/// Shuffles the deck without the cards held in locked registers or set aside on options,
+/// and deals each robot that programs this turn (on the board, not powered down)
+/// `sizes[robot]` cards, in robot order (§2 step 1): 9 − damage ([`hand_size`]), or what its
+/// options make of it (Extra Memory: ask `Game::hand_size`). A locked register that is empty
+/// (it locked while the robot was powered down, §7.4.5, 2005 ruling) first gets the top card
+/// of the deck, face up. The hands go to the robots (`Robot::hand`), what is left of the deck
+/// stays in the state for the turn's later draws ([`draw_card`]). `stacked` fixes the hands
+/// and the top of the deck instead (scenarios). Returns the robots dealt to.
+pub fn deal(state: &mut GameState, sizes: &[usize], stacked: Option<&Stacked>) -> Vec<RobotId> {
     for r in state.robots.iter_mut() {
         r.program.resize(REGISTERS, None);
     }
-    let held: Vec<Card> = state
-        .robots
-        .iter()
-        .flat_map(|r| {
-            (0..REGISTERS)
-                .filter(|&i| is_locked(r.damage, i))
-                .filter_map(|i| r.program[i])
-        })
-        .collect();
-    let mut deck: Vec<Card> = Card::classic_deck()
-        .into_iter()
-        .filter(|c| !held.contains(c))
-        .collect();
-    state.rng.shuffle(&mut deck);
-    let mut hands = Vec::new();
-    for (id, (r, &size)) in state.robots.iter_mut().zip(sizes).enumerate() {
+    let mut out = out_of_deck(state, false);
+    if let Some(s) = stacked {
+        out.extend(s.hands.iter().flatten().flatten().copied());
+        out.extend(s.top.iter().copied());
+    }
+    let mut deck = shuffled_deck(state, &out);
+    if let Some(s) = stacked {
+        deck.extend(s.top.iter().rev().copied());
+    }
+    let mut dealt = Vec::new();
+    for (id, &size) in sizes.iter().enumerate() {
+        let r = &mut state.robots[id];
         if r.destroyed || r.powered_down {
             continue;
         }
+        fill_locked(r, &mut deck);
+        r.hand = match stacked.and_then(|s| s.hands.get(id).cloned().flatten()) {
+            Some(cards) => cards,
+            None => deck.split_off(deck.len() - size.min(deck.len())),
+        };
+        dealt.push(id);
+    }
+    state.deck = Some(deck);
+    dealt
+}
+
+/// Puts the top card of the deck into each of the robot's locked registers that is empty.
+fn fill_locked(r: &mut crate::state::Robot, deck: &mut Vec<Card>) {
+    r.program.resize(REGISTERS, None);
+    for i in 0..REGISTERS {
+        if is_locked(r.damage, i) && r.program[i].is_none() {
+            r.program[i] = deck.pop();
+        }
+    }
+}
+
+/// The top card of this turn's deck, taken off it (Recompile's new hand, Abort Switch,
+/// Scrambler). Before any deal this turn (a scenario of one turn), the deck is the classic
+/// deck without every card in a register, a hand or on an option, shuffled. `None` when
+/// every card is out.
+pub fn draw_card(state: &mut GameState) -> Option<Card> {
+    if state.deck.is_none() {
+        let out = out_of_deck(state, true);
+        state.deck = Some(shuffled_deck(state, &out));
+    }
+    state.deck.as_mut().and_then(Vec::pop)
+}
+
+/// Fixes the top of this turn's deck: `top` (first drawn first) on the rest of the classic
+/// deck, shuffled, without the cards in registers, hands and on options (a scenario's `deck`).
+pub fn stack_deck(state: &mut GameState, top: &[Card]) {
+    let mut out = out_of_deck(state, true);
+    out.extend(top.iter().copied());
+    let mut deck = shuffled_deck(state, &out);
+    deck.extend(top.iter().rev().copied());
+    state.deck = Some(deck);
+}
+
+/// Registers that locked after the deal (damage taken while programming: Recompile) and are
+/// empty get the top card of the deck, as at the deal.
+pub fn fill_new_locks(state: &mut GameState, robots: &[RobotId]) {
+    for &id in robots {
+        state.robots[id].program.resize(REGISTERS, None);
         for i in 0..REGISTERS {
+            let r = &state.robots[id];
             if is_locked(r.damage, i) && r.program[i].is_none() {
-                r.program[i] = deck.pop();
+                state.robots[id].program[i] = draw_card(state);
             }
         }
-        let n = size.min(deck.len());
-        let cards = deck.split_off(deck.len() - n);
-        hands.push(Hand {
-            robot: id,
-            cards,
-            open: open_registers(r.damage),
-        });
     }
-    hands
+}
+
+/// What the robot programs from now: its hand and the cards an option offers with it.
+pub fn hand(state: &GameState, id: RobotId) -> Hand {
+    let r = &state.robots[id];
+    let mut cards = r.hand.clone();
+    cards.extend(r.kept.values().filter(|k| k.offered).map(|k| k.card));
+    Hand {
+        robot: id,
+        cards,
+        open: open_registers(r.damage),
+    }
 }
 
 /// Checks a program for a hand: one card per open register (fewer only if the hand is
-/// smaller), every card from the hand, none twice. The message says what is wrong.
+/// smaller), every card from the hand, none used more often than the hand holds it. The
+/// message says what is wrong.
 pub fn check_program(hand: &Hand, chosen: &[Card]) -> Result<(), String> {
     let needed = hand.open.len().min(hand.cards.len());
     if chosen.len() != needed {
@@ -93,27 +182,47 @@ pub fn check_program(hand: &Hand, chosen: &[Card]) -> Result<(), String> {
         ));
     }
     for (i, c) in chosen.iter().enumerate() {
-        if !hand.cards.contains(c) {
+        let held = hand.cards.iter().filter(|h| *h == c).count();
+        if held == 0 {
             return Err(format!("{c} is not in the hand"));
         }
-        if chosen[..i].contains(c) {
+        if chosen[..=i].iter().filter(|x| *x == c).count() > held {
             return Err(format!("{c} is chosen twice"));
         }
     }
     Ok(())
 }
 
-/// Puts a checked program into the robot's open registers.
+/// Puts a checked program into the robot's open registers; the cards leave the hand (or the
+/// option that offered them). What stays in the hand are the leftovers.
 pub fn install(state: &mut GameState, hand: &Hand, chosen: &[Card]) {
-    let program = &mut state.robots[hand.robot].program;
-    program.resize(REGISTERS, None);
+    let r = &mut state.robots[hand.robot];
+    r.program.resize(REGISTERS, None);
     for (slot, card) in hand.open.iter().zip(chosen) {
-        program[*slot] = Some(*card);
+        r.program[*slot] = Some(*card);
+        if let Some(i) = r.hand.iter().position(|c| c == card) {
+            r.hand.remove(i);
+        } else if let Some(key) = r
+            .kept
+            .iter()
+            .find(|(_, k)| k.offered && k.card == *card)
+            .map(|(key, _)| key.clone())
+        {
+            r.kept.remove(&key);
+        }
+    }
+}
+
+/// After programming: the leftovers are discarded (§2 step 2.1).
+pub fn discard_leftovers(state: &mut GameState) {
+    for r in state.robots.iter_mut() {
+        r.hand.clear();
     }
 }
 
 /// End of turn (§2 step 5.2): every unlocked register is wiped; locked ones keep their card.
-/// A robot destroyed this turn loses every card (§6.5), since it re-enters unlocked.
+/// A robot destroyed this turn loses every card (§6.5), since it re-enters unlocked. The
+/// deck is shuffled anew next turn; copies made this turn are forgotten.
 pub fn wipe(state: &mut GameState, destroyed_this_turn: &[bool]) {
     for (id, r) in state.robots.iter_mut().enumerate() {
         r.program.resize(REGISTERS, None);
@@ -123,6 +232,8 @@ pub fn wipe(state: &mut GameState, destroyed_this_turn: &[bool]) {
             }
         }
     }
+    state.deck = None;
+    state.copied.clear();
 }
 
 #[cfg(test)]

@@ -13,16 +13,18 @@ pub mod deal;
 pub mod rerun;
 pub mod save;
 pub mod sim;
+pub mod study;
+pub mod tally;
 
 use crate::board::file::Placement;
 use crate::board::{Board, BoardRef, Layout, Origin};
 use crate::cards::Card;
 use crate::detail;
-use crate::engine::Game;
+use crate::engine::{Game, Programming};
 use crate::error::{Error, Result, Source};
 use crate::geometry::{Dir, Pos};
 use crate::script::RuleSet;
-use crate::state::{Event, GameState, Robot, RobotId};
+use crate::state::{Event, GameState, Robot, RobotId, StepSnapshot};
 use crate::variant::Choice;
 use bot::Strength;
 use deal::Hand;
@@ -74,6 +76,9 @@ struct SeatFile {
     start: Option<u32>,
     #[serde(default = "north")]
     facing: Dir,
+    /// Option cards it starts the game with (playtesting an option: `rally sim`).
+    #[serde(default)]
+    options: Vec<String>,
 }
 
 fn default_lives() -> i32 {
@@ -98,6 +103,8 @@ pub struct Seat {
     /// The start square (dock) number.
     pub dock: u32,
     pub facing: Dir,
+    /// Option cards it starts with.
+    pub options: Vec<String>,
 }
 
 /// A game file, read and checked (everything but the board's elements, which need the rules).
@@ -185,6 +192,7 @@ impl Setup {
                 strength: r.strength,
                 dock,
                 facing: r.facing,
+                options: r.options.clone(),
             });
         }
         // Robots are kept in dock order: it breaks ties between robots destroyed at the same
@@ -210,6 +218,33 @@ impl Setup {
     /// The game's variants plus `extra` names (from `--variant`), without duplicates.
     pub fn choices(&self, extra: &[String]) -> Vec<Choice> {
         crate::variant::with_extra(&self.variants, extra)
+    }
+
+    /// A warning for each switched-on variant that changes nothing on this game's board
+    /// ([`crate::variant::idle_on`]): played with it, the games are the same as without.
+    pub fn idle_variant_warnings(&self, rules: &RuleSet) -> Result<Vec<String>> {
+        let board = Board::compile(&self.layout, rules)?;
+        Ok(crate::variant::idle_on(&board, rules)
+            .into_iter()
+            .map(|(variant, elements)| {
+                let why = match elements.as_slice() {
+                    [] => "it defines no element, and none of its rules acts here".to_string(),
+                    names => format!(
+                        "none of the elements it defines ({}) is on the board, and none of its rules acts here",
+                        names
+                            .iter()
+                            .map(|n| format!("`{n}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                };
+                format!(
+                    "{}: the variant `{variant}` changes nothing on the board `{}`: {why}",
+                    self.path.display(),
+                    board.name
+                )
+            })
+            .collect())
     }
 
     /// The robots on their docks, compiled against `rules` to find the start squares.
@@ -240,6 +275,20 @@ impl Setup {
                     })?;
                 let mut robot = Robot::new(&seat.name, at, seat.facing);
                 robot.lives = self.lives;
+                for name in &seat.options {
+                    let def = rules.option_def(name).ok_or_else(|| Error::File {
+                        file: self.path.clone(),
+                        message: format!(
+                            "robot `{}`: there is no option `{name}`{}",
+                            seat.name,
+                            crate::error::suggest(name, rules.options.iter().map(|o| o.name.as_str()))
+                        ),
+                    })?;
+                    robot.options.push(crate::state::HeldOption {
+                        name: name.clone(),
+                        uses_left: def.uses,
+                    });
+                }
                 Ok(robot)
             })
             .collect()
@@ -331,6 +380,11 @@ pub struct Snapshot {
     pub events: usize,
     /// As in the state's JSON (no registers).
     pub robots: Vec<Robot>,
+    /// In a register, the robots after each step and card in which something happened, with
+    /// `events` counted in the turn's events as above (the replay viewer's frames). Absent
+    /// from older saves.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<StepSnapshot>,
 }
 
 impl Snapshot {
@@ -356,6 +410,8 @@ pub enum Stage {
     Register {
         register: u8,
         events: Vec<Event>,
+        /// The robots after each step and card in which something happened (recorded games).
+        steps: Vec<StepSnapshot>,
     },
     EndOfTurn {
         events: Vec<Event>,
@@ -390,6 +446,11 @@ pub trait Seats {
     /// A robot back on its archive square (§7.5): its facing, and whether it re-enters
     /// powered down.
     fn reenter(&mut self, game: &mut Game, robot: RobotId) -> Result<(Dir, bool)>;
+    /// The deal, if the seats fix it in advance (a scenario stacks the deck); `None`, the
+    /// default: the deck is shuffled and dealt.
+    fn stacked(&mut self, _game: &Game) -> Result<Option<deal::Stacked>> {
+        Ok(None)
+    }
 }
 
 /// A game being played: the engine's game plus the turn loop around it.
@@ -441,11 +502,32 @@ impl Match {
     /// A stage is a transaction: if a script or a seat fails, the game is left as it was, so
     /// the stage can be tried again (after a hot reload fixed the script, say).
     pub fn advance(&mut self, seats: &mut dyn Seats) -> Result<Stage> {
-        let (state, progress, turns) = (
-            self.game.state().clone(),
-            self.progress.clone(),
-            self.history.len(),
-        );
+        TurnLoop {
+            game: &mut self.game,
+            progress: &mut self.progress,
+            history: self.record.then_some(&mut self.history),
+            turn_limit: self.setup.turn_limit,
+        }
+        .advance(seats)
+    }
+}
+
+/// The turn loop itself, over a game it borrows: what [`Match`] runs, and what a scenario of
+/// several turns runs on its own game (`scenario.rs`), so both play turns the same way.
+pub struct TurnLoop<'a> {
+    pub game: &'a mut Game,
+    pub progress: &'a mut Progress,
+    /// Where each turn is recorded (deal, events, snapshots), if anywhere.
+    pub history: Option<&'a mut Vec<TurnRecord>>,
+    /// After this turn the game ends undecided.
+    pub turn_limit: u32,
+}
+
+impl TurnLoop<'_> {
+    /// [`Match::advance`]: one stage, as a transaction.
+    pub fn advance(&mut self, seats: &mut dyn Seats) -> Result<Stage> {
+        let (state, progress) = (self.game.state().clone(), self.progress.clone());
+        let turns = self.history.as_ref().map_or(0, |h| h.len());
         let phase = progress.phase;
         let result = match self.progress.phase {
             Phase::Program => self.begin_turn(seats),
@@ -457,26 +539,40 @@ impl Match {
             Ok(stage) => stage,
             Err(e) => {
                 self.game.restore(state);
-                self.progress = progress;
-                self.history.truncate(turns);
+                *self.progress = progress;
+                if let Some(history) = self.history.as_deref_mut() {
+                    history.truncate(turns);
+                }
                 return Err(e);
             }
         };
-        if self.record {
-            let mut robots = self.game.state().robots.clone();
-            for r in &mut robots {
-                // What the JSON keeps, so a snapshot equals itself read back from a save.
-                r.program.clear();
-                r.destroyed_order = None;
-            }
-            if let Some(turn) = self.history.last_mut() {
-                turn.events.extend_from_slice(stage.events());
-                turn.snapshots.push(Snapshot {
-                    stage: phase,
-                    events: turn.events.len(),
-                    robots,
-                });
-            }
+        if let Some(turn) = self.history.as_deref_mut().and_then(|h| h.last_mut()) {
+            let robots = self
+                .game
+                .state()
+                .robots
+                .iter()
+                .map(Robot::as_saved)
+                .collect();
+            let before = turn.events.len();
+            turn.events.extend_from_slice(stage.events());
+            let steps = match &stage {
+                Stage::Register { steps, .. } => steps
+                    .iter()
+                    .map(|m| StepSnapshot {
+                        events: before + m.events,
+                        robots: m.robots.iter().map(Robot::as_saved).collect(),
+                        ..m.clone()
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            turn.snapshots.push(Snapshot {
+                stage: phase,
+                events: turn.events.len(),
+                robots,
+                steps,
+            });
         }
         Ok(stage)
     }
@@ -487,6 +583,8 @@ impl Match {
         std::mem::take(&mut self.game.state_mut().events)
     }
 
+    /// Power down takes effect, the turn starts, cards are dealt (`on_deal` hooks), programs
+    /// are chosen and installed (`on_program` hooks), the leftovers discarded.
     fn begin_turn(&mut self, seats: &mut dyn Seats) -> Result<Stage> {
         {
             let mut state = self.game.state_mut();
@@ -511,11 +609,25 @@ impl Match {
         let sizes = (0..count)
             .map(|id| self.game.hand_size(id))
             .collect::<Result<Vec<usize>>>()?;
-        let hands = deal::deal(&mut self.game.state_mut(), &sizes);
-        seats.hands_dealt(&mut self.game, &hands)?;
+        let stacked = seats.stacked(self.game)?;
+        let dealt = deal::deal(&mut self.game.state_mut(), &sizes, stacked.as_ref());
+        self.game.programming(&dealt, Programming::Deal)?;
+        let dealt: Vec<RobotId> = {
+            let mut dealt = dealt;
+            let mut state = self.game.state_mut();
+            dealt.retain(|&id| !state.robots[id].destroyed);
+            deal::fill_new_locks(&mut state, &dealt);
+            state.segment = "program".into();
+            dealt
+        };
+        let hands: Vec<Hand> = dealt
+            .iter()
+            .map(|&id| deal::hand(&self.game.state(), id))
+            .collect();
+        seats.hands_dealt(self.game, &hands)?;
         let mut programs = Vec::with_capacity(hands.len());
         for hand in &hands {
-            let chosen = seats.program(&mut self.game, hand)?;
+            let chosen = seats.program(self.game, hand)?;
             deal::check_program(hand, &chosen).map_err(|m| {
                 Error::Other(format!(
                     "the program for {}: {m}",
@@ -523,17 +635,23 @@ impl Match {
                 ))
             })?;
             let damaged = self.game.state().robots[hand.robot].damage > 0;
-            if damaged && seats.power_down(&mut self.game, hand.robot)? {
+            if damaged && seats.power_down(self.game, hand.robot)? {
                 self.progress.announced[hand.robot] = true;
             }
             programs.push(chosen);
         }
-        let mut dealt = Vec::with_capacity(hands.len());
         {
             let mut state = self.game.state_mut();
-            state.segment = "program".into();
             for (hand, chosen) in hands.iter().zip(&programs) {
                 deal::install(&mut state, hand, chosen);
+            }
+        }
+        self.game.programming(&dealt, Programming::Program)?;
+        let mut records = Vec::with_capacity(hands.len());
+        {
+            let mut state = self.game.state_mut();
+            deal::discard_leftovers(&mut state);
+            for hand in &hands {
                 let program = state.robots[hand.robot].program.clone();
                 let shown: Vec<String> = program
                     .iter()
@@ -545,7 +663,7 @@ impl Match {
                     "programmed",
                     detail! {"program" => shown, "power_down" => power_down},
                 );
-                dealt.push(Dealt {
+                records.push(Dealt {
                     robot: state.robots[hand.robot].name.clone(),
                     hand: hand.cards.clone(),
                     program,
@@ -553,11 +671,11 @@ impl Match {
                 });
             }
         }
-        if self.record {
+        if let Some(history) = self.history.as_deref_mut() {
             let turn = self.game.state().turn;
-            self.history.push(TurnRecord {
+            history.push(TurnRecord {
                 turn,
-                dealt,
+                dealt: records,
                 events: Vec::new(),
                 snapshots: Vec::new(),
             });
@@ -570,7 +688,12 @@ impl Match {
     }
 
     fn register(&mut self, register: u8) -> Result<Stage> {
-        self.game.run_register(register)?;
+        let steps = if self.history.is_some() {
+            self.game.run_register_noted(register)?
+        } else {
+            self.game.run_register(register)?;
+            Vec::new()
+        };
         let events = self.take_events();
         let state = self.game.state();
         // §7.1: the first robot to touch the last flag wins; a tie in the same segment E
@@ -595,7 +718,11 @@ impl Match {
             None => Phase::EndOfTurn,
         };
         drop(state);
-        Ok(Stage::Register { register, events })
+        Ok(Stage::Register {
+            register,
+            events,
+            steps,
+        })
     }
 
     fn end_turn(&mut self, seats: &mut dyn Seats) -> Result<Stage> {
@@ -619,7 +746,7 @@ impl Match {
             if back {
                 // The player picks the facing on the archive square; a robot placed beside
                 // it keeps the facing the engine found clear of other robots (§7.5).
-                let (facing, powered) = seats.reenter(&mut self.game, id)?;
+                let (facing, powered) = seats.reenter(self.game, id)?;
                 self.progress.announced[id] = powered;
                 if on_archive {
                     let mut state = self.game.state_mut();
@@ -629,7 +756,12 @@ impl Match {
                     }
                 }
             } else if down && !was_destroyed {
-                self.progress.announced[id] = seats.stay_down(&mut self.game, id)?;
+                self.progress.announced[id] = seats.stay_down(self.game, id)?;
+            }
+            // The robot's options may power it down for the next turn (Circuit Breaker).
+            if !self.game.state().robots[id].destroyed {
+                let announced = self.progress.announced[id];
+                self.progress.announced[id] = self.game.modify_flag(id, "power_down", announced)?;
             }
         }
         let mut state = self.game.state_mut();
@@ -637,7 +769,7 @@ impl Match {
         let turn = state.turn;
         let outcome = if state.robots.iter().all(|r| r.destroyed && r.lives <= 0) {
             Some(Outcome::NoneLeft { turn })
-        } else if turn >= self.setup.turn_limit {
+        } else if turn >= self.turn_limit {
             Some(Outcome::TurnLimit { turn })
         } else {
             None

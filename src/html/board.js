@@ -106,7 +106,7 @@ const RallyBoard = (function () {
       beams = el("g", { id: "beams" });
       parent.insertBefore(beams, ghosts);
     }
-    let running = null; // { frame handle, resolve }
+    let running = null; // the animation: { moving, frame, timeout }
     let waiting = [];
     let highlighted = null;
 
@@ -114,7 +114,11 @@ const RallyBoard = (function () {
     const centre = (p) => [margin + (p[0] + 0.5) * cell, margin + (p[1] + 0.5) * cell];
 
     function finish() {
-      if (running !== null) cancelAnimationFrame(running);
+      if (running !== null) {
+        cancelAnimationFrame(running.frame);
+        clearTimeout(running.timeout);
+        for (const { g, r } of running.moving) pose(g, r, 1);
+      }
       running = null;
       svg.classList.remove("rb-animating");
       const done = waiting;
@@ -124,10 +128,12 @@ const RallyBoard = (function () {
 
     /** The robot token: a frame round the square (the tile stays visible inside), an arrow
      *  on the side it faces, its full name on a tab, badges for damage and flags touched. */
-    function token(r, into) {
+    function token(r, into, won) {
       const g = el("g", { class: "rb-robot robot", "data-robot": r.name, "data-x": r.at[0], "data-y": r.at[1], "data-facing": r.facing }, into);
-      el("title", {}, g).textContent = robotTitle(r);
+      el("title", {}, g).textContent = robotTitle(r) + (won ? " · has won" : "");
       const dash = r.powered_down ? { "stroke-dasharray": "7 4" } : {};
+      // The winner: a gold outline round the token and a star before its name.
+      if (won) el("rect", { class: "rb-crown", x: 0.5, y: 0.5, width: 63, height: 63, rx: 13, fill: "none", stroke: "#ffd700", "stroke-width": 3 }, g);
       el("rect", { class: "rb-tint", x: 4, y: 4, width: 56, height: 56, rx: 10, fill: r.color, "fill-opacity": 0.16 }, g);
       el("rect", Object.assign({ x: 5, y: 5, width: 54, height: 54, rx: 10, fill: "none", stroke: "#111", "stroke-width": 8 }, dash), g);
       el("rect", Object.assign({ class: "rb-frame", x: 5, y: 5, width: 54, height: 54, rx: 10, fill: "none", stroke: r.color, "stroke-width": 5 }, dash), g);
@@ -137,10 +143,11 @@ const RallyBoard = (function () {
       const top = r.facing === "S";
       const tab = el("g", { class: "rb-name" }, g);
       el("rect", { x: 4, y: top ? 3 : 46, width: 56, height: 15, rx: 5, fill: r.color, stroke: "#111", "stroke-width": 1.5 }, tab);
-      const size = Math.min(11, 52 / (0.62 * Math.max(1, r.name.length)));
+      const shown = (won ? 2 : 0) + r.name.length;
+      const size = Math.min(11, 52 / (0.62 * Math.max(1, shown)));
       const label = el("text", { x: 32, y: (top ? 3 : 46) + 11, "font-size": Math.max(7, size).toFixed(1), "font-weight": "bold", fill: "#fff", "text-anchor": "middle" }, tab);
       if (size < 7) { label.setAttribute("textLength", 52); label.setAttribute("lengthAdjust", "spacingAndGlyphs"); }
-      label.textContent = r.name;
+      label.textContent = (won ? "★ " : "") + r.name;
       const by = top ? 54 : 10;
       if (r.damage > 0) {
         el("circle", { cx: 54, cy: by, r: 8, fill: "#c0102a", stroke: "#fff", "stroke-width": 1.5 }, g);
@@ -164,7 +171,7 @@ const RallyBoard = (function () {
         el("circle", { cx: 32 + vx * 7, cy: 32 - vy * 7, r: 4, fill: "#00c8ff" }, g);
       }
       if (spin) {
-        el("text", { class: "ice-spin", x: 22, y: 32, "font-size": 12, "font-weight": "bold", fill: "#006d8f" }, g).textContent = (spin > 0 ? "↻" : "↺") + Math.abs(spin);
+        el("text", { class: "ice-spin", x: 9, y: 38, "font-size": 12, "font-weight": "bold", fill: "#006d8f" }, g).textContent = (spin > 0 ? "↻" : "↺") + Math.abs(spin);
       }
     }
 
@@ -222,8 +229,12 @@ const RallyBoard = (function () {
         const g = el("g", { class: "rb-shot", "data-target": s.target, "data-shooter": s.shooter || "" }, shots);
         el("title", {}, g).textContent = (s.shooter ? s.shooter + "'s laser" : "board laser at [" + s.from + "]") +
           " hits " + s.target + (s.amount ? ": " + s.amount + " damage" : ": prevented");
-        const [x1, y1] = centre(s.from);
+        // From the shooter's nose (or the emitter's lens) to the target's centre.
+        const [fx, fy] = centre(s.from);
         const [x2, y2] = centre(s.to);
+        const length = Math.hypot(x2 - fx, y2 - fy) || 1;
+        const lead = s.shooter ? cell * 0.42 : -cell * 0.28;
+        const [x1, y1] = [fx + ((x2 - fx) / length) * lead, fy + ((y2 - fy) / length) * lead];
         el("line", { x1, y1, x2, y2, stroke: "#7a0000", "stroke-width": 7, "stroke-linecap": "round", pathLength: 1, opacity: 0.6 }, g);
         el("line", { x1, y1, x2, y2, stroke: "#ff3030", "stroke-width": 4, "stroke-linecap": "round", pathLength: 1 }, g);
         el("line", { x1, y1, x2, y2, stroke: "#fff6a0", "stroke-width": 1.2, "stroke-linecap": "round", pathLength: 1 }, g);
@@ -246,28 +257,16 @@ const RallyBoard = (function () {
       const moving = [];
       for (const r of frame.robots) {
         const moved = r.path && r.path.length > 1;
-        if (moved && !r.wrecked) trail(r);
+        if (moved) trail(r);
         if ((moved || r.was_facing) && !r.destroyed) ghost(r, moved ? r.path[0] : r.at, r.was_facing || r.facing);
         if (r.wrecked) wreck(r);
         if (r.destroyed) continue;
-        const g = token(r, robotsLayer);
-        if (r.name === frame.winner) g.classList.add("rb-won");
+        const g = token(r, robotsLayer, r.name === frame.winner);
         place(g, r.at);
         if (r.name === highlighted) g.classList.add("rb-highlight");
         if (animate && (moved || r.was_facing)) moving.push({ g, r });
       }
-      if (frame.winner) crown(frame);
       if (moving.length) run(moving);
-    }
-
-    function crown(frame) {
-      const r = frame.robots.find((x) => x.name === frame.winner && !x.destroyed);
-      if (!r) return;
-      const g = robotsLayer.querySelector(`[data-robot="${CSS.escape(r.name)}"]`);
-      const star = el("g", { class: "rb-crown" }, g);
-      el("title", {}, star).textContent = r.name + " has won";
-      el("circle", { cx: 32, cy: 32, r: 11, fill: "#ffd700", stroke: "#7a5b00", "stroke-width": 1.5 }, star);
-      el("polygon", { points: "32,24 34.6,29.5 40.5,30 36,34 37.3,40 32,37 26.7,40 28,34 23.5,30 29.4,29.5", fill: "#fff" }, star);
     }
 
     // Robots glide square by square along their paths and turn on the spot, all together.
@@ -281,11 +280,12 @@ const RallyBoard = (function () {
         // the floor, t < 0 points past the path's start and the animation never ends.
         const t = Math.max(0, Math.min(1, (now - start) / total));
         for (const { g, r } of moving) pose(g, r, t);
-        if (t < 1) running = requestAnimationFrame(tick);
+        if (t < 1) running.frame = requestAnimationFrame(tick);
         else finish();
       };
       for (const { g, r } of moving) pose(g, r, 0);
-      running = requestAnimationFrame(tick);
+      // A page in the background gets no animation frames: the timeout ends it all the same.
+      running = { moving, frame: requestAnimationFrame(tick), timeout: setTimeout(finish, total + 100) };
     }
 
     // Where a moving robot is at time t (0..1): first along its path, then turning.
@@ -417,6 +417,7 @@ const RallyBoard = (function () {
       items.push(`<li class="heading rb-heading" data-frame="${i}"><a href="${href}">${text(f.label)}</a></li>`);
       if (f.events.length === 0) items.push(`<li data-frame="${i}"><a href="${href}">(nothing happened)</a></li>`);
       for (const e of f.events) {
+        if (e.what === "card" && e.robot === f.acting) continue; // the heading says it
         items.push(`<li data-frame="${i}" data-what="${text(e.what)}"${e.robot ? ' data-robot="' + text(e.robot) + '"' : ""}><a href="${href}">${text(e.text)}</a></li>`);
       }
     });

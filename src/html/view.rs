@@ -11,11 +11,12 @@
 
 use super::Frame;
 use crate::board::Board;
+use crate::cards::{Card, CardKind};
 use crate::geometry::{Dir, Pos};
 use crate::render;
-use crate::state::{Event, Robot};
+use crate::state::{Event, Robot, REGISTERS};
 use crate::{svg, world};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 
@@ -169,10 +170,10 @@ fn view(
                 powered_down: r.powered_down,
                 vars: r.vars.clone(),
                 options: r.options.iter().map(|o| o.name.clone()).collect(),
-                path: before.map_or_else(Vec::new, |b| path(b, r, &frame.events)),
+                path: before.map_or_else(Vec::new, |b| path(board, b, r, &frame.events)),
                 was_facing: before.map(|b| b.facing).filter(|&f| f != r.facing),
                 wrecked: r.destroyed && before.is_some_and(|b| !b.destroyed),
-                program: r.program.iter().map(|c| c.map(|c| c.to_string())).collect(),
+                program: program(r),
                 shown,
             }
         })
@@ -193,17 +194,28 @@ fn view(
             .map(|e| EventView {
                 robot: e.robot.clone(),
                 what: e.what.to_string(),
-                text: render::event(e),
+                text: describe(e),
             })
             .collect(),
         winner,
     }
 }
 
-/// The squares `now` went through since `before`: where it stood, every square an event of
-/// this frame put it on (a move, a push, a belt, a placement), and where it stands. Empty if
-/// it stayed put.
-fn path(before: &Robot, now: &Robot, events: &[Event]) -> Vec<Pos> {
+/// The robot's five registers as the page shows them (a shorter program's last registers are
+/// empty); none when its program is not known.
+fn program(r: &Robot) -> Vec<Option<String>> {
+    if r.program.is_empty() {
+        return Vec::new();
+    }
+    (1..=REGISTERS as u8)
+        .map(|register| r.card(register).map(|c| c.to_string()))
+        .collect()
+}
+
+/// The squares `now` went through since `before`: where it stood, every square on the board
+/// an event of this frame put it on (a move, a push, a belt, a placement), and where it stands.
+/// Empty if it stayed put. A robot that fell off the board ends at the last square it was on.
+fn path(board: &Board, before: &Robot, now: &Robot, events: &[Event]) -> Vec<Pos> {
     let mut path = vec![before.at];
     let moves = events.iter().filter(|e| {
         e.robot.as_deref() == Some(&now.name)
@@ -214,8 +226,8 @@ fn path(before: &Robot, now: &Robot, events: &[Event]) -> Vec<Pos> {
     });
     for e in moves {
         let to = e.detail.get("to").or_else(|| e.detail.get("at"));
-        if let Some(to) = to.and_then(|v| serde_json::from_value::<Pos>(v.clone()).ok()) {
-            if path.last() != Some(&to) {
+        if let Some(to) = to.and_then(|v| Pos::deserialize(v).ok()) {
+            if board.contains(to) && path.last() != Some(&to) {
                 path.push(to);
             }
         }
@@ -253,25 +265,152 @@ fn beams(board: &Board, robots: &[Robot]) -> Vec<BeamView> {
         .collect()
 }
 
-/// The shots of a frame: every damage event that names the square its beam came from.
+/// The shots of a frame: every damage event that names the square its beam came from, one
+/// shot per beam and target (a hit partly prevented logs two events).
 fn shots(robots: &[Robot], events: &[Event]) -> Vec<ShotView> {
-    events
-        .iter()
-        .filter(|e| matches!(e.what.as_ref(), "damaged" | "damage_prevented"))
-        .filter_map(|e| {
-            let from: Pos = serde_json::from_value(e.detail.get("source")?.clone()).ok()?;
-            let target = e.robot.clone()?;
-            let to = robots.iter().find(|r| r.name == target)?.at;
-            let text = |k: &str| e.detail.get(k).and_then(Value::as_str).map(String::from);
-            let amount = e.detail.get("amount").and_then(Value::as_i64).unwrap_or(0);
-            Some(ShotView {
+    let mut shots: Vec<ShotView> = Vec::new();
+    for e in events {
+        if !matches!(e.what.as_ref(), "damaged" | "damage_prevented") {
+            continue;
+        }
+        let Some(from) = e
+            .detail
+            .get("source")
+            .and_then(|v| Pos::deserialize(v).ok())
+        else {
+            continue;
+        };
+        let Some(target) = robots.iter().find(|r| Some(&r.name) == e.robot.as_ref()) else {
+            continue;
+        };
+        let text = |k: &str| e.detail.get(k).and_then(Value::as_str).map(String::from);
+        let dealt = if e.what == "damaged" {
+            e.detail.get("amount").and_then(Value::as_i64).unwrap_or(0)
+        } else {
+            0
+        };
+        let shooter = text("shooter");
+        match shots
+            .iter_mut()
+            .find(|s| s.from == from && s.shooter == shooter && s.target == target.name)
+        {
+            Some(shot) => shot.amount += dealt,
+            None => shots.push(ShotView {
                 from,
-                to,
-                shooter: text("shooter"),
-                target,
-                amount: if e.what == "damaged" { amount } else { 0 },
+                to: target.at,
+                shooter,
+                target: target.name.clone(),
+                amount: dealt,
                 cause: text("cause").unwrap_or_default(),
-            })
-        })
-        .collect()
+            }),
+        }
+    }
+    shots
+}
+
+/// A card in words: "Move 2 (700)", "U-Turn".
+pub fn card_words(card: &Card) -> String {
+    let name = match card.kind {
+        CardKind::Move1 => "Move 1",
+        CardKind::Move2 => "Move 2",
+        CardKind::Move3 => "Move 3",
+        CardKind::Back => "Back Up",
+        CardKind::Left => "Turn Left",
+        CardKind::Right => "Turn Right",
+        CardKind::Uturn => "U-Turn",
+    };
+    match card.priority {
+        Some(p) => format!("{name} ({p})"),
+        None => name.to_string(),
+    }
+}
+
+/// An event in words, saying why where the event says: "Bravo is blocked by the wall on the N
+/// side of [5,9]", "Charlie is hit by Delta's laser from [6,11]: 1 damage (1 in all)". Events
+/// the viewer has no words for (a script's own) are written as the terminal log writes them.
+pub fn describe(e: &Event) -> String {
+    let who = e.robot.as_deref().unwrap_or("-");
+    let get = |k: &str| e.detail.get(k);
+    let text = |k: &str| match get(k) {
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => Pos::deserialize(v).map_or_else(|_| v.to_string(), |p| p.to_string()),
+        None => "?".into(),
+    };
+    let wall = || format!("the wall on the {} side of {}", text("dir"), text("wall"));
+    let card = || {
+        get("card")
+            .and_then(Value::as_str)
+            .and_then(|c| Card::parse(c).ok())
+            .map_or_else(|| text("card"), |c| card_words(&c))
+    };
+    match e.what.as_ref() {
+        "card" => format!("{who} plays {}", card()),
+        "moved" => format!("{who} moves {} to {}", text("dir"), text("to")),
+        "pushed" => format!("{who} is pushed {} to {}", text("dir"), text("to")),
+        "conveyed" => format!(
+            "{who} is carried {} to {} by a belt",
+            text("dir"),
+            text("to")
+        ),
+        "turned" => format!(
+            "{who} turns {}, now facing {}",
+            text("rotation"),
+            text("facing")
+        ),
+        "faced" => format!("{who} now faces {}", text("facing")),
+        "placed" => format!("{who} is put on {} ({})", text("to"), text("how")),
+        "blocked" if get("wall").is_some() => format!("{who} is blocked by {}", wall()),
+        "push_blocked" if get("wall").is_some() => {
+            format!(
+                "{who} cannot push {}: {} is in the way",
+                text("pushing"),
+                wall()
+            )
+        }
+        "damaged" | "damage_prevented" => {
+            let by = match (get("shooter"), get("source")) {
+                (Some(_), _) => format!("{}'s laser", text("shooter")),
+                (None, Some(_)) => format!("the {} at {}", text("cause"), text("source")),
+                (None, None) => text("cause"),
+            };
+            if e.what == "damaged" {
+                format!(
+                    "{who} is hit by {by}: {} damage ({} in all)",
+                    text("amount"),
+                    text("damage")
+                )
+            } else {
+                format!(
+                    "{who}: {} damage from {by} prevented by {}",
+                    text("amount"),
+                    text("by")
+                )
+            }
+        }
+        "destroyed" => format!(
+            "{who} is destroyed ({}), {} lives left",
+            text("cause"),
+            text("lives")
+        ),
+        "repaired" => format!(
+            "{who} is repaired by {} ({} damage left)",
+            text("amount"),
+            text("damage")
+        ),
+        "flag" => format!("{who} touches flag {}", text("number")),
+        "won" => format!("{who} has touched the last flag and wins"),
+        "archived" => format!("{who} archives at {}", text("at")),
+        "reentered" => format!(
+            "{who} re-enters at {} facing {} with {} damage",
+            text("at"),
+            text("facing"),
+            text("damage")
+        ),
+        "card_swapped" => format!(
+            "{who}'s card {} is swapped for {}",
+            text("from"),
+            text("to")
+        ),
+        _ => render::event_details(e),
+    }
 }

@@ -19,7 +19,12 @@
   /** The frame a link names: its id exactly (`t3r2s4`), else the first frame whose id
    *  begins with it and goes on with a letter (`t3r2` is that register's first frame). */
   function frameOf(hash) {
-    const id = decodeURIComponent(hash.replace(/^#/, ""));
+    let id;
+    try {
+      id = decodeURIComponent(hash.replace(/^#/, ""));
+    } catch (e) {
+      return null; // a mangled link opens the first frame
+    }
     if (!id) return null;
     const exact = frames.findIndex((f) => f.id === id);
     if (exact >= 0) return exact;

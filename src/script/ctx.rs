@@ -4,13 +4,13 @@
 //! data), so a handler call costs no copying of state. Every change a script makes goes
 //! through a `ctx:` method, which enforces the physical rules in `world.rs`.
 
-use super::{located, pos_table};
+use super::{located, pos_table, store};
 use crate::cards::{Card, CardKind};
 use crate::engine::{Engine, Link};
 use crate::error::Error;
 use crate::geometry::{Dir, Pos, Rotation};
 use crate::state::RobotId;
-use crate::world::How;
+use crate::world::{How, Shot};
 use mlua::{
     AnyUserData, Lua, LuaSerdeExt, LuaString, Table, UserData, UserDataFields, UserDataMethods,
     Value,
@@ -67,6 +67,17 @@ pub fn pos_arg(lua: &Lua, t: &Table) -> mlua::Result<Pos> {
     }
 }
 
+/// A square given by a script: a tile's `at` (read-only, so known by identity: reading it
+/// through its metatable would cost more than the rest of the call) or any `{ x =, y = }`.
+fn square_arg(lua: &Lua, t: &Table) -> mlua::Result<Pos> {
+    if let Some(link) = lua.app_data_ref::<Rc<Link>>() {
+        if let Some(&at) = link.squares.get(&(t.to_pointer() as usize)) {
+            return Ok(at);
+        }
+    }
+    pos_arg(lua, t)
+}
+
 fn dir_arg(lua: &Lua, s: &str) -> mlua::Result<Dir> {
     Dir::parse(s).ok_or_else(|| located(lua, format!("`{s}` is not a direction (N/E/S/W)")))
 }
@@ -100,6 +111,11 @@ pub fn card_table(lua: &Lua, card: &Card) -> mlua::Result<Table> {
     Ok(t)
 }
 
+/// A card argument: `"move2@700"` or a card table.
+fn card_arg(lua: &Lua, v: &Value) -> mlua::Result<Card> {
+    card_from_lua(v).map_err(|m| located(lua, format!("expected a card: {m}")))
+}
+
 /// A card a script gives back: `"move2"`, `"move2@700"` or a card table.
 pub fn card_from_lua(v: &Value) -> Result<Card, String> {
     match v {
@@ -116,24 +132,75 @@ pub fn card_from_lua(v: &Value) -> Result<Card, String> {
     }
 }
 
-/// A Lua value as JSON for the state (vars, event details), with every object's keys sorted:
-/// Lua's `pairs` order differs between runs, and the same game must give the same output
-/// byte for byte (design.md principle 4).
-fn json_from_lua(lua: &Lua, value: Value) -> mlua::Result<serde_json::Value> {
-    fn sort(v: serde_json::Value) -> serde_json::Value {
-        match v {
-            serde_json::Value::Object(map) => {
-                let mut entries: Vec<_> = map.into_iter().collect();
-                entries.sort_by(|a, b| a.0.cmp(&b.0));
-                serde_json::Value::Object(entries.into_iter().map(|(k, v)| (k, sort(v))).collect())
-            }
-            serde_json::Value::Array(items) => {
-                serde_json::Value::Array(items.into_iter().map(sort).collect())
-            }
-            other => other,
+/// A table of details a script hands over (`ctx:log`, `ctx:choose`), as JSON fields, counted
+/// towards what the register logs. An empty table has no fields.
+fn detail_from_lua(
+    lua: &Lua,
+    detail: Option<Table>,
+    what: &str,
+) -> mlua::Result<serde_json::Map<String, serde_json::Value>> {
+    let Some(t) = detail else {
+        return Ok(serde_json::Map::new());
+    };
+    let (json, size) = store::to_json(lua, Value::Table(t), what)?;
+    link(lua)?.quota.log(lua, size)?;
+    match json {
+        serde_json::Value::Object(map) => Ok(map),
+        serde_json::Value::Array(items) if items.is_empty() => Ok(serde_json::Map::new()),
+        _ => Err(located(
+            lua,
+            format!("{what}: expected a table of named details, not a list"),
+        )),
+    }
+}
+
+/// A name or cause a script hands over to be logged: bounded, and a long one counted towards
+/// the log (short ones are bounded by the events limit; not counting them keeps the common
+/// `cause = "laser"` cheap).
+fn logged_text(lua: &Lua, text: Option<String>, what: &str, default: &str) -> mlua::Result<String> {
+    const SHORT: usize = 256;
+    match text {
+        None => Ok(default.to_string()),
+        Some(text) if text.len() <= SHORT => Ok(text),
+        Some(text) => {
+            store::text(lua, &text, what)?;
+            link(lua)?.quota.log(lua, text.len())?;
+            Ok(text)
         }
     }
-    Ok(sort(lua.from_value(value)?))
+}
+
+/// Stores a var: `vars[key] = value` (nil removes it), within the limits.
+fn set_var(
+    lua: &Lua,
+    key: String,
+    value: Value,
+    vars: impl FnOnce(&mut crate::world::World) -> &mut serde_json::Map<String, serde_json::Value>,
+    what: &str,
+) -> mlua::Result<()> {
+    store::text(lua, &key, &format!("{what}: the key"))?;
+    let (json, size) = store::to_json(lua, value, &format!("{what}: `{key}`"))?;
+    let link = link(lua)?;
+    link.quota.store(lua, key.len() + size, || {
+        let w = link.world.borrow();
+        let all = w
+            .state
+            .robots
+            .iter()
+            .map(|r| &r.vars)
+            .chain([&w.state.vars]);
+        all.flat_map(|vars| vars.iter())
+            .map(|(k, v)| k.len() + store::size(v))
+            .sum()
+    })?;
+    let mut w = link.world.borrow_mut();
+    let vars = vars(&mut w);
+    if json.is_null() {
+        vars.remove(&key);
+    } else {
+        vars.insert(key, json);
+    }
+    Ok(())
 }
 
 impl UserData for RobotView {
@@ -214,13 +281,13 @@ impl UserData for Ctx {
             Ok(active)
         });
         methods.add_method("robot_at", |lua, _, at: Table| {
-            let at = pos_arg(lua, &at)?;
+            let at = square_arg(lua, &at)?;
             let link = link(lua)?;
             let id = link.world.borrow().robot_at(at);
             Ok(id.map(|i| link.robots[i].clone()))
         });
         methods.add_method("tiles_at", |lua, _, at: Table| {
-            let at = pos_arg(lua, &at)?;
+            let at = square_arg(lua, &at)?;
             let link = link(lua)?;
             let board = link.world.borrow().board.clone();
             Ok(board
@@ -243,23 +310,23 @@ impl UserData for Ctx {
                 .collect::<Vec<_>>())
         });
         methods.add_method("has", |lua, _, (at, element): (Table, String)| {
-            let at = pos_arg(lua, &at)?;
+            let at = square_arg(lua, &at)?;
             Ok(link(lua)?.world.borrow().board.has_element(at, &element))
         });
         methods.add_method("on_board", |lua, _, at: Table| {
-            let at = pos_arg(lua, &at)?;
+            let at = square_arg(lua, &at)?;
             Ok(link(lua)?.world.borrow().board.contains(at))
         });
         methods.add_method("can_move", |lua, _, (at, dir): (Table, LuaString)| {
-            let (at, dir) = (pos_arg(lua, &at)?, lua_dir_arg(lua, &dir)?);
+            let (at, dir) = (square_arg(lua, &at)?, lua_dir_arg(lua, &dir)?);
             Ok(link(lua)?.world.borrow().board.robot_can_cross(at, dir))
         });
         methods.add_method("is_hazard", |lua, _, at: Table| {
-            let at = pos_arg(lua, &at)?;
+            let at = square_arg(lua, &at)?;
             Ok(link(lua)?.world.borrow().board.is_hazard(at))
         });
         methods.add_method("is_solid", |lua, _, at: Table| {
-            let at = pos_arg(lua, &at)?;
+            let at = square_arg(lua, &at)?;
             Ok(link(lua)?.world.borrow().board.is_solid(at))
         });
         methods.add_method("flag_count", |lua, _, ()| {
@@ -282,7 +349,7 @@ impl UserData for Ctx {
         methods.add_method(
             "place",
             |lua, _, (robot, at, how, dir): (AnyUserData, Table, Option<String>, Option<String>)| {
-                let (id, at) = (robot_id(lua, &robot)?, pos_arg(lua, &at)?);
+                let (id, at) = (robot_id(lua, &robot)?, square_arg(lua, &at)?);
                 let how = how_arg(lua, how, How::Script)?;
                 let link = link(lua)?;
                 if let Some(other) = link.world.borrow().robot_at(at) {
@@ -298,9 +365,11 @@ impl UserData for Ctx {
                 with_engine(lua, |e| e.place(id, at, dir, how))
             },
         );
+        // `by` names what turns the robot ("gear", "belt"...; default "script"), for the
+        // rules' and options' `on_rotate` (Gyroscopic Stabilizer). Returns whether it turned.
         methods.add_method(
             "rotate",
-            |lua, _, (robot, rotation): (AnyUserData, LuaString)| {
+            |lua, _, (robot, rotation, by): (AnyUserData, LuaString, Option<LuaString>)| {
                 let id = robot_id(lua, &robot)?;
                 let rotation = rotation.to_str()?;
                 let rotation = Rotation::parse(&rotation).ok_or_else(|| {
@@ -309,8 +378,10 @@ impl UserData for Ctx {
                         format!("`{rotation}` is not a rotation (left/right/uturn)"),
                     )
                 })?;
-                link(lua)?.world.borrow_mut().rotate(id, rotation);
-                Ok(())
+                let by = by.as_ref().map(|s| s.to_str()).transpose()?;
+                with_engine(lua, |e| {
+                    e.rotate(id, rotation, by.as_deref().unwrap_or("script"))
+                })
             },
         );
         methods.add_method("face", |lua, _, (robot, dir): (AnyUserData, LuaString)| {
@@ -350,7 +421,7 @@ impl UserData for Ctx {
                 let dir = dir_arg(lua, &dir)?;
                 let link = link(lua)?;
                 let (start, shooter) = match &from {
-                    Value::Table(t) => (pos_arg(lua, t)?, None),
+                    Value::Table(t) => (square_arg(lua, t)?, None),
                     Value::UserData(u) => {
                         let id = robot_id(lua, u)?;
                         (link.world.borrow().state.robots[id].at, Some(id))
@@ -363,6 +434,9 @@ impl UserData for Ctx {
                     }
                 };
                 let cause: Option<String> = opts.as_ref().map_or(Ok(None), |o| o.get("cause"))?;
+                let cause = cause
+                    .map(|c| logged_text(lua, Some(c), "ctx:fire_beam: the cause", ""))
+                    .transpose()?;
                 let through: Option<u32> = opts.as_ref().map_or(Ok(None), |o| o.get("through"))?;
                 let hits = link.world.borrow().trace_beam(
                     start,
@@ -377,9 +451,13 @@ impl UserData for Ctx {
                         "laser".into()
                     }
                 });
+                let shot = Shot {
+                    from: start,
+                    shooter,
+                };
                 for &target in &hits {
                     with_engine(lua, |e| {
-                        e.damage(target, strength.unwrap_or(1), &cause, Some(dir.opposite()))
+                        e.shoot(target, strength.unwrap_or(1), &cause, dir, shot)
                     })?;
                 }
                 let views: Vec<AnyUserData> =
@@ -391,20 +469,38 @@ impl UserData for Ctx {
             "damage",
             // `from`: the side of the robot the damage comes from ("N".."W"), for options
             // that care (Power-Down Shield); omitted, it has no side.
-            |lua, _, (robot, amount, cause, from): (AnyUserData, i32, Option<String>, Option<String>)| {
+            // `opts.absorb = false`: its player may not scrap options to cancel it (Fire Control).
+            |lua,
+             _,
+             (robot, amount, cause, from, opts): (
+                AnyUserData,
+                i32,
+                Option<String>,
+                Option<String>,
+                Option<Table>,
+            )| {
                 let id = robot_id(lua, &robot)?;
                 let from = from.map(|d| dir_arg(lua, &d)).transpose()?;
-                with_engine(lua, |e| e.damage(id, amount, cause.as_deref().unwrap_or("script"), from))
+                let cause = logged_text(lua, cause, "ctx:damage: the cause", "script")?;
+                let absorb = opts.map_or(Ok(None), |o| o.get::<Option<bool>>("absorb"))?;
+                with_engine(lua, |e| {
+                    e.hit(crate::world::Hit {
+                        robot: id,
+                        amount,
+                        cause,
+                        from,
+                        absorb: absorb.unwrap_or(true),
+                        shot: None,
+                    })
+                })
             },
         );
         methods.add_method(
             "destroy",
             |lua, _, (robot, cause): (AnyUserData, Option<String>)| {
                 let id = robot_id(lua, &robot)?;
-                link(lua)?
-                    .world
-                    .borrow_mut()
-                    .destroy(id, cause.as_deref().unwrap_or("script"));
+                let cause = logged_text(lua, cause, "ctx:destroy: the cause", "script")?;
+                link(lua)?.world.borrow_mut().destroy(id, &cause);
                 Ok(())
             },
         );
@@ -470,12 +566,9 @@ impl UserData for Ctx {
             "discard_option",
             |lua, _, (robot, name, why): (AnyUserData, String, Option<String>)| {
                 let id = robot_id(lua, &robot)?;
+                let why = logged_text(lua, why, "ctx:discard_option: why", "scrapped")?;
                 let link = link(lua)?;
-                let done = link.world.borrow_mut().discard_option(
-                    id,
-                    &name,
-                    why.as_deref().unwrap_or("scrapped"),
-                );
+                let done = link.world.borrow_mut().discard_option(id, &name, &why);
                 Ok(done)
             },
         );
@@ -510,13 +603,11 @@ impl UserData for Ctx {
             "choose",
             |lua, _, (robot, key, choices, info): (AnyUserData, String, Vec<String>, Option<Table>)| {
                 let id = robot_id(lua, &robot)?;
-                let mut detail = match info {
-                    Some(t) => match json_from_lua(lua, Value::Table(t))? {
-                        serde_json::Value::Object(map) => map,
-                        _ => serde_json::Map::new(),
-                    },
-                    None => serde_json::Map::new(),
-                };
+                let key = logged_text(lua, Some(key), "ctx:choose: the key", "")?;
+                for choice in &choices {
+                    logged_text(lua, Some(choice.clone()), "ctx:choose: a choice", "")?;
+                }
+                let mut detail = detail_from_lua(lua, info, "ctx:choose: info")?;
                 let text = match detail.remove("text") {
                     Some(serde_json::Value::String(s)) => s,
                     _ => String::new(),
@@ -547,7 +638,7 @@ impl UserData for Ctx {
                 let id = robot_id(lua, &robot)?;
                 let link = link(lua)?;
                 let at = match at {
-                    Some(t) => pos_arg(lua, &t)?,
+                    Some(t) => square_arg(lua, &t)?,
                     None => link.world.borrow().state.robots[id].at,
                 };
                 link.world.borrow_mut().set_archive(id, at);
@@ -560,16 +651,13 @@ impl UserData for Ctx {
             "set_var",
             |lua, _, (robot, key, value): (AnyUserData, String, Value)| {
                 let id = robot_id(lua, &robot)?;
-                let json = json_from_lua(lua, value)?;
-                let link = link(lua)?;
-                let mut w = link.world.borrow_mut();
-                let vars = &mut w.state.robots[id].vars;
-                if json.is_null() {
-                    vars.remove(&key);
-                } else {
-                    vars.insert(key, json);
-                }
-                Ok(())
+                set_var(
+                    lua,
+                    key,
+                    value,
+                    |w| &mut w.state.robots[id].vars,
+                    "ctx:set_var",
+                )
             },
         );
         methods.add_method("game_var", |lua, _, key: String| {
@@ -579,15 +667,7 @@ impl UserData for Ctx {
             v.map_or(Ok(Value::Nil), |v| lua.to_value(&v))
         });
         methods.add_method("set_game_var", |lua, _, (key, value): (String, Value)| {
-            let json = json_from_lua(lua, value)?;
-            let link = link(lua)?;
-            let mut w = link.world.borrow_mut();
-            if json.is_null() {
-                w.state.vars.remove(&key);
-            } else {
-                w.state.vars.insert(key, json);
-            }
-            Ok(())
+            set_var(lua, key, value, |w| &mut w.state.vars, "ctx:set_game_var")
         });
         methods.add_method("random", |lua, _, n: u64| {
             if n == 0 {
@@ -599,13 +679,8 @@ impl UserData for Ctx {
             "log",
             |lua, _, (robot, what, detail): (Option<AnyUserData>, String, Option<Table>)| {
                 let id = robot.as_ref().map(|r| robot_id(lua, r)).transpose()?;
-                let detail: serde_json::Map<String, serde_json::Value> = match detail {
-                    Some(t) => match json_from_lua(lua, Value::Table(t))? {
-                        serde_json::Value::Object(map) => map,
-                        _ => serde_json::Map::new(), // an empty Lua table reads as a list
-                    },
-                    None => serde_json::Map::new(),
-                };
+                let what = logged_text(lua, Some(what), "ctx:log: the event's name", "")?;
+                let detail = detail_from_lua(lua, detail, "ctx:log: details")?;
                 link(lua)?.world.borrow_mut().state.log(id, what, detail);
                 Ok(())
             },
@@ -633,6 +708,186 @@ impl UserData for Ctx {
             }
             let pick = w.state.rng.roll(pool.len() as u64) as usize - 1;
             card_table(lua, &pool[pick])
+        });
+        // --- Program cards: hands, registers, the deck (programming-time hooks) ---------------
+        // The robot's hand: while it programs (`on_deal`) the cards dealt, after (`on_program`)
+        // its leftovers; empty otherwise.
+        methods.add_method("hand", |lua, _, robot: AnyUserData| {
+            let id = robot_id(lua, &robot)?;
+            let hand = link(lua)?.world.borrow().state.robots[id].hand.clone();
+            hand.iter()
+                .map(|c| card_table(lua, c))
+                .collect::<mlua::Result<Vec<_>>>()
+        });
+        // Deals `n` (default 1) cards from the top of the deck into the robot's hand (logs
+        // `cards_drawn`); returns them (fewer if the deck runs out).
+        methods.add_method(
+            "draw_cards",
+            |lua, _, (robot, n): (AnyUserData, Option<u32>)| {
+                let id = robot_id(lua, &robot)?;
+                let link = link(lua)?;
+                let mut w = link.world.borrow_mut();
+                let mut drawn = Vec::new();
+                for _ in 0..n.unwrap_or(1) {
+                    match crate::game::deal::draw_card(&mut w.state) {
+                        Some(c) => drawn.push(c),
+                        None => break,
+                    }
+                }
+                w.state.robots[id].hand.extend(drawn.iter().copied());
+                let shown: Vec<String> = drawn.iter().map(Card::to_string).collect();
+                w.state
+                    .log(Some(id), "cards_drawn", crate::detail! {"cards" => shown});
+                drop(w);
+                drawn
+                    .iter()
+                    .map(|c| card_table(lua, c))
+                    .collect::<mlua::Result<Vec<_>>>()
+            },
+        );
+        // Takes a card out of the robot's hand (it is discarded); false if not in the hand.
+        methods.add_method(
+            "discard_card",
+            |lua, _, (robot, card): (AnyUserData, Value)| {
+                let id = robot_id(lua, &robot)?;
+                let card = card_arg(lua, &card)?;
+                let link = link(lua)?;
+                let mut w = link.world.borrow_mut();
+                let hand = &mut w.state.robots[id].hand;
+                let Some(i) = hand.iter().position(|c| *c == card) else {
+                    return Ok(false);
+                };
+                hand.remove(i);
+                w.state.log(
+                    Some(id),
+                    "card_discarded",
+                    crate::detail! {"card" => card.to_string()},
+                );
+                Ok(true)
+            },
+        );
+        // Sets a card from the robot's hand aside under `key` (an option's name): it leaves the
+        // hand and the deck until `ctx:take_kept`. `opts.offered = true`: it is offered with
+        // the robot's hand when it programs (Flywheel). A card already kept under `key` is
+        // discarded. Logs `card_kept`; false if the card is not in the hand.
+        methods.add_method(
+            "keep_card",
+            |lua, _, (robot, key, card, opts): (AnyUserData, String, Value, Option<Table>)| {
+                let id = robot_id(lua, &robot)?;
+                let card = card_arg(lua, &card)?;
+                let offered = opts.map_or(Ok(None), |o| o.get::<Option<bool>>("offered"))?;
+                let link = link(lua)?;
+                let mut w = link.world.borrow_mut();
+                let r = &mut w.state.robots[id];
+                let Some(i) = r.hand.iter().position(|c| *c == card) else {
+                    return Ok(false);
+                };
+                r.hand.remove(i);
+                let kept = crate::state::Kept {
+                    card,
+                    offered: offered.unwrap_or(false),
+                };
+                r.kept.insert(key.clone(), kept);
+                w.state.log(
+                    Some(id),
+                    "card_kept",
+                    crate::detail! {"key" => key, "card" => card.to_string()},
+                );
+                Ok(true)
+            },
+        );
+        // The card the robot keeps under `key`, or nil.
+        methods.add_method(
+            "kept_card",
+            |lua, _, (robot, key): (AnyUserData, String)| {
+                let id = robot_id(lua, &robot)?;
+                let kept = link(lua)?.world.borrow().state.robots[id]
+                    .kept
+                    .get(&key)
+                    .copied();
+                kept.map(|k| card_table(lua, &k.card)).transpose()
+            },
+        );
+        // Takes the card kept under `key` off the option and returns it (nil if none): to put
+        // it in a register (`ctx:set_card`) or to discard it. Logs `card_unkept`.
+        methods.add_method(
+            "take_kept",
+            |lua, _, (robot, key): (AnyUserData, String)| {
+                let id = robot_id(lua, &robot)?;
+                let link = link(lua)?;
+                let mut w = link.world.borrow_mut();
+                let Some(kept) = w.state.robots[id].kept.remove(&key) else {
+                    return Ok(None);
+                };
+                w.state.log(
+                    Some(id),
+                    "card_unkept",
+                    crate::detail! {"key" => key, "card" => kept.card.to_string()},
+                );
+                drop(w);
+                card_table(lua, &kept.card).map(Some)
+            },
+        );
+        // The robot's five registers: a card table per register, false where it is empty.
+        methods.add_method("program", |lua, _, robot: AnyUserData| {
+            let id = robot_id(lua, &robot)?;
+            let program = link(lua)?.world.borrow().state.robots[id].program.clone();
+            (0..crate::state::REGISTERS)
+                .map(|i| match program.get(i).copied().flatten() {
+                    Some(c) => card_table(lua, &c).map(Value::Table),
+                    None => Ok(Value::Boolean(false)),
+                })
+                .collect::<mlua::Result<Vec<_>>>()
+        });
+        // Is the robot's register (1..5) locked by its damage (rules.md §1.3)?
+        methods.add_method(
+            "is_locked",
+            |lua, _, (robot, register): (AnyUserData, usize)| {
+                let id = robot_id(lua, &robot)?;
+                let damage = link(lua)?.world.borrow().state.robots[id].damage;
+                Ok((1..=crate::state::REGISTERS).contains(&register)
+                    && crate::game::deal::is_locked(damage, register - 1))
+            },
+        );
+        // Puts a card (or nil: nothing) in the robot's register for the rest of the turn; a
+        // register already revealed this turn cannot change. Logs `card_set` with `why`.
+        methods.add_method(
+            "set_card",
+            |lua, _, (robot, register, card, why): (AnyUserData, u8, Value, Option<String>)| {
+                let id = robot_id(lua, &robot)?;
+                let card = match card {
+                    Value::Nil => None,
+                    v => Some(card_arg(lua, &v)?),
+                };
+                with_engine(lua, |e| {
+                    e.set_card(
+                        id,
+                        register,
+                        card,
+                        false,
+                        why.as_deref().unwrap_or("script"),
+                    )
+                })
+            },
+        );
+        // Puts a copy of `from`'s card in `register` into the robot's (Radio Control); on a tie
+        // of priorities the original's robot acts first.
+        methods.add_method(
+            "copy_card",
+            |lua, _, (robot, register, from, why): (AnyUserData, u8, AnyUserData, Option<String>)| {
+                let (id, source) = (robot_id(lua, &robot)?, robot_id(lua, &from)?);
+                let card = link(lua)?.world.borrow().state.robots[source]
+                    .card(register.clamp(1, crate::state::REGISTERS as u8));
+                with_engine(lua, |e| {
+                    e.set_card(id, register, card, card.is_some(), why.as_deref().unwrap_or("copied"))
+                })
+            },
+        );
+        // The top card of this turn's program deck, taken off it (nil when every card is out).
+        methods.add_method("draw_card", |lua, _, ()| {
+            let link = link(lua)?;
+            let card = crate::game::deal::draw_card(&mut link.world.borrow_mut().state);
+            card.map(|c| card_table(lua, &c)).transpose()
         });
         // The card the robot revealed this register (after any randomizer swap); nil outside
         // the registers and for robots without a card.

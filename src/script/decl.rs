@@ -1,8 +1,9 @@
 //! Reading what scripts declare (`rally.element { ... }`, `rally.rule { ... }`) into native
 //! definitions, checking every key so that a typo is a clear error, not a silent no-op.
 
+use super::views::open;
 use crate::params::{Kind, ParamSpec, ParamSpecs};
-use mlua::{Function, LuaSerdeExt, Table, Value};
+use mlua::{Function, Lua, Table, Value};
 
 /// A few handlers keyed by step or event. A short list beats hashing here: a declaration has
 /// a handful at most, and they are looked up for every step of every register.
@@ -53,6 +54,8 @@ pub struct ElementDef {
     pub steps: Handlers<usize>,
     /// Step handlers called once for every tile, occupied or not, by step id.
     pub tile_steps: Handlers<usize>,
+    /// It replaced an element of the same name (`replace = true`).
+    pub replaces: bool,
     pub events: Handlers<TileEvent>,
 }
 
@@ -86,7 +89,7 @@ impl Shape {
     ];
 }
 
-fn parse_draw(decl: &Table, what: &str) -> mlua::Result<Option<Draw>> {
+fn parse_draw(lua: &Lua, decl: &Table, what: &str) -> mlua::Result<Option<Draw>> {
     let table = match decl.get::<Value>("draw")? {
         Value::Nil => return Ok(None),
         Value::Table(t) => t,
@@ -98,7 +101,7 @@ fn parse_draw(decl: &Table, what: &str) -> mlua::Result<Option<Draw>> {
         }
     };
     let what = format!("{what}, draw");
-    check_keys(&table, &["color", "label", "shape"], &what)?;
+    check_keys(lua, &table, &["color", "label", "shape"], &what)?;
     let color = table.get::<Option<String>>("color")?;
     if let Some(c) = &color {
         let hex = c.strip_prefix('#').unwrap_or("");
@@ -159,16 +162,23 @@ pub enum TileEvent {
     /// square's `on_enter`), or a wall on that edge stopped it (`info.blocked`): ledges,
     /// repulsor fields, ramps. Called on both squares of the edge.
     Cross,
+    /// A robot standing here was dealt its hand (programming time, before it programs).
+    Deal,
+    /// A robot standing here has set its program (programming time; its hand holds the
+    /// leftovers until the hooks are done).
+    Program,
 }
 
 impl TileEvent {
-    pub const ALL: [(&'static str, TileEvent); 6] = [
+    pub const ALL: [(&'static str, TileEvent); 8] = [
         ("on_enter", TileEvent::Enter),
         ("on_card", TileEvent::Card),
         ("on_card_end", TileEvent::CardEnd),
         ("on_reveal", TileEvent::Reveal),
         ("on_conveyed", TileEvent::Conveyed),
         ("on_cross", TileEvent::Cross),
+        ("on_deal", TileEvent::Deal),
+        ("on_program", TileEvent::Program),
     ];
 
     pub fn name(self) -> &'static str {
@@ -184,6 +194,22 @@ pub struct RuleDef {
     pub file: String,
     pub steps: Handlers<usize>,
     pub events: Handlers<RuleEvent>,
+    /// It replaced a rule of the same name (`replace = true`).
+    pub replaces: bool,
+    /// `only_with = { "ice", ... }`: the rule does something only on a board with one of
+    /// these elements (it looks after them). Used to tell when a variant changes nothing.
+    pub only_with: Vec<String>,
+}
+
+impl RuleDef {
+    /// Whether the rule can change anything on a board whose elements pass `present`: it
+    /// replaced another rule, or it has a handler and the board has an element it looks
+    /// after (any board, without `only_with`).
+    pub fn acts(&self, present: &dyn Fn(&str) -> bool) -> bool {
+        self.replaces
+            || ((!self.steps.is_empty() || !self.events.is_empty())
+                && (self.only_with.is_empty() || self.only_with.iter().any(|e| present(e))))
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -200,17 +226,31 @@ pub enum RuleEvent {
     Enter,
     /// A robot is about to take damage, after its options had their say:
     /// `(ctx, robot, amount, info)` returns the amount to take (nil: unchanged). The
-    /// standard rule `option_shield` lets a player scrap options to cancel points (§6.4).
+    /// standard rule `option_absorb` lets a player scrap options to cancel points (§6.4).
     Damage,
+    /// A robot was dealt its hand: `(ctx, robot)`, before it programs (`ctx:hand`).
+    Deal,
+    /// A robot's program is set: `(ctx, robot)`; `ctx:hand` holds its leftovers, discarded
+    /// after these hooks.
+    Program,
+    /// A robot pushed another one square: `(ctx, pusher, pushed, info)`, `info.dir`.
+    Push,
+    /// A robot is about to turn: `(ctx, robot, info)`, `info = { rotation, by }`; returns nil
+    /// (turn), false (it does not turn) or another rotation.
+    Rotate,
 }
 
 impl RuleEvent {
-    pub const ALL: [(&'static str, RuleEvent); 5] = [
+    pub const ALL: [(&'static str, RuleEvent); 9] = [
         ("on_card", RuleEvent::Card),
         ("on_destroyed", RuleEvent::Destroyed),
         ("on_reenter", RuleEvent::Reenter),
         ("on_enter", RuleEvent::Enter),
         ("on_damage", RuleEvent::Damage),
+        ("on_deal", RuleEvent::Deal),
+        ("on_program", RuleEvent::Program),
+        ("on_push", RuleEvent::Push),
+        ("on_rotate", RuleEvent::Rotate),
     ];
 
     pub fn name(self) -> &'static str {
@@ -233,6 +273,18 @@ pub struct OptionDef {
     pub on_card: Option<Function>,
     /// `(ctx, robot, amount, info, option)` before damage is taken; returns the new amount.
     pub on_damage: Option<Function>,
+    /// `(ctx, robot, option)`: the holder was dealt its hand (programming time).
+    pub on_deal: Option<Function>,
+    /// `(ctx, robot, option)`: the holder's program is set; its hand holds the leftovers.
+    pub on_program: Option<Function>,
+    /// `(ctx, robot, other, info, option)`: the holder pushed `other` one square
+    /// (`info.pushing = true`) or `other` pushed it (`false`); `info.dir`.
+    pub on_push: Option<Function>,
+    /// `(ctx, robot, info, option)`, `info = { rotation, by }`: the holder is about to turn;
+    /// returns nil, false (no turn) or another rotation.
+    pub on_rotate: Option<Function>,
+    /// A shot that may replace the holder's main laser (Pressor Beam...).
+    pub shot: Option<Shot>,
     /// Step handlers, called once per robot holding the option (on the board), after the
     /// rules' handlers of that step: `(ctx, robot, option)`.
     pub steps: Handlers<usize>,
@@ -242,6 +294,46 @@ pub struct OptionDef {
     pub modify: Vec<(String, Function)>,
 }
 
+/// `shot = { fire =, can =, advise = }`: what an option does instead of the main laser to the
+/// robot the laser would hit. Each register the holder's laser hits a robot, its player
+/// chooses between the laser and each option shot that `can` (question `shot`); chosen shots
+/// resolve after the volley, in card-priority order (rules.md §6.3, §9 #21).
+#[derive(Clone, Debug)]
+pub struct Shot {
+    /// `(ctx, robot, target, option, info)`, `info = { dir, strength }`: the shot's effect.
+    pub fire: Function,
+    /// `(ctx, robot, target, option)`: false when it cannot be used now (no effect, no
+    /// ammunition); absent: always.
+    pub can: Option<Function>,
+    /// `(ctx, robot, target, option)`: true when a bot should use it (the question's advice).
+    pub advise: Option<Function>,
+}
+
+fn parse_shot(lua: &Lua, decl: &Table, what: &str) -> mlua::Result<Option<Shot>> {
+    let table = match decl.get::<Value>("shot")? {
+        Value::Nil => return Ok(None),
+        Value::Table(t) => t,
+        other => {
+            return Err(mlua::Error::runtime(format!(
+                "{what}: `shot` must be a table {{ fire = function, can = function, advise = function }}, got a {}",
+                other.type_name()
+            )))
+        }
+    };
+    let what = format!("{what}, shot");
+    check_keys(lua, &table, &["fire", "can", "advise"], &what)?;
+    let fire = optional_fn(&table, "fire", &what)?.ok_or_else(|| {
+        mlua::Error::runtime(format!(
+            "{what}: `fire = function(ctx, robot, target, option, info)` is required"
+        ))
+    })?;
+    Ok(Some(Shot {
+        fire,
+        can: optional_fn(&table, "can", &what)?,
+        advise: optional_fn(&table, "advise", &what)?,
+    }))
+}
+
 impl OptionDef {
     pub fn modifier(&self, key: &str) -> Option<&Function> {
         self.modify.iter().find(|(k, _)| k == key).map(|(_, f)| f)
@@ -249,6 +341,7 @@ impl OptionDef {
 }
 
 pub fn parse_option(
+    lua: &Lua,
     decl: &Table,
     file: &str,
     steps: &dyn Fn(&str) -> Option<usize>,
@@ -262,11 +355,16 @@ pub fn parse_option(
         "uses",
         "on_card",
         "on_damage",
+        "on_deal",
+        "on_program",
+        "on_push",
+        "on_rotate",
+        "shot",
         "steps",
         "modify",
         "replace",
     ];
-    check_keys(decl, &allowed, &what)?;
+    check_keys(lua, decl, &allowed, &what)?;
     let uses = match decl.get::<Value>("uses")? {
         Value::Nil => None,
         Value::Integer(n) if n >= 1 => Some(n as u32),
@@ -279,7 +377,7 @@ pub fn parse_option(
     };
     let mut modify = Vec::new();
     if let Some(table) = decl.get::<Option<Table>>("modify")? {
-        for pair in table.pairs::<String, Value>() {
+        for pair in open(lua, &table)?.pairs::<String, Value>() {
             let (key, f) = pair?;
             match f {
                 Value::Function(f) => modify.push((key, f)),
@@ -307,7 +405,12 @@ pub fn parse_option(
             uses,
             on_card: optional_fn(decl, "on_card", &what)?,
             on_damage: optional_fn(decl, "on_damage", &what)?,
-            steps: step_table(decl, "steps", steps, step_names, &what)?,
+            on_deal: optional_fn(decl, "on_deal", &what)?,
+            on_program: optional_fn(decl, "on_program", &what)?,
+            on_push: optional_fn(decl, "on_push", &what)?,
+            on_rotate: optional_fn(decl, "on_rotate", &what)?,
+            shot: parse_shot(lua, decl, &what)?,
+            steps: step_table(lua, decl, "steps", steps, step_names, &what)?,
             modify,
             name,
         },
@@ -323,8 +426,8 @@ pub enum Replace {
     Yes,
 }
 
-fn check_keys(table: &Table, allowed: &[&str], what: &str) -> mlua::Result<()> {
-    for pair in table.pairs::<Value, Value>() {
+fn check_keys(lua: &Lua, table: &Table, allowed: &[&str], what: &str) -> mlua::Result<()> {
+    for pair in open(lua, table)?.pairs::<Value, Value>() {
         let (key, _) = pair?;
         let key = key.to_string()?;
         if !allowed.contains(&key.as_str()) {
@@ -360,6 +463,7 @@ fn optional_fn(table: &Table, key: &str, what: &str) -> mlua::Result<Option<Func
 
 /// Reads `{ step_name = function ... }`, checking each step name against the order of play.
 fn step_table(
+    lua: &Lua,
     table: &Table,
     key: &str,
     steps: &dyn Fn(&str) -> Option<usize>,
@@ -370,7 +474,7 @@ fn step_table(
     let Some(handlers) = table.get::<Option<Table>>(key)? else {
         return Ok(out);
     };
-    for pair in handlers.pairs::<String, Value>() {
+    for pair in open(lua, &handlers)?.pairs::<String, Value>() {
         let (name, handler) = pair?;
         let id = steps(&name).ok_or_else(|| {
             mlua::Error::runtime(format!(
@@ -394,7 +498,7 @@ fn step_table(
     Ok(out)
 }
 
-pub fn parse_kind(spec: &Table, what: &str) -> mlua::Result<Kind> {
+pub fn parse_kind(lua: &Lua, spec: &Table, what: &str) -> mlua::Result<Kind> {
     let kind: String = spec.get("kind").map_err(|_| {
         mlua::Error::runtime(format!(
             "{what}: a parameter must be declared with rally.param.*"
@@ -402,7 +506,7 @@ pub fn parse_kind(spec: &Table, what: &str) -> mlua::Result<Kind> {
     })?;
     let inner = || -> mlua::Result<Box<Kind>> {
         let of: Table = spec.get("of")?;
-        Ok(Box::new(parse_kind(&of, what)?))
+        Ok(Box::new(parse_kind(lua, &of, what)?))
     };
     Ok(match kind.as_str() {
         "dir" => Kind::Dir,
@@ -413,9 +517,12 @@ pub fn parse_kind(spec: &Table, what: &str) -> mlua::Result<Kind> {
             max: spec.get("max")?,
         },
         "string" => Kind::Str {
-            choices: spec
-                .get::<Option<Vec<String>>>("choices")?
-                .unwrap_or_default(),
+            choices: match spec.get::<Option<Table>>("choices")? {
+                Some(t) => open(lua, &t)?
+                    .sequence_values::<String>()
+                    .collect::<mlua::Result<_>>()?,
+                None => Vec::new(),
+            },
         },
         "list" => Kind::List(inner()?),
         "dir_map" => Kind::DirMap(inner()?),
@@ -427,11 +534,11 @@ pub fn parse_kind(spec: &Table, what: &str) -> mlua::Result<Kind> {
     })
 }
 
-pub fn parse_param(lua: &mlua::Lua, spec: &Table, what: &str) -> mlua::Result<ParamSpec> {
-    let kind = parse_kind(spec, what)?;
+pub fn parse_param(lua: &Lua, spec: &Table, what: &str) -> mlua::Result<ParamSpec> {
+    let kind = parse_kind(lua, spec, what)?;
     let default = match spec.get::<Value>("default")? {
         Value::Nil => None,
-        v => Some(lua.from_value::<serde_json::Value>(v)?),
+        v => Some(super::store::to_json(lua, v, &format!("{what}: `default`"))?.0),
     };
     let optional: bool = spec.get::<Option<bool>>("optional")?.unwrap_or(false);
     Ok(ParamSpec {
@@ -443,7 +550,7 @@ pub fn parse_param(lua: &mlua::Lua, spec: &Table, what: &str) -> mlua::Result<Pa
 }
 
 pub fn parse_element(
-    lua: &mlua::Lua,
+    lua: &Lua,
     decl: &Table,
     file: &str,
     steps: &dyn Fn(&str) -> Option<usize>,
@@ -463,10 +570,10 @@ pub fn parse_element(
         "replace",
     ];
     allowed.extend(TileEvent::ALL.iter().map(|(n, _)| *n));
-    check_keys(decl, &allowed, &what)?;
+    check_keys(lua, decl, &allowed, &what)?;
     let mut params = ParamSpecs::new();
     if let Some(specs) = decl.get::<Option<Table>>("params")? {
-        for pair in specs.pairs::<String, Table>() {
+        for pair in open(lua, &specs)?.pairs::<String, Table>() {
             let (pname, spec) = pair?;
             let what = format!("{what}, parameter `{pname}`");
             params.insert(pname, parse_param(lua, &spec, &what)?);
@@ -499,11 +606,12 @@ pub fn parse_element(
             file: file.to_string(),
             params,
             glyph,
-            draw: parse_draw(decl, &what)?,
+            draw: parse_draw(lua, decl, &what)?,
             build: optional_fn(decl, "build", &what)?,
-            steps: step_table(decl, "steps", steps, step_names, &what)?,
-            tile_steps: step_table(decl, "tile_steps", steps, step_names, &what)?,
+            steps: step_table(lua, decl, "steps", steps, step_names, &what)?,
+            tile_steps: step_table(lua, decl, "tile_steps", steps, step_names, &what)?,
             events,
+            replaces: replace == Replace::Yes,
             name,
         },
         replace,
@@ -511,6 +619,7 @@ pub fn parse_element(
 }
 
 pub fn parse_rule(
+    lua: &Lua,
     decl: &Table,
     file: &str,
     steps: &dyn Fn(&str) -> Option<usize>,
@@ -518,9 +627,9 @@ pub fn parse_rule(
 ) -> mlua::Result<(RuleDef, Replace)> {
     let name = required_name(decl, "rally.rule")?;
     let what = format!("rule `{name}`");
-    let mut allowed = vec!["name", "describe", "steps", "replace"];
+    let mut allowed = vec!["name", "describe", "steps", "replace", "only_with"];
     allowed.extend(RuleEvent::ALL.iter().map(|(n, _)| *n));
-    check_keys(decl, &allowed, &what)?;
+    check_keys(lua, decl, &allowed, &what)?;
     let mut events = Handlers::default();
     for (key, event) in RuleEvent::ALL {
         if let Some(f) = optional_fn(decl, key, &what)? {
@@ -536,8 +645,17 @@ pub fn parse_rule(
         RuleDef {
             describe: decl.get::<Option<String>>("describe")?.unwrap_or_default(),
             file: file.to_string(),
-            steps: step_table(decl, "steps", steps, step_names, &what)?,
+            steps: step_table(lua, decl, "steps", steps, step_names, &what)?,
             events,
+            replaces: replace == Replace::Yes,
+            only_with: decl
+                .get::<Option<Vec<String>>>("only_with")
+                .map_err(|_| {
+                    mlua::Error::runtime(format!(
+                        "{what}: `only_with` must be a list of element names, {{ \"ice\", ... }}"
+                    ))
+                })?
+                .unwrap_or_default(),
             name,
         },
         replace,

@@ -4,7 +4,11 @@
 
 pub mod ctx;
 pub mod decl;
+mod pattern;
 pub mod sandbox;
+pub mod store;
+mod upvalues;
+pub mod views;
 
 pub use decl::{ElementDef, OptionDef, RuleDef, RuleEvent, TileEvent};
 
@@ -22,6 +26,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use views::View;
 
 /// Where a rule set's scripts come from.
 #[derive(Clone, Debug)]
@@ -81,11 +86,15 @@ pub struct Defs {
 }
 
 /// The text of an mlua error, without the Rust wrapping: scripts' errors already begin
-/// with `file.lua:line:`.
+/// with `file.lua:line:`. Control characters a script put in its message are escaped.
 pub fn lua_message(e: &mlua::Error) -> String {
+    crate::text::clean(&raw_message(e)).into_owned()
+}
+
+fn raw_message(e: &mlua::Error) -> String {
     match e {
-        mlua::Error::CallbackError { cause, .. } => lua_message(cause),
-        mlua::Error::WithContext { context, cause } => format!("{context}: {}", lua_message(cause)),
+        mlua::Error::CallbackError { cause, .. } => raw_message(cause),
+        mlua::Error::WithContext { context, cause } => format!("{context}: {}", raw_message(cause)),
         // A script's own error: `file.lua:line: message`; the Lua traceback after it repeats
         // what the caller already says (element, hook, robot, register), so it is left out.
         mlua::Error::RuntimeError(m) => m
@@ -94,28 +103,14 @@ pub fn lua_message(e: &mlua::Error) -> String {
             .unwrap_or(m)
             .to_string(),
         mlua::Error::SyntaxError { message, .. } => message.clone(),
-        mlua::Error::MemoryError(_) => format!(
-            "out of memory: the scripts exceeded the {} MiB limit",
-            sandbox::MEMORY_LIMIT / (1024 * 1024)
-        ),
+        mlua::Error::MemoryError(_) => sandbox::memory_message(),
         other => other.to_string(),
     }
 }
 
 /// An error raised by a native function, located at the Lua line that called it.
 pub fn located(lua: &Lua, message: impl std::fmt::Display) -> mlua::Error {
-    let place = lua
-        .inspect_stack(1, |d| {
-            let src = d
-                .source()
-                .short_src
-                .map(|s| s.to_string())
-                .unwrap_or_default();
-            d.current_line().map(|l| format!("{src}:{l}: "))
-        })
-        .flatten()
-        .unwrap_or_default();
-    mlua::Error::runtime(format!("{place}{message}"))
+    mlua::Error::runtime(format!("{}{message}", sandbox::place(lua, 1)))
 }
 
 /// How a file is named in messages: relative to the current folder when it is below it; a
@@ -136,6 +131,8 @@ struct Collected {
     elements: Vec<(ElementDef, Replace)>,
     rules: Vec<(RuleDef, Replace)>,
     options: Vec<(OptionDef, Replace)>,
+    /// The declaration tables as the script wrote them: what it keeps (`views::keep`).
+    tables: Vec<Value>,
 }
 
 /// The `.lua` files in `dir` (on disk or built in), sorted.
@@ -165,7 +162,7 @@ impl RuleSet {
             .collect();
         let step_names: Vec<String> = order.iter().map(|s| s.name.clone()).collect();
 
-        let budget = Rc::new(Budget::default());
+        let budget = Rc::new(Budget::new());
         let lua = sandbox::new_lua(budget.clone()).map_err(|e| Error::Script(lua_message(&e)))?;
         Keys::install(&lua).map_err(|e| Error::Script(lua_message(&e)))?;
         ctx::install_random(&lua).map_err(|e| Error::Script(lua_message(&e)))?;
@@ -176,33 +173,35 @@ impl RuleSet {
         let rally = lua.create_table().map_err(script_err)?;
         // `rally.elements.NAME` / `rally.rules.NAME`: the declaration tables loaded so far, so
         // a variant can build on a standard element or rule (reuse its params, call its
-        // handlers around its own) instead of copying it. Reading an unknown name is an error.
-        let declared_elements = lua.create_table().map_err(script_err)?;
-        let declared_rules = lua.create_table().map_err(script_err)?;
-        let declared_options = lua.create_table().map_err(script_err)?;
-        sandbox::strict_table(&lua, &declared_elements, "rally.elements").map_err(script_err)?;
-        sandbox::strict_table(&lua, &declared_rules, "rally.rules").map_err(script_err)?;
-        sandbox::strict_table(&lua, &declared_options, "rally.options").map_err(script_err)?;
-        rally
-            .raw_set("options", declared_options.clone())
+        // handlers around its own) instead of copying it. Reading an unknown name is an error;
+        // scripts see them read-only, the host adds to them.
+        let mut registries = Vec::new();
+        for name in ["elements", "rules", "options"] {
+            let declared = lua.create_table().map_err(script_err)?;
+            sandbox::strict(&lua, &declared, move |key| {
+                format!("`rally.{name}.{key}` does not exist")
+            })
             .map_err(script_err)?;
-        rally
-            .raw_set("elements", declared_elements.clone())
-            .map_err(script_err)?;
-        rally
-            .raw_set("rules", declared_rules.clone())
-            .map_err(script_err)?;
+            let (view, cache) = views::declarations(&lua, declared.clone()).map_err(script_err)?;
+            rally.raw_set(name, view).map_err(script_err)?;
+            registries.push(Declared { declared, cache });
+        }
+        let [declared_elements, declared_rules, declared_options]: [Declared; 3] =
+            registries.try_into().ok().expect("three registries");
         {
             let (collected, file) = (collected.clone(), current_file.clone());
             let (index, names) = (step_index.clone(), step_names.clone());
             let declared = declared_elements;
             let element = lua
                 .create_function(move |lua, decl: Table| {
+                    loading(lua, &file.borrow(), "element")?;
                     let steps = |n: &str| index.get(n).copied();
                     let parsed = decl::parse_element(lua, &decl, &file.borrow(), &steps, &names)
                         .map_err(|e| located(lua, lua_message(&e)))?;
-                    declared.raw_set(parsed.0.name.as_str(), decl.clone())?;
-                    collected.borrow_mut().elements.push(parsed);
+                    declared.add(&parsed.0.name, &decl)?;
+                    let mut collected = collected.borrow_mut();
+                    collected.elements.push(parsed);
+                    collected.tables.push(Value::Table(decl.clone()));
                     Ok(decl)
                 })
                 .map_err(script_err)?;
@@ -214,11 +213,14 @@ impl RuleSet {
             let declared = declared_rules;
             let rule = lua
                 .create_function(move |lua, decl: Table| {
+                    loading(lua, &file.borrow(), "rule")?;
                     let steps = |n: &str| index.get(n).copied();
-                    let parsed = decl::parse_rule(&decl, &file.borrow(), &steps, &names)
+                    let parsed = decl::parse_rule(lua, &decl, &file.borrow(), &steps, &names)
                         .map_err(|e| located(lua, lua_message(&e)))?;
-                    declared.raw_set(parsed.0.name.as_str(), decl.clone())?;
-                    collected.borrow_mut().rules.push(parsed);
+                    declared.add(&parsed.0.name, &decl)?;
+                    let mut collected = collected.borrow_mut();
+                    collected.rules.push(parsed);
+                    collected.tables.push(Value::Table(decl.clone()));
                     Ok(decl)
                 })
                 .map_err(script_err)?;
@@ -230,11 +232,14 @@ impl RuleSet {
             let declared = declared_options;
             let option = lua
                 .create_function(move |lua, decl: Table| {
+                    loading(lua, &file.borrow(), "option")?;
                     let steps = |n: &str| index.get(n).copied();
-                    let parsed = decl::parse_option(&decl, &file.borrow(), &steps, &names)
+                    let parsed = decl::parse_option(lua, &decl, &file.borrow(), &steps, &names)
                         .map_err(|e| located(lua, lua_message(&e)))?;
-                    declared.raw_set(parsed.0.name.as_str(), decl.clone())?;
-                    collected.borrow_mut().options.push(parsed);
+                    declared.add(&parsed.0.name, &decl)?;
+                    let mut collected = collected.borrow_mut();
+                    collected.options.push(parsed);
+                    collected.tables.push(Value::Table(decl.clone()));
                     Ok(decl)
                 })
                 .map_err(script_err)?;
@@ -242,9 +247,17 @@ impl RuleSet {
         }
         lua.load(include_str!("prelude.lua"))
             .set_name("@rally/prelude.lua")
-            .call::<()>(rally.clone())
+            .call::<()>((rally.clone(), views::registry(&lua).map_err(script_err)?))
             .map_err(script_err)?;
-        sandbox::strict_table(&lua, &rally, "rally").map_err(script_err)?;
+        let rally_data = budget
+            .unhooked(|| views::freeze(&lua, &rally, View::Library))
+            .map_err(script_err)?;
+        sandbox::strict(&lua, &rally_data, |key| {
+            format!("`rally.{key}` does not exist")
+        })
+        .map_err(script_err)?;
+        sandbox::share(&lua, "rally", rally.clone()).map_err(script_err)?;
+        // The host finds it in the globals, which no script sees.
         lua.globals().raw_set("rally", rally).map_err(script_err)?;
 
         let mut files: Vec<(PathBuf, Option<Map<String, Json>>)> = Vec::new();
@@ -282,18 +295,40 @@ impl RuleSet {
             files: files.iter().map(|(f, _)| f.clone()).collect(),
             sources: sources.clone(),
         };
+        budget.set_loading(true);
         for (path, params) in &files {
             let shown = display_path(path);
             *current_file.borrow_mut() = shown.clone();
             run_file(&lua, &budget, path, &shown, params.as_ref())?;
-            let found = std::mem::take(&mut *collected.borrow_mut());
+            let mut found = std::mem::take(&mut *collected.borrow_mut());
+            let kept = std::mem::take(&mut found.tables);
+            budget
+                .unhooked(|| views::keep(&lua, kept))
+                .map_err(script_err)?;
             defs.merge(found, &shown)?;
         }
+        current_file.borrow_mut().clear();
+        budget.set_loading(false);
+        defs.check_only_with()?;
         Ok(RuleSet {
             lua,
             budget,
             defs: Rc::new(defs),
         })
+    }
+
+    /// Runs `f`, a call into the scripts outside a game's steps (`build`, a glyph function),
+    /// under a fresh budget; the error says why it stopped.
+    pub fn budgeted<R>(
+        &self,
+        f: impl FnOnce() -> mlua::Result<R>,
+    ) -> std::result::Result<R, String> {
+        self.budget.reset();
+        let result = f();
+        match self.budget.spent() {
+            Some(why) => Err(why),
+            None => result.map_err(|e| lua_message(&e)),
+        }
     }
 
     /// A tile as Lua sees it: its parameters plus `at`, `x`, `y` and `element`, read-only.
@@ -333,11 +368,42 @@ impl RuleSet {
                     ))
                 })?,
         )?;
-        data.set_metatable(Some(misses))?;
-        read_only(&self.lua, data, "tile")
+        let fields = self
+            .budget
+            .unhooked(|| views::freeze(&self.lua, &data, View::Tile))?;
+        fields.set_metatable(Some(misses))?;
+        Ok(data)
     }
 }
 
+/// The declarations of one kind loaded so far (`rally.elements`, ...), and the cache of those
+/// scripts have read (and so made read-only).
+struct Declared {
+    declared: Table,
+    cache: Table,
+}
+
+impl Declared {
+    fn add(&self, name: &str, decl: &Table) -> mlua::Result<()> {
+        self.declared.raw_set(name, decl)?;
+        // Declared again (`replace = true`): the next read sees the new one.
+        self.cache.raw_set(name, Value::Nil)
+    }
+}
+
+/// `rally.element` and its kin declare while the scripts load, not later from a handler.
+fn loading(lua: &Lua, file: &str, what: &str) -> mlua::Result<()> {
+    if file.is_empty() {
+        return Err(located(
+            lua,
+            format!("rally.{what} declares while the scripts load, not from a handler"),
+        ));
+    }
+    Ok(())
+}
+
+/// Runs one script file in its own environment, under a fresh budget, after checking that
+/// none of its functions assigns a local of the file (`upvalues.rs`).
 fn run_file(
     lua: &Lua,
     budget: &Budget,
@@ -347,25 +413,41 @@ fn run_file(
 ) -> Result<()> {
     let text = crate::files::read_text(path)?;
     let err = |e: mlua::Error| Error::Script(lua_message(&e));
-    let mut extra = Vec::new();
-    if let Some(params) = params {
-        extra.push(("params", lua.to_value(params).map_err(err)?));
-    }
-    let env = sandbox::strict_env(lua, &extra).map_err(err)?;
-    budget.reset(sandbox::INSTRUCTION_BUDGET);
-    let result = lua
+    let extra = match params {
+        Some(params) => {
+            let table = lua.to_value(params).map_err(err)?;
+            if let Value::Table(t) = &table {
+                budget
+                    .unhooked(|| views::freeze(lua, t, View::Params))
+                    .map_err(err)?;
+            }
+            let extra = lua.create_table().map_err(err)?;
+            extra.raw_set("params", table).map_err(err)?;
+            Some(extra)
+        }
+        None => None,
+    };
+    let env = budget
+        .unhooked(|| sandbox::script_env(lua, extra))
+        .map_err(err)?;
+    let chunk = lua
         .load(text.as_str())
         .set_name(format!("@{shown}"))
         .set_mode(mlua::chunk::ChunkMode::Text)
         .set_environment(env)
-        .exec();
-    if budget.is_spent() {
-        return Err(Error::Script(format!(
-            "{shown}: {}",
-            sandbox::BUDGET_MESSAGE
-        )));
+        .into_function()
+        .map_err(err)?;
+    upvalues::check(&chunk, shown).map_err(Error::Script)?;
+    budget.reset();
+    let result = chunk.call::<()>(());
+    if let Some(why) = budget.spent() {
+        return Err(Error::Script(why));
     }
-    result.map_err(err)
+    result.map_err(|e| match e {
+        // Lua's own out-of-memory error says nowhere: name the file at least.
+        mlua::Error::MemoryError(_) => Error::Script(format!("{shown}: {}", lua_message(&e))),
+        e => err(e),
+    })
 }
 
 impl Defs {
@@ -436,6 +518,64 @@ impl Defs {
     pub fn element_id(&self, name: &str) -> Option<usize> {
         self.element_index.get(name).copied()
     }
+
+    /// Every element a rule's `only_with` names must exist once everything is loaded.
+    fn check_only_with(&self) -> Result<()> {
+        for rule in &self.rules {
+            if let Some(missing) = rule.only_with.iter().find(|e| self.element_id(e).is_none()) {
+                return Err(Error::Script(format!(
+                    "{}: rule `{}`: `only_with` names `{missing}`, which no script defines{}",
+                    rule.file,
+                    rule.name,
+                    crate::error::suggest(missing, self.elements.iter().map(|e| e.name.as_str()))
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The variants that define element `name` and are not switched on: those in the
+    /// variants folder in use, then those built into rally. For "unknown element" errors, so
+    /// they can say which variant to switch on.
+    pub fn variants_defining(&self, name: &str) -> Vec<String> {
+        let mut found: Vec<String> = Vec::new();
+        let mut seen: Vec<String> = self.variants.iter().map(|(v, _)| v.name.clone()).collect();
+        for root in [
+            self.sources.variants.clone(),
+            crate::builtin::folder("variants"),
+        ] {
+            for variant in Variant::discover(&root).unwrap_or_default() {
+                if seen.contains(&variant.name) {
+                    continue;
+                }
+                seen.push(variant.name.clone());
+                let alone = Sources {
+                    scripts: self.sources.scripts.clone(),
+                    variants: root.clone(),
+                    choices: vec![Choice {
+                        name: variant.name.clone(),
+                        params: toml::Table::new(),
+                    }],
+                };
+                let Ok(rules) = RuleSet::load(&alone) else {
+                    continue;
+                };
+                let ours = variant
+                    .files
+                    .iter()
+                    .map(|f| display_path(f))
+                    .collect::<Vec<_>>();
+                let declares = |def: &ElementDef| ours.contains(&def.file) && !def.replaces;
+                if rules
+                    .element_id(name)
+                    .is_some_and(|i| declares(&rules.elements[i]))
+                {
+                    found.push(variant.name);
+                }
+            }
+        }
+        found
+    }
 }
 
 /// Adds a rule or option declaration to `list`, or replaces the one of that name when it
@@ -494,34 +634,6 @@ pub fn pos_table(lua: &Lua, p: Pos) -> mlua::Result<Table> {
     lua.create_table_from([(keys.x.clone(), p.x), (keys.y.clone(), p.y)])
 }
 
-/// A proxy that reads `data` and refuses writes: scripts keep no state in what they are given.
-pub fn read_only(lua: &Lua, data: Table, what: &'static str) -> mlua::Result<Table> {
-    let proxy = lua.create_table()?;
-    let meta = lua.create_table()?;
-    meta.raw_set("__index", data.clone())?;
-    meta.raw_set(
-        "__newindex",
-        lua.create_function(move |lua, (_, key): (Value, Value)| -> mlua::Result<()> {
-            Err(located(
-                lua,
-                format!(
-                    "cannot set `{}` on a {what}: it is read-only (keep state with ctx:set_var)",
-                    key.to_string()?
-                ),
-            ))
-        })?,
-    )?;
-    meta.raw_set(
-        "__pairs",
-        lua.create_function(move |lua, _: Value| {
-            let next: mlua::Function = lua.globals().get("next")?;
-            Ok((next, data.clone(), Value::Nil))
-        })?,
-    )?;
-    proxy.set_metatable(Some(meta))?;
-    Ok(proxy)
-}
-
 /// The builder `build(b, tile)` declarations write static facts through.
 struct FactsBuilder<'a> {
     facts: &'a mut Facts,
@@ -538,7 +650,17 @@ impl Catalogue for RuleSet {
             Some(i) => Ok((i, &self.elements[i].params)),
             None => Err(format!(
                 "unknown element `{name}`{}; the elements come from {}",
-                crate::error::suggest(name, self.elements.iter().map(|e| e.name.as_str())),
+                match self.variants_defining(name).as_slice() {
+                    [] => crate::error::suggest(name, self.elements.iter().map(|e| e.name.as_str())),
+                    [one] => format!(
+                        ": `{name}` is defined by the variant `{one}`: add `variants = [\"{one}\"]` (or `--variant {one}`)"
+                    ),
+                    several => format!(
+                        ": `{name}` is defined by the variants {}: switch one on, e.g. `variants = [\"{}\"]`",
+                        several.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", "),
+                        several[0]
+                    ),
+                },
                 self.sources.describe()
             )),
         }
@@ -552,82 +674,81 @@ impl Catalogue for RuleSet {
         let table = self
             .tile_table(tile)
             .map_err(|e| Error::Script(lua_message(&e)))?;
-        self.budget.reset(sandbox::INSTRUCTION_BUDGET);
-        let result = self.lua.scope(|scope| {
-            let b = scope.create_any_userdata(
-                &builder,
-                |reg: &mut mlua::UserDataRegistry<&RefCell<FactsBuilder>>| {
-                    reg.add_method(
-                        "wall",
-                        |lua, this, (side, opts): (String, Option<Table>)| {
-                            let side = dir_arg(lua, &side)?;
-                            let opt = |k: &str| -> mlua::Result<Option<Value>> {
-                                opts.as_ref()
-                                    .map_or(Ok(None), |t| t.get::<Option<Value>>(k))
-                            };
-                            // `pass = "out"`: robots and lasers may leave through this side, not enter.
-                            let pass = match opt("pass")? {
-                                None | Some(Value::Nil) => None,
-                                Some(v) => Some(v.to_string()?),
-                            };
-                            let lasers = !matches!(opt("lasers")?, Some(Value::Boolean(false)));
-                            let (out, inn) = match pass.as_deref() {
-                                None => (true, true),
-                                Some("out") => (false, true),
-                                Some("in") => (true, false),
-                                Some(other) => {
-                                    return Err(located(
-                                        lua,
-                                        format!("pass = `{other}`: expected \"out\" or \"in\""),
-                                    ))
-                                }
-                            };
-                            let blocking = Blocking {
-                                robots_out: out,
-                                robots_in: inn,
-                                lasers_out: out && lasers,
-                                lasers_in: inn && lasers,
-                            };
+        let result = self.budgeted(|| {
+            self.lua.scope(|scope| {
+                let b = scope.create_any_userdata(
+                    &builder,
+                    |reg: &mut mlua::UserDataRegistry<&RefCell<FactsBuilder>>| {
+                        reg.add_method(
+                            "wall",
+                            |lua, this, (side, opts): (String, Option<Table>)| {
+                                let side = dir_arg(lua, &side)?;
+                                let opt = |k: &str| -> mlua::Result<Option<Value>> {
+                                    opts.as_ref()
+                                        .map_or(Ok(None), |t| t.get::<Option<Value>>(k))
+                                };
+                                // `pass = "out"`: robots and lasers may leave through this side, not enter.
+                                let pass = match opt("pass")? {
+                                    None | Some(Value::Nil) => None,
+                                    Some(v) => Some(v.to_string()?),
+                                };
+                                let lasers = !matches!(opt("lasers")?, Some(Value::Boolean(false)));
+                                let (out, inn) = match pass.as_deref() {
+                                    None => (true, true),
+                                    Some("out") => (false, true),
+                                    Some("in") => (true, false),
+                                    Some(other) => {
+                                        return Err(located(
+                                            lua,
+                                            format!("pass = `{other}`: expected \"out\" or \"in\""),
+                                        ))
+                                    }
+                                };
+                                let blocking = Blocking {
+                                    robots_out: out,
+                                    robots_in: inn,
+                                    lasers_out: out && lasers,
+                                    lasers_in: inn && lasers,
+                                };
+                                let mut b = this.borrow_mut();
+                                let at = b.at;
+                                b.facts.add_wall(at, side, blocking);
+                                Ok(())
+                            },
+                        );
+                        reg.add_method("hazard", |_, this, ()| {
                             let mut b = this.borrow_mut();
                             let at = b.at;
-                            b.facts.add_wall(at, side, blocking);
+                            b.facts.set_hazard(at);
                             Ok(())
-                        },
-                    );
-                    reg.add_method("hazard", |_, this, ()| {
-                        let mut b = this.borrow_mut();
-                        let at = b.at;
-                        b.facts.set_hazard(at);
-                        Ok(())
-                    });
-                    reg.add_method("solid", |_, this, ()| {
-                        let mut b = this.borrow_mut();
-                        let at = b.at;
-                        b.facts.set_solid(at);
-                        Ok(())
-                    });
-                    reg.add_method("flag", |_, this, number: u32| {
-                        let mut b = this.borrow_mut();
-                        let at = b.at;
-                        b.facts.flags.push((number, at));
-                        Ok(())
-                    });
-                    reg.add_method("start", |_, this, number: u32| {
-                        let mut b = this.borrow_mut();
-                        let at = b.at;
-                        b.facts.starts.push((number, at));
-                        Ok(())
-                    });
-                },
-            )?;
-            build.call::<()>((b, table))
+                        });
+                        reg.add_method("solid", |_, this, ()| {
+                            let mut b = this.borrow_mut();
+                            let at = b.at;
+                            b.facts.set_solid(at);
+                            Ok(())
+                        });
+                        reg.add_method("flag", |_, this, number: u32| {
+                            let mut b = this.borrow_mut();
+                            let at = b.at;
+                            b.facts.flags.push((number, at));
+                            Ok(())
+                        });
+                        reg.add_method("start", |_, this, number: u32| {
+                            let mut b = this.borrow_mut();
+                            let at = b.at;
+                            b.facts.starts.push((number, at));
+                            Ok(())
+                        });
+                    },
+                )?;
+                build.call::<()>((b, table))
+            })
         });
         result.map_err(|e| {
             Error::Script(format!(
-                "element `{}` at {}, build: {}",
-                tile.name,
-                tile.at,
-                lua_message(&e)
+                "element `{}` at {}, build: {e}",
+                tile.name, tile.at
             ))
         })
     }

@@ -1,22 +1,27 @@
 -- The Lua half of the `rally` API: pure helpers that need no access to the game.
 -- Loaded into every rule set before any element or variant script. The native half
 -- (`rally.element`, `rally.rule`, and every `ctx:` primitive) is in src/script/.
-local rally = ...
+local rally, views = ...
+-- `views` maps each read-only table (a tile's `phases`, `rally.dirs`) to what it shows: the
+-- helpers below read through it, and call each other directly rather than through `rally`,
+-- so that the hot ones cost no metamethod (src/script/views.rs).
 
+local DIRS = { "N", "E", "S", "W" }
 rally.dirs = { "N", "E", "S", "W" }
 local index = { N = 1, E = 2, S = 3, W = 4 }
 local delta = { N = { 0, -1 }, E = { 1, 0 }, S = { 0, 1 }, W = { -1, 0 } }
 local quarter = { left = 3, right = 1, uturn = 2 }
 
 --- The direction `dir` turned by `rotation` ("left", "right" or "uturn").
-function rally.turn(dir, rotation)
+local function turn(dir, rotation)
   local i = index[dir] or error("not a direction: " .. tostring(dir), 2)
   local q = quarter[rotation] or error("not a rotation: " .. tostring(rotation), 2)
-  return rally.dirs[(i - 1 + q) % 4 + 1]
+  return DIRS[(i - 1 + q) % 4 + 1]
 end
+rally.turn = turn
 
 function rally.opposite(dir)
-  return rally.turn(dir, "uturn")
+  return turn(dir, "uturn")
 end
 
 --- The rotation that turns `from` into `to` ("left", "right", "uturn"), or nil if equal.
@@ -26,21 +31,25 @@ function rally.rotation_between(from, to)
 end
 
 --- dx, dy of one step in `dir` (north is y - 1).
-function rally.delta(dir)
-  local d = delta[dir] or error("not a direction: " .. tostring(dir), 2)
+local function step_of(dir)
+  local d = delta[dir] or error("not a direction: " .. tostring(dir), 3)
   return d[1], d[2]
+end
+
+function rally.delta(dir)
+  return step_of(dir)
 end
 
 --- The square `n` (default 1) steps from `pos` in `dir`, as { x =, y = }.
 function rally.step(pos, dir, n)
-  local dx, dy = rally.delta(dir)
+  local dx, dy = step_of(dir)
   n = n or 1
   return { x = pos.x + dx * n, y = pos.y + dy * n }
 end
 
 --- Is `register` (1..5) one of the `phases` listed on a tile?
 function rally.active(phases, register)
-  for _, p in ipairs(phases) do
+  for _, p in ipairs(views[phases] or phases) do
     if p == register then return true end
   end
   return false
@@ -82,6 +91,52 @@ rally.param = {
 --- Returns `{ distance = n - 1 }` for a movement card, nil (no change) for a rotation.
 function rally.lose_first_square(card)
   if card.distance > 0 then return { distance = card.distance - 1 } end
+end
+
+--- A card as text, `"move2@700"` (or `"move2"` without a priority): how choices name cards
+--- and how `ctx:keep_card`, `ctx:set_card` and scenario files take them.
+function rally.card_text(card)
+  if card.priority then return card.name .. "@" .. card.priority end
+  return card.name
+end
+
+--- Choices that name cards (for `ctx:choose`): `first` (such as "no"), then each card's text.
+function rally.card_choices(first, cards)
+  local choices = { first }
+  for _, card in ipairs(cards) do choices[#choices + 1] = rally.card_text(card) end
+  return choices
+end
+
+--- Of `cards`, the one that drives its robot furthest forward (Back Up and rotations count
+--- 0; the first of equals), and how far; nil and 0 for none.
+function rally.longest_move(cards)
+  local best, reach = nil, 0
+  for _, card in ipairs(cards) do
+    local r = card.back and 0 or card.distance
+    if r > reach then best, reach = card, r end
+  end
+  return best, reach
+end
+
+--- Would going `n` squares from `at` towards `dir` end in a pit or off the board? Walls stop
+--- the way there (a blocked move is safe); robots, belts and other squares are not looked at.
+--- A rough look ahead for bots' advice, not a rule.
+function rally.falls(ctx, at, dir, n)
+  local square = at
+  for _ = 1, n do
+    if not ctx:can_move(square, dir) then return false end
+    square = rally.step(square, dir)
+    if not ctx:on_board(square) or ctx:is_hazard(square) then return true end
+  end
+  return false
+end
+
+--- Would `card`, played by `robot` where it stands now, end in a pit or off the board
+--- (`rally.falls` along the card's way)?
+function rally.card_falls(ctx, robot, card)
+  if not card or card.distance == 0 then return false end
+  local dir = card.back and rally.opposite(robot.facing) or robot.facing
+  return rally.falls(ctx, robot.at, dir, card.distance)
 end
 
 --- Returned by `on_card` to say "this element resolved the card; do not execute it".

@@ -1,142 +1,587 @@
-//! The sandboxed Lua state every rule set runs in (design.md principle 6): only safe
-//! libraries, no way to load bytecode or reach the file system, strict globals, a memory
-//! limit, and an instruction budget per handler call that a script cannot catch its way out of.
+//! The sandboxed Lua state every rule set runs in (design.md principle 6, docs/sandbox.md).
+//!
+//! - Only safe libraries: no `io`, `os`, `debug`, `package`, bytecode, finalizers (`__gc`,
+//!   which Lua runs with the hook off) or `warn`.
+//! - Each script runs in its own environment over read-only libraries and a read-only `rally`
+//!   (`views.rs`): no script can change what another one sees.
+//! - A budget per call ([`Budget`]): a count hook charges Lua instructions, native work that
+//!   never reaches the hook (pattern matching, `table.move`) is charged to the same count, and
+//!   the hook also watches the clock, the memory and the register's events. Once spent, the
+//!   budget stays spent for the rest of the call: the hook raises again, and `pcall`, `xpcall`
+//!   and the coroutine functions pass the error on (`sandbox.lua`).
+//! - What a script keeps between calls is read-only (`views::keep`, `upvalues.rs`).
+//!
+//! The limits are process-wide ([`Limits`]); `--limit NAME=VALUE` changes them.
 
-use mlua::{HookTriggers, Lua, LuaOptions, StdLib, Table, Value, VmState};
-use std::cell::Cell;
+use super::views::{self, View};
+use mlua::{ffi, Function, Lua, LuaOptions, StdLib, Table, Value};
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
-/// Instructions one top-level handler call may run (nested calls share it).
-pub const INSTRUCTION_BUDGET: i64 = 5_000_000;
-/// Memory one rule set may hold.
-pub const MEMORY_LIMIT: usize = 64 * 1024 * 1024;
-/// How often the budget hook runs.
-const HOOK_EVERY: u32 = 1_000;
+/// Every limit the sandbox enforces. Defaults are generous for any real element or rule;
+/// `rally --limit NAME=VALUE` changes one (docs/sandbox.md).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Limits {
+    /// Lua instructions (and steps of native work) one top-level call may run.
+    pub instructions: i64,
+    /// Wall-clock time one top-level call may take (a backstop for loops of costly operations).
+    pub time: Duration,
+    /// Bytes one rule set's Lua state may hold.
+    pub memory: usize,
+    /// Bytes of one stored value: a var, a log entry's details, a name or cause.
+    pub value: usize,
+    /// Bytes of all script vars of a game (robot and game vars) plus what one register adds.
+    pub vars: usize,
+    /// Bytes of text and details scripts log in one register.
+    pub log: usize,
+    /// Events one register may log.
+    pub events: usize,
+}
 
-/// The instruction budget of the call in progress. Once spent it stays spent, so the hook
-/// keeps raising even inside `pcall` until the call unwinds.
-#[derive(Debug, Default)]
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            instructions: 5_000_000,
+            time: Duration::from_secs(1),
+            memory: 64 << 20,
+            value: 64 << 10,
+            vars: 4 << 20,
+            log: 4 << 20,
+            events: 100_000,
+        }
+    }
+}
+
+static LIMITS: OnceLock<Limits> = OnceLock::new();
+
+/// The limits in force (the defaults unless [`Limits::install`] ran first).
+pub fn limits() -> &'static Limits {
+    LIMITS.get_or_init(Limits::default)
+}
+
+impl Limits {
+    /// What `--limit` accepts, for `--help` and errors.
+    pub const HELP: &'static str = "instructions=N, seconds=S, memory=SIZE, value=SIZE, vars=SIZE, log=SIZE, events=N (SIZE in bytes, or with K, M or G)";
+
+    /// Applies one `NAME=VALUE`.
+    pub fn set(&mut self, spec: &str) -> Result<(), String> {
+        let bad = || {
+            format!(
+                "--limit {spec}: expected NAME=VALUE, one of {}",
+                Limits::HELP
+            )
+        };
+        let (name, value) = spec.split_once('=').ok_or_else(bad)?;
+        let (name, value) = (name.trim(), value.trim());
+        let count = || -> Result<u64, String> {
+            value
+                .replace('_', "")
+                .parse::<u64>()
+                .ok()
+                .filter(|n| *n > 0)
+                .ok_or_else(|| format!("--limit {name}: `{value}` is not a whole number above 0"))
+        };
+        let size = || -> Result<usize, String> {
+            let (digits, unit) = match value.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
+                Some((i, _)) => value.split_at(i),
+                None => (value, ""),
+            };
+            let shift = match unit.to_ascii_uppercase().trim_end_matches(['B', 'I']) {
+                "" => 0,
+                "K" => 10,
+                "M" => 20,
+                "G" => 30,
+                _ => {
+                    return Err(format!(
+                        "--limit {name}: `{value}` is not a size (bytes, or with K, M or G)"
+                    ))
+                }
+            };
+            digits
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|n| *n > 0)
+                .and_then(|n| n.checked_shl(shift).filter(|m| m >> shift == n))
+                .ok_or_else(|| format!("--limit {name}: `{value}` is not a size above 0"))
+        };
+        match name {
+            "instructions" => self.instructions = count()?.min(i64::MAX as u64) as i64,
+            "seconds" => {
+                let s: f64 = value
+                    .parse()
+                    .ok()
+                    .filter(|s: &f64| *s > 0.0 && s.is_finite() && *s < 1e9)
+                    .ok_or_else(|| {
+                        format!("--limit seconds: `{value}` is not a number of seconds above 0")
+                    })?;
+                self.time = Duration::from_secs_f64(s);
+            }
+            "memory" => self.memory = size()?,
+            "value" => self.value = size()?,
+            "vars" => self.vars = size()?,
+            "log" => self.log = size()?,
+            "events" => self.events = count()?.min(usize::MAX as u64) as usize,
+            _ => {
+                return Err(format!(
+                    "--limit {name}: no such limit{}; the limits are {}",
+                    crate::error::suggest(
+                        name,
+                        [
+                            "instructions",
+                            "seconds",
+                            "memory",
+                            "value",
+                            "vars",
+                            "log",
+                            "events"
+                        ]
+                    ),
+                    Limits::HELP
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// Makes these the limits of every rule set this process builds. Call it before any.
+    pub fn install(self) -> Result<(), String> {
+        LIMITS
+            .set(self)
+            .map_err(|_| "the sandbox limits are already in use".to_string())
+    }
+}
+
+/// What the hook counts between two of its calls.
+const HOOK_EVERY: u32 = 256;
+
+/// Says why the register in progress may log no more, if it may not.
+pub type QuotaWatch = Box<dyn Fn() -> Option<String>>;
+
+/// The budget of the top-level call in progress: instructions, time, memory and events.
+/// Once spent it stays spent until the next call begins: the hook raises again wherever the
+/// script goes on, and the protected-call functions of `sandbox.lua` pass the error on
+/// instead of catching it.
+#[derive(Default)]
 pub struct Budget {
     remaining: Cell<i64>,
-    spent: Cell<bool>,
+    /// When the hook first ran in this call (calls that never reach the hook read no clock).
+    started: Cell<Option<Instant>>,
+    /// Why the call was stopped, with the script's `file:line`.
+    spent: RefCell<Option<String>>,
+    /// Whether `spent` holds a reason (checked on every call without borrowing it).
+    stopped: Cell<bool>,
+    /// The instruction limit, copied from [`limits`] when the state is made.
+    instructions: Cell<i64>,
+    /// The state's main thread, for [`Budget::unhooked`].
+    main: Cell<Option<std::ptr::NonNull<ffi::lua_State>>>,
+    /// Counts calls, so that a `gmatch` iterator can tell it outlived the call that made it.
+    call: Cell<u64>,
+    /// Set while the scripts load (their top level runs).
+    loading: Cell<bool>,
+    /// Why the register in progress may log no more (set by the game the rules are attached to).
+    quota: RefCell<Option<QuotaWatch>>,
 }
 
 impl Budget {
-    pub fn reset(&self, instructions: i64) {
-        self.remaining.set(instructions);
-        self.spent.set(false);
+    /// A budget under the [`limits`] in force.
+    pub fn new() -> Budget {
+        let budget = Budget::default();
+        budget.instructions.set(limits().instructions);
+        budget
     }
 
-    pub fn is_spent(&self) -> bool {
-        self.spent.get()
+    /// A fresh budget for the next top-level call.
+    pub fn reset(&self) {
+        self.remaining.set(self.instructions.get());
+        self.started.set(None);
+        self.call.set(self.call.get().wrapping_add(1));
+        if self.stopped.replace(false) {
+            *self.spent.borrow_mut() = None;
+        }
+    }
+
+    /// Why the call was stopped (`file:line: ...`), if it was.
+    pub fn spent(&self) -> Option<String> {
+        if !self.stopped.get() {
+            return None;
+        }
+        self.spent.borrow().clone()
+    }
+
+    pub fn call_id(&self) -> u64 {
+        self.call.get()
+    }
+
+    /// Runs the host's own Lua (freezing tables, making environments) without the count
+    /// hook: the hook traps every instruction, and that code needs no budget.
+    pub fn unhooked<R>(&self, f: impl FnOnce() -> R) -> R {
+        let Some(main) = self.main.get() else {
+            return f();
+        };
+        // SAFETY: `main` is the state's main thread, alive as long as the state that owns
+        // this budget; the hook is set and removed between calls, on the thread that runs it.
+        unsafe { ffi::lua_sethook(main.as_ptr(), None, 0, 0) };
+        let result = f();
+        unsafe { set_hook(main.as_ptr()) };
+        result
+    }
+
+    pub fn set_loading(&self, loading: bool) {
+        self.loading.set(loading);
+    }
+
+    /// Has the hook ask `quota` whether the register may go on logging.
+    pub fn watch_quota(&self, quota: QuotaWatch) {
+        *self.quota.borrow_mut() = Some(quota);
+    }
+
+    /// Charges `steps` of native work (pattern matching, moving table items) to the call.
+    pub fn charge(&self, lua: &Lua, steps: i64) -> mlua::Result<()> {
+        let left = self.remaining.get().saturating_sub(steps);
+        self.remaining.set(left);
+        if let Some(why) = self.spent.borrow().as_ref() {
+            return Err(mlua::Error::runtime(why.clone()));
+        }
+        if left < 0 {
+            return Err(mlua::Error::runtime(
+                self.stop(place(lua, 1), instructions_message()),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Marks the call as stopped (the first reason wins) and gives the message to raise.
+    fn stop(&self, place: String, why: String) -> String {
+        self.stopped.set(true);
+        self.spent
+            .borrow_mut()
+            .get_or_insert_with(|| format!("{place}{why}"))
+            .clone()
+    }
+
+    /// Run by the hook every [`HOOK_EVERY`] instructions: is the call over (or past) its budget?
+    fn over(&self, state: *mut ffi::lua_State, ar: *mut ffi::lua_Debug) -> bool {
+        if self.stopped.get() {
+            return true;
+        }
+        let left = self.remaining.get() - i64::from(HOOK_EVERY);
+        self.remaining.set(left);
+        let limits = limits();
+        let why = if left < 0 {
+            Some(instructions_message())
+        } else if self.late(limits.time) {
+            Some(format!(
+                "time limit exceeded: the script ran for more than {} s in one call; raise it with --limit seconds=S",
+                limits.time.as_secs_f64()
+            ))
+        } else if unsafe { over_memory(state, limits.memory) } {
+            Some(memory_message())
+        } else {
+            self.quota.borrow().as_ref().and_then(|quota| quota())
+        };
+        match why {
+            Some(why) => {
+                self.stop(unsafe { hook_place(state, ar) }, why);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn late(&self, limit: Duration) -> bool {
+        match self.started.get() {
+            None => {
+                self.started.set(Some(Instant::now()));
+                false
+            }
+            Some(t) => t.elapsed() > limit,
+        }
     }
 }
 
-pub const BUDGET_MESSAGE: &str =
-    "instruction budget exceeded: the script ran too long (an endless loop?)";
+/// Does the Lua state hold more than `limit` bytes of live data?
+unsafe fn over_memory(state: *mut ffi::lua_State, limit: usize) -> bool {
+    let used = |state| {
+        let kib = ffi::lua_gc(state, ffi::LUA_GCCOUNT).max(0) as usize;
+        kib * 1024 + ffi::lua_gc(state, ffi::LUA_GCCOUNTB).max(0) as usize
+    };
+    // Garbage counts until it is collected: collect before saying so.
+    used(state) > limit && {
+        ffi::lua_gc(state, ffi::LUA_GCCOLLECT);
+        used(state) > limit
+    }
+}
 
-/// A fresh sandboxed state. `print` goes to tracing; `math.random` is replaced by the host with
-/// the game's RNG (`ctx::install_random`).
+fn instructions_message() -> String {
+    format!(
+        "instruction budget exceeded: the script ran more than {} instructions in one call (an endless loop?); raise it with --limit instructions=N",
+        limits().instructions
+    )
+}
+
+/// The message of an out-of-memory error (the hook's, or Lua's own when one allocation is too
+/// large for what is left).
+pub fn memory_message() -> String {
+    format!(
+        "out of memory: the scripts hold more than {} MiB; raise it with --limit memory=SIZE",
+        limits().memory >> 20
+    )
+}
+
+/// `file:line: ` of the innermost script `level` or more levels up the stack (1: the caller
+/// of the native function running now), or "" when there is none.
+pub fn place(lua: &Lua, level: usize) -> String {
+    (level..)
+        .map_while(|level| {
+            lua.inspect_stack(level, |d| {
+                let source = d.source();
+                let script = source
+                    .source
+                    .as_deref()
+                    .is_some_and(|s| is_script(s.as_bytes()));
+                let src = source.short_src.map(|s| s.to_string());
+                (script, src, d.current_line())
+            })
+        })
+        .find_map(|found| match found {
+            (true, Some(src), Some(line)) => Some(format!("{src}:{line}: ")),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+/// `file:line: ` of the script the hook interrupted: the innermost script frame (the hook may
+/// fire in host code a script called, such as mlua's method lookup or `sandbox.lua`).
+unsafe fn hook_place(state: *mut ffi::lua_State, _ar: *mut ffi::lua_Debug) -> String {
+    let mut frame: ffi::lua_Debug = std::mem::zeroed();
+    let mut level = 0;
+    while ffi::lua_getstack(state, level, &mut frame) != 0 {
+        if ffi::lua_getinfo(state, c"Sl".as_ptr(), &mut frame) != 0
+            && frame.currentline >= 0
+            && is_script(std::ffi::CStr::from_ptr(frame.source).to_bytes())
+        {
+            let src = std::ffi::CStr::from_ptr(frame.short_src.as_ptr()).to_string_lossy();
+            return format!("{src}:{}: ", frame.currentline);
+        }
+        level += 1;
+    }
+    String::new()
+}
+
+/// Is a chunk with this source one of the scripts (not the host's own Lua, not mlua's)?
+fn is_script(source: &[u8]) -> bool {
+    source.starts_with(b"@") && !source.starts_with(b"@rally/")
+}
+
+/// The count hook: a plain C function, not an mlua hook, because mlua settles the stack of
+/// the interrupted function when its hook raises an error, which runs that function's
+/// to-be-closed variables on the spot, with hooks off (an endless `__close` would never
+/// stop). The budget is found through the thread's extra space (copied into every
+/// coroutine), set by [`new_lua`].
+unsafe extern "C-unwind" fn hook(state: *mut ffi::lua_State, ar: *mut ffi::lua_Debug) {
+    let budget = *(ffi::lua_getextraspace(state) as *const *const Budget);
+    if budget.is_null() || !(*budget).over(state, ar) {
+        return;
+    }
+    // Push the message, then raise with nothing left to drop on this frame (lua_error
+    // unwinds with longjmp).
+    let (text, len) = {
+        let spent = (*budget).spent.borrow();
+        let why = spent.as_deref().unwrap_or("stopped");
+        (why.as_ptr(), why.len())
+    };
+    ffi::lua_pushlstring(state, text as *const std::ffi::c_char, len);
+    ffi::lua_error(state);
+}
+
+/// A fresh sandboxed state: the safe libraries, read-only, with the budget's hook set.
+/// `print` goes to tracing; `math.random` is replaced by the host with the game's RNG
+/// (`ctx::install_random`).
 pub fn new_lua(budget: Rc<Budget>) -> mlua::Result<Lua> {
-    let lua = Lua::new_with(
-        StdLib::TABLE | StdLib::STRING | StdLib::MATH | StdLib::UTF8 | StdLib::COROUTINE,
-        LuaOptions::default(),
-    )?;
-    lua.set_memory_limit(MEMORY_LIMIT)?;
+    // SAFETY: the debug library is loaded only so that the host can read upvalues when it
+    // freezes what a script keeps (`views::keep`). It is taken out of the globals below,
+    // before any script runs, and scripts never see the globals anyway: each runs in its own
+    // environment made by `script_env`.
+    let lua = unsafe {
+        Lua::unsafe_new_with(
+            StdLib::TABLE
+                | StdLib::STRING
+                | StdLib::MATH
+                | StdLib::UTF8
+                | StdLib::COROUTINE
+                | StdLib::DEBUG,
+            LuaOptions::default(),
+        )
+    };
+    // Lua's own limit is a backstop above the hook's check, which can say where it happened.
+    let memory = limits().memory;
+    lua.set_memory_limit(memory.saturating_add(memory / 4))?;
     let globals = lua.globals();
-    for name in ["load", "loadfile", "dofile", "collectgarbage", "require"] {
-        globals.raw_set(name, Value::Nil)?;
+    let debug: Table = globals.get("debug")?;
+    globals.raw_set("debug", Value::Nil)?;
+    views::install(&lua, &debug)?;
+
+    // What a script's environment holds: the base functions that are safe, the libraries.
+    let base = lua.create_table()?;
+    for name in [
+        "assert",
+        "error",
+        "getmetatable",
+        "ipairs",
+        "next",
+        "pairs",
+        "pcall",
+        "rawequal",
+        "rawget",
+        "rawlen",
+        "rawset",
+        "select",
+        "setmetatable",
+        "tonumber",
+        "tostring",
+        "type",
+        "xpcall",
+        "_VERSION",
+        "string",
+        "table",
+        "math",
+        "utf8",
+        "coroutine",
+    ] {
+        base.raw_set(name, globals.raw_get::<Value>(name)?)?;
     }
     let string: Table = globals.get("string")?;
     string.raw_set("dump", Value::Nil)?;
     let math: Table = globals.get("math")?;
     math.raw_set("randomseed", Value::Nil)?;
-    globals.raw_set(
+    base.raw_set(
         "print",
         lua.create_function(|_, args: mlua::Variadic<Value>| {
             let text: Vec<String> = args
                 .iter()
                 .map(|v| v.to_string().unwrap_or_default())
                 .collect();
-            tracing::info!(target: "script", "{}", text.join("\t"));
+            tracing::info!(target: "script", "{}", crate::text::clean(&text.join("\t")));
             Ok(())
         })?,
     )?;
-    strict_globals(&lua)?;
-    budget.reset(INSTRUCTION_BUDGET);
-    lua.set_global_hook(
-        HookTriggers::new().every_nth_instruction(HOOK_EVERY),
-        move |_, _| {
-            let left = budget.remaining.get() - HOOK_EVERY as i64;
-            budget.remaining.set(left);
-            if left < 0 {
-                budget.spent.set(true);
-                return Err(mlua::Error::runtime(BUDGET_MESSAGE));
-            }
-            Ok(VmState::Continue)
-        },
-    )?;
+    super::pattern::install(&lua, &string, budget.clone())?;
+    let spent = {
+        let budget = budget.clone();
+        lua.create_function(move |_, ()| Ok(budget.spent()))?
+    };
+    let charge = {
+        let budget = budget.clone();
+        lua.create_function(move |lua, steps: f64| {
+            budget.charge(lua, steps.clamp(0.0, i64::MAX as f64) as i64)
+        })?
+    };
+    let loading = {
+        let budget = budget.clone();
+        lua.create_function(move |_, ()| Ok(budget.loading.get()))?
+    };
+    let undeclared = lua.create_table()?;
+    strict(&lua, &undeclared, |key| {
+        format!("undeclared global `{key}` (declare it with `local`, or check the spelling)")
+    })?;
+    let undeclared = undeclared.metatable().expect("strict sets a metatable");
+    let environment: Function = lua
+        .load(include_str!("sandbox.lua"))
+        .set_name("@rally/sandbox.lua")
+        .call((
+            base.clone(),
+            views::registry(&lua)?,
+            spent,
+            charge,
+            loading,
+            undeclared,
+            views::maker(&lua, View::Globals)?,
+        ))?;
+    for name in ["string", "table", "math", "utf8", "coroutine"] {
+        let library: Table = base.raw_get(name)?;
+        let data = views::freeze(&lua, &library, View::Library)?;
+        if name == "string" {
+            // Method calls on strings (`s:upper()`) read the library through the strings'
+            // metatable, which no script may reach or change.
+            let meta: Table = lua.load("return getmetatable('')").eval()?;
+            meta.raw_set("__index", data)?;
+            meta.raw_set("__metatable", false)?;
+        }
+    }
+    views::trust(&lua, &base)?;
+    lua.set_app_data(Base {
+        table: base,
+        environment,
+    });
+
+    budget.reset();
+    // SAFETY: the extra space of a Lua 5.4 state is a pointer-sized slot of ours (mlua leaves
+    // it alone); the budget it points to lives in the state's app data, so as long as the
+    // state and its hook.
+    unsafe {
+        lua.exec_raw::<()>((), |state| {
+            *(ffi::lua_getextraspace(state) as *mut *const Budget) = Rc::as_ptr(&budget);
+            budget.main.set(std::ptr::NonNull::new(state));
+            set_hook(state);
+        })?;
+    }
+    lua.set_app_data(Budgeted(budget));
     Ok(lua)
 }
 
-/// A strict `_ENV` for one chunk: it reads the shared globals, an unknown name is an error
-/// (typos surface at once), and assigning a global is an error (scripts keep no state).
-/// Reads go through a plain table chain (env -> globals), so the common case costs a table
-/// lookup; only a missing name reaches the erroring function on the globals' metatable.
-pub fn strict_env(lua: &Lua, extra: &[(&str, Value)]) -> mlua::Result<Table> {
-    let env = lua.create_table()?;
-    for (name, value) in extra {
-        env.raw_set(*name, value.clone())?;
-    }
-    let meta = lua.create_table()?;
-    meta.raw_set("__index", lua.globals())?;
-    meta.raw_set(
-        "__newindex",
-        lua.create_function(|lua, (_, key, _): (Table, Value, Value)| -> mlua::Result<()> {
-            Err(super::located(
-                lua,
-                format!(
-                    "assignment to global `{}`: scripts keep no globals; use `local`, or robot/game vars for state",
-                    key.to_string()?
-                ),
-            ))
-        })?,
-    )?;
-    env.set_metatable(Some(meta))?;
-    Ok(env)
+/// Sets the count hook on `state`.
+unsafe fn set_hook(state: *mut ffi::lua_State) {
+    ffi::lua_sethook(state, Some(hook), ffi::LUA_MASKCOUNT, HOOK_EVERY as i32);
 }
 
-/// Makes reading an undeclared global an error (see `strict_env`).
-fn strict_globals(lua: &Lua) -> mlua::Result<()> {
-    let meta = lua.create_table()?;
-    meta.raw_set(
-        "__index",
-        lua.create_function(|lua, (_, key): (Table, Value)| -> mlua::Result<Value> {
-            Err(super::located(
-                lua,
-                format!(
-                    "undeclared global `{}` (declare it with `local`, or check the spelling)",
-                    key.to_string()?
-                ),
-            ))
-        })?,
-    )?;
-    lua.globals().set_metatable(Some(meta))
+/// Keeps the budget the hook points to alive with the state.
+struct Budgeted(#[allow(dead_code)] Rc<Budget>);
+
+/// The functions and libraries every script's environment starts from, and the function of
+/// `sandbox.lua` that makes one environment.
+struct Base {
+    table: Table,
+    environment: Function,
 }
 
-/// Makes reading a missing key of `table` an error (so `rally.HANDELD` is caught, not nil).
-pub fn strict_table(lua: &Lua, table: &Table, name: &'static str) -> mlua::Result<()> {
+/// Adds `rally` to what every script sees (once its tables are read-only).
+pub fn share(lua: &Lua, name: &str, value: Table) -> mlua::Result<()> {
+    views::trust(lua, &value)?;
+    let base = lua
+        .app_data_ref::<Base>()
+        .expect("the base environment is made with the state");
+    base.table.raw_set(name, value)
+}
+
+/// A script's own environment: a read-only view of a copy of the base functions and
+/// libraries (a copy, not a chain: a global costs one lookup, as in plain Lua) plus `extra`
+/// (a variant's `params`). Reading an unknown name is an error (typos surface at once); so
+/// is assigning a global (scripts keep no state). `_G` is the environment itself.
+pub fn script_env(lua: &Lua, extra: Option<Table>) -> mlua::Result<Table> {
+    let base = lua
+        .app_data_ref::<Base>()
+        .expect("the base environment is made with the state");
+    base.environment.call(extra)
+}
+
+/// Makes reading a missing key of `table` an error with `message(key)`, at the reader's line.
+pub fn strict(
+    lua: &Lua,
+    table: &Table,
+    message: impl Fn(&str) -> String + 'static,
+) -> mlua::Result<()> {
     let meta = lua.create_table()?;
     meta.raw_set(
         "__index",
         lua.create_function(
-            move |lua, (_, key): (Table, Value)| -> mlua::Result<Value> {
-                Err(super::located(
-                    lua,
-                    format!("`{name}.{}` does not exist", key.to_string()?),
-                ))
+            move |lua, (_, key): (Value, Value)| -> mlua::Result<Value> {
+                Err(super::located(lua, message(&key.to_string()?)))
             },
         )?,
     )?;
+    meta.raw_set("__metatable", false)?;
     table.set_metatable(Some(meta))
 }

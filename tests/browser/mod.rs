@@ -31,6 +31,11 @@ pub fn tools(name: &str) -> Option<(PathBuf, PathBuf)> {
     }
 }
 
+/// A browser session for the test `name`, or `None` as [`tools`] says.
+pub fn session(name: &str) -> Option<Browser> {
+    tools(name).map(|(chromium, chromedriver)| Browser::start(&chromium, &chromedriver))
+}
+
 fn find(program: &str) -> Option<PathBuf> {
     std::env::var_os("PATH").and_then(|paths| {
         std::env::split_paths(&paths)
@@ -99,9 +104,19 @@ impl Browser {
             format!("{}/session/{}{path}", self.base, self.session)
         };
         let mut response = ureq::post(&url)
+            .config()
+            .http_status_as_error(false)
+            .build()
             .send_json(&body)
             .unwrap_or_else(|e| panic!("WebDriver {path}: {e}"));
+        let status = response.status();
         let reply: Value = response.body_mut().read_json().expect("WebDriver JSON");
+        // A failing script or a missing element: WebDriver says what went wrong.
+        assert!(
+            status.is_success(),
+            "WebDriver {path}: {status}: {}",
+            reply["value"]
+        );
         reply["value"].clone()
     }
 
@@ -181,11 +196,20 @@ impl Browser {
             .collect()
     }
 
-    /// A PNG of the window.
-    pub fn screenshot(&self) -> Vec<u8> {
+    pub fn resize(&self, width: u32, height: u32) {
+        self.post("/window/rect", json!({ "width": width, "height": height }));
+    }
+
+    /// With `RALLY_SCREENSHOTS=DIR`, saves what the browser shows as DIR/NAME.png.
+    pub fn screenshot(&self, name: &str) {
+        let Some(dir) = std::env::var_os("RALLY_SCREENSHOTS") else {
+            return;
+        };
         let data = self.get("/screenshot");
-        base64::engine::general_purpose::STANDARD
-            .decode(data.as_str().expect("a base64 screenshot"))
-            .expect("a base64 screenshot")
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(data.as_str().expect("a base64 PNG"))
+            .expect("a base64 PNG");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(Path::new(&dir).join(format!("{name}.png")), png).unwrap();
     }
 }

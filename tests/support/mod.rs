@@ -33,3 +33,19 @@ grid = """
 "v" = { element = "conveyor", dir = "S" }
 "R" = { element = "gear", turn = "right" }
 "#;
+
+/// Runs `rally ARGS` in `dir`, checks it succeeded and returns its standard output.
+pub fn rally_ok(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rally"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "rally {args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}

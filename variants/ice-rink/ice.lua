@@ -110,7 +110,7 @@ end
 --- Turns the robot by `spin` quarter turns clockwise (the net turn is spin mod 4).
 local function spin_robot(ctx, robot, spin)
   local turn = ({ [1] = "right", [2] = "uturn", [3] = "left" })[spin % 4]
-  if turn then ctx:rotate(robot, turn) end
+  if turn then ctx:rotate(robot, turn, "ice") end
 end
 
 --- Step 2 of §8.4 B: slide along the chart's line, resolve what it runs into, then spin.
@@ -242,6 +242,7 @@ rally.element {
 rally.rule {
   name = "ice_rink",
   describe = "Ice Rink bookkeeping: who still slides this register; charts cleared off the ice, reset on re-entry.",
+  only_with = { "ice" },                                      -- it looks after robots on the ice only
   steps = {
     register_start = function(ctx)
       ctx:set_game_var(PENDING, nil)                          -- the ice's own register_start refills it

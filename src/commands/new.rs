@@ -1,0 +1,271 @@
+//! `rally new element|variant|scenario NAME`: a commented stub that works as it is, and a
+//! scenario that exercises it, so `rally test` passes straight away and the designer edits
+//! something that runs. The stubs are the files in `new/`.
+//!
+//! A folder without `scripts/` is first set up as a project: the standard scripts copied in
+//! (a scripts folder is a complete rule set, so a new element needs the standard ones beside
+//! it), the API annotations among them (`scripts/types/rally.lua`, as `rally types` writes
+//! it) and a `.luarc.json` pointing lua-language-server at them. A new variant gets the
+//! standard variants beside it the same way. Nothing is ever overwritten.
+
+use super::output::note;
+use crate::error::{Error, Result};
+use crate::script::{RuleSet, Sources};
+use std::path::{Path, PathBuf};
+
+/// What to make, and its name.
+pub enum What {
+    Element(String),
+    Variant(String),
+    Scenario(String),
+}
+
+const LUA_KEYWORDS: &[&str] = &[
+    "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in",
+    "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while",
+];
+
+/// The editor configuration a new project gets: the repository's own.
+const LUARC: &str = include_str!("../../.luarc.json");
+
+pub fn new(what: &What, dir: &Path) -> Result<()> {
+    check_name(what)?;
+    // Paths as the person typed them: `scripts/...` in the current folder, not `./scripts/...`.
+    let dir = if dir == Path::new(".") {
+        Path::new("")
+    } else {
+        dir
+    };
+    let scenarios = dir.join("tests").join("scenarios");
+    let files: Vec<(PathBuf, String)> = match what {
+        What::Element(name) => {
+            let glyph: String = name
+                .chars()
+                .take(2)
+                .enumerate()
+                .map(|(i, c)| if i == 0 { c.to_ascii_uppercase() } else { c })
+                .collect();
+            let fill = |t: &str| t.replace("{{name}}", name).replace("{{glyph}}", &glyph);
+            vec![
+                (
+                    dir.join("scripts/elements").join(format!("{name}.lua")),
+                    fill(include_str!("new/element.lua")),
+                ),
+                (
+                    scenarios.join(format!("{name}.toml")),
+                    fill(include_str!("new/element.toml")),
+                ),
+            ]
+        }
+        What::Variant(name) => {
+            let rule = name.replace('-', "_");
+            let fill = |t: &str| t.replace("{{name}}", name).replace("{{rule}}", &rule);
+            let folder = dir.join("variants").join(name);
+            vec![
+                (
+                    folder.join("variant.toml"),
+                    fill(include_str!("new/variant.toml")),
+                ),
+                (
+                    folder.join(format!("{rule}.lua")),
+                    fill(include_str!("new/variant.lua")),
+                ),
+                (
+                    scenarios.join(format!("{name}.toml")),
+                    fill(include_str!("new/variant_scenario.toml")),
+                ),
+            ]
+        }
+        What::Scenario(name) => vec![(
+            scenarios.join(format!("{name}.toml")),
+            include_str!("new/scenario.toml").replace("{{name}}", name),
+        )],
+    };
+    for (file, _) in &files {
+        if file.exists() {
+            return Err(Error::File {
+                file: file.clone(),
+                message: "already exists; `rally new` never overwrites a file (choose another name, or remove it)".into(),
+            });
+        }
+    }
+    let fresh = !has_scripts(dir);
+    let here = if dir.as_os_str().is_empty() {
+        "this folder".to_string()
+    } else {
+        dir.display().to_string()
+    };
+    check_clash(what, dir, fresh)?;
+
+    if fresh {
+        copy_built_in("scripts", &dir.join("scripts"))?;
+        note(format!(
+            "set up {here} as a rally project: scripts/ holds the standard rules (yours to change)"
+        ));
+        let luarc = dir.join(".luarc.json");
+        if !luarc.exists() {
+            write(&luarc, LUARC)?;
+            note(format!(
+                "created {} (editor support: lua-language-server reads scripts/types/rally.lua)",
+                luarc.display()
+            ));
+        }
+    }
+    if matches!(what, What::Variant(_)) && !has_variants(dir) {
+        copy_built_in("variants", &dir.join("variants"))?;
+        note("variants/ holds the standard variants beside the new one");
+    }
+    for (file, text) in &files {
+        write(file, text)?;
+        note(format!("created {}", file.display()));
+    }
+    let scenario = &files.last().expect("a scenario is always made").0;
+    note(format!(
+        "next: `rally test` in {here} runs it; `rally watch {}` re-runs it on every save",
+        scenario.strip_prefix(dir).unwrap_or(scenario).display()
+    ));
+    Ok(())
+}
+
+fn check_name(what: &What) -> Result<()> {
+    let (kind, name, ok, rule) = match what {
+        What::Element(n) => (
+            "element",
+            n,
+            is_identifier(n) && !LUA_KEYWORDS.contains(&n.as_str()),
+            "letters, digits and _, not starting with a digit, and not a Lua keyword (scripts write `rally.elements.NAME`)",
+        ),
+        What::Variant(n) => (
+            "variant",
+            n,
+            is_file_name(n),
+            "letters, digits, - and _, starting with a letter or digit (it is a folder name)",
+        ),
+        What::Scenario(n) => (
+            "scenario",
+            n,
+            is_file_name(n),
+            "letters, digits, - and _, starting with a letter or digit (it is a file name, without .toml)",
+        ),
+    };
+    if ok && name.len() <= 64 {
+        return Ok(());
+    }
+    let suggestion: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let suggestion = suggestion.trim_matches('_');
+    let hint = match what {
+        What::Element(_)
+            if suggestion != name
+                && is_identifier(suggestion)
+                && !LUA_KEYWORDS.contains(&suggestion) =>
+        {
+            format!(", e.g. `{suggestion}`")
+        }
+        _ => String::new(),
+    };
+    Err(Error::Other(format!(
+        "`{name}` is not a valid {kind} name: use {rule}, at most 64 characters{hint}"
+    )))
+}
+
+/// Whether the folder has rules of its own, as rally looks for them (`commands::mod`):
+/// a `scripts/` with elements/, rules/ or options/ ...
+fn has_scripts(dir: &Path) -> bool {
+    ["elements", "rules", "options"]
+        .iter()
+        .any(|sub| dir.join("scripts").join(sub).is_dir())
+}
+
+/// ... and a `variants/` with a variant in it.
+fn has_variants(dir: &Path) -> bool {
+    crate::files::list(&dir.join("variants"))
+        .iter()
+        .any(|v| v.join("variant.toml").is_file())
+}
+
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn is_file_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// A new element or variant must not take a name the project already has (another file may
+/// declare it): the rule set would then refuse to load.
+fn check_clash(what: &What, dir: &Path, fresh: bool) -> Result<()> {
+    match what {
+        What::Element(name) => {
+            let scripts = if fresh {
+                crate::builtin::folder("scripts")
+            } else {
+                dir.join("scripts")
+            };
+            let sources = Sources {
+                scripts,
+                variants: dir.join("variants"),
+                choices: Vec::new(),
+            };
+            // A project whose scripts do not load now is not this command's business.
+            if let Some(file) = RuleSet::load(&sources).ok().and_then(|rules| {
+                rules
+                    .elements
+                    .iter()
+                    .find(|e| &e.name == name)
+                    .map(|e| e.file.clone())
+            }) {
+                return Err(Error::Other(format!(
+                    "there is already an element `{name}` ({file}); choose another name, or change that one (a variant may replace it with `replace = true`)"
+                )));
+            }
+        }
+        What::Variant(name) => {
+            let variants = if has_variants(dir) {
+                dir.join("variants")
+            } else {
+                crate::builtin::folder("variants")
+            };
+            if crate::files::is_dir(&variants.join(name)) {
+                return Err(Error::Other(format!(
+                    "there is already a variant `{name}` ({}); choose another name",
+                    crate::script::display_path(&variants.join(name))
+                )));
+            }
+        }
+        What::Scenario(_) => {}
+    }
+    Ok(())
+}
+
+fn copy_built_in(name: &str, target: &Path) -> Result<()> {
+    crate::builtin::copy_to(name, target).map_err(|e| Error::File {
+        file: target.to_path_buf(),
+        message: format!("cannot copy the standard {name} here: {e}"),
+    })
+}
+
+fn write(file: &Path, text: &str) -> Result<()> {
+    let fail = |e: std::io::Error| Error::File {
+        file: file.to_path_buf(),
+        message: format!("cannot write it: {e}"),
+    };
+    if let Some(parent) = file.parent() {
+        std::fs::create_dir_all(parent).map_err(fail)?;
+    }
+    std::fs::write(file, text).map_err(fail)
+}

@@ -1,0 +1,54 @@
+//! How commands talk to the person at the terminal, the same way everywhere (ripgrep and
+//! cargo are the model):
+//! - **Colour** is decided once, by `--color auto|always|never` (anstream's global choice):
+//!   `auto` colours only a terminal and honours `NO_COLOR` and `CLICOLOR_FORCE`. Text is
+//!   styled with anstyle and printed through anstream, which strips the codes wherever
+//!   colour is off, so no command writes an escape code by hand.
+//! - **Chatter** (what a command is doing, notes, where it wrote a file) goes to stderr
+//!   through [`note`], which `-q` silences; results and errors are never chatter.
+
+use anstyle::{AnsiColor, Style};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// `-q`: no chatter from any command.
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, Ordering::Relaxed);
+}
+
+pub fn is_quiet() -> bool {
+    QUIET.load(Ordering::Relaxed)
+}
+
+/// Chatter on stderr, unless `-q`.
+pub fn note(text: impl std::fmt::Display) {
+    if !is_quiet() {
+        anstream::eprintln!("{text}");
+    }
+}
+
+/// Whether text printed to standard output is coloured (the `--color` choice applied to
+/// it), for output that is built differently in colour, such as `rally play`'s board.
+pub fn stdout_colour() -> bool {
+    anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
+}
+
+/// Whether standard error is coloured (log lines).
+pub fn stderr_colour() -> bool {
+    anstream::AutoStream::choice(&std::io::stderr()) != anstream::ColorChoice::Never
+}
+
+pub const PASS: Style = AnsiColor::Green.on_default().bold();
+pub const FAIL: Style = AnsiColor::Red.on_default().bold();
+pub const WARN: Style = AnsiColor::Yellow.on_default().bold();
+pub const HEADER: Style = Style::new().bold().underline();
+
+/// `text` in `style`, for printing through anstream (which strips it when colour is off).
+pub fn paint(style: Style, text: impl std::fmt::Display) -> String {
+    format!("{}{text}{}", style.render(), style.render_reset())
+}
+
+/// The `version` key of every `--json` output (docs/formats.md): raised when a format changes
+/// in a way a reader would notice (a key removed or its meaning changed); new keys keep it.
+pub const JSON_VERSION: u32 = 1;

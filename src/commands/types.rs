@@ -1,0 +1,43 @@
+//! `rally types`: the scripting API's LuaLS annotations, the same file the binary carries
+//! (scripts/types/rally.lua), for editors (`-o DIR` writes DIR/rally.lua); or, with
+//! `--markdown FILE`, the API reference generated from them (docs/api.md, `reference.rs`).
+
+use super::output::note;
+use crate::error::{Error, Result};
+use crate::reference::{self, ANNOTATIONS};
+use std::io::Write;
+use std::path::Path;
+
+pub fn types(output: Option<&Path>, markdown: Option<&Path>) -> Result<()> {
+    if let Some(file) = markdown {
+        let api = reference::parse(ANNOTATIONS).map_err(Error::Other)?;
+        return write(file, &reference::markdown(&api));
+    }
+    match output {
+        None => write(Path::new("-"), ANNOTATIONS),
+        Some(dir) => write_annotations(dir),
+    }
+}
+
+/// Writes `DIR/rally.lua`, creating the folder.
+pub fn write_annotations(dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::File {
+        file: dir.to_path_buf(),
+        message: format!("cannot create the folder: {e}"),
+    })?;
+    write(&dir.join("rally.lua"), ANNOTATIONS)
+}
+
+/// Writes `text` to `file`, or to standard output for `-`.
+fn write(file: &Path, text: &str) -> Result<()> {
+    if file == Path::new("-") {
+        let _ = std::io::stdout().lock().write_all(text.as_bytes());
+        return Ok(());
+    }
+    std::fs::write(file, text).map_err(|e| Error::File {
+        file: file.to_path_buf(),
+        message: format!("cannot write it: {e}"),
+    })?;
+    note(format!("wrote {}", file.display()));
+    Ok(())
+}

@@ -1,0 +1,283 @@
+//! The command-line conventions every command follows (README "Command-line conventions"):
+//! colour only where it belongs, `-q` for no chatter, logs through RALLY_LOG / RUST_LOG,
+//! `--json` with a format version, exit statuses 0/1/2.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn rally_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rally"));
+    cmd.current_dir(dir).args(args);
+    for var in [
+        "NO_COLOR",
+        "CLICOLOR_FORCE",
+        "CLICOLOR",
+        "RALLY_LOG",
+        "RUST_LOG",
+    ] {
+        cmd.env_remove(var);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().unwrap()
+}
+
+fn rally(dir: &Path, args: &[&str]) -> Output {
+    rally_env(dir, args, &[])
+}
+
+fn text(out: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A project with a passing and a failing scenario of a new element whose step prints.
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert!(rally(d, &["-q", "new", "element", "probe"])
+        .status
+        .success());
+    let script = d.join("scripts/elements/probe.lua");
+    let text = std::fs::read_to_string(&script).unwrap();
+    std::fs::write(
+        &script,
+        text.replace(
+            "ctx:queue_push(robot, tile.dir)",
+            "print(\"probe pushes \" .. robot.name)\n      ctx:queue_push(robot, tile.dir)",
+        ),
+    )
+    .unwrap();
+    let scenario = std::fs::read_to_string(d.join("tests/scenarios/probe.toml")).unwrap();
+    std::fs::write(
+        d.join("tests/scenarios/wrong.toml"),
+        scenario.replace("damage = 1 ", "damage = 5 "),
+    )
+    .unwrap();
+    dir
+}
+
+const ESC: char = '\u{1b}';
+
+#[test]
+fn colour_only_on_request_or_on_a_terminal() {
+    let dir = project();
+    let d = dir.path();
+    // Piped (as here): no escape codes, by default and with --color never.
+    for args in [
+        &["test"][..],
+        &["--color", "never", "test"],
+        &["test", "--color=auto"],
+    ] {
+        let (out, err) = text(&rally(d, args));
+        assert!(
+            !out.contains(ESC) && !err.contains(ESC),
+            "{args:?}: {out:?}"
+        );
+        assert!(out.contains("1 passed, 1 failed"), "{out}");
+    }
+    // Asked for: pass and fail are coloured, and so is the error prefix.
+    let (out, _) = text(&rally(d, &["test", "--color", "always"]));
+    assert!(out.contains(&format!("{ESC}[")), "{out:?}");
+    assert!(out.contains("FAIL") && out.contains("1 passed"), "{out}");
+    // NO_COLOR wins over auto; CLICOLOR_FORCE colours a pipe.
+    let (out, _) = text(&rally_env(
+        d,
+        &["test"],
+        &[("NO_COLOR", "1"), ("CLICOLOR_FORCE", "1")],
+    ));
+    assert!(!out.contains(ESC), "{out:?}");
+    let (out, _) = text(&rally_env(d, &["test"], &[("CLICOLOR_FORCE", "1")]));
+    assert!(out.contains(ESC), "{out:?}");
+    let (_, err) = text(&rally(d, &["--color", "always", "run", "nowhere.toml"]));
+    assert!(
+        err.contains(&format!("{ESC}[")) && err.contains("error:"),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn logs_follow_rally_log_then_rust_log_and_the_flags() {
+    let dir = project();
+    let d = dir.path();
+    let run = ["run", "tests/scenarios/probe.toml"];
+    let logged = |env: &[(&str, &str)], flags: &[&str]| {
+        let mut args: Vec<&str> = flags.to_vec();
+        args.extend(run);
+        let (_, err) = text(&rally_env(d, &args, env));
+        assert!(
+            !err.contains(ESC),
+            "logs to a pipe carry no escape codes: {err:?}"
+        );
+        err.contains("probe pushes A")
+    };
+    assert!(!logged(&[], &[]), "warnings only by default");
+    assert!(logged(&[("RUST_LOG", "script=info")], &[]));
+    assert!(logged(&[("RALLY_LOG", "info")], &[]));
+    assert!(
+        !logged(&[("RALLY_LOG", "warn"), ("RUST_LOG", "info")], &[]),
+        "RALLY_LOG first"
+    );
+    assert!(logged(&[], &["-v"]));
+    assert!(!logged(&[("RUST_LOG", "info")], &["-q"]), "-q wins");
+    let (_, err) = text(&rally_env(
+        d,
+        &["--color", "always", "-v", run[0], run[1]],
+        &[],
+    ));
+    assert!(
+        err.contains(ESC),
+        "--color always colours the logs too: {err:?}"
+    );
+}
+
+#[test]
+fn quiet_leaves_only_results_and_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (out, err) = text(&rally(d, &["-q", "new", "element", "pad"]));
+    assert!(out.is_empty() && err.is_empty(), "{out}{err}");
+    let (_, err) = text(&rally(d, &["new", "element", "gate"]));
+    assert!(err.contains("created"), "{err}");
+    let (out, err) = text(&rally(d, &["-q", "types", "-o", "t"]));
+    assert!(out.is_empty() && err.is_empty(), "{out}{err}");
+    // `sim` says what it runs and how fast it went: chatter.
+    let sprint = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/games/sprint.toml");
+    let sprint = sprint.to_str().unwrap();
+    let sim = ["sim", sprint, "--games", "2", "--threads", "1"];
+    let (out, err) = text(&rally(d, &sim));
+    assert!(err.contains("bot game(s)"), "{err}");
+    let (quiet, err) = text(&rally(d, &[&["-q"][..], &sim].concat()));
+    assert!(err.is_empty(), "{err}");
+    let table = |t: &str| -> Vec<String> {
+        // Everything but the timing, which differs from run to run.
+        t.lines()
+            .filter(|l| !l.starts_with("games per minute"))
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(table(&quiet), table(&out), "the table is the result");
+    // Results stay.
+    let (out, _) = text(&rally(d, &["-q", "test"]));
+    assert!(out.contains("2 passed, 0 failed"), "{out}");
+    // Errors stay.
+    let out = rally(d, &["-q", "run", "missing.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).1.contains("missing.toml"));
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+#[test]
+fn json_everywhere_with_a_version() {
+    let dir = project();
+    let d = dir.path();
+    let out = rally(d, &["test", "--json"]);
+    assert_eq!(out.status.code(), Some(1), "a failure still exits 1");
+    let report = json(&out);
+    assert_eq!(report["version"], 1);
+    assert_eq!(
+        (report["passed"].as_u64(), report["failed"].as_u64()),
+        (Some(1), Some(1))
+    );
+    let failed = report["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["status"] == "failed")
+        .unwrap();
+    assert!(failed["file"].as_str().unwrap().ends_with("wrong.toml"));
+    assert_eq!(failed["failures"][0]["key"], "damage");
+    assert_eq!(failed["failures"][0]["expected"], "5");
+
+    let elements = json(&rally(d, &["elements", "--json"]));
+    assert_eq!(elements["version"], 1);
+    let probe = elements["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "probe")
+        .unwrap();
+    let damage = probe["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "damage")
+        .unwrap();
+    assert_eq!(
+        (damage["kind"].as_str(), damage["max"].as_i64()),
+        (Some("int"), Some(3))
+    );
+    assert!(elements["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s["name"] == "pushers"));
+
+    let variants = json(&rally(d, &["variants", "ice-rink", "--json"]));
+    assert_eq!(variants["version"], 1);
+    assert_eq!(variants["variants"].as_array().unwrap().len(), 1);
+    let options = json(&rally(d, &["options", "--json"]));
+    assert_eq!(options["version"], 1);
+    assert!(options["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|o| o["name"] == "brakes"));
+
+    // `run --json` keeps the contract's keys (events included) and adds the version.
+    let state = json(&rally(d, &["run", "tests/scenarios/probe.toml", "--json"]));
+    assert_eq!(state["version"], 1);
+    for key in ["register", "turn", "robots", "events"] {
+        assert!(state.get(key).is_some(), "no {key}");
+    }
+    assert!(state["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["what"] == "damaged" || e["what"] == "damage"));
+}
+
+#[test]
+fn listing_names_keeps_them_and_an_unknown_one_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (out, _) = text(&rally(d, &["elements", "gear", "pit"]));
+    assert!(out.contains("Elements (2):") && out.contains("gear") && !out.contains("conveyor"));
+    let out = rally(d, &["elements", "geer"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out).1.contains("did you mean `gear`"),
+        "{}",
+        text(&out).1
+    );
+    assert_eq!(rally(d, &["variants", "nope"]).status.code(), Some(2));
+    assert_eq!(rally(d, &["options", "nope"]).status.code(), Some(2));
+}
+
+#[test]
+fn exit_statuses_are_0_1_2() {
+    let dir = project();
+    let d = dir.path();
+    assert_eq!(
+        rally(d, &["test", "tests/scenarios/probe.toml"])
+            .status
+            .code(),
+        Some(0)
+    );
+    assert_eq!(rally(d, &["test"]).status.code(), Some(1));
+    assert_eq!(
+        rally(d, &["run", "tests/scenarios/wrong.toml"])
+            .status
+            .code(),
+        Some(1)
+    );
+    assert_eq!(rally(d, &["run", "nope.toml"]).status.code(), Some(2));
+    assert_eq!(rally(d, &["--no-such-flag"]).status.code(), Some(2));
+}

@@ -1,0 +1,187 @@
+//! Issue 10 §1: the instruction budget cannot be escaped. Every endless script ends within
+//! seconds with an error at the line where it was stopped, at load time too.
+
+use super::harness::Attack;
+
+const BUDGET: &str = "instruction budget exceeded";
+
+#[test]
+fn an_endless_loop_is_stopped_at_its_line() {
+    Attack::on_card("local n = 0\nwhile true do n = n + 1 end")
+        .run(&[])
+        .refused(3, BUDGET);
+}
+
+#[test]
+fn an_endless_loop_while_loading_is_stopped_at_its_line() {
+    Attack::file("local n = 0\nwhile true do\n  n = n + 1\nend\n")
+        .run(&[])
+        .refused(3, BUDGET);
+}
+
+#[test]
+fn catching_the_budget_error_and_looping_again_does_not_escape() {
+    Attack::on_card("while true do\n  pcall(function() while true do end end)\nend")
+        .run(&[])
+        .refused(3, BUDGET);
+}
+
+#[test]
+fn an_xpcall_handler_that_loops_does_not_escape() {
+    let out =
+        Attack::on_card("xpcall(error, function()\n  while true do end\nend)\nreturn nil").run(&[]);
+    out.refused(3, BUDGET);
+}
+
+#[test]
+fn a_coroutine_that_catches_the_budget_error_does_not_escape() {
+    Attack::on_card(
+        "while true do\n  coroutine.resume(coroutine.create(function() while true do end end))\nend",
+    )
+    .run(&[])
+    .refused(3, BUDGET);
+}
+
+#[test]
+fn finalizers_are_refused_in_handlers_and_at_load() {
+    // Lua runs `__gc` with the hook off, also at exit: a looping one would hang for ever.
+    Attack::on_card("setmetatable({}, { __gc = function() while true do end end })")
+        .run(&[])
+        .refused(2, "finalizers (`__gc`) are not allowed");
+    Attack::file("local t = setmetatable({}, { __gc = function() while true do end end })\n")
+        .run(&[])
+        .refused(1, "finalizers (`__gc`) are not allowed");
+    // Adding `__gc` after the fact does not make a finalizer (Lua only marks objects whose
+    // metatable has one when it is set): this loads and runs.
+    let attack = Attack::on_card(
+        "local mt = {}\nsetmetatable({}, mt)\nmt.__gc = function() while true do end end\nreturn nil",
+    );
+    let out = attack.run(&[]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+}
+
+#[test]
+fn a_close_handler_that_loops_after_the_budget_fired_is_stopped() {
+    Attack::on_card(
+        "local x <close> = setmetatable({}, { __close = function()\n  while true do end\nend })\nwhile true do end",
+    )
+    .run(&[])
+    .refused(5, BUDGET);
+    // Inside a wrapped coroutine (Lua's own `wrap` would close it with the hook off).
+    Attack::on_card(
+        "coroutine.wrap(function()\n  local x <close> = setmetatable({}, { __close = function() while true do end end })\n  while true do end\nend)()",
+    )
+    .run(&[])
+    .refused(4, BUDGET);
+}
+
+#[test]
+fn a_close_handler_that_loops_by_itself_is_stopped() {
+    Attack::on_card("do\n  local x <close> = setmetatable({}, { __close = function()\n    while true do end\n  end })\nend")
+        .run(&[])
+        .refused(4, BUDGET);
+}
+
+#[test]
+fn a_lazy_pattern_over_a_long_string_is_bounded() {
+    Attack::on_card("local s = string.rep('a', 2e5)\nreturn s:find('.-b')")
+        .run(&[])
+        .refused(3, BUDGET);
+}
+
+#[test]
+fn gsub_over_a_long_string_is_bounded() {
+    Attack::on_card("local s = string.rep('a', 2e5)\nlocal t = s:gsub('a-b', '')")
+        .run(&[])
+        .refused(3, BUDGET);
+}
+
+#[test]
+fn catastrophic_backtracking_is_bounded() {
+    Attack::on_card("return ('a'):rep(40):find(('a*'):rep(20) .. 'b')")
+        .run(&[])
+        .refused(2, BUDGET);
+}
+
+#[test]
+fn gmatch_with_a_catastrophic_pattern_is_bounded() {
+    Attack::on_card("for m in ('a'):rep(40):gmatch(('a*'):rep(20) .. 'b') do end")
+        .run(&[])
+        .refused(2, BUDGET);
+}
+
+#[test]
+fn native_table_loops_are_charged() {
+    Attack::on_card("table.move({}, 1, 1e15, 2)")
+        .run(&[])
+        .refused(2, BUDGET);
+    Attack::on_card(
+        "local t = setmetatable({}, { __len = function() return math.maxinteger - 1 end })\ntable.insert(t, 1, 0)",
+    )
+    .run(&[])
+    .refused(3, BUDGET);
+}
+
+#[test]
+fn a_loop_of_costly_operations_meets_the_time_limit() {
+    // Few instructions, each copying 32 MiB: the clock stops it, not the count.
+    // The clock is read every few hundred instructions, so the limit is met within a few
+    // dozen copies.
+    Attack::on_card("local s = ('x'):rep(2^22)\nwhile true do\n  local t = s .. s\nend")
+        .run(&["--limit", "seconds=0.3"])
+        .refused(4, "time limit exceeded");
+}
+
+#[test]
+fn a_memory_bomb_is_stopped_at_its_line_also_while_loading() {
+    Attack::on_card("local t, s = {}, ('x'):rep(1e5)\nfor i = 1, 1e6 do t[i] = s .. i end")
+        .run(&[])
+        .refused(3, "out of memory");
+    Attack::file("local t, s = {}, ('x'):rep(1e5)\nfor i = 1, 1e6 do t[i] = s .. i end\n")
+        .run(&[])
+        .refused(2, "out of memory");
+}
+
+#[test]
+fn the_limits_can_be_raised_and_lowered() {
+    let attack = Attack::on_card("for i = 1, 2e5 do end");
+    let out = attack.run(&["--limit", "instructions=100000"]);
+    out.refused(2, "more than 100000 instructions");
+    assert!(
+        out.stderr.contains("--limit instructions=N"),
+        "{}",
+        out.stderr
+    );
+    let out = attack.run(&[]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let out = attack.run(&["--limit", "instrucions=5"]);
+    assert_eq!(out.code, Some(2));
+    assert!(
+        out.stderr.contains("did you mean `instructions`"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn every_command_is_bounded_a_glyph_that_loops_too() {
+    let attack = Attack::file(
+        "rally.element { name = 'trap', glyph = function(tile)\n  while true do end\nend }\n",
+    );
+    let out = attack.run(&[]);
+    // The board is still drawn (the glyph shows as `?`), with a warning at the line.
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.took < super::harness::PROMPT, "{:?}", out.took);
+    assert!(
+        out.stderr.contains("attack.lua:2: ") && out.stderr.contains(BUDGET),
+        "{}",
+        out.stderr
+    );
+    // `build` runs when the board is built, in every command.
+    let attack = Attack::file(
+        "rally.element { name = 'trap', build = function(b, tile)\n  while true do end\nend }\n",
+    );
+    attack
+        .rally(&["render", "s.toml", "-o", "-"])
+        .refused(2, BUDGET);
+}
