@@ -74,7 +74,7 @@ impl Frame {
 /// which something happened), `t{turn}r{register}s1`, `s2`...; a register in which nothing
 /// happened is one frame. `events` are the register's events, counted as the steps count
 /// them; `after` are the robots once it is over.
-fn register_frames(
+pub fn register_frames(
     turn: u32,
     register: u8,
     steps: &[StepSnapshot],

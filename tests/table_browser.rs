@@ -111,6 +111,16 @@ fn two_players_and_a_bot_play_a_turn_in_two_browsers() {
     ann.screenshot("programming");
     ann.click("#ready");
     bob.click("#ready");
+    if std::env::var_os("RALLY_SCREENSHOTS").is_some() {
+        // For docs/table.md: a register being played (only when screenshots are asked for:
+        // on a loaded machine the moment may pass before the page is looked at).
+        bob.wait_for(
+            "a card of register 2 being played",
+            "return document.querySelector('#revealed .acting') !== null && document.getElementById('stage-label').textContent.includes('Register 2');",
+            PATIENCE,
+        );
+        bob.screenshot("register");
+    }
     // Both pages play the turn and come to turn 2's programming.
     let after = "return document.body.dataset.turn === '2' && document.body.dataset.phase === 'programming' && document.body.dataset.animating === 'no';";
     ann.wait_for("turn 2 on Ann's page", after, PATIENCE);

@@ -11,7 +11,7 @@
 
   let socket = null;
   let state = null;          // the last "state" frame
-  let queue = [];            // "stage" frames still to show
+  let queue = [];            // frames of "stage" messages still to show, in order
   let playing = false;
   let retry = 500;
   let questionShown = null;
@@ -53,27 +53,46 @@
     if (board) board.show(frame, { animate: !!animate });
   }
 
-  // Stage frames are shown one after the other, so every page plays the turn register by
-  // register; the state that arrives meanwhile waits for the last one.
+  // A stage of the turn comes as its frames (each card, each step in which something
+  // happened); they are played one after the other, so every page shows the turn as it went.
+  // The state that arrives meanwhile waits for the last one. A page far behind (it was away)
+  // catches up quickly, without animating.
+  function enqueue(stage) {
+    stage.frames.forEach((frame, i) => queue.push({ stage, frame, first: i === 0 }));
+    playQueue();
+  }
+
+  const priority = (card) => Number(String(card).split("@")[1] || 0);
+
   function playQueue() {
     if (playing) return;
-    const frame = queue.shift();
-    if (!frame) {
+    const item = queue.shift();
+    if (!item) {
       if (state) drawRobots(state.frame);
       document.body.dataset.animating = "no";
       return;
     }
+    const { stage, frame } = item;
     playing = true;
     document.body.dataset.animating = "yes";
-    drawRobots(frame.frame, queue.length < 5);
-    $("stage-label").textContent = frame.label;
-    $("revealed").innerHTML = frame.revealed.map((r) =>
-      '<span title="' + text(r.robot) + '">' + text(r.robot) + " " + cardHtml(r.card) + "</span>").join(" ");
+    const behind = queue.length > 12;
+    drawRobots(frame, !behind);
+    const step = frame.label.split(" · ").slice(1).join(" · ");
+    $("stage-label").textContent = stage.label + (step ? " · " + step : "");
+    // The register's cards, face up in the order they are played.
+    $("revealed").innerHTML = stage.revealed.slice().sort((a, b) => priority(b.card) - priority(a.card)).map((r) =>
+      '<span class="played' + (r.robot === frame.acting ? " acting" : "") + '" title="' + text(r.robot) + '">' +
+      text(r.robot) + " " + cardHtml(r.card) + "</span>").join(" ");
     const events = $("events");
-    events.insertAdjacentHTML("beforeend", '<li class="heading">' + text(frame.label) + "</li>" +
-      (frame.frame.events.length ? frame.frame.events.map((e) => "<li>" + text(e.text) + "</li>").join("") : "<li>(nothing happened)</li>"));
+    let items = item.first ? '<li class="heading">' + text(stage.label) + "</li>" : "";
+    // A card's frame is headed by the card; its `card` event would say it again.
+    const said = frame.events.filter((e) => !(e.what === "card" && e.robot === frame.acting));
+    if (step) items += '<li class="step">' + text(step) + "</li>";
+    items += said.map((e) => '<li data-what="' + text(e.what) + '">' + text(e.text) + "</li>").join("");
+    if (item.first && stage.frames.length === 1 && said.length === 0) items += '<li class="quiet">(nothing happened)</li>';
+    events.insertAdjacentHTML("beforeend", items);
     events.scrollTop = events.scrollHeight;
-    const pause = queue.length > 5 ? 100 : 500;
+    const pause = behind ? 0 : frame.acting ? 450 : 300;
     board.settled().then(() => setTimeout(() => { playing = false; playQueue(); }, pause));
   }
 
@@ -243,7 +262,7 @@
         break;
       case "board": mountBoard(frame.board); if (state) drawRobots(state.frame); break;
       case "state": apply(frame); break;
-      case "stage": queue.push(frame); playQueue(); break;
+      case "stage": enqueue(frame); break;
       case "notice":
         notice(frame.text, frame.level);
         if (frame.rules) { document.body.dataset.rules = String(frame.rules); $("rules").textContent = "rules v" + frame.rules; }

@@ -15,12 +15,14 @@
 //! - [`thread`]: the table thread, the only place a game changes; it plays the same
 //!   `Match`, bots, decision interface, saves and hot reload as `rally play`.
 //! - [`desk`]: the rules of programming a turn at the table (hand, registers, ready).
+//! - [`frames`]: what the pages draw of each stage, with no card shown before it is face up.
 //! - [`saver`]: the saves written off the table threads, so a table never waits for the
 //!   disk.
 //!
 //! The server adds seats, tokens, frames and a lobby, nothing about the rules.
 
 pub mod desk;
+pub mod frames;
 pub mod protocol;
 pub mod saver;
 pub mod server;

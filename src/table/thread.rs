@@ -10,6 +10,7 @@
 //! ([`Table::view`]): a seat sees its own hand and program, nobody else's.
 
 use super::desk::Desk;
+use super::frames::{self, Secrets};
 use super::protocol::{error_frame, DeskView, Incoming, QuestionView, SeatView, Settings, View};
 use super::saver::Saver;
 use super::{Launch, Role, TableInfo, Tokens};
@@ -21,12 +22,11 @@ use crate::error::{Error, Result};
 use crate::game::bot::Bots;
 use crate::game::deal::{self, Hand};
 use crate::game::save::{self, Save};
-use crate::game::{Driver, Match, Phase, Seats, Setup, Stage};
+use crate::game::{Driver, Match, Seats, Setup, Stage};
 use crate::geometry::Dir;
 use crate::html::view::FrameView;
-use crate::html::Frame;
 use crate::reload::{HotReload, Reloaded, WatchOptions};
-use crate::state::{Event, Robot, RobotId, REGISTERS};
+use crate::state::{Robot, RobotId, REGISTERS};
 use serde_json::json;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -315,13 +315,13 @@ fn play(
             }
             Err(e) => return Err(e),
         };
-        let before = table.borrow().robots.clone();
-        let frame = stage_frame(m, turn, &before, &stage);
         {
             let mut t = table.borrow_mut();
-            t.robots = m.game.state().robots.clone();
+            let now = m.game.state().robots.clone();
+            let message = t.stage_message(turn, &stage, &now);
+            t.robots = now;
             t.turn = m.game.state().turn;
-            t.send_all(&frame);
+            t.send_all(&message);
         }
         let (path, data, me) = (launch.save.clone(), m.save(&launch.extra), me.clone());
         saver.save(
@@ -350,89 +350,29 @@ fn play(
     Ok(())
 }
 
-/// What every page gets after a stage: the frame the drawing module plays (robots, paths,
-/// beams, shots, events), the cards revealed in a register, and nothing hidden: programs
-/// show only the registers revealed so far, and the deal's `programmed` events (whole
-/// programs) stay out. `turn` is the turn the stage belongs to (the end of a turn already
-/// counts the next); `before` the robots as the previous frame showed them.
-fn stage_frame(m: &Match, turn: u32, before: &[Robot], stage: &Stage) -> String {
-    let state = m.game.state();
-    let (phase, register, revealed) = match stage {
-        Stage::Programmed { .. } => (Phase::Program, 0, 0),
-        Stage::Register { register, .. } => {
-            (Phase::Register(*register), *register, *register as usize)
-        }
-        Stage::EndOfTurn { .. } => (Phase::EndOfTurn, 0, REGISTERS),
-    };
-    let cards: Vec<_> = if register > 0 {
-        state
+impl Table {
+    /// The message every page gets after `stage` of turn `turn`: the robots go from where
+    /// the pages last saw them to `now`, and nothing face down is in it.
+    fn stage_message(&self, turn: u32, stage: &Stage, now: &[Robot]) -> String {
+        let hands = self.desks.iter().flatten().flat_map(|d| &d.hand.cards);
+        let steps = match stage {
+            Stage::Register { steps, .. } => steps.as_slice(),
+            _ => &[],
+        };
+        let programs = self
             .robots
             .iter()
-            .filter_map(|r| {
-                r.card(register)
-                    .map(|c| json!({"robot": r.name, "card": c}))
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let events: Vec<Event> = stage
-        .events()
-        .iter()
-        .filter(|e| e.what != "programmed")
-        .cloned()
-        .collect();
-    let frame = frame_view(
-        &m.game.board(),
-        turn,
-        phase,
-        before,
-        &state.robots,
-        events,
-        revealed,
-    );
-    json!({
-        "type": "stage",
-        "turn": turn,
-        "label": format!("Turn {turn} · {}", frame.label),
-        "register": register,
-        "revealed": cards,
-        "frame": frame,
-    })
-    .to_string()
-}
+            .chain(steps.iter().flat_map(|s| &s.robots))
+            .chain(now);
+        let revealed = match stage {
+            Stage::Programmed { .. } => 0,
+            Stage::Register { register, .. } => *register as usize,
+            Stage::EndOfTurn { .. } => REGISTERS,
+        };
+        let secrets = Secrets::new(hands, programs, now, revealed);
+        frames::stage(&self.board, turn, stage, &self.robots, now, &secrets)
+    }
 
-/// A frame for the drawing module (`html::view`): the robots `now`, their paths from
-/// `before`, and in their programs only registers 1..=`revealed`.
-fn frame_view(
-    board: &Board,
-    turn: u32,
-    phase: Phase,
-    before: &[Robot],
-    now: &[Robot],
-    events: Vec<Event>,
-    revealed: usize,
-) -> FrameView {
-    let hide = |robots: &[Robot]| -> Vec<Robot> {
-        robots
-            .iter()
-            .cloned()
-            .map(|mut r| {
-                r.program = (0..REGISTERS)
-                    .map(|i| r.program.get(i).copied().flatten().filter(|_| i < revealed))
-                    .collect();
-                r
-            })
-            .collect()
-    };
-    let previous = Frame::of_phase(turn, phase, hide(before), Vec::new());
-    let frame = Frame::of_phase(turn, phase, hide(now), events);
-    crate::html::view::views(board, &[previous, frame])
-        .pop()
-        .expect("a view per frame")
-}
-
-impl Table {
     /// Handles the commands that arrive within `wait` (`None`: until one arrives), then
     /// every command already queued behind it.
     fn pump(&mut self, wait: Option<Duration>) {
@@ -674,15 +614,7 @@ impl Table {
 
     /// Every connection's view of the table now.
     fn broadcast(&mut self) {
-        let board = frame_view(
-            &self.board,
-            self.turn,
-            Phase::Program,
-            &self.robots,
-            &self.robots,
-            Vec::new(),
-            0,
-        );
+        let board = frames::standing(&self.board, self.turn, &self.robots);
         let conns: Vec<(u64, Role)> = self.conns.iter().map(|(&id, c)| (id, c.role)).collect();
         for (conn, role) in conns {
             let frame =
