@@ -200,6 +200,8 @@ enum Command {
     /// Prints one link per seat, a spectators' link and a host link for each game, and serves
     /// them until Ctrl-C. Each player opens their seat's link; the game starts when every
     /// person's seat is taken (or the host presses Start: bots play the empty seats).
+    /// Without a game file, open the printed start page: pick a game file of --games-dir DIR,
+    /// variants and which seats wait for a person, and it opens the table and shows its links.
     /// Games are saved after every register to SAVES/TABLE.save.json, with the links' tokens
     /// beside it; `--resume` brings a table back and the same links work again.
     ///
@@ -207,14 +209,17 @@ enum Command {
     /// on your network in, at this computer's address.
     ///
     /// Examples:
+    ///   rally serve                                  # the start page: pick a game in the browser
     ///   rally serve games/practice.toml
     ///   rally serve games/practice.toml games/practice.toml --host 0.0.0.0 --port 8000
     ///   rally serve --resume saves/practice.save.json
     #[command(verbatim_doc_comment)]
     Serve {
-        /// Game files (.toml); each becomes a table
-        #[arg(required_unless_present = "resume")]
+        /// Game files (.toml); each becomes a table (none: pick one on the start page)
         games: Vec<PathBuf>,
+        /// The folder of game files the start page offers
+        #[arg(long, value_name = "DIR", default_value = "games")]
+        games_dir: PathBuf,
         /// The address to listen on; 0.0.0.0 lets others on your network (LAN) in
         #[arg(long, default_value = "127.0.0.1")]
         host: String,
@@ -227,13 +232,13 @@ enum Command {
         #[arg(long, value_name = "DIR", default_value = "saves")]
         saves: PathBuf,
         /// The classic timer: seconds the last player has once all others are ready (0: off)
-        #[arg(long, value_name = "SECS", default_value_t = 0)]
+        #[arg(long, value_name = "SECS", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=86_400))]
         timer: u64,
         /// Seconds an absent player's seat waits before a bot decides for it (0: it waits)
-        #[arg(long, value_name = "SECS", default_value_t = 0)]
+        #[arg(long, value_name = "SECS", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=86_400))]
         bot_after: u64,
         /// Seconds a player has to answer a question before its default is taken
-        #[arg(long, value_name = "SECS", default_value_t = 30)]
+        #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
         choice_timeout: u64,
         /// Do not watch the rule files (no hot reload)
         #[arg(long)]
@@ -521,6 +526,7 @@ fn main() -> ExitCode {
         ),
         Command::Serve {
             games,
+            games_dir,
             host,
             port,
             resume,
@@ -536,9 +542,10 @@ fn main() -> ExitCode {
                 port: *port,
                 resume: resume.clone(),
                 saves: saves.clone(),
+                games: games_dir.clone(),
                 settings: rally::table::protocol::Settings {
                     bot_after: *bot_after,
-                    choice_timeout: (*choice_timeout).max(1),
+                    choice_timeout: *choice_timeout,
                     timer: *timer,
                 },
                 reload: !no_reload,

@@ -13,10 +13,11 @@ mod table_client;
 
 use browser::Browser;
 use rally::table::protocol::Settings;
+use rally::table::Lobby;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::time::Duration;
-use table_client::{serve, Workspace};
+use table_client::{serve, serve_lobby, Workspace};
 
 /// How long a page may take to show what the test waits for. Passing runs never wait this
 /// long; it only bounds a failing run, so it is generous for a loaded 2-core machine.
@@ -235,4 +236,64 @@ fn two_players_and_a_bot_play_a_turn_in_two_browsers() {
             "script errors on {who}'s page"
         );
     }
+}
+
+#[test]
+fn the_host_opens_a_table_on_the_start_page_and_a_player_joins_by_its_link() {
+    let Some(page) =
+        browser::session("the_host_opens_a_table_on_the_start_page_and_a_player_joins_by_its_link")
+    else {
+        return;
+    };
+    let ws = Workspace::new();
+    let offer = ws.offer();
+    let token = offer.token.clone();
+    let (server, _) = serve_lobby(Lobby::with_offer(offer), Vec::new());
+    page.open(&format!("http://{}/#{token}", server.addr));
+    page.wait_for(
+        "the start page",
+        "return document.body.dataset.state === 'ready' && document.querySelectorAll('input[name=game]').length === 2;",
+        PATIENCE,
+    );
+    let broken = page.run(
+        "const b = document.querySelector('input[value=\"broken.toml\"]'); return [b.disabled, b.closest('label').textContent];",
+    );
+    assert_eq!(
+        broken[0], true,
+        "a game file that does not load cannot be picked"
+    );
+    assert!(
+        broken[1].as_str().unwrap().contains("broken.toml:1:"),
+        "{broken}"
+    );
+    // Bob's seat to a bot, one more life for everyone.
+    page.run("const s = document.querySelector('#seat-choices select[data-seat=\"1\"]'); s.value = 'bot'; return null;");
+    page.click("#variants input[value='more-lives']");
+    page.screenshot("start");
+    page.click("#open-button");
+    page.wait_for(
+        "the new table's links",
+        "return document.body.dataset.state === 'opened' && document.querySelector('.table-card.fresh[data-table=\"arena\"] table.links a') !== null;",
+        PATIENCE,
+    );
+    page.screenshot("start-opened");
+    let ann: String = serde_json::from_value(page.run(
+        "return document.querySelector('.table-card[data-table=\"arena\"] table.links a').href;",
+    ))
+    .unwrap();
+    // Ann follows her link: the table waited only for her, with a bot in Bob's seat.
+    page.open(&ann);
+    page.wait_for(
+        "Ann's hand",
+        "return document.body.dataset.phase === 'programming' && document.querySelectorAll('#hand .card').length === 9;",
+        PATIENCE,
+    );
+    let seats = page.run(
+        "return Array.from(document.querySelectorAll('#seats tbody tr')).map(tr => tr.textContent);",
+    );
+    let seats: Vec<String> = serde_json::from_value(seats).unwrap();
+    assert!(seats[0].starts_with("Ann (you)person"), "{seats:?}");
+    assert!(seats[1].starts_with("Bobbot"), "{seats:?}");
+    assert!(seats[1].contains("4"), "four lives: {seats:?}");
+    assert_eq!(page.errors(), Vec::<String>::new(), "script errors");
 }

@@ -1,15 +1,17 @@
-//! `rally serve GAME...` / `rally serve --resume SAVE`: the playtest table. Each game file
-//! (or save) becomes a table on its own thread; the command prints one link per seat, a
-//! spectators' link and a host link for each, and serves them until Ctrl-C. Games are saved
-//! after every register beside their tokens, so `--resume` brings a table back with the
-//! same links.
+//! `rally serve [GAME...]` / `rally serve --resume SAVE`: the playtest table. Each game
+//! file (or save) becomes a table on its own thread; the command prints one link per seat, a
+//! spectators' link and a host link for each, and the start page's link (the host opens more
+//! tables there: a game file, its variants and seats), and serves them until Ctrl-C. Games
+//! are saved after every register beside their tokens, so `--resume` brings a table back
+//! with the same links.
 
 use super::Common;
 use crate::error::{Error, Result};
 use crate::table::protocol::Settings;
 use crate::table::server::Server;
+use crate::table::start::Offer;
 use crate::table::{self, Launch, Lobby, Tokens};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 pub struct ServeOptions {
@@ -18,6 +20,8 @@ pub struct ServeOptions {
     pub resume: Vec<PathBuf>,
     /// Where games are saved: FOLDER/TABLE.save.json.
     pub saves: PathBuf,
+    /// The folder of game files the start page offers.
+    pub games: PathBuf,
     pub settings: Settings,
     /// Watch the rule files (hot reload).
     pub reload: bool,
@@ -25,13 +29,17 @@ pub struct ServeOptions {
 
 /// Opens a table per game and per save, prints the links and serves until Ctrl-C.
 pub fn serve(games: &[PathBuf], opts: &ServeOptions, common: &Common) -> Result<bool> {
-    if games.is_empty() && opts.resume.is_empty() {
-        return Err(Error::Other(
-            "rally serve needs a game file (e.g. games/practice.toml) or --resume SAVE".into(),
-        ));
-    }
-    let lobby = Arc::new(Lobby::default());
-    let launches = launches(games, opts, common)?;
+    let offer = Offer {
+        games: opts.games.clone(),
+        saves: opts.saves.clone(),
+        common: common.clone(),
+        settings: opts.settings,
+        reload: opts.reload,
+        token: table::token()?,
+    };
+    let start_token = offer.token.clone();
+    let lobby = Arc::new(Lobby::with_offer(offer));
+    let launches = launches(&lobby, games, opts, common)?;
     let server = Server::start(lobby.clone(), &opts.host, opts.port)?;
     let base = server.base_url();
     println!(
@@ -54,6 +62,15 @@ pub fn serve(games: &[PathBuf], opts: &ServeOptions, common: &Common) -> Result<
             println!("  {who:<40} {link}");
         }
     }
+    let start = format!("{base}/#{start_token}");
+    if lobby.list().is_empty() {
+        println!(
+            "\nNo table yet: open the start page to pick a game file of {}, its variants and seats:\n  {start}",
+            crate::files::describe_folder(&opts.games)
+        );
+    } else {
+        println!("\nThe start page opens more tables (keep its link to yourself):\n  {start}");
+    }
     wait_for_ctrl_c();
     println!("\nStopping: the games are saved; `rally serve --resume SAVE` brings a table back.");
     drop(server);
@@ -71,22 +88,24 @@ fn wait_for_ctrl_c() {
 }
 
 /// One launch per game file and per save, with ids from their names (made unique).
-fn launches(games: &[PathBuf], opts: &ServeOptions, common: &Common) -> Result<Vec<Launch>> {
-    let mut ids: Vec<String> = Vec::new();
-    let mut unique = |name: String| {
-        let mut id = name.clone();
-        let mut n = 2;
-        while ids.contains(&id) {
-            id = format!("{name}-{n}");
-            n += 1;
-        }
-        ids.push(id.clone());
-        id
+fn launches(
+    lobby: &Lobby,
+    games: &[PathBuf],
+    opts: &ServeOptions,
+    common: &Common,
+) -> Result<Vec<Launch>> {
+    let reserve = |name: String| {
+        lobby.reserve(&name).ok_or_else(|| {
+            Error::Other(format!(
+                "at most {} tables on one server",
+                table::start::MAX_TABLES
+            ))
+        })
     };
     let mut out = Vec::new();
     for path in &opts.resume {
         let (save, tokens) = table::thread::resume(path)?;
-        let id = unique(table_name(path));
+        let id = reserve(table::table_name(path))?;
         let seats = save.state.robots.len();
         let tokens = match tokens {
             Some(t) if t.seats.len() == seats => t,
@@ -102,10 +121,11 @@ fn launches(games: &[PathBuf], opts: &ServeOptions, common: &Common) -> Result<V
             tokens,
             settings: opts.settings,
             reload: opts.reload,
+            people: None,
         });
     }
     for game in games {
-        let id = unique(table_name(game));
+        let id = reserve(table::table_name(game))?;
         let setup = crate::game::Setup::load(game)?;
         out.push(Launch {
             save: opts.saves.join(format!("{id}.save.json")),
@@ -117,52 +137,8 @@ fn launches(games: &[PathBuf], opts: &ServeOptions, common: &Common) -> Result<V
             tokens: Tokens::new(setup.seats.len())?,
             settings: opts.settings,
             reload: opts.reload,
+            people: None,
         });
     }
     Ok(out)
-}
-
-/// `games/practice.toml` → `practice`; `saves/practice.save.json` → `practice`: letters,
-/// digits and dashes only, since it goes into links.
-fn table_name(path: &Path) -> String {
-    let stem = match path.file_stem() {
-        Some(stem) if path.extension().is_some_and(|e| e == "toml") => {
-            stem.to_string_lossy().to_string()
-        }
-        _ => crate::game::save::name(path),
-    };
-    let clean: String = stem
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    if clean.is_empty() {
-        "table".into()
-    } else {
-        clean
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tables_are_named_after_their_game_or_save_in_link_safe_letters() {
-        for (path, name) in [
-            ("games/practice.toml", "practice"),
-            ("saves/practice.save.json", "practice"),
-            ("saves/old.json", "old"),
-            ("games/Die Bahn 2.toml", "Die-Bahn-2"),
-            ("games/ü.toml", "-"),
-            (".toml", "-toml"),
-        ] {
-            assert_eq!(table_name(Path::new(path)), name, "{path}");
-        }
-    }
 }

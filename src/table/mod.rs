@@ -26,6 +26,7 @@ pub mod frames;
 pub mod protocol;
 pub mod saver;
 pub mod server;
+pub mod start;
 pub mod thread;
 
 use crate::commands::Common;
@@ -33,7 +34,7 @@ use crate::error::{Error, Result};
 use crate::game::save::Save;
 use protocol::Settings;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, Sender};
@@ -68,16 +69,9 @@ impl Tokens {
         })
     }
 
-    /// The role `token` gives, if any. Compared in constant time per token, so a wrong
-    /// token's timing tells nothing about a right one.
+    /// The role `token` gives, if any. Every token is compared, each in constant time, so a
+    /// wrong token's timing tells nothing about a right one.
     pub fn role(&self, token: &str) -> Option<Role> {
-        let same = |a: &str, b: &str| {
-            a.len() == b.len()
-                && a.bytes()
-                    .zip(b.bytes())
-                    .fold(0, |acc, (x, y)| acc | (x ^ y))
-                    == 0
-        };
         let mut found = None;
         for (i, t) in self.seats.iter().enumerate() {
             if same(t, token) {
@@ -94,7 +88,18 @@ impl Tokens {
     }
 }
 
-fn token() -> Result<String> {
+/// Whether `given` is the secret `token`, compared in constant time.
+pub fn same(given: &str, token: &str) -> bool {
+    given.len() == token.len()
+        && given
+            .bytes()
+            .zip(token.bytes())
+            .fold(0, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}
+
+/// 128 random bits from the operating system, in hex.
+pub fn token() -> Result<String> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes)
         .map_err(|e| Error::Other(format!("no randomness for the table's tokens: {e}")))?;
@@ -124,6 +129,9 @@ pub struct Launch {
     pub settings: Settings,
     /// Watch the rule files (hot reload).
     pub reload: bool,
+    /// Which seats wait for a person (the start page's choice); `None`: as the game file
+    /// says (`driver = "human"`).
+    pub people: Option<Vec<bool>>,
 }
 
 impl Launch {
@@ -166,15 +174,58 @@ impl TableHandle {
 #[derive(Default)]
 pub struct Lobby {
     tables: Mutex<BTreeMap<String, Arc<TableHandle>>>,
+    /// Ids given out by [`Lobby::reserve`] whose tables have not opened yet.
+    reserved: Mutex<BTreeSet<String>>,
+    /// What the start page may open; `None`: no start page.
+    pub offer: Option<start::Offer>,
     next_connection: AtomicU64,
     threads: Mutex<Vec<std::thread::JoinHandle<()>>>,
     saver: Arc<saver::Saver>,
 }
 
 impl Lobby {
+    /// A lobby whose start page opens what `offer` allows.
+    pub fn with_offer(offer: start::Offer) -> Lobby {
+        let mut lobby = Lobby::default();
+        lobby.offer = Some(offer);
+        lobby
+    }
+
+    /// A table id nobody on this server has or is about to have, from `name` (`practice`,
+    /// then `practice-2`...), kept for the caller's [`Lobby::open`]; `None` when the server
+    /// already hosts [`start::MAX_TABLES`] tables.
+    pub fn reserve(&self, name: &str) -> Option<String> {
+        let tables = self.tables.lock().expect("lobby lock");
+        let mut reserved = self.reserved.lock().expect("lobby lock");
+        if tables.len() + reserved.len() >= start::MAX_TABLES {
+            return None;
+        }
+        let taken = |id: &String| tables.contains_key(id) || reserved.contains(id);
+        let mut id = name.to_string();
+        let mut n = 2;
+        while taken(&id) {
+            id = format!("{name}-{n}");
+            n += 1;
+        }
+        reserved.insert(id.clone());
+        Some(id)
+    }
+
+    /// Gives back an id [`Lobby::reserve`] gave out, for a table that will not open.
+    pub fn release(&self, id: &str) {
+        self.reserved.lock().expect("lobby lock").remove(id);
+    }
+
     /// Starts a table on its own thread and waits until its game has loaded; the tokens
-    /// are written beside the save.
+    /// are written beside the save. Its id must be free or reserved for it.
     pub fn open(&self, launch: Launch) -> Result<Arc<TableInfo>> {
+        let id = launch.id.clone();
+        let opened = self.start(launch);
+        self.release(&id);
+        opened
+    }
+
+    fn start(&self, launch: Launch) -> Result<Arc<TableInfo>> {
         let (tx, rx) = std::sync::mpsc::channel();
         let (ready_tx, ready_rx) = sync_channel(1);
         let id = launch.id.clone();
@@ -255,6 +306,32 @@ impl Drop for Lobby {
     }
 }
 
+/// `games/practice.toml` → `practice`; `saves/practice.save.json` → `practice`: letters,
+/// digits and dashes only, since it goes into links.
+pub fn table_name(path: &Path) -> String {
+    let stem = match path.file_stem() {
+        Some(stem) if path.extension().is_some_and(|e| e == "toml") => {
+            stem.to_string_lossy().to_string()
+        }
+        _ => crate::game::save::name(path),
+    };
+    let clean: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if clean.is_empty() {
+        "table".into()
+    } else {
+        clean
+    }
+}
+
 /// The links a table prints: one per seat (people's seats only), the spectators' and the
 /// host's.
 pub fn links(base: &str, info: &TableInfo) -> Vec<(String, String)> {
@@ -299,6 +376,38 @@ mod tests {
         assert_eq!(
             tokens_path(Path::new("saves/x.save.json")),
             Path::new("saves/x.tokens.json")
+        );
+    }
+
+    #[test]
+    fn tables_are_named_after_their_game_or_save_in_link_safe_letters() {
+        for (path, name) in [
+            ("games/practice.toml", "practice"),
+            ("saves/practice.save.json", "practice"),
+            ("saves/old.json", "old"),
+            ("games/Die Bahn 2.toml", "Die-Bahn-2"),
+            ("games/ü.toml", "-"),
+            (".toml", "-toml"),
+        ] {
+            assert_eq!(table_name(Path::new(path)), name, "{path}");
+        }
+    }
+
+    #[test]
+    fn ids_are_reserved_once_and_a_server_hosts_at_most_max_tables() {
+        let lobby = Lobby::default();
+        assert_eq!(lobby.reserve("arena").as_deref(), Some("arena"));
+        assert_eq!(lobby.reserve("arena").as_deref(), Some("arena-2"));
+        lobby.release("arena");
+        assert_eq!(lobby.reserve("arena").as_deref(), Some("arena"));
+        for _ in 3..=start::MAX_TABLES {
+            assert!(lobby.reserve("t").is_some());
+        }
+        assert_eq!(
+            lobby.reserve("t"),
+            None,
+            "the {}th table",
+            start::MAX_TABLES + 1
         );
     }
 }

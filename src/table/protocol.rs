@@ -160,6 +160,9 @@ pub struct View {
     pub frame: crate::html::view::FrameView,
 }
 
+/// The longest any setting may be, in seconds: a day.
+pub const MAX_SECONDS: u64 = 86_400;
+
 /// What the host can set.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Settings {

@@ -4,11 +4,12 @@
 //! bounded channel per connection. It never looks inside a game.
 
 use super::protocol::{self, error_frame};
+use super::start::{Offer, Request};
 use super::thread::{Command, OUTBOX_FRAMES};
-use super::{Lobby, Role, TableHandle};
+use super::{Lobby, Role, TableHandle, TableInfo};
 use crate::error::{Error, Result};
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, Query, State};
+use axum::extract::{DefaultBodyLimit, Path as UrlPath, Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
@@ -16,7 +17,9 @@ use axum::serve::ListenerExt;
 use axum::Router;
 use futures_util::SinkExt;
 use serde::Deserialize;
+use serde_json::{json, Value};
 use std::net::SocketAddr;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -35,11 +38,23 @@ const FLOOD_CLOSE: u32 = 2000;
 const PAGE: &str = include_str!("../html/table.html");
 const SCRIPT: &str = include_str!("../html/table.js");
 const STYLE: &str = include_str!("../html/table.css");
+const START_PAGE: &str = include_str!("../html/start.html");
+const START_SCRIPT: &str = include_str!("../html/start.js");
+
+/// The largest request the start page sends (a game's name, variants, a choice per seat).
+const MAX_REQUEST: usize = 16 * 1024;
 
 /// The routes of a server over `lobby`.
 pub fn router(lobby: Arc<Lobby>) -> Router {
     Router::new()
-        .route("/", get(lobby_page))
+        .route("/", get(|| async { Html(START_PAGE) }))
+        .route(
+            "/api/tables",
+            get(tables)
+                .post(open_table)
+                .layer(DefaultBodyLimit::max(MAX_REQUEST)),
+        )
+        .route("/api/start", get(start_page))
         .route("/t/{id}", get(table_page))
         .route("/t/{id}/role", get(role))
         .route("/t/{id}/ws", get(socket))
@@ -132,38 +147,116 @@ fn not_found(what: &str) -> Response {
     (StatusCode::NOT_FOUND, format!("{what}\n")).into_response()
 }
 
-async fn lobby_page(State(lobby): State<Arc<Lobby>>) -> Html<String> {
-    let rows: Vec<String> = lobby
-        .list()
-        .iter()
-        .map(|t| {
-            format!(
-                "<li><b>{}</b> (table {}): {}</li>",
-                escape(&t.title),
-                escape(&t.id),
-                escape(&t.seats.join(", "))
-            )
-        })
-        .collect();
-    Html(format!(
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>rally tables</title>\
-         <link rel=\"stylesheet\" href=\"/assets/table.css\"></head><body class=\"lobby\">\
-         <header><h1>rally tables</h1></header><main><p>The tables on this server. Ask the host \
-         for your seat's link: each seat has its own.</p><ul>{}</ul></main></body></html>",
-        rows.join("")
-    ))
+/// The tables of this server, as anyone may see them (no links).
+async fn tables(State(lobby): State<Arc<Lobby>>) -> Response {
+    axum::Json(
+        json!({ "tables": lobby.list().iter().map(|t| table_json(t, None)).collect::<Vec<_>>() }),
+    )
+    .into_response()
 }
 
-async fn table_page(State(lobby): State<Arc<Lobby>>, Path(id): Path<String>) -> Response {
+/// A table as the start page lists it; with `links`, every link (for the host).
+fn table_json(info: &TableInfo, links: Option<()>) -> Value {
+    let mut table = json!({
+        "id": info.id,
+        "title": info.title,
+        "seats": info.seats,
+        "over": info.replay.lock().expect("replay lock").is_some(),
+    });
+    if links.is_some() {
+        table["links"] = super::links("", info)
+            .into_iter()
+            .map(|(who, path)| json!({ "who": who, "path": path }))
+            .collect();
+    }
+    table
+}
+
+/// The start page's offer, if this server has one and `token` is its host's.
+fn offer<'a>(
+    lobby: &'a Lobby,
+    token: &str,
+) -> std::result::Result<&'a Offer, (StatusCode, String)> {
+    match &lobby.offer {
+        Some(offer) if super::same(token, &offer.token) => Ok(offer),
+        Some(_) => Err((
+            StatusCode::FORBIDDEN,
+            "this start page link's token is not valid: use the link `rally serve` printed\n"
+                .into(),
+        )),
+        None => Err((
+            StatusCode::NOT_FOUND,
+            "this server has no start page\n".into(),
+        )),
+    }
+}
+
+/// What the host may open, and every table with its links.
+async fn start_page(State(lobby): State<Arc<Lobby>>, Query(q): Query<TokenQuery>) -> Response {
+    let offer = match offer(&lobby, &q.token) {
+        Ok(offer) => offer.clone(),
+        Err(refused) => return refused.into_response(),
+    };
+    let catalogue = match tokio::task::spawn_blocking(move || offer.catalogue()).await {
+        Ok(catalogue) => catalogue,
+        Err(e) => return (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()).into_response(),
+    };
+    let tables: Vec<Value> = lobby
+        .list()
+        .iter()
+        .map(|t| table_json(t, Some(())))
+        .collect();
+    axum::Json(json!({ "offer": catalogue, "tables": tables })).into_response()
+}
+
+/// Opens the table the start page asks for and answers with its links.
+async fn open_table(
+    State(lobby): State<Arc<Lobby>>,
+    Query(q): Query<TokenQuery>,
+    body: String,
+) -> Response {
+    let offer = match offer(&lobby, &q.token) {
+        Ok(offer) => offer.clone(),
+        Err(refused) => return refused.into_response(),
+    };
+    let refuse = |message: String| (StatusCode::BAD_REQUEST, message + "\n").into_response();
+    let request: Request = match serde_json::from_str(&body) {
+        Ok(request) => request,
+        Err(e) => return refuse(format!("not a request to open a table: {e}")),
+    };
+    let Some(id) = lobby.reserve(&super::table_name(Path::new(&request.game))) else {
+        return refuse(format!(
+            "this server already hosts {} tables: stop it and resume the ones you need",
+            super::start::MAX_TABLES
+        ));
+    };
+    let opening = lobby.clone();
+    let opened = tokio::task::spawn_blocking(move || match offer.launch(request, id.clone()) {
+        Ok(launch) => opening.open(launch).map_err(|e| e.to_string()),
+        Err(message) => {
+            opening.release(&id);
+            Err(message)
+        }
+    })
+    .await;
+    match opened {
+        Ok(Ok(info)) => axum::Json(table_json(&info, Some(()))).into_response(),
+        Ok(Err(message)) => refuse(message),
+        Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()).into_response(),
+    }
+}
+
+async fn table_page(State(lobby): State<Arc<Lobby>>, UrlPath(id): UrlPath<String>) -> Response {
     if lobby.get(&id).is_none() {
         return not_found(&format!("there is no table `{id}` on this server"));
     }
     Html(PAGE).into_response()
 }
 
-async fn asset(Path(name): Path<String>) -> Response {
+async fn asset(UrlPath(name): UrlPath<String>) -> Response {
     let (body, kind) = match name.as_str() {
         "table.js" => (SCRIPT, "text/javascript; charset=utf-8"),
+        "start.js" => (START_SCRIPT, "text/javascript; charset=utf-8"),
         "board.js" => (crate::html::BOARD_JS, "text/javascript; charset=utf-8"),
         "table.css" => (STYLE, "text/css; charset=utf-8"),
         _ => return not_found("no such file"),
@@ -171,7 +264,7 @@ async fn asset(Path(name): Path<String>) -> Response {
     ([(header::CONTENT_TYPE, kind)], body).into_response()
 }
 
-async fn replay(State(lobby): State<Arc<Lobby>>, Path(id): Path<String>) -> Response {
+async fn replay(State(lobby): State<Arc<Lobby>>, UrlPath(id): UrlPath<String>) -> Response {
     let Some(table) = lobby.get(&id) else {
         return not_found(&format!("there is no table `{id}` on this server"));
     };
@@ -212,7 +305,7 @@ fn admit(
 /// What a token is for (the page asks before it connects, to say so if the link is wrong).
 async fn role(
     State(lobby): State<Arc<Lobby>>,
-    Path(id): Path<String>,
+    UrlPath(id): UrlPath<String>,
     Query(q): Query<TokenQuery>,
 ) -> Response {
     match admit(&lobby, &id, &q.token) {
@@ -231,7 +324,7 @@ async fn role(
 
 async fn socket(
     State(lobby): State<Arc<Lobby>>,
-    Path(id): Path<String>,
+    UrlPath(id): UrlPath<String>,
     Query(q): Query<TokenQuery>,
     upgrade: WebSocketUpgrade,
 ) -> Response {
@@ -372,11 +465,4 @@ async fn close(ws: &mut WebSocket, code: u16, reason: &str) {
             reason: reason.into(),
         })))
         .await;
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }

@@ -11,7 +11,9 @@
 
 use super::desk::Desk;
 use super::frames::{self, Secrets};
-use super::protocol::{error_frame, DeskView, Incoming, QuestionView, SeatView, Settings, View};
+use super::protocol::{
+    error_frame, DeskView, Incoming, QuestionView, SeatView, Settings, View, MAX_SECONDS,
+};
 use super::saver::Saver;
 use super::{Launch, Role, TableInfo, Tokens};
 use crate::board::Board;
@@ -153,7 +155,7 @@ pub(super) fn run(
     };
     let info = Arc::new(TableInfo {
         id: launch.id.clone(),
-        title: title(&m),
+        title: title(&m, &launch.extra),
         seats: m.setup.seats.iter().map(|s| s.name.clone()).collect(),
         people: m
             .setup
@@ -224,7 +226,12 @@ fn start(launch: &Launch) -> Result<(Match, Option<HotReload>)> {
         Some(save) => save.game.clone(),
         None => launch.game.clone(),
     };
-    let setup = Setup::load(&game_path)?;
+    let mut setup = Setup::load(&game_path)?;
+    if let Some(people) = &launch.people {
+        for (seat, &person) in setup.seats.iter_mut().zip(people) {
+            seat.driver = if person { Driver::Human } else { Driver::Bot };
+        }
+    }
     let choices = setup.choices(&launch.extra);
     let common = crate::commands::Common {
         extra_variants: Vec::new(),
@@ -255,13 +262,16 @@ fn start(launch: &Launch) -> Result<(Match, Option<HotReload>)> {
     Ok((m, hot))
 }
 
-fn title(m: &Match) -> String {
+/// `practice on Practice Floor`, with the variants added on top of the game file's:
+/// `practice on Practice Floor + ice-rink`.
+fn title(m: &Match, extra: &[String]) -> String {
     let stem = m
         .setup
         .path
         .file_stem()
         .map_or("game".into(), |s| s.to_string_lossy().to_string());
-    format!("{stem} on {}", m.game.board().name)
+    let added = extra.iter().map(|v| format!(" + {v}")).collect::<String>();
+    format!("{stem} on {}{added}", m.game.board().name)
 }
 
 /// The turn loop: wait for the players, then advance stage by stage, telling every page
@@ -488,14 +498,13 @@ impl Table {
                 choice_timeout,
                 timer,
             } => {
-                const DAY: u64 = 86_400;
                 for (name, value) in [
                     ("bot_after", bot_after),
                     ("choice_timeout", choice_timeout),
                     ("timer", timer),
                 ] {
-                    if value.is_some_and(|v| v > DAY) {
-                        return Err(format!("{name}: at most {DAY} seconds"));
+                    if value.is_some_and(|v| v > MAX_SECONDS) {
+                        return Err(format!("{name}: at most {MAX_SECONDS} seconds"));
                     }
                 }
                 if choice_timeout == Some(0) {

@@ -7,6 +7,7 @@ use futures_util::{SinkExt, StreamExt};
 use rally::commands::Common;
 use rally::table::protocol::Settings;
 use rally::table::server::Server;
+use rally::table::start::Offer;
 use rally::table::{Launch, Lobby, TableInfo, Tokens};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -48,6 +49,26 @@ impl Workspace {
         }
     }
 
+    /// A start page offering the game files of `games/` (the test game, and a file that is
+    /// not a game) with the project's variants; saves in `saves/`.
+    pub fn offer(&self) -> Offer {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        super::support::copy_dir(&root.join("variants"), &self.path("variants"));
+        std::fs::create_dir_all(self.path("games")).unwrap();
+        let game = std::fs::read_to_string(self.path("table.toml")).unwrap();
+        let game = game.replace("\"table_board.toml\"", "\"../table_board.toml\"");
+        std::fs::write(self.path("games/arena.toml"), game).unwrap();
+        std::fs::write(self.path("games/broken.toml"), "seed = \n").unwrap();
+        Offer {
+            games: self.path("games"),
+            saves: self.path("saves"),
+            common: self.common(),
+            settings: Settings::default(),
+            reload: false,
+            token: rally::table::token().unwrap(),
+        }
+    }
+
     /// A table of the test game, saved in this folder.
     pub fn launch(&self, id: &str, settings: Settings, reload: bool) -> Launch {
         Launch {
@@ -60,13 +81,19 @@ impl Workspace {
             tokens: Tokens::new(3).unwrap(),
             settings,
             reload,
+            people: None,
         }
     }
 }
 
 /// A server on a free loopback port with the given tables.
 pub fn serve(launches: Vec<Launch>) -> (Server, Vec<Arc<TableInfo>>) {
-    let lobby = Arc::new(Lobby::default());
+    serve_lobby(Lobby::default(), launches)
+}
+
+/// A server on a free loopback port over `lobby`, with the given tables.
+pub fn serve_lobby(lobby: Lobby, launches: Vec<Launch>) -> (Server, Vec<Arc<TableInfo>>) {
+    let lobby = Arc::new(lobby);
     let server = Server::start(lobby.clone(), "127.0.0.1", 0).unwrap();
     let infos = launches
         .into_iter()
