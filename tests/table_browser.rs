@@ -292,8 +292,11 @@ fn the_host_opens_a_table_on_the_start_page_and_a_player_joins_by_its_link() {
         "return Array.from(document.querySelectorAll('#seats tbody tr')).map(tr => tr.textContent);",
     );
     let seats: Vec<String> = serde_json::from_value(seats).unwrap();
-    assert!(seats[0].starts_with("Ann (you)person"), "{seats:?}");
-    assert!(seats[1].starts_with("Bobbot"), "{seats:?}");
+    assert!(
+        seats[0].starts_with("Ann (you)programmingperson"),
+        "{seats:?}"
+    );
+    assert!(seats[1].starts_with("Bobreadybot"), "{seats:?}");
     assert!(seats[1].contains("4"), "four lives: {seats:?}");
     assert_eq!(page.errors(), Vec::<String>::new(), "script errors");
 }

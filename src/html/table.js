@@ -13,6 +13,7 @@
   let state = null;          // the last "state" frame
   let queue = [];            // frames of "stage" messages still to show, in order
   let playing = false;
+  let playingTurn = null;    // the turn of the frame on the board while playing
   let retry = 500;
   let questionShown = null;
   let timerBase = null;      // [ms left, when received]
@@ -28,6 +29,8 @@
       '<span class="glyph">' + (GLYPHS[kind] || "?") + "</span>" +
       '<span class="name">' + text(NAMES[kind] || kind) + "</span></div>";
   }
+
+  const isCard = (c) => /^[a-z0-9]+@\d+$/.test(c) && c.split("@")[0] in GLYPHS;
 
   function send(message) {
     if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
@@ -70,10 +73,14 @@
     if (!item) {
       if (state) drawRobots(state.frame);
       document.body.dataset.animating = "no";
+      playingTurn = null;
+      showPhase();
       return;
     }
     const { stage, frame } = item;
     playing = true;
+    playingTurn = stage.turn;
+    showPhase();
     document.body.dataset.animating = "yes";
     const behind = queue.length > 12;
     drawRobots(frame, !behind);
@@ -110,10 +117,12 @@
       const player = seat.driver === "bot" ? "bot" : seat.connected ? "person" : '<span class="away">away</span>';
       return '<tr data-robot="' + text(seat.name) + '" data-status="' + seat.status + '">' +
         '<td><span class="swatch" style="background:' + seat.color + '"></span>' + text(seat.name) +
-        (s.seat === seat.name ? " (you)" : "") + "</td><td>" + player + "</td>" +
-        '<td class="status-' + seat.status + '">' + seat.status + "</td>" +
+        (s.seat === seat.name ? " (you)" : "") +
+        (seat.options.length ? '<div class="options" title="option cards">' + text(seat.options.join(", ")) + "</div>" : "") +
+        "</td>" +
+        '<td><span class="status-' + seat.status + '">' + seat.status + '</span><div class="player">' + player + "</div></td>" +
         "<td>" + pips(r.damage) + "</td><td>" + r.lives + "</td><td>" + r.flags + "</td>" +
-        "<td>" + text(locked) + (seat.options.length ? '<div class="away">' + text(seat.options.join(", ")) + "</div>" : "") + "</td></tr>";
+        "<td>" + text(locked) + "</td></tr>";
     }).join("");
   }
 
@@ -162,7 +171,7 @@
     $("rules").textContent = "rules v" + s.rules;
     $("who").textContent = s.role === "seat" ? "you play " + s.seat : s.role === "host" ? "host" : "spectator";
     $("turn").textContent = s.phase === "waiting" ? "" : "Turn " + s.turn + " ·";
-    $("phase").textContent = s.paused && s.role !== "host" ? "paused: " + s.paused : PHASES[s.phase] || s.phase;
+    showPhase();
     timerBase = s.timer_ms == null ? null : [s.timer_ms, Date.now()];
     seatsTable(s);
     desk(s);
@@ -173,6 +182,15 @@
       $("outcome").innerHTML = text(s.outcome) + (s.replay ? ' <a href="' + text(s.replay) + '">Watch the replay</a>' : "");
     }
     if (!playing && queue.length === 0) drawRobots(s.frame);
+  }
+
+  // The phase, and whether the board is still playing an earlier turn.
+  function showPhase() {
+    if (!state) return;
+    const s = state;
+    let phase = s.paused && s.role !== "host" ? "paused: " + s.paused : PHASES[s.phase] || s.phase;
+    if (playingTurn !== null && playingTurn !== s.turn) phase += " (the board still plays turn " + playingTurn + ")";
+    $("phase").textContent = phase;
   }
 
   function question(q) {
@@ -188,8 +206,10 @@
     questionShown = q.id;
     $("question-text").textContent = q.robot + ": " + q.text;
     $("question-default").textContent = q.default;
+    // A choice that is a card shows as one; the default is marked.
     $("question-choices").innerHTML = q.choices.map((c) =>
-      '<button value="' + text(c) + '" data-choice="' + text(c) + '">' + text(c) + "</button>").join("");
+      '<button value="' + text(c) + '" data-choice="' + text(c) + '"' + (c === q.default ? ' class="default"' : "") + ">" +
+      (isCard(c) ? cardHtml(c) : text(c)) + "</button>").join("");
     for (const b of $("question-choices").children) {
       b.onclick = (e) => { e.preventDefault(); send({ type: "answer", question: q.id, choice: b.dataset.choice }); dialog.close(); };
     }

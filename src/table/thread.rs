@@ -290,7 +290,10 @@ fn play(
         if t.closed {
             return Ok(());
         }
-        if t.started || t.seats.iter().all(|s| !s.person || s.connections > 0) {
+        // A table of bots alone waits for the host: it would be over before anyone looked.
+        let people: Vec<&SeatState> = t.seats.iter().filter(|s| s.person).collect();
+        let seated = !people.is_empty() && people.iter().all(|s| s.connections > 0);
+        if t.started || seated {
             t.started = true;
             let now = Instant::now();
             for s in t
