@@ -383,3 +383,22 @@ fn a_save_that_cannot_be_written_is_shown_to_the_host_and_the_table_plays_on() {
     let (saved, _) = rally::table::thread::resume(&save).unwrap();
     assert_eq!(saved.state.turn, 3);
 }
+
+#[test]
+fn a_table_of_bots_alone_waits_for_the_host() {
+    let ws = Workspace::new();
+    let mut launch = ws.launch("t", Settings::default(), false);
+    launch.people = Some(vec![false, false, false]);
+    let (server, infos) = serve(vec![launch]);
+    let tokens = &infos[0].tokens;
+    runtime().block_on(async {
+        // Nobody is waited for, yet nothing has been played: the game would be over before
+        // anyone looked.
+        let mut host = Client::connect(&server, "t", &tokens.host).await;
+        assert_eq!(host.state["phase"], "waiting", "{}", host.state);
+        assert_eq!(host.state["turn"], 1);
+        host.send(json!({"type": "start"})).await;
+        host.until(|f| f["type"] == "stage" && f["label"] == "Turn 1 · End of turn")
+            .await;
+    });
+}
