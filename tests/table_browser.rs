@@ -293,10 +293,35 @@ fn the_host_opens_a_table_on_the_start_page_and_a_player_joins_by_its_link() {
     );
     let seats: Vec<String> = serde_json::from_value(seats).unwrap();
     assert!(
-        seats[0].starts_with("Ann (you)programmingperson"),
+        seats[0].starts_with("Ann (you)conditional_programprogrammingperson"),
         "{seats:?}"
     );
     assert!(seats[1].starts_with("Bobreadybot"), "{seats:?}");
     assert!(seats[1].contains("4"), "four lives: {seats:?}");
+
+    // Ann programs; her option asks which leftover card to keep: a dialog with the cards.
+    program(&page);
+    page.click("#ready");
+    page.wait_for(
+        "the question",
+        "return document.getElementById('question').open && document.getElementById('question-text').textContent.includes('Conditional Program');",
+        PATIENCE,
+    );
+    let cards =
+        page.run("return document.querySelectorAll('#question-choices button .card').length;");
+    assert_eq!(cards, 4, "the four leftover cards, drawn as cards");
+    page.screenshot("question");
+    page.click("#question-choices button:nth-child(2)");
+    // The other questions (swap the kept card in?) get their default, until turn 2.
+    page.wait_for(
+        "turn 2, every question answered",
+        "const q = document.getElementById('question');         if (q.open) { document.querySelector('#question-choices button.default').click(); return false; }         return document.body.dataset.turn === '2' && document.body.dataset.animating === 'no';",
+        PATIENCE,
+    );
+    let told = page.run("return document.getElementById('events').textContent;");
+    assert!(
+        told.as_str().unwrap().contains("chose answer="),
+        "the answers are in the event list: {told}"
+    );
     assert_eq!(page.errors(), Vec::<String>::new(), "script errors");
 }

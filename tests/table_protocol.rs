@@ -402,3 +402,107 @@ fn a_table_of_bots_alone_waits_for_the_host() {
             .await;
     });
 }
+
+#[test]
+fn a_question_goes_to_its_player_alone_and_its_default_comes_after_the_timeout() {
+    let ws = Workspace::new();
+    // Ann holds Conditional Program: once programmed, she is asked which leftover card to keep.
+    let game = std::fs::read_to_string(ws.path("table.toml"))
+        .unwrap()
+        .replace(
+            "name = \"Ann\"\n",
+            "name = \"Ann\"\noptions = [\"conditional_program\"]\n",
+        );
+    std::fs::write(ws.path("options.toml"), game).unwrap();
+    let settings = Settings {
+        choice_timeout: 1,
+        ..Settings::default()
+    };
+    let mut launch = ws.launch("t", settings, false);
+    launch.game = ws.path("options.toml");
+    let (server, infos) = serve(vec![launch]);
+    let tokens = &infos[0].tokens;
+    runtime().block_on(async {
+        let mut spectator = Client::connect(&server, "t", &tokens.spectator).await;
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        let played = ann.program_and_ready().await;
+        bob.program_and_ready().await;
+        let asked = ann.state_where(|s| s["question"].is_object()).await;
+        let q = asked["question"].clone();
+        assert_eq!(q["key"], "conditional_program", "{q}");
+        assert_eq!(q["default"], "no");
+        let choices: Vec<String> = serde_json::from_value(q["choices"].clone()).unwrap();
+        assert_eq!(choices[0], "no");
+        let leftovers = &choices[1..];
+        assert_eq!(leftovers.len(), 4, "the four cards not played: {choices:?}");
+        assert!(leftovers.iter().all(|c| !played.contains(c)), "{choices:?}");
+        // Bob sees Ann deciding, not her question; he cannot answer it.
+        let deciding = bob
+            .state_where(|s| s["seats"][0]["status"] == "deciding")
+            .await;
+        assert!(deciding["question"].is_null(), "{deciding}");
+        let id = q["id"].clone();
+        bob.send(json!({"type": "answer", "question": id, "choice": "no"}))
+            .await;
+        assert!(bob.error().await.contains("no such question for you"));
+        ann.send(json!({"type": "answer", "question": id, "choice": "warp@1"}))
+            .await;
+        assert!(ann.error().await.contains("is not an answer"));
+        ann.send(json!({"type": "answer", "question": id, "choice": leftovers[0]}))
+            .await;
+        // Keeping a card, she is asked before the registers whether to swap it in (and
+        // whether to scrap the option to stop damage): the default each time.
+        let mut keys = Vec::new();
+        loop {
+            let frame = ann
+                .until(|f| {
+                    (f["type"] == "state" && f["question"].is_object())
+                        || (f["type"] == "stage" && f["label"] == "Turn 1 · End of turn")
+                })
+                .await;
+            if frame["type"] == "stage" {
+                break;
+            }
+            let q = &frame["question"];
+            keys.push(q["key"].as_str().unwrap().to_string());
+            ann.send(json!({"type": "answer", "question": q["id"], "choice": q["default"]}))
+                .await;
+        }
+        assert!(keys.iter().any(|k| k == "conditional_swap"), "{keys:?}");
+        // Nobody else ever got a question, and the card she kept stayed face down.
+        spectator
+            .until(|f| f["type"] == "stage" && f["label"] == "Turn 1 · End of turn")
+            .await;
+        for (who, client) in [("Bob", &bob), ("the spectator", &spectator)] {
+            for frame in &client.frames {
+                assert!(frame["question"].is_null(), "{who}: {frame}");
+                assert!(
+                    !frame.to_string().contains(&format!("\"{}\"", leftovers[0])),
+                    "{who} saw the kept card: {frame}"
+                );
+            }
+        }
+        let kept = spectator.frames.iter().any(|f| {
+            f["type"] == "stage" && f.to_string().contains(rally::table::frames::FACE_DOWN)
+        });
+        assert!(kept, "the spectator is told a card was kept, face down");
+        // Turn 2: Ann does not answer; after the timeout the default (keep nothing) is taken.
+        ann.state_where(|s| s["turn"] == 2 && s["phase"] == "programming")
+            .await;
+        bob.state_where(|s| s["turn"] == 2 && s["phase"] == "programming")
+            .await;
+        ann.program_and_ready().await;
+        bob.program_and_ready().await;
+        ann.state_where(|s| s["question"]["key"] == "conditional_program")
+            .await;
+        let end = ann
+            .until(|f| f["type"] == "stage" && f["label"] == "Turn 2 · End of turn")
+            .await;
+        let answered = end.to_string();
+        assert!(
+            !answered.contains("conditional_swap"),
+            "nothing kept, nothing to swap"
+        );
+    });
+}

@@ -49,14 +49,21 @@ impl Workspace {
         }
     }
 
-    /// A start page offering the game files of `games/` (the test game, and a file that is
-    /// not a game) with the project's variants; saves in `saves/`.
+    /// A start page offering the game files of `games/` (the test game with an option card
+    /// for Ann, and a file that is not a game) with the project's variants; saves in
+    /// `saves/`.
     pub fn offer(&self) -> Offer {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         super::support::copy_dir(&root.join("variants"), &self.path("variants"));
         std::fs::create_dir_all(self.path("games")).unwrap();
         let game = std::fs::read_to_string(self.path("table.toml")).unwrap();
-        let game = game.replace("\"table_board.toml\"", "\"../table_board.toml\"");
+        // Ann holds Conditional Program, so she is asked things (the dialogs).
+        let game = game
+            .replace("\"table_board.toml\"", "\"../table_board.toml\"")
+            .replace(
+                "name = \"Ann\"\n",
+                "name = \"Ann\"\noptions = [\"conditional_program\"]\n",
+            );
         std::fs::write(self.path("games/arena.toml"), game).unwrap();
         std::fs::write(self.path("games/broken.toml"), "seed = \n").unwrap();
         Offer {
