@@ -126,6 +126,27 @@ fn two_players_and_a_bot_play_a_turn_in_two_browsers() {
     let after = "return document.body.dataset.turn === '2' && document.body.dataset.phase === 'programming' && document.body.dataset.animating === 'no';";
     ann.wait_for("turn 2 on Ann's page", after, PATIENCE);
     bob.wait_for("turn 2 on Bob's page", after, PATIENCE);
+    // Every frame of the turn was played, animated: each card of each register, each step.
+    for page in [&ann, &bob] {
+        let played: Vec<(String, bool)> = serde_json::from_value(
+            page.run("return window.rallyTable.played.map(p => [p.id, p.animated]);"),
+        )
+        .unwrap();
+        let ids: Vec<&str> = played.iter().map(|(id, _)| id.as_str()).collect();
+        assert!(played.iter().all(|(_, animated)| *animated), "{played:?}");
+        assert_eq!(ids.first(), Some(&"t1r0"), "{ids:?}");
+        assert_eq!(ids.last(), Some(&"t1end"), "{ids:?}");
+        for register in 1..=5 {
+            let cards = ids
+                .iter()
+                .filter(|id| id.starts_with(&format!("t1r{register}s")))
+                .count();
+            assert!(
+                cards >= 3,
+                "register {register}: a frame per robot's card at least: {ids:?}"
+            );
+        }
+    }
     bob.screenshot("after-turn");
 
     // `rally run` on the same cards: a scenario of turn 1 as the save recorded its programs.

@@ -14,6 +14,8 @@
   let queue = [];            // frames of "stage" messages still to show, in order
   let playing = false;
   let playingTurn = null;    // the turn of the frame on the board while playing
+  const played = [];         // every frame shown: { id, animated } (window.rallyTable, for tests)
+  window.rallyTable = { played };
   let retry = 500;
   let questionShown = null;
   let timerBase = null;      // [ms left, when received]
@@ -58,8 +60,7 @@
 
   // A stage of the turn comes as its frames (each card, each step in which something
   // happened); they are played one after the other, so every page shows the turn as it went.
-  // The state that arrives meanwhile waits for the last one. A page far behind (it was away)
-  // catches up quickly, without animating.
+  // The state that arrives meanwhile waits for the last one.
   function enqueue(stage) {
     stage.frames.forEach((frame, i) => queue.push({ stage, frame, first: i === 0 }));
     playQueue();
@@ -82,8 +83,11 @@
     playingTurn = stage.turn;
     showPhase();
     document.body.dataset.animating = "yes";
-    const behind = queue.length > 12;
+    // A later turn already waiting: this page was away or slow; it catches up without
+    // animating until it plays the newest turn.
+    const behind = queue.length > 0 && queue[queue.length - 1].stage.turn > stage.turn;
     drawRobots(frame, !behind);
+    played.push({ id: frame.id, animated: !behind });
     const step = frame.label.split(" · ").slice(1).join(" · ");
     $("stage-label").textContent = stage.label + (step ? " · " + step : "");
     // The register's cards, face up in the order they are played.
