@@ -10,27 +10,30 @@ use rally::table::Lobby;
 use serde_json::{json, Value};
 use table_client::{serve_lobby, Client, Workspace};
 
-/// An HTTP answer: the status and the body.
-fn call(request: ureq::RequestBuilder<ureq::typestate::WithoutBody>) -> (u16, String) {
-    let mut response = request
-        .config()
-        .http_status_as_error(false)
-        .build()
-        .call()
-        .unwrap();
-    (
-        response.status().as_u16(),
-        response.body_mut().read_to_string().unwrap(),
+/// The status and the body of a GET.
+fn call(url: &str) -> (u16, String) {
+    answer(
+        ureq::get(url)
+            .config()
+            .http_status_as_error(false)
+            .build()
+            .call(),
     )
 }
 
+/// The status and the body of a POST of `body`.
 fn post(url: &str, body: &str) -> (u16, String) {
-    let mut response = ureq::post(url)
-        .config()
-        .http_status_as_error(false)
-        .build()
-        .send(body)
-        .unwrap();
+    answer(
+        ureq::post(url)
+            .config()
+            .http_status_as_error(false)
+            .build()
+            .send(body),
+    )
+}
+
+fn answer(response: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> (u16, String) {
+    let mut response = response.unwrap();
     (
         response.status().as_u16(),
         response.body_mut().read_to_string().unwrap(),
@@ -47,16 +50,16 @@ fn the_start_page_opens_the_table_the_host_picks_and_refuses_the_rest() {
     let open = |body: &str| post(&format!("{base}/api/tables?token={token}"), body);
 
     // The page itself is for everyone; what it offers and opens needs the host's token.
-    let (status, page) = call(ureq::get(&format!("{base}/")));
+    let (status, page) = call(&format!("{base}/"));
     assert_eq!(status, 200);
     assert!(page.contains("/assets/start.js"));
     for bad in ["", "nope", &token[..31]] {
-        let (status, body) = call(ureq::get(&format!("{base}/api/start?token={bad}")));
+        let (status, body) = call(&format!("{base}/api/start?token={bad}"));
         assert_eq!(status, 403, "{bad:?}: {body}");
         let (status, _) = post(&format!("{base}/api/tables?token={bad}"), "{}");
         assert_eq!(status, 403);
     }
-    let (status, body) = call(ureq::get(&format!("{base}/api/start?token={token}")));
+    let (status, body) = call(&format!("{base}/api/start?token={token}"));
     assert_eq!(status, 200, "{body}");
     let start: Value = serde_json::from_str(&body).unwrap();
     let games = start["offer"]["games"].as_array().unwrap();
@@ -126,7 +129,7 @@ fn the_start_page_opens_the_table_the_host_picks_and_refuses_the_rest() {
         open(r#"{"game":"arena.toml","people":[true,true,false],"timer":90000}"#);
     assert_eq!(status, 400);
     assert!(answer.contains("at most 86400"), "{answer}");
-    let (_, listed) = call(ureq::get(&format!("{base}/api/tables")));
+    let (_, listed) = call(&format!("{base}/api/tables"));
     assert_eq!(listed, r#"{"tables":[]}"#, "nothing was opened");
 
     // A good request: Bob's seat goes to a bot, more lives on top of the game's rules.
@@ -163,7 +166,7 @@ fn the_start_page_opens_the_table_the_host_picks_and_refuses_the_rest() {
         serde_json::from_str::<Value>(&answer).unwrap()["id"],
         "arena-2"
     );
-    let (_, listed) = call(ureq::get(&format!("{base}/api/tables")));
+    let (_, listed) = call(&format!("{base}/api/tables"));
     assert!(
         !listed.contains('#'),
         "the public list has no links: {listed}"
