@@ -487,6 +487,17 @@ impl Scenario {
         if let Some(turns) = self.turns {
             return self.play_turns(game, turns, None);
         }
+        {
+            // A robot powered down for the turn sheds its damage as the turn begins, as in a
+            // game (rules.md §7.4.2): the scenario's `damage` is what it had before.
+            let mut state = game.state_mut();
+            state.segment = "turn_start".into();
+            for id in 0..state.robots.len() {
+                if state.robots[id].powered_down && !state.robots[id].destroyed {
+                    crate::game::power_down(&mut state, id);
+                }
+            }
+        }
         game.start_turn()?;
         for register in 1..=self.registers {
             game.run_register(register)?;

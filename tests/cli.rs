@@ -245,6 +245,24 @@ fn json_everywhere_with_a_version() {
 }
 
 #[test]
+fn run_json_register_is_the_last_register_resolved() {
+    // The contract's example: `"register": 2` after two registers. The end of the turn, which
+    // the engine runs outside the registers, does not turn it into 0.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let scenario = "[board]\ngrid = \". .\"\n[board.legend]\n\".\" = \"floor\"\n[[robot]]\nname = \"A\"\nat = [0, 0]\nfacing = \"E\"\n";
+    for (extra, register) in [
+        ("registers = 2\n", 2),
+        ("registers = 3\nend_of_turn = true\n", 3),
+    ] {
+        std::fs::write(d.join("s.toml"), format!("{extra}{scenario}")).unwrap();
+        let state = json(&rally(d, &["run", "s.toml", "--json"]));
+        assert_eq!(state["register"], register, "{extra}");
+        assert_eq!(state["turn"], 1, "{extra}");
+    }
+}
+
+#[test]
 fn listing_names_keeps_them_and_an_unknown_one_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

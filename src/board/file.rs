@@ -269,6 +269,7 @@ impl Layout {
             }
         }
 
+        let grid_size = (width, height);
         for part in &file.board {
             let origin = origin_of(part.span().start);
             let part = part.get_ref();
@@ -369,6 +370,36 @@ impl Layout {
                 "{m}: give `width` and `height`, a `grid`, or `[[board]]` parts"
             ))
         })?;
+        if !parts.is_empty() {
+            // A course's squares that no board (nor the course's own grid) covers are off
+            // the board, and squares off the board behave as pits (the contract; rules.md
+            // §4.15): a robot driving into the gap of an L-shaped course falls.
+            let grid = grid_size;
+            let covered = |p: Pos| {
+                (p.x < grid.0 && p.y < grid.1)
+                    || parts.iter().any(|part: &Part| {
+                        p.x >= part.at.x
+                            && p.y >= part.at.y
+                            && p.x < part.at.x + part.width
+                            && p.y < part.at.y + part.height
+                    })
+            };
+            for y in 0..height {
+                for x in 0..width {
+                    let at = Pos::new(x, y);
+                    if !covered(at) {
+                        placements.push(Placement {
+                            element: "pit".into(),
+                            at,
+                            params: toml::Table::new(),
+                            quarter_turns: 0,
+                            origin: whole.clone(),
+                            context: None,
+                        });
+                    }
+                }
+            }
+        }
         Ok(Layout {
             name: file.name.unwrap_or_else(|| {
                 source

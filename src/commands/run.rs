@@ -63,7 +63,12 @@ pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
     if opts.json {
         let out = JsonState {
             version: super::output::JSON_VERSION,
-            register: state.register,
+            // The last register resolved, as the contract's example shows: the end of the
+            // turn, which the engine runs outside the registers (0), does not undo it.
+            register: match state.register {
+                0 => scenario.registers,
+                r => r,
+            },
             turn: state.turn,
             robots: &state.robots,
             events: &state.events,

@@ -512,6 +512,16 @@ impl Match {
     }
 }
 
+/// Power down takes effect as robot `id`'s turn begins (rules.md §2 step 1.1, §7.4.2): all its
+/// damage is discarded and, dealt no cards, its registers are empty: no moves, no firing.
+pub(crate) fn power_down(state: &mut GameState, id: RobotId) {
+    let r = &mut state.robots[id];
+    let discarded = r.damage;
+    r.damage = 0;
+    r.program.iter_mut().for_each(|c| *c = None);
+    state.log(Some(id), "powered_down", detail! {"discarded" => discarded});
+}
+
 /// The turn loop itself, over a game it borrows: what [`Match`] runs, and what a scenario of
 /// several turns runs on its own game (`scenario.rs`), so both play turns the same way.
 pub struct TurnLoop<'a> {
@@ -595,11 +605,7 @@ impl TurnLoop<'_> {
                 let down = self.progress.announced[id] && !r.destroyed;
                 r.powered_down = down;
                 if down {
-                    // §7.4.2: all damage is discarded; no cards, no moves, no firing.
-                    let discarded = r.damage;
-                    r.damage = 0;
-                    r.program.iter_mut().for_each(|c| *c = None);
-                    state.log(Some(id), "powered_down", detail! {"discarded" => discarded});
+                    power_down(&mut state, id);
                 }
             }
         }

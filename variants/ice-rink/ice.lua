@@ -203,11 +203,6 @@ rally.element {
       ctx:set_var(robot, "ice", chart(robot))
       mark_pending(ctx, robot)
     end,
-    -- Robots with no card this register (powered down, idle) slide with an unchanged chart
-    -- after every programmed robot (§8.9 #12), in board order [prop.] among themselves.
-    after_cards = function(ctx, tile, robot)
-      if take_pending(ctx, robot) then slide(ctx, robot) end
-    end,
   },
   -- A robot that started the register on the ice: the card only updates the chart, then it
   -- slides. Anyone else (pushed onto the ice this register) executes its card normally.
@@ -247,11 +242,24 @@ rally.rule {
     register_start = function(ctx)
       ctx:set_game_var(PENDING, nil)                          -- the ice's own register_start refills it
     end,
+    -- Robots with no card this register (powered down, idle) slide with an unchanged chart
+    -- after every programmed robot (§8.9 #12: priority 0). They tie, and ties go by dock
+    -- order (§9.2 #20), the order of the robots, never by where they stand on the board.
+    after_cards = function(ctx)
+      for _, robot in ipairs(ctx:robots()) do
+        if not robot.destroyed and ctx:has(robot.at, "ice") and take_pending(ctx, robot) then
+          slide(ctx, robot)
+        end
+      end
+    end,
   },
-  -- A robot pushed, carried or driven off the ice is no longer on it: its chart goes.
+  -- A robot pushed, carried or driven off the ice is no longer on it: its chart goes, and so
+  -- does its slide this register (§8.4 B is for robots on the ice): pushed off before its
+  -- card, it plays the card as a normal move, even one that takes it back onto the ice.
   on_enter = function(ctx, robot)
     if robot.vars.ice ~= nil and not ctx:has(robot.at, "ice") then
       ctx:set_var(robot, "ice", nil)
+      take_pending(ctx, robot)
     end
   end,
   -- §8.9 #22: a re-entering robot has no speed and no spin.
