@@ -506,3 +506,96 @@ fn a_question_goes_to_its_player_alone_and_its_default_comes_after_the_timeout()
         );
     });
 }
+
+#[test]
+fn a_script_error_in_a_register_pauses_the_table_until_a_fix_is_saved() {
+    let ws = Workspace::new();
+    let (server, infos) = serve(vec![ws.launch("t", Settings::default(), true)]);
+    let tokens = &infos[0].tokens;
+    let lasers = ws.path("scripts/rules/robot_lasers.lua");
+    let good = std::fs::read_to_string(&lasers).unwrap();
+    runtime().block_on(async {
+        let mut host = Client::connect(&server, "t", &tokens.host).await;
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        ann.state_where(|s| s["phase"] == "programming" && s["desk"].is_object())
+            .await;
+        // A save that loads, with a mistake that shows only when the lasers fire.
+        std::fs::write(
+            &lasers,
+            good.replace("ctx:fire_robot_lasers()", "ctx:fire_robot_lasers(nil + 1)"),
+        )
+        .unwrap();
+        ann.until(|f| f["type"] == "notice" && f["rules"] == 2)
+            .await;
+        ann.program_and_ready().await;
+        bob.program_and_ready().await;
+        let paused = host.state_where(|s| s["phase"] == "paused").await;
+        let error = paused["paused"].as_str().unwrap();
+        assert!(error.contains("robot_lasers.lua:"), "{error}");
+        let seen = ann.state_where(|s| s["phase"] == "paused").await;
+        assert_eq!(
+            seen["paused"],
+            "a rule script failed: the host is fixing it"
+        );
+        // Register 1 was rolled back: no stage of it reached anyone.
+        assert!(!ann
+            .frames
+            .iter()
+            .any(|f| f["type"] == "stage" && f["label"] == "Turn 1 · Register 1"));
+        // The fix: the table goes on with rules v3 and plays register 1 again.
+        std::fs::write(&lasers, &good).unwrap();
+        ann.until(|f| f["type"] == "stage" && f["label"] == "Turn 1 · Register 1")
+            .await;
+        assert_eq!(ann.state["rules"], 3, "{}", ann.state);
+        ann.until(|f| f["type"] == "stage" && f["label"] == "Turn 1 · End of turn")
+            .await;
+    });
+}
+
+#[test]
+fn the_classic_timer_fills_the_last_program_with_the_cards_as_dealt() {
+    let ws = Workspace::new();
+    let settings = Settings {
+        timer: 1,
+        ..Settings::default()
+    };
+    let (server, infos) = serve(vec![ws.launch("t", settings, false)]);
+    let tokens = &infos[0].tokens;
+    runtime().block_on(async {
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        let dealt = bob
+            .state_where(|s| s["phase"] == "programming" && s["desk"].is_object())
+            .await;
+        let hand = bob.hand();
+        assert!(
+            dealt["timer_ms"].is_null(),
+            "no timer while two are programming"
+        );
+        // Bob puts his third card in register 1 and then dawdles.
+        bob.send(json!({"type": "place", "register": 1, "card": hand[2]}))
+            .await;
+        bob.state_where(|s| !s["desk"]["registers"][0].is_null())
+            .await;
+        ann.program_and_ready().await;
+        let timed = bob.state_where(|s| s["timer_ms"].is_u64()).await;
+        assert!(timed["timer_ms"].as_u64().unwrap() <= 1000, "{timed}");
+        // The timer runs out: his open registers get the cards left, in the order dealt.
+        let expected = [&hand[2], &hand[0], &hand[1], &hand[3], &hand[4]];
+        for (i, card) in expected.iter().enumerate() {
+            let label = format!("Turn 1 · Register {}", i + 1);
+            let stage = bob
+                .until(|f| f["type"] == "stage" && f["label"] == label.as_str())
+                .await;
+            let bobs = stage["revealed"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["robot"] == "Bob")
+                .unwrap()["card"]
+                .clone();
+            assert_eq!(bobs, json!(card), "register {}", i + 1);
+        }
+    });
+}
