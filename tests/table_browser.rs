@@ -320,6 +320,28 @@ fn the_host_opens_a_table_on_the_start_page_and_a_player_joins_by_its_link() {
     assert!(seats[1].starts_with("Bobreadybot"), "{seats:?}");
     assert!(seats[1].contains("4"), "four lives: {seats:?}");
 
+    // A card dragged onto register 3 lands there; clicking the register takes it back.
+    let dragged = page.run(
+        "const card = document.querySelector('#hand .card');\
+         const slot = document.querySelector('#registers .slot[data-register=\"3\"]');\
+         const dt = new DataTransfer();\
+         card.dispatchEvent(new DragEvent('dragstart', { bubbles: true, dataTransfer: dt }));\
+         slot.dispatchEvent(new DragEvent('dragover', { bubbles: true, cancelable: true, dataTransfer: dt }));\
+         slot.dispatchEvent(new DragEvent('drop', { bubbles: true, cancelable: true, dataTransfer: dt }));\
+         return card.dataset.card;",
+    );
+    let in_register_3 = "return document.querySelector('#registers .slot[data-register=\"3\"] .card')?.dataset.card ?? null;";
+    assert_eq!(
+        page.wait_for("the dragged card", in_register_3, PATIENCE),
+        dragged
+    );
+    page.click("#registers .slot[data-register='3']");
+    page.wait_for(
+        "register 3 empty again",
+        "return document.querySelector('#registers .slot[data-register=\"3\"] .card') === null;",
+        PATIENCE,
+    );
+
     // Ann programs; her option asks which leftover card to keep: a dialog with the cards.
     program(&page);
     page.click("#ready");
