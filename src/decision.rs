@@ -53,13 +53,26 @@ impl Chooser for Defaults {
 }
 
 /// How bots answer: a few rules of thumb for the standard questions; for any other question,
-/// the script's own advice (`info.advice`, one of the choices: the option scripts say there
-/// when a bot should use them), else the default. A bot thus understands any script's
-/// question, as cleverly as the script advises.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct BotPolicy;
+/// the asker's own advice (`info.advice`, one of the choices: the option scripts say there
+/// when a bot should use them, the turn loop which way a robot re-entering should face),
+/// else the default. A bot thus understands any script's question, as cleverly as the
+/// script advises.
+#[derive(Clone, Debug, Default)]
+pub struct BotPolicy {
+    /// Per robot, the damage from which its bot powers down (a stronger bot sooner);
+    /// [`BotPolicy::POWER_DOWN_AT`] for a robot not listed.
+    power_down_at: Vec<i32>,
+}
 
 impl BotPolicy {
+    /// The damage from which a bot powers down, unless told otherwise.
+    pub const POWER_DOWN_AT: i32 = 7;
+
+    /// Bots that power down from `power_down_at[robot]` damage.
+    pub fn new(power_down_at: Vec<i32>) -> BotPolicy {
+        BotPolicy { power_down_at }
+    }
+
     fn number(q: &Question, key: &str) -> Option<i64> {
         q.detail.get(key).and_then(Value::as_i64)
     }
@@ -69,6 +82,13 @@ impl Chooser for BotPolicy {
     fn choose(&mut self, q: &Question) -> Option<String> {
         let has = |a: &str| q.choices.iter().any(|c| c == a);
         match q.key.as_str() {
+            // Power down to shed damage once it is heavy (a bot then loses a turn).
+            crate::game::questions::POWER_DOWN => {
+                let at = self.power_down_at.get(q.robot).copied();
+                let heavy = Self::number(q, "damage")
+                    .is_some_and(|d| d >= at.unwrap_or(Self::POWER_DOWN_AT).into());
+                heavy.then(|| "yes".to_string())
+            }
             // Scrap an option (the first held) only to survive: §6.4.
             "absorb" if q.detail.get("lethal") == Some(&Value::Bool(true)) => {
                 q.choices.get(1).cloned()
@@ -186,20 +206,34 @@ mod tests {
     #[test]
     fn bots_follow_the_scripts_advice_when_it_is_a_choice() {
         let mut q = question("recompile", &["no", "yes"]);
-        assert_eq!(BotPolicy.choose(&q), None);
+        assert_eq!(BotPolicy::default().choose(&q), None);
         q.detail
             .insert("advice".into(), Value::String("yes".into()));
-        assert_eq!(BotPolicy.choose(&q).as_deref(), Some("yes"));
+        assert_eq!(BotPolicy::default().choose(&q).as_deref(), Some("yes"));
         q.detail
             .insert("advice".into(), Value::String("maybe".into()));
-        assert_eq!(BotPolicy.choose(&q), None, "advice that is not a choice");
+        assert_eq!(
+            BotPolicy::default().choose(&q),
+            None,
+            "advice that is not a choice"
+        );
+    }
+
+    #[test]
+    fn bots_power_down_from_their_threshold() {
+        let mut q = question("power_down", &["no", "yes"]);
+        q.detail.insert("damage".into(), Value::from(6));
+        assert_eq!(BotPolicy::default().choose(&q), None);
+        assert_eq!(BotPolicy::new(vec![5]).choose(&q).as_deref(), Some("yes"));
+        q.detail.insert("damage".into(), Value::from(7));
+        assert_eq!(BotPolicy::default().choose(&q).as_deref(), Some("yes"));
     }
 
     #[test]
     fn bots_scrap_options_only_to_survive() {
         let mut q = question("absorb", &["no", "brakes"]);
-        assert_eq!(BotPolicy.choose(&q), None);
+        assert_eq!(BotPolicy::default().choose(&q), None);
         q.detail.insert("lethal".into(), Value::Bool(true));
-        assert_eq!(BotPolicy.choose(&q).as_deref(), Some("brakes"));
+        assert_eq!(BotPolicy::default().choose(&q).as_deref(), Some("brakes"));
     }
 }

@@ -221,6 +221,11 @@ impl Lines {
         Lines(starts)
     }
 
+    /// Where 1-based `line` starts, if the text has it.
+    pub fn start(&self, line: usize) -> Option<usize> {
+        self.0.get(line.checked_sub(1)?).copied()
+    }
+
     /// The 1-based line and column (in bytes) of a byte offset.
     pub fn locate(&self, offset: usize) -> (usize, usize) {
         let line = self.0.partition_point(|&start| start <= offset).max(1);

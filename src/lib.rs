@@ -24,6 +24,7 @@ pub mod render;
 pub mod replay;
 pub mod scenario;
 pub mod script;
+pub mod snippet;
 pub mod state;
 pub mod svg;
 pub mod table;

@@ -589,6 +589,9 @@ fn main() -> ExitCode {
                 output::paint(output::FAIL, "error:"),
                 rally::text::clean(&e.to_string())
             );
+            if let Some(snippet) = rally::snippet::of(&e, true) {
+                anstream::eprintln!("{snippet}");
+            }
             ExitCode::from(2)
         }
     }

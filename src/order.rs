@@ -3,8 +3,9 @@
 //! Every step is a point where scripts may act: elements attach handlers to steps by name
 //! (`steps = { belts = function(ctx, tile, robot) ... end }`), and a few steps also have a
 //! native part the core resolves itself (revealing cards, executing them, re-entry).
-//! Variants may insert steps of their own (`[[step]]` in `variant.toml`); they take the
-//! segment of the step they are placed next to.
+//! Variants (`[[step]]` in `variant.toml`) and declarations (`new_steps`: an element or rule
+//! that needs a moment of its own) may insert steps; a step takes the segment of the step it
+//! is placed next to.
 
 use serde::Serialize;
 
@@ -147,7 +148,7 @@ pub fn standard() -> Vec<Step> {
         .collect()
 }
 
-/// Where a variant puts a step of its own.
+/// Where a variant or a declaration puts a step of its own.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NewStep {
@@ -158,7 +159,7 @@ pub struct NewStep {
     pub describe: String,
 }
 
-/// Inserts a variant's step next to an existing one.
+/// Inserts a new step next to an existing one.
 pub fn insert(order: &mut Vec<Step>, new: &NewStep) -> Result<(), String> {
     if order.iter().any(|s| s.name == new.name) {
         return Err(format!("step `{}` already exists", new.name));
@@ -194,4 +195,88 @@ pub fn insert(order: &mut Vec<Step>, new: &NewStep) -> Result<(), String> {
         },
     );
     Ok(())
+}
+
+/// The order of play while the scripts load. Declarations may still add steps (`new_steps`),
+/// which moves the steps after them, so handlers are keyed by a lasting id (the order in
+/// which steps became known) until [`Steps::finish`] says where each id ended up.
+pub struct Steps {
+    order: Vec<Step>,
+    /// Step names by id.
+    ids: Vec<String>,
+    /// The steps declarations added: one declared again the same way (an element replaced
+    /// by a variant's version of it) is the same step.
+    added: Vec<NewStep>,
+}
+
+impl Steps {
+    pub fn new(order: Vec<Step>) -> Steps {
+        let ids = order.iter().map(|s| s.name.clone()).collect();
+        Steps {
+            order,
+            ids,
+            added: Vec::new(),
+        }
+    }
+
+    /// The id of the step called `name`.
+    pub fn id(&self, name: &str) -> Option<usize> {
+        self.ids.iter().position(|n| n == name)
+    }
+
+    /// Every step's name, in the order of play (for messages).
+    pub fn names(&self) -> Vec<&str> {
+        self.order.iter().map(|s| s.name.as_str()).collect()
+    }
+
+    /// Adds a declaration's step (nothing if the same step was added already).
+    pub fn add(&mut self, new: &NewStep) -> Result<(), String> {
+        if self.added.contains(new) {
+            return Ok(());
+        }
+        insert(&mut self.order, new)?;
+        self.ids.push(new.name.clone());
+        self.added.push(new.clone());
+        Ok(())
+    }
+
+    /// The final order of play, and the place in it of each id.
+    pub fn finish(&self) -> (Vec<Step>, Vec<usize>) {
+        let place = self
+            .ids
+            .iter()
+            .map(|name| {
+                self.order
+                    .iter()
+                    .position(|s| &s.name == name)
+                    .expect("every id names a step")
+            })
+            .collect();
+        (self.order.clone(), place)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_last_while_steps_are_added() {
+        let mut steps = Steps::new(standard());
+        let fire = steps.id("fire").unwrap();
+        let springs = NewStep {
+            name: "springs".into(),
+            before: None,
+            after: Some("crushers".into()),
+            describe: String::new(),
+        };
+        steps.add(&springs).unwrap();
+        steps.add(&springs).unwrap();
+        let id = steps.id("springs").unwrap();
+        let (order, place) = steps.finish();
+        assert_eq!(order[place[id]].name, "springs");
+        assert_eq!(order[place[id]].segment, Segment::BoardElements);
+        assert_eq!(order[place[fire]].name, "fire");
+        assert_eq!(place[fire], place[id] + 1);
+    }
 }

@@ -44,7 +44,15 @@ impl Kind {
 
     /// Checks a board value and returns it normalised.
     pub fn check(&self, value: &toml::Value) -> Result<Value, String> {
-        let wrong = || format!("expected a {}, got {}", self.describe(), show(value));
+        let wrong = || {
+            let expected = self.describe();
+            let article = if expected.starts_with("one of") {
+                ""
+            } else {
+                "a "
+            };
+            format!("expected {article}{expected}, got {}", show(value))
+        };
         match (self, value) {
             (Kind::Dir, toml::Value::String(s)) => Dir::parse(s)
                 .map(|d| Value::from(d.name()))
@@ -73,6 +81,10 @@ impl Kind {
                 .collect::<Result<Vec<_>, _>>()
                 .map(Value::Array)
                 .map_err(|e| format!("in the list: {e}")),
+            // An empty Lua table reads as an empty list.
+            (Kind::DirMap(_), toml::Value::Array(items)) if items.is_empty() => {
+                Ok(Value::Object(Map::new()))
+            }
             (Kind::DirMap(inner), toml::Value::Table(table)) => {
                 let mut out = Map::new();
                 for (key, item) in table {
@@ -134,14 +146,32 @@ pub struct ParamSpec {
 /// An element's declared parameters, by name.
 pub type ParamSpecs = BTreeMap<String, ParamSpec>;
 
+/// What is wrong with a set of parameters, and which parameter it is about (none for a
+/// missing one), so that the caller can point at where it was written.
+#[derive(Debug)]
+pub struct ParamError {
+    pub param: Option<String>,
+    pub message: String,
+}
+
+impl From<ParamError> for String {
+    fn from(e: ParamError) -> String {
+        e.message
+    }
+}
+
 /// Checks a placement's parameters against the declaration; fills in defaults.
 pub fn check_all(
     specs: &ParamSpecs,
     given: &toml::Table,
     element: &str,
-) -> Result<Map<String, Value>, String> {
+) -> Result<Map<String, Value>, ParamError> {
     let mut out = Map::new();
     for (name, value) in given {
+        let about = |message: String| ParamError {
+            param: Some(name.clone()),
+            message,
+        };
         let spec = specs.get(name).ok_or_else(|| {
             let known: Vec<&str> = specs.keys().map(String::as_str).collect();
             let list = if known.is_empty() {
@@ -149,15 +179,15 @@ pub fn check_all(
             } else {
                 format!("expected one of {}", known.join(", "))
             };
-            format!(
+            about(format!(
                 "element `{element}` has no parameter `{name}`{}; {list}",
                 crate::error::suggest(name, known.iter().copied())
-            )
+            ))
         })?;
         let checked = spec
             .kind
             .check(value)
-            .map_err(|e| format!("element `{element}`, parameter `{name}`: {e}"))?;
+            .map_err(|e| about(format!("element `{element}`, parameter `{name}`: {e}")))?;
         out.insert(name.clone(), checked);
     }
     for (name, spec) in specs {
@@ -167,10 +197,13 @@ pub fn check_all(
         if let Some(default) = &spec.default {
             out.insert(name.clone(), default.clone());
         } else if spec.required {
-            return Err(format!(
-                "element `{element}` needs parameter `{name}` ({})",
-                spec.kind.describe()
-            ));
+            return Err(ParamError {
+                param: None,
+                message: format!(
+                    "element `{element}` needs parameter `{name}` ({})",
+                    spec.kind.describe()
+                ),
+            });
         }
     }
     Ok(out)

@@ -150,6 +150,7 @@ impl ReplayLog {
             .map(|v| Choice {
                 name: v.name.clone(),
                 params: v.params.clone(),
+                written: None,
             })
             .collect();
         scenario.robots = self

@@ -1,7 +1,7 @@
 //! Scenario files (`spec/formats.md`): a board, robots with programs, how many registers to
 //! resolve, and optionally what must be true afterwards. `rally run` and `rally test` use them.
 
-use crate::board::{BoardRef, Layout, Origin};
+use crate::board::{BoardRef, Layout};
 use crate::cards::Card;
 use crate::decision::{Answer, Fixed};
 use crate::engine::Game;
@@ -25,9 +25,9 @@ struct ScenarioFile {
     description: String,
     board: BoardRef,
     #[serde(default)]
-    variants: Vec<String>,
+    variants: crate::variant::Names,
     #[serde(default)]
-    variant: BTreeMap<String, toml::Table>,
+    variant: crate::variant::Settings,
     #[serde(default)]
     seed: u64,
     registers: Option<Spanned<u8>>,
@@ -272,11 +272,6 @@ impl Scenario {
     pub fn load(path: &Path) -> Result<Scenario> {
         let source = Source::read(path)?;
         let file: ScenarioFile = source.parse_toml()?;
-        let whole = Origin {
-            file: path.to_path_buf(),
-            line: 1,
-            column: 1,
-        };
         let layout = file.board.layout(&source)?;
         let turns = match &file.turns {
             Some(t) if !(1..=MAX_TURNS).contains(t.get_ref()) => {
@@ -408,8 +403,7 @@ impl Scenario {
         }
         after_turn.sort_by_key(|(n, _)| *n);
         let expect = expectations("expect", file.expect, &robots, &source)?;
-        let variants = crate::variant::choices_from(&file.variants, &file.variant)
-            .map_err(|m| whole.error(m))?;
+        let variants = crate::variant::choices_from(&file.variants, &file.variant, &source)?;
         Ok(Scenario {
             path: path.to_path_buf(),
             description: file.description,
@@ -839,20 +833,15 @@ impl Scenario {
     }
 }
 
-/// The seats of a scenario of several turns: the file's programs and stacked hands; the
-/// turn loop's other decisions (power down, staying down, re-entry) are questions answered
-/// by the robot's `choices` like any other (`power_down`, `stay_down`, `reenter_facing`,
-/// `reenter_powered_down`; default: no, and the facing it had).
+/// The seats of a scenario of several turns: the file's programs and stacked hands. The turn
+/// loop's other decisions (power down, staying down, re-entry: `game::questions`) are
+/// questions answered by the robot's `choices` like any other (`power_down`, `stay_down`,
+/// `reenter_facing`, `reenter_powered_down`; default: no, and the facing it had).
 struct ScenarioSeats<'a> {
     scenario: &'a Scenario,
 }
 
 impl ScenarioSeats<'_> {
-    fn yes_no(&self, game: &Game, robot: RobotId, key: &str, text: &str) -> Result<bool> {
-        let answer = game.choose(robot, key, vec!["no".into(), "yes".into()], text.into())?;
-        Ok(answer == "yes")
-    }
-
     /// The robot's program for this turn (none once the file's list runs out).
     fn program(&self, game: &Game, robot: RobotId) -> Vec<Card> {
         let turn = game.state().turn as usize;
@@ -879,36 +868,6 @@ impl Seats for ScenarioSeats<'_> {
             )));
         }
         Ok(program)
-    }
-
-    fn power_down(&mut self, game: &mut Game, robot: RobotId) -> Result<bool> {
-        self.yes_no(game, robot, "power_down", "Power down next turn?")
-    }
-
-    fn stay_down(&mut self, game: &mut Game, robot: RobotId) -> Result<bool> {
-        self.yes_no(game, robot, "stay_down", "Stay powered down next turn?")
-    }
-
-    fn reenter(&mut self, game: &mut Game, robot: RobotId) -> Result<(Dir, bool)> {
-        let facing = game.state().robots[robot].facing;
-        let choices: Vec<String> = std::iter::once(facing)
-            .chain(Dir::ALL.into_iter().filter(|&d| d != facing))
-            .map(|d| d.to_string())
-            .collect();
-        let answer = game.choose(
-            robot,
-            "reenter_facing",
-            choices,
-            "Facing on re-entry?".into(),
-        )?;
-        let facing = Dir::parse(&answer).unwrap_or(facing);
-        let down = self.yes_no(
-            game,
-            robot,
-            "reenter_powered_down",
-            "Re-enter powered down?",
-        )?;
-        Ok((facing, down))
     }
 
     fn stacked(&mut self, game: &Game) -> Result<Option<Stacked>> {

@@ -2,6 +2,7 @@
 //! files, its parameters, the steps it adds, what it cannot be combined with) and its scripts.
 //! Nothing of a variant is loaded unless a game or scenario switches it on.
 
+use crate::board::Origin;
 use crate::error::{Error, Result, Source};
 use crate::order::NewStep;
 use crate::params::{Kind, ParamSpec, ParamSpecs};
@@ -9,6 +10,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use toml::Spanned;
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
@@ -22,7 +24,7 @@ struct VariantFile {
     #[serde(default)]
     requires: Vec<String>,
     #[serde(default)]
-    params: BTreeMap<String, ParamFile>,
+    params: BTreeMap<String, toml::Spanned<ParamFile>>,
     #[serde(default)]
     step: Vec<NewStep>,
 }
@@ -31,7 +33,7 @@ struct VariantFile {
 #[serde(deny_unknown_fields)]
 struct ParamFile {
     kind: String,
-    default: toml::Value,
+    default: Spanned<toml::Value>,
     #[serde(default)]
     describe: String,
     min: Option<i64>,
@@ -59,6 +61,26 @@ pub struct Variant {
 pub struct Choice {
     pub name: String,
     pub params: toml::Table,
+    /// Where the scenario or game file names it and sets each parameter, for errors; none
+    /// when it came from elsewhere (`--variant`, a variant's `requires`).
+    pub written: Option<Written>,
+}
+
+/// Where a [`Choice`] was written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Written {
+    pub name: Origin,
+    pub params: BTreeMap<String, Origin>,
+}
+
+impl Choice {
+    /// An error about the choice, at its name in the file that made it, if any.
+    fn error(&self, message: String) -> Error {
+        match &self.written {
+            Some(w) => w.name.error(message),
+            None => Error::Other(message),
+        }
+    }
 }
 
 impl Variant {
@@ -71,6 +93,9 @@ impl Variant {
         };
         let mut params = ParamSpecs::new();
         for (name, p) in file.params {
+            let start = p.span().start;
+            let at = |message: String| source.error_at(start, message);
+            let p = p.into_inner();
             let kind = match p.kind.as_str() {
                 "dir" => Kind::Dir,
                 "rotation" => Kind::Rotation,
@@ -78,14 +103,24 @@ impl Variant {
                 "int" => Kind::Int { min: p.min, max: p.max },
                 "string" => Kind::Str { choices: p.choices },
                 other => {
-                    return Err(whole(format!(
+                    return Err(at(format!(
                         "parameter `{name}`: unknown kind `{other}`, expected dir, rotation, bool, int or string"
                     )))
                 }
             };
-            let default = kind
-                .check(&p.default)
-                .map_err(|e| whole(format!("parameter `{name}`: default: {e}")))?;
+            if let (Some(lo), Some(hi)) = (p.min, p.max) {
+                if lo > hi {
+                    return Err(at(format!(
+                        "parameter `{name}`: min = {lo} is more than max = {hi}"
+                    )));
+                }
+            }
+            let default = kind.check(p.default.get_ref()).map_err(|e| {
+                source.error_at(
+                    p.default.span().start,
+                    format!("parameter `{name}`: default: {e}"),
+                )
+            })?;
             params.insert(
                 name,
                 ParamSpec {
@@ -130,33 +165,79 @@ impl Variant {
         Ok(found)
     }
 
-    /// The parameter values for a choice: defaults, overridden by what the choice sets.
-    pub fn resolve_params(
-        &self,
-        given: &toml::Table,
-    ) -> std::result::Result<Map<String, Value>, String> {
-        crate::params::check_all(&self.params, given, &format!("variant {}", self.name))
-            .map_err(|e| e.replace("element `variant ", "variant `"))
+    /// The parameter values for a choice: defaults, overridden by what the choice sets. An
+    /// error points at the parameter in the file that set it.
+    pub fn resolve_params(&self, choice: &Choice) -> Result<Map<String, Value>> {
+        crate::params::check_all(
+            &self.params,
+            &choice.params,
+            &format!("variant {}", self.name),
+        )
+        .map_err(|e| {
+            let message = e.message.replace("element `variant ", "variant `");
+            let at = e
+                .param
+                .as_ref()
+                .and_then(|p| choice.written.as_ref()?.params.get(p));
+            match at {
+                Some(origin) => origin.error(message),
+                None => choice.error(message),
+            }
+        })
     }
 }
 
-/// The variants a scenario or game file switches on: its `variants = [...]`, each with the
-/// parameters of its `[variant.NAME]` table. Parameters for a variant that is not switched on
-/// are a mistake, reported as such.
-pub fn choices_from(
-    names: &[String],
-    params: &BTreeMap<String, toml::Table>,
-) -> std::result::Result<Vec<Choice>, String> {
-    if let Some(stray) = params.keys().find(|name| !names.contains(name)) {
-        return Err(format!(
-            "[variant.{stray}] sets parameters, but `{stray}` is not in `variants`"
-        ));
+/// `variants = [...]` in a scenario or game file, each name with where it is written.
+pub type Names = Vec<Spanned<String>>;
+/// `[variant.NAME]` tables in a scenario or game file, each key with where it is written.
+pub type Settings = BTreeMap<Spanned<String>, BTreeMap<Spanned<String>, toml::Value>>;
+
+/// The variants a scenario or game file (`source`) switches on: its `variants = [...]`, each
+/// with the parameters of its `[variant.NAME]` table. Parameters for a variant that is not
+/// switched on are a mistake, reported as such.
+pub fn choices_from(names: &Names, settings: &Settings, source: &Source) -> Result<Vec<Choice>> {
+    let origin = |offset: usize| {
+        let (line, column) = source.locate(offset);
+        Origin {
+            file: source.path.clone(),
+            line,
+            column,
+        }
+    };
+    if let Some(stray) = settings
+        .keys()
+        .find(|name| !names.iter().any(|n| n.get_ref() == name.get_ref()))
+    {
+        let stray_name = stray.get_ref();
+        return Err(origin(stray.span().start).error(format!(
+            "[variant.{stray_name}] sets parameters, but `{stray_name}` is not in `variants`"
+        )));
     }
     Ok(names
         .iter()
-        .map(|name| Choice {
-            name: name.clone(),
-            params: params.get(name).cloned().unwrap_or_default(),
+        .map(|name| {
+            let set = settings
+                .iter()
+                .find(|(key, _)| key.get_ref() == name.get_ref())
+                .map(|(_, set)| set);
+            let params = set
+                .into_iter()
+                .flatten()
+                .map(|(k, v)| (k.get_ref().clone(), v.clone()))
+                .collect();
+            let at = set
+                .into_iter()
+                .flatten()
+                .map(|(k, _)| (k.get_ref().clone(), origin(k.span().start)))
+                .collect();
+            Choice {
+                name: name.get_ref().clone(),
+                params,
+                written: Some(Written {
+                    name: origin(name.span().start),
+                    params: at,
+                }),
+            }
         })
         .collect())
 }
@@ -168,7 +249,7 @@ pub fn with_extra(choices: &[Choice], extra: &[String]) -> Vec<Choice> {
         if !all.iter().any(|c| &c.name == name) {
             all.push(Choice {
                 name: name.clone(),
-                params: toml::Table::new(),
+                ..Choice::default()
             });
         }
     }
@@ -216,7 +297,7 @@ fn add_with_requirements(
             Some(by) => format!(", required by `{by}`"),
             None => String::new(),
         };
-        return Err(Error::Other(format!(
+        return Err(choice.error(format!(
             "unknown variant `{}`{}{wanted_by} (variants in {}: {})",
             choice.name,
             crate::error::suggest(&choice.name, known.iter().map(String::as_str)),
@@ -237,22 +318,20 @@ fn add_with_requirements(
             .cloned()
             .unwrap_or_else(|| Choice {
                 name: name.clone(),
-                params: toml::Table::new(),
+                ..Choice::default()
             });
         add_with_requirements(root, choices, &required, path, selected)?;
     }
     path.pop();
     for (other, _) in selected.iter() {
         if variant.conflicts.contains(&other.name) || other.conflicts.contains(&variant.name) {
-            return Err(Error::Other(format!(
+            return Err(choice.error(format!(
                 "variants `{}` and `{}` cannot be combined (one lists the other under `conflicts`)",
                 other.name, variant.name
             )));
         }
     }
-    let params = variant
-        .resolve_params(&choice.params)
-        .map_err(Error::Other)?;
+    let params = variant.resolve_params(choice)?;
     selected.push((variant, params));
     Ok(())
 }

@@ -4,6 +4,7 @@
 mod support;
 
 use rally::cards::Card;
+use rally::decision::{Answer, Fixed};
 use rally::engine::Game;
 use rally::game::bot::{Bots, Strength};
 use rally::game::deal::{self, Hand};
@@ -11,7 +12,7 @@ use rally::game::save::Save;
 use rally::game::{sim, Match, Outcome, Phase, Seats, Setup, Stage};
 use rally::geometry::{Dir, Pos};
 use rally::script::{RuleSet, Sources};
-use rally::state::{GameState, Robot, RobotId};
+use rally::state::{GameState, Robot};
 use std::path::Path;
 
 fn sources(setup: &Setup) -> Sources {
@@ -28,12 +29,11 @@ fn start(game: &str) -> Match {
     Match::start(setup, rules).unwrap()
 }
 
-/// Seats for rule tests: programs rotation cards first (so a robot stays on its square),
-/// records every hand, and answers the other questions as told.
+/// Seats for rule tests: programs rotation cards first (so a robot stays on its square) and
+/// records every hand. (The other decisions are questions to the game's chooser.)
 #[derive(Default)]
 struct Scripted {
     hands: Vec<Hand>,
-    power_down: Vec<RobotId>,
 }
 
 impl Seats for Scripted {
@@ -44,15 +44,22 @@ impl Seats for Scripted {
         cards.truncate(hand.open.len());
         Ok(cards)
     }
-    fn power_down(&mut self, _game: &mut Game, robot: RobotId) -> rally::Result<bool> {
-        Ok(self.power_down.contains(&robot))
-    }
-    fn stay_down(&mut self, _game: &mut Game, robot: RobotId) -> rally::Result<bool> {
-        Ok(self.power_down.contains(&robot))
-    }
-    fn reenter(&mut self, game: &mut Game, robot: RobotId) -> rally::Result<(Dir, bool)> {
-        Ok((game.state().robots[robot].facing, false))
-    }
+}
+
+/// A chooser that answers `yes` to powering down and staying down for `robots`.
+fn powering_down(robots: &[&str]) -> Box<Fixed> {
+    let yes = || Answer::Always("yes".into());
+    let answers = robots
+        .iter()
+        .map(|r| {
+            let keys = [
+                ("power_down".to_string(), yes()),
+                ("stay_down".to_string(), yes()),
+            ];
+            (r.to_string(), keys.into_iter().collect())
+        })
+        .collect();
+    Box::new(Fixed::new(&answers))
 }
 
 /// The arena fixture with B powered down from the start (it neither moves nor fires).
@@ -180,10 +187,8 @@ fn power_down_takes_effect_next_turn_discards_damage_and_skips_the_turn() {
     let mut m = arena();
     m.game.state_mut().robots[0].damage = 3;
     // B stays down too, so nothing moves A in turn 2.
-    let mut seats = Scripted {
-        power_down: vec![0, 1],
-        ..Default::default()
-    };
+    let mut seats = Scripted::default();
+    m.game.set_chooser(powering_down(&["A", "B"]));
     m.advance(&mut seats).unwrap(); // turn 1: deal and program
     assert_eq!(m.progress.announced, vec![true, false]);
     while m.progress.phase != Phase::Program {
@@ -194,7 +199,7 @@ fn power_down_takes_effect_next_turn_discards_damage_and_skips_the_turn() {
         "turn 1 is played normally"
     );
     seats.hands.clear();
-    seats.power_down.clear();
+    m.game.set_chooser(powering_down(&[]));
     // B is put in line with A's laser for turn 2.
     let (at, facing) = (m.game.state().robots[0].at, m.game.state().robots[0].facing);
     {
@@ -303,15 +308,6 @@ impl Seats for Checked {
             .unwrap_or_else(|m| panic!("illegal program {cards:?} for {hand:?}: {m}"));
         self.1 += 1;
         Ok(cards)
-    }
-    fn power_down(&mut self, game: &mut Game, robot: RobotId) -> rally::Result<bool> {
-        self.0.power_down(game, robot)
-    }
-    fn stay_down(&mut self, game: &mut Game, robot: RobotId) -> rally::Result<bool> {
-        self.0.stay_down(game, robot)
-    }
-    fn reenter(&mut self, game: &mut Game, robot: RobotId) -> rally::Result<(Dir, bool)> {
-        self.0.reenter(game, robot)
     }
 }
 

@@ -86,7 +86,7 @@ fn on_rotate_must_return_nil_false_or_a_rotation() {
     let out = run_with_probe("on_rotate = function() return 1 end");
     assert_mentions(
         &out,
-        &["on_rotate must return nil, false or a rotation, not a integer"],
+        &["option `probe` (scripts/options/probe.lua), on_rotate, robot A, register 1: scripts/options/probe.lua:2: on_rotate returned an integer; it must return nil (turn), false (no turn) or a rotation"],
     );
 }
 
@@ -120,11 +120,17 @@ fn card_arguments_are_checked() {
         run_with_probe("on_card = function(ctx, robot) ctx:set_card(robot, 2, \"jump@10\") end");
     assert_mentions(
         &out,
-        &["probe.lua:2", "expected a card", "unknown card `jump`"],
+        &[
+            "probe.lua:2: `ctx:set_card`: argument `card` must be a card",
+            "unknown card `jump`",
+        ],
     );
     let out =
         run_with_probe("on_card = function(ctx, robot) ctx:keep_card(robot, \"probe\", 7) end");
-    assert_mentions(&out, &["probe.lua:2", "expected a card"]);
+    assert_mentions(
+        &out,
+        &["probe.lua:2: `ctx:keep_card`: argument `card` must be a card (\"move2@700\" or a card table), got an integer"],
+    );
 }
 
 #[test]

@@ -21,7 +21,7 @@ fn rules(variants: &[&str]) -> RuleSet {
             .iter()
             .map(|v| Choice {
                 name: v.to_string(),
-                params: toml::Table::new(),
+                ..Choice::default()
             })
             .collect(),
     })

@@ -67,7 +67,7 @@
 ---@field archive rally.Pos where it re-enters
 ---@field destroyed boolean destroyed and waiting to re-enter (or out of the game)
 ---@field powered_down boolean powered down this turn
----@field vars table<string, any> what scripts remember about it (`ctx:set_var`); a copy: write with `ctx:set_var`
+---@field vars table<string, any> what scripts remember about it (`ctx:set_var`), read-only: `robot.vars.x = v` is an error (use `ctx:set_var`); a table in it is a copy, to change and store again
 ---@field options string[] the option cards it holds, in the order drawn
 
 ---A tile: the element's parameters (checked, defaults filled in) plus where it is. Read-only.
@@ -222,7 +222,7 @@ function Ctx:flag_count() end
 ---```
 ---@param robot rally.Robot the robot to move
 ---@param dir rally.Dir the direction of travel (its facing is unchanged)
----@param squares? integer default 1
+---@param squares? integer default 1; 0 or more
 ---@param how? rally.How default "script"
 ---@return integer moved squares actually moved
 function Ctx:move(robot, dir, squares, how) end
@@ -315,7 +315,7 @@ function Ctx:fire_robot_lasers() end
 ---```
 ---@param from rally.Pos|rally.Robot a square (a board laser) or a robot (its own laser)
 ---@param dir rally.Dir the direction the beam travels
----@param strength? integer damage per robot hit, default 1
+---@param strength? integer damage per robot hit, default 1; 0 or more
 ---`cause` names it in the log (default "laser", or "robot laser" from a robot);
 ---`through = n`: the beam goes on through n walls or robots (High-Power Laser); every
 ---robot in it is hit.
@@ -331,7 +331,7 @@ function Ctx:fire_beam(from, dir, strength, opts) end
 ---steps = { fire = function(ctx, tile, robot) ctx:damage(robot, tile.strength, "magnet") end },
 ---```
 ---@param robot rally.Robot the robot hit
----@param amount integer points of damage, before options and rules change it
+---@param amount integer points of damage (0 or more), before options and rules change it
 ---@param cause? string for the log, default "script"
 ---@param from? rally.Dir the side of the robot it comes from (Power-Down Shield), if any
 ---@param opts? { absorb: boolean? } `absorb = false`: its player may not scrap options to cancel it (Fire Control)
@@ -353,7 +353,7 @@ function Ctx:destroy(robot, cause) end
 ---steps = { end_of_turn = function(ctx, tile, robot) ctx:repair(robot, tile.wrenches) end },
 ---```
 ---@param robot rally.Robot the robot repaired
----@param amount? integer default 1
+---@param amount? integer default 1; 0 or more
 function Ctx:repair(robot, amount) end
 
 ---Sets the robot's lives left (a house rule giving more or fewer lives); logs `lives`.
@@ -854,8 +854,8 @@ function Builder:start(number) end
 ---elements' `tile_steps` (board order: row, column), then elements' `steps` for each robot
 ---standing on such a tile (robots in board order; a robot moved during the step is not
 ---visited again). Belt moves queued with `ctx:convey` are resolved together when the step
----ends. Variants may add steps of their own (`[[step]]` in `variant.toml`). `rally elements`
----prints the order.
+---ends. Elements and rules may add steps of their own (`new_steps`), and so may variants
+---(`[[step]]` in `variant.toml`). `rally elements` prints the order.
 ---@class rally.Steps
 ---The start of each turn, before register 1.
 ---
@@ -973,6 +973,18 @@ function Builder:start(number) end
 ---```
 ---@field turn_end? fun(ctx: rally.Ctx, tile: rally.Tile, robot: rally.Robot)
 
+---A step an element or rule adds to the order of play (`new_steps`), next to an existing
+---step; it takes that step's segment, and its handlers name it like any other step.
+---
+---```lua
+---new_steps = { { name = "springs", after = "crushers", describe = "C6: spring pads throw robots" } },
+---```
+---@class rally.NewStep
+---@field name string the new step's name, unused so far
+---@field before? string the step it comes before (give exactly one of `before`, `after`)
+---@field after? string the step it comes after
+---@field describe? string one line for `rally elements`
+
 ---How `rally render` draws an element it has no drawing of its own for.
 ---
 ---```lua
@@ -1026,6 +1038,15 @@ function Builder:start(number) end
 ---build = function(b, tile) b:wall(tile.side) end,
 ---```
 ---@field build? fun(b: rally.Builder, tile: rally.Tile)
+---Steps of its own, for a moment no standard step is (a spring pad throws robots after the
+---crushers): each is placed next to an existing step, and its handlers name it like any
+---step. No variant is needed. Declared again the same way (a `replace`), it is the same step.
+---
+---```lua
+---new_steps = { { name = "springs", after = "crushers", describe = "C6: spring pads throw robots" } },
+---steps = { springs = function(ctx, tile, robot) ctx:move(robot, robot.facing, 2) end },
+---```
+---@field new_steps? rally.NewStep[]
 ---Handlers by step, called for each robot standing on a tile of this element.
 ---
 ---```lua
@@ -1145,6 +1166,13 @@ function Builder:start(number) end
 ---end },
 ---```
 ---@field steps? table<string, fun(ctx: rally.Ctx)>
+---Steps of its own in the order of play, as an element's `new_steps`.
+---
+---```lua
+---new_steps = { { name = "sirens", before = "fire" } },
+---steps = { sirens = function(ctx) ctx:log(nil, "siren") end },
+---```
+---@field new_steps? rally.NewStep[]
 ---Replace the loaded rule of the same name (an empty `robot_lasers` switches robot lasers
 ---off).
 ---

@@ -93,8 +93,8 @@ impl Board {
                 )));
             }
             let (element, specs) = catalogue.element(&p.element).map_err(|m| p.error(m))?;
-            let mut params =
-                crate::params::check_all(specs, &p.params, &p.element).map_err(|m| p.error(m))?;
+            let mut params = crate::params::check_all(specs, &p.params, &p.element)
+                .map_err(|e| p.error(e.message))?;
             if p.quarter_turns != 0 {
                 for (name, value) in params.iter_mut() {
                     if let Some(spec) = specs.get(name) {

@@ -14,7 +14,7 @@ use crate::game::bot::Bots;
 use crate::game::deal::{self, Hand};
 use crate::game::save::{self, Save};
 use crate::game::{Driver, Match, Outcome, Phase, Seats, Setup, Stage};
-use crate::geometry::{Dir, Pos};
+use crate::geometry::Pos;
 use crate::reload::{HotReload, Reloaded, WatchOptions};
 use crate::render;
 use crate::script::Sources;
@@ -88,6 +88,7 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
     };
     m.game.set_chooser(Box::new(TableChooser {
         drivers: table.drivers.clone(),
+        bots: m.setup.bot_policy(),
         input,
     }));
     let fast = opts.fast;
@@ -110,8 +111,12 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
         let stage = match m.advance(&mut table) {
             Ok(stage) => stage,
             // A script failed and was rolled back: wait for a fixed script, then retry.
-            Err(Error::Script(message)) if hot.is_some() => {
-                println!("✗ {message}\n  paused: save a fixed script to go on");
+            Err(e @ Error::Script(_)) if hot.is_some() => {
+                println!("✗ {e}");
+                if let Some(snippet) = crate::snippet::of(&e, colour) {
+                    println!("{snippet}");
+                }
+                println!("  paused: save a fixed script to go on");
                 let hot = hot.as_mut().expect("checked");
                 while let Some(reloaded) = hot.wait(&mut m.game, None) {
                     println!("{reloaded}");
@@ -296,18 +301,20 @@ struct Terminal {
     colour: bool,
 }
 
-/// Answers the questions scripts ask during the registers (`ctx:choose`): people are asked
-/// at the terminal (Enter takes the default, the first choice), bots use their policy, and
-/// so does everyone while a bot only rehearses programs.
+/// Answers every question of the game (the scripts' `ctx:choose`, and the turn loop's power
+/// down and re-entry, `game::questions`): people are asked at the terminal (Enter takes the
+/// default, the first choice; a unique beginning such as `y` will do), bots use their policy,
+/// and so does everyone while a bot only rehearses programs.
 struct TableChooser {
     drivers: Vec<Driver>,
+    bots: crate::decision::BotPolicy,
     input: Input,
 }
 
 impl crate::decision::Chooser for TableChooser {
     fn choose(&mut self, q: &crate::decision::Question) -> Option<String> {
         if q.rehearsal || self.drivers[q.robot] != Driver::Human {
-            return crate::decision::BotPolicy.choose(q);
+            return self.bots.choose(q);
         }
         // The question is a script's text: its control characters are shown, not sent.
         let text = crate::text::clean_line(if q.text.is_empty() { &q.key } else { &q.text });
@@ -327,14 +334,32 @@ impl crate::decision::Chooser for TableChooser {
             if answer.is_empty() {
                 return None;
             }
-            if let Some(c) = q.choices.iter().find(|c| c.eq_ignore_ascii_case(&answer)) {
-                return Some(c.clone());
+            if let Some(c) = answer_to(q, &answer) {
+                return Some(c);
             }
             println!(
                 "  answer one of {}",
                 crate::text::clean_line(&q.choices.join(", "))
             );
         }
+    }
+}
+
+/// The choice `answer` names: the choice itself in any case, or the one choice it begins.
+fn answer_to(q: &crate::decision::Question, answer: &str) -> Option<String> {
+    let lower = answer.to_lowercase();
+    if let Some(c) = q.choices.iter().find(|c| c.to_lowercase() == lower) {
+        return Some(c.clone());
+    }
+    match q
+        .choices
+        .iter()
+        .filter(|c| c.to_lowercase().starts_with(&lower))
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        [one] => Some((*one).clone()),
+        _ => None,
     }
 }
 
@@ -351,20 +376,6 @@ impl Terminal {
             println!("{answer}");
         }
         Ok(answer)
-    }
-
-    fn yes_no(&mut self, prompt: &str) -> Result<bool> {
-        loop {
-            match self
-                .ask(&format!("{prompt} [y/N]"))?
-                .to_ascii_lowercase()
-                .as_str()
-            {
-                "" | "n" | "no" => return Ok(false),
-                "y" | "yes" => return Ok(true),
-                _ => println!("  answer y or n"),
-            }
-        }
     }
 
     fn human(&self, robot: RobotId) -> bool {
@@ -458,54 +469,6 @@ impl Seats for Terminal {
             }
         }
     }
-
-    fn power_down(&mut self, game: &mut Game, robot: RobotId) -> Result<bool> {
-        if !self.human(robot) {
-            return self.bots.power_down(game, robot);
-        }
-        let (name, damage) = {
-            let r = &game.state().robots[robot];
-            (r.name.clone(), r.damage)
-        };
-        self.yes_no(&format!(
-            "{name} has {damage} damage. Power down next turn (discard all damage; no cards, moves or firing)?"
-        ))
-    }
-
-    fn stay_down(&mut self, game: &mut Game, robot: RobotId) -> Result<bool> {
-        if !self.human(robot) {
-            return self.bots.stay_down(game, robot);
-        }
-        let name = game.state().robots[robot].name.clone();
-        self.yes_no(&format!("{name} is powered down. Stay down next turn too?"))
-    }
-
-    fn reenter(&mut self, game: &mut Game, robot: RobotId) -> Result<(Dir, bool)> {
-        if !self.human(robot) {
-            return self.bots.reenter(game, robot);
-        }
-        let (name, at, facing) = {
-            let r = &game.state().robots[robot];
-            (r.name.clone(), r.at, r.facing)
-        };
-        println!("{}", draw(game, self.colour));
-        let dir = loop {
-            let answer = self.ask(&format!(
-                "{name} re-enters at {at} with 2 damage. Facing? [N/E/S/W, Enter keeps {facing}]"
-            ))?;
-            if answer.is_empty() {
-                break facing;
-            }
-            match Dir::parse(&answer.to_ascii_uppercase()) {
-                Some(d) => break d,
-                None => println!("  answer N, E, S or W"),
-            }
-        };
-        let down = self.yes_no(&format!(
-            "Re-enter {name} powered down (skip next turn, discard damage)?"
-        ))?;
-        Ok((dir, down))
-    }
 }
 
 /// The phase a save resumes at, for messages.
@@ -515,5 +478,28 @@ fn describe_phase(phase: Phase) -> String {
         Phase::Register(r) => format!("register {r}"),
         Phase::EndOfTurn => "the end of the turn".into(),
         Phase::Over => "the end".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_is_a_choice_in_any_case_or_its_unique_beginning() {
+        let q = crate::decision::Question {
+            robot: 0,
+            robot_name: "A".into(),
+            key: "reenter_facing".into(),
+            choices: vec!["N".into(), "E".into(), "stay".into(), "stop".into()],
+            text: String::new(),
+            detail: Default::default(),
+            rehearsal: false,
+        };
+        assert_eq!(answer_to(&q, "e").as_deref(), Some("E"));
+        assert_eq!(answer_to(&q, "STAY").as_deref(), Some("stay"));
+        assert_eq!(answer_to(&q, "sto").as_deref(), Some("stop"));
+        assert_eq!(answer_to(&q, "st"), None, "two choices begin so");
+        assert_eq!(answer_to(&q, "x"), None);
     }
 }

@@ -398,10 +398,16 @@ impl Session {
     /// Reports a scenario or rule set that did not load; what ran last stays.
     fn failed(&mut self, error: &Error, out: &mut String) {
         if self.generation == 0 {
-            let _ = writeln!(out, "✗ cannot load: {error}\n  waiting for a fix");
+            let _ = writeln!(out, "✗ cannot load: {error}");
             self.passed = Some(false);
         } else {
             let _ = writeln!(out, "{}", reload::failure_message(self.generation, error));
+        }
+        if let Some(snippet) = crate::snippet::of(error, super::output::stdout_colour()) {
+            let _ = writeln!(out, "{snippet}");
+        }
+        if self.generation == 0 {
+            let _ = writeln!(out, "  waiting for a fix");
         }
     }
 }

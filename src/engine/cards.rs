@@ -48,18 +48,25 @@ impl<'a> Engine<'a> {
             };
             self.link.revealed.borrow_mut()[id] = card;
             let Some(card) = card else { continue };
-            let swapped = self.tile_event(TileEvent::Reveal, id, |tile| {
-                (
-                    &self.link.ctx,
-                    tile,
-                    self.robot(id),
-                    card_table(self.lua, &card)?,
-                )
-                    .into_lua_multi(self.lua)
-            })?;
-            if !swapped.is_nil() {
-                let new = crate::script::ctx::card_from_lua(&swapped)
-                    .map_err(|m| Error::Script(format!("on_reveal returned {m}")))?;
+            let swapped = self.tile_event(
+                TileEvent::Reveal,
+                id,
+                |tile| {
+                    (
+                        &self.link.ctx,
+                        tile,
+                        self.robot(id),
+                        card_table(self.lua, &card)?,
+                    )
+                        .into_lua_multi(self.lua)
+                },
+                |v| {
+                    crate::script::ctx::card_from_lua(&v).map_err(|m| {
+                        format!("on_reveal returned {m}; it must return nil (keep the card) or a card (\"move2@700\" or a card table)")
+                    })
+                },
+            )?;
+            if let Some(new) = swapped {
                 self.world().state.log(
                     Some(id),
                     "card_swapped",
@@ -160,7 +167,8 @@ impl<'a> Engine<'a> {
                 self.robot(id),
                 card_arg(play).map_err(script_error)?,
             );
-            handled = self.take_card_result(&mut play, self.call(f, args, what)?)?;
+            let result = self.call_for(f, args, what, |v| self.card_result(play, v))?;
+            handled = take_card_result(&mut play, result);
             if handled {
                 break;
             }
@@ -180,17 +188,23 @@ impl<'a> Engine<'a> {
                     card_arg(play).map_err(script_error)?,
                     option,
                 );
-                handled = self.take_card_result(&mut play, self.call(f, args, what)?)?;
+                let result = self.call_for(f, args, what, |v| self.card_result(play, v))?;
+                handled = take_card_result(&mut play, result);
                 if handled || !self.is_active(id) {
                     break;
                 }
             }
         }
         if !handled && self.is_active(id) {
-            let result = self.tile_event(TileEvent::Card, id, |tile| {
-                (&self.link.ctx, tile, self.robot(id), card_arg(play)?).into_lua_multi(self.lua)
-            })?;
-            handled = self.take_card_result(&mut play, result)?;
+            let result = self.tile_event(
+                TileEvent::Card,
+                id,
+                |tile| {
+                    (&self.link.ctx, tile, self.robot(id), card_arg(play)?).into_lua_multi(self.lua)
+                },
+                |v| self.card_result(play, v),
+            )?;
+            handled = take_card_result(&mut play, result.unwrap_or(CardResult::Normal));
         }
         if !self.is_active(id) {
             return Ok(());
@@ -211,73 +225,102 @@ impl<'a> Engine<'a> {
         if self.is_active(id) {
             let moved = self.link.world.borrow().state.robots[id].at != start;
             let last_step = self.link.last_step.get();
-            self.tile_event(TileEvent::CardEnd, id, |tile| {
-                let info = self.lua.create_table()?;
-                info.raw_set("moved", moved)?;
-                info.raw_set("dir", last_step.map(Dir::name))?;
-                (&self.link.ctx, tile, self.robot(id), card_arg(play)?, info)
-                    .into_lua_multi(self.lua)
-            })?;
+            self.tile_event(
+                TileEvent::CardEnd,
+                id,
+                |tile| {
+                    let info = self.lua.create_table()?;
+                    info.raw_set("moved", moved)?;
+                    info.raw_set("dir", last_step.map(Dir::name))?;
+                    (&self.link.ctx, tile, self.robot(id), card_arg(play)?, info)
+                        .into_lua_multi(self.lua)
+                },
+                |_| Ok(()),
+            )?;
         }
         Ok(())
     }
 
-    /// Reads an `on_card` result into `play`; true if the handler resolved the card.
-    fn take_card_result(&self, play: &mut Play, v: Value) -> Result<bool> {
-        match self.card_result(*play, v)? {
-            CardResult::Normal => Ok(false),
-            CardResult::Handled => Ok(true),
-            CardResult::Change(changed) => {
-                *play = changed;
-                Ok(false)
-            }
-        }
-    }
-
-    fn card_result(&self, play: Play, v: Value) -> Result<CardResult> {
-        const EXPECTED: &str = "on_card must return nil, rally.HANDLED or { distance = n, dir = \"N\", rotate = \"left\" } (any of the keys)";
+    /// What an `on_card` handler returned, or what is wrong with it.
+    fn card_result(&self, play: Play, v: Value) -> std::result::Result<CardResult, String> {
+        const EXPECTED: &str = "it must return nil, rally.HANDLED or { distance = n, dir = \"N\", rotate = \"left\" } (any of the keys)";
         let table = match v {
             Value::Nil => return Ok(CardResult::Normal),
             Value::Table(t) if t == self.link.handled => return Ok(CardResult::Handled),
             Value::Table(t) => t,
             other => {
-                return Err(Error::Script(format!(
-                    "{EXPECTED}, not a {}",
-                    other.type_name()
-                )))
+                let shown = match &other {
+                    Value::String(s) => format!("\"{}\", a string", s.to_string_lossy()),
+                    v => format!(
+                        "{}, {}",
+                        v.to_string().unwrap_or_default(),
+                        crate::script::args::a(v.type_name())
+                    ),
+                };
+                return Err(format!("on_card returned {shown}; {EXPECTED}"));
             }
         };
-        let read = || -> mlua::Result<(Option<i32>, Option<String>, Option<String>)> {
-            Ok((
-                table.get("distance")?,
-                table.get("dir")?,
-                table.get("rotate")?,
-            ))
+        let field = |key: &str| -> std::result::Result<Value, String> {
+            table.get::<Value>(key).map_err(|e| lua_message(&e))
         };
-        let (distance, dir, rotate) = read().map_err(script_error)?;
-        if distance.is_none() && dir.is_none() && rotate.is_none() {
-            return Err(Error::Script(EXPECTED.into()));
+        let (distance, dir, rotate) = (field("distance")?, field("dir")?, field("rotate")?);
+        if distance.is_nil() && dir.is_nil() && rotate.is_nil() {
+            return Err(format!(
+                "on_card returned a table without `distance`, `dir` or `rotate`; {EXPECTED}"
+            ));
         }
-        let rotate = match rotate {
+        let distance = match distance {
+            Value::Nil => play.distance,
+            Value::Integer(n) if (0..=i32::MAX as i64).contains(&n) => n as i32,
+            Value::Number(n) if n.fract() == 0.0 && (0.0..=i32::MAX as f64).contains(&n) => n as i32,
+            other => {
+                return Err(format!(
+                    "on_card returned distance = {}: a distance is a whole number of squares, 0 or more",
+                    other.to_string().unwrap_or_default()
+                ))
+            }
+        };
+        let text = |v: Value, what: &str| -> std::result::Result<Option<String>, String> {
+            match v {
+                Value::Nil => Ok(None),
+                Value::String(s) => Ok(Some(s.to_string_lossy())),
+                other => Err(format!(
+                    "on_card returned {what} = {}, {}; {EXPECTED}",
+                    other.to_string().unwrap_or_default(),
+                    crate::script::args::a(other.type_name())
+                )),
+            }
+        };
+        let rotate = match text(rotate, "rotate")? {
             None => play.rotate,
             Some(r) => Some(Rotation::parse(&r).ok_or_else(|| {
-                Error::Script(format!(
+                format!(
                     "on_card returned rotate = \"{r}\", which is not a rotation (left/right/uturn)"
-                ))
+                )
             })?),
         };
-        let dir = match dir {
+        let dir = match text(dir, "dir")? {
             None => play.dir,
             Some(d) => Some(Dir::parse(&d).ok_or_else(|| {
-                Error::Script(format!(
-                    "on_card returned dir = \"{d}\", which is not a direction (N/E/S/W)"
-                ))
+                format!("on_card returned dir = \"{d}\", which is not a direction (N/E/S/W)")
             })?),
         };
         Ok(CardResult::Change(Play {
-            distance: distance.unwrap_or(play.distance),
+            distance,
             dir,
             rotate,
         }))
+    }
+}
+
+/// Reads an `on_card` result into `play`; true if the handler resolved the card.
+fn take_card_result(play: &mut Play, result: CardResult) -> bool {
+    match result {
+        CardResult::Normal => false,
+        CardResult::Handled => true,
+        CardResult::Change(changed) => {
+            *play = changed;
+            false
+        }
     }
 }

@@ -175,19 +175,18 @@ impl<'a> Engine<'a> {
                 ),
             };
             let args = (&self.link.ctx, self.robot(id), amount, info()?, option);
-            let new = match self.call(f, args, what)? {
-                Value::Nil => amount,
-                Value::Integer(n) => n as i32,
-                Value::Number(n) => n as i32,
-                other => {
-                    return Err(Error::Script(format!(
-                        "{}: on_damage must return nil or a number, not a {}",
-                        what(),
-                        other.type_name()
-                    )))
-                }
-            }
-            .clamp(0, amount);
+            let new = self
+                .call_for(f, args, what, |v| match v {
+                    Value::Nil => Ok(amount),
+                    Value::Integer(n) => Ok(n.clamp(0, amount.into()) as i32),
+                    Value::Number(n) if n.fract() == 0.0 => Ok(n.clamp(0.0, amount.into()) as i32),
+                    other => Err(format!(
+                        "on_damage returned {}, {}; it must return nil (no change) or the damage to take, a whole number",
+                        other.to_string().unwrap_or_default(),
+                        crate::script::args::a(other.type_name())
+                    )),
+                })?
+                .clamp(0, amount);
             if new < amount {
                 let by = match &handler {
                     DamageHandler::Option(_, name) => name.clone(),

@@ -96,17 +96,18 @@ impl Game {
         self.engine().modify_flag(robot, key, flag)
     }
 
-    /// Asks the robot's player through the decision interface, outside the registers (a
-    /// scenario's turn-loop decisions: power down, re-entry). Logged as `chose`.
+    /// Asks the robot's player through the decision interface, outside the registers (the
+    /// turn loop's decisions: power down, re-entry, `game::questions`), with hints for bots
+    /// in `detail`. Logged as `chose`.
     pub fn choose(
         &self,
         robot: RobotId,
         key: &str,
         choices: Vec<String>,
         text: String,
+        detail: serde_json::Map<String, serde_json::Value>,
     ) -> Result<String> {
-        self.engine()
-            .choose(robot, key, choices, text, serde_json::Map::new())
+        self.engine().choose(robot, key, choices, text, detail)
     }
 
     /// Runs the programming-time hooks (`on_deal`, `on_program`) for the robots dealt cards

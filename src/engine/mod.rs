@@ -210,30 +210,55 @@ impl<'a> Engine<'a> {
         self.link.depth.set(depth + 1);
         let result = f.call::<Value>(args);
         self.link.depth.set(depth);
-        let describe = || {
-            let (turn, register) = {
-                let w = self.link.world.borrow();
-                (w.state.turn, w.state.register)
-            };
-            let when = if register > 0 {
-                format!("register {register}")
-            } else {
-                format!("turn {turn}")
-            };
-            format!("{}, {when}", what())
-        };
         // Stopped by the budget: that is the error, whatever the script made of it.
         if depth == 0 {
             if let Some(why) = self.link.budget.spent() {
-                return Err(Error::Script(format!("{}: {why}", describe())));
+                return Err(Error::Script(format!("{}: {why}", self.when(&what()))));
             }
         }
         result.map_err(|e| match &e {
             mlua::Error::ExternalError(inner) if inner.downcast_ref::<Error>().is_some() => {
                 Error::Script(inner.to_string())
             }
-            _ => Error::Script(format!("{}: {}", describe(), lua_message(&e))),
+            _ => Error::Script(format!("{}: {}", self.when(&what()), lua_message(&e))),
         })
+    }
+
+    /// [`Engine::call`] for a handler whose result means something: `read` turns it into
+    /// what the engine needs, or says what is wrong with it; the error then names the
+    /// handler's own line (where the function is defined: the value it returned has none).
+    pub fn call_for<T>(
+        &self,
+        f: &Function,
+        args: impl IntoLuaMulti,
+        what: impl Fn() -> String,
+        read: impl FnOnce(Value) -> std::result::Result<T, String>,
+    ) -> Result<T> {
+        let value = self.call(f, args, &what)?;
+        read(value).map_err(|m| self.returned(f, &what(), &m))
+    }
+
+    /// An error in what a handler returned, at the line the handler is defined.
+    fn returned(&self, f: &Function, what: &str, message: &str) -> Error {
+        let info = f.info();
+        let place = match (info.short_src, info.line_defined) {
+            (Some(src), Some(line)) => format!("{src}:{line}: "),
+            _ => String::new(),
+        };
+        Error::Script(format!("{}: {place}{message}", self.when(what)))
+    }
+
+    /// `what` (which handler, for which robot) and when: the register, or the turn.
+    fn when(&self, what: &str) -> String {
+        let (turn, register) = {
+            let w = self.link.world.borrow();
+            (w.state.turn, w.state.register)
+        };
+        if register > 0 {
+            format!("{what}, register {register}")
+        } else {
+            format!("{what}, turn {turn}")
+        }
     }
 
     fn tile_handler_context(&self, tile: usize, hook: &str, robot: Option<RobotId>) -> String {
@@ -341,13 +366,14 @@ impl<'a> Engine<'a> {
     }
 
     /// Calls a tile event on every element of the robot's square; stops at the first handler
-    /// that returns something other than nil, and returns that.
-    fn tile_event(
+    /// that returns something other than nil, and returns what `read` makes of that.
+    fn tile_event<T>(
         &self,
         event: TileEvent,
         id: RobotId,
         args: impl Fn(&Table) -> mlua::Result<mlua::MultiValue>,
-    ) -> Result<Value> {
+        read: impl Fn(Value) -> std::result::Result<T, String>,
+    ) -> Result<Option<T>> {
         let board = self.board();
         let at = self.link.world.borrow().state.robots[id].at;
         for &t in board.tiles_at(at) {
@@ -364,9 +390,11 @@ impl<'a> Engine<'a> {
             let what = || self.tile_handler_context(t, event.name(), Some(id));
             let result = self.call(f, args, what)?;
             if !result.is_nil() {
-                return Ok(result);
+                return read(result)
+                    .map(Some)
+                    .map_err(|m| self.returned(f, &what(), &m));
             }
         }
-        Ok(Value::Nil)
+        Ok(None)
     }
 }

@@ -186,8 +186,8 @@ impl<'a> Engine<'a> {
                     self.robot_name(id)
                 )
             };
-            let result = self.call(f, (&self.link.ctx, self.robot(id), info(r)?), what)?;
-            rotation = self.rotation_result(r, result, &what)?;
+            let args = (&self.link.ctx, self.robot(id), info(r)?);
+            rotation = self.call_for(f, args, what, |v| rotation_result(r, v))?;
         }
         for (def, name) in options {
             let Some(r) = rotation else { break };
@@ -196,8 +196,8 @@ impl<'a> Engine<'a> {
             };
             let f = defs.options[def].on_rotate.as_ref().expect("filtered");
             let what = || self.option_context(def, "on_rotate", id);
-            let result = self.call(f, (&self.link.ctx, self.robot(id), info(r)?, option), what)?;
-            rotation = self.rotation_result(r, result, &what)?;
+            let args = (&self.link.ctx, self.robot(id), info(r)?, option);
+            rotation = self.call_for(f, args, what, |v| rotation_result(r, v))?;
         }
         match rotation {
             Some(r) => {
@@ -210,34 +210,6 @@ impl<'a> Engine<'a> {
                     .log(Some(id), "turn_prevented", detail! {"by" => by});
                 Ok(false)
             }
-        }
-    }
-
-    /// Reads what an `on_rotate` handler returned: nil keeps the rotation, false cancels it,
-    /// a rotation name replaces it.
-    fn rotation_result(
-        &self,
-        current: Rotation,
-        v: Value,
-        what: &dyn Fn() -> String,
-    ) -> Result<Option<Rotation>> {
-        match &v {
-            Value::Nil => Ok(Some(current)),
-            Value::Boolean(false) => Ok(None),
-            Value::String(s) => Rotation::parse(&s.to_string_lossy())
-                .map(Some)
-                .ok_or_else(|| {
-                    Error::Script(format!(
-                        "{}: on_rotate returned \"{}\", which is not a rotation (left/right/uturn)",
-                        what(),
-                        s.to_string_lossy()
-                    ))
-                }),
-            other => Err(Error::Script(format!(
-                "{}: on_rotate must return nil, false or a rotation, not a {}",
-                what(),
-                other.type_name()
-            ))),
         }
     }
 
@@ -286,32 +258,22 @@ impl<'a> Engine<'a> {
                 };
                 let info = info().map_err(|e| Error::Script(lua_message(&e)))?;
                 let what = || self.tile_handler_context(t, "on_cross", Some(robot));
-                let result = self.call(
-                    f,
-                    (&self.link.ctx, &self.link.tiles[t], self.robot(robot), info),
-                    what,
-                )?;
-                cost += match result {
-                    Value::Nil => 0,
+                let args = (&self.link.ctx, &self.link.tiles[t], self.robot(robot), info);
+                cost += self.call_for(f, args, what, |v| match v {
+                    Value::Nil => Ok(0),
                     Value::Table(t) => t
                         .get::<Option<i32>>("cost")
                         .ok()
                         .flatten()
                         .filter(|n| *n >= 0)
                         .ok_or_else(|| {
-                            Error::Script(format!(
-                                "{}: on_cross must return nil or {{ cost = n }} (n >= 0)",
-                                what()
-                            ))
-                        })?,
-                    other => {
-                        return Err(Error::Script(format!(
-                            "{}: on_cross must return nil or {{ cost = n }}, not a {}",
-                            what(),
-                            other.type_name()
-                        )))
-                    }
-                };
+                            "on_cross returned a table without a whole `cost` of 0 or more; it must return nil or { cost = n }".to_string()
+                        }),
+                    other => Err(format!(
+                        "on_cross returned {}; it must return nil or {{ cost = n }}",
+                        crate::script::args::a(other.type_name())
+                    )),
+                })?;
             }
         }
         Ok(cost)
@@ -343,9 +305,14 @@ impl<'a> Engine<'a> {
         };
         let defs = self.link.defs.clone();
         for a in arrivals {
-            self.tile_event(TileEvent::Enter, a.robot, |tile| {
-                (&self.link.ctx, tile, self.robot(a.robot), info(a)?).into_lua_multi(self.lua)
-            })?;
+            self.tile_event(
+                TileEvent::Enter,
+                a.robot,
+                |tile| {
+                    (&self.link.ctx, tile, self.robot(a.robot), info(a)?).into_lua_multi(self.lua)
+                },
+                |_| Ok(()),
+            )?;
             for rule in &defs.rules {
                 let Some(f) = rule.events.get(&RuleEvent::Enter) else {
                     continue;
@@ -388,9 +355,15 @@ impl<'a> Engine<'a> {
             .filter(|a| self.is_at(a.robot, a.at))
             .collect();
         for a in &arrivals {
-            self.tile_event(TileEvent::Conveyed, a.robot, |tile| {
-                (&self.link.ctx, tile, self.robot(a.robot), a.dir.name()).into_lua_multi(self.lua)
-            })?;
+            self.tile_event(
+                TileEvent::Conveyed,
+                a.robot,
+                |tile| {
+                    (&self.link.ctx, tile, self.robot(a.robot), a.dir.name())
+                        .into_lua_multi(self.lua)
+                },
+                |_| Ok(()),
+            )?;
         }
         self.arrive(&arrivals)
     }
@@ -459,5 +432,26 @@ impl<'a> Engine<'a> {
             }
         }
         Ok(())
+    }
+}
+
+/// Reads what an `on_rotate` handler returned: nil keeps the rotation, false cancels it, a
+/// rotation name replaces it.
+fn rotation_result(current: Rotation, v: Value) -> std::result::Result<Option<Rotation>, String> {
+    match &v {
+        Value::Nil => Ok(Some(current)),
+        Value::Boolean(false) => Ok(None),
+        Value::String(s) => Rotation::parse(&s.to_string_lossy())
+            .map(Some)
+            .ok_or_else(|| {
+                format!(
+                    "on_rotate returned \"{}\", which is not a rotation (left/right/uturn)",
+                    s.to_string_lossy()
+                )
+            }),
+        other => Err(format!(
+            "on_rotate returned {}; it must return nil (turn), false (no turn) or a rotation",
+            crate::script::args::a(other.type_name())
+        )),
     }
 }

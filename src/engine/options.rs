@@ -156,9 +156,9 @@ impl<'a> Engine<'a> {
             rehearsal: self.link.rehearsal.get(),
         };
         let given = self.link.chooser.borrow_mut().choose(&question);
-        let (answer, default) = match given {
-            None => (question.default_answer().to_string(), true),
-            Some(a) if question.choices.contains(&a) => (a, false),
+        let answer = match given {
+            None => question.default_answer().to_string(),
+            Some(a) if question.choices.contains(&a) => a,
             Some(a) => {
                 return Err(Error::Script(format!(
                     "robot {name}: `{a}` is not an answer to `{key}`; expected one of {}",
@@ -166,6 +166,9 @@ impl<'a> Engine<'a> {
                 )))
             }
         };
+        // `default`: the answer is the question's default, whether the chooser said so or had
+        // no opinion (a replay gives the same answer, so it logs the same event).
+        let default = answer == question.default_answer();
         self.world().state.log(
             Some(id),
             "chose",

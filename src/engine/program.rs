@@ -94,9 +94,12 @@ impl<'a> Engine<'a> {
                 self.call(f, (&self.link.ctx, self.robot(id), option), what)?;
             }
             if self.is_active(id) {
-                self.tile_event(when.tile_event(), id, |tile| {
-                    (&self.link.ctx, tile, self.robot(id)).into_lua_multi(self.lua)
-                })?;
+                self.tile_event(
+                    when.tile_event(),
+                    id,
+                    |tile| (&self.link.ctx, tile, self.robot(id)).into_lua_multi(self.lua),
+                    |_| Ok(()),
+                )?;
             }
         }
         self.tell_destroyed()

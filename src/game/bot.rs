@@ -42,10 +42,10 @@ impl Strength {
         }
     }
 
-    /// Damage from which the bot announces power down.
-    fn power_down_at(self) -> i32 {
+    /// Damage from which the bot announces power down (its answer to `power_down`).
+    pub fn power_down_at(self) -> i32 {
         match self {
-            Strength::Weak => 7,
+            Strength::Weak => crate::decision::BotPolicy::POWER_DOWN_AT,
             Strength::Strong => 5,
         }
     }
@@ -158,16 +158,12 @@ impl Bot {
 
     /// The distance map to the robot's next flag (the last one once all are touched).
     fn map_for(&mut self, board: &Rc<Board>, flags_touched: u32) -> Option<Rc<DistanceMap>> {
-        let flags = board.flags();
-        let (_, at) = flags
-            .iter()
-            .find(|(n, _)| *n == flags_touched + 1)
-            .or(flags.last())?;
-        let key = (Rc::as_ptr(board) as usize, *at);
+        let at = next_flag(board, flags_touched)?;
+        let key = (Rc::as_ptr(board) as usize, at);
         Some(
             self.maps
                 .entry(key)
-                .or_insert_with(|| Rc::new(DistanceMap::new(board, *at)))
+                .or_insert_with(|| Rc::new(DistanceMap::new(board, at)))
                 .clone(),
         )
     }
@@ -297,24 +293,33 @@ impl Bot {
         }
         Ok(())
     }
+}
 
-    /// Power down once damage reaches the bot's threshold (it loses a turn, sheds all damage).
-    pub fn wants_power_down(&self, damage: i32) -> bool {
-        damage >= self.strength.power_down_at()
-    }
+/// The square of the flag after `flags_touched` (the last one once all are touched).
+fn next_flag(board: &Board, flags_touched: u32) -> Option<Pos> {
+    let flags = board.flags();
+    flags
+        .iter()
+        .find(|(n, _)| *n == flags_touched + 1)
+        .or(flags.last())
+        .map(|(_, at)| *at)
+}
 
-    /// The facing that needs the fewest turns towards the next flag.
-    pub fn reentry_facing(&mut self, game: &Game, id: RobotId) -> Dir {
-        let board = game.board();
-        let state = game.state();
-        let r = &state.robots[id];
-        match self.map_for(&board, r.flags) {
-            Some(map) => Dir::ALL
+/// The facing that needs the fewest turns towards the robot's next flag (the advice bots
+/// follow when the robot re-enters: `game::questions`); its facing now if there is no flag.
+pub fn reentry_facing(game: &Game, id: RobotId) -> Dir {
+    let board = game.board();
+    let state = game.state();
+    let r = &state.robots[id];
+    match next_flag(&board, r.flags) {
+        Some(at) => {
+            let map = DistanceMap::new(&board, at);
+            Dir::ALL
                 .into_iter()
                 .min_by_key(|&d| map.turn_cost(&board, r.at, d))
-                .unwrap_or(r.facing),
-            None => r.facing,
+                .unwrap_or(r.facing)
         }
+        None => r.facing,
     }
 }
 
@@ -348,18 +353,5 @@ impl Bots {
 impl Seats for Bots {
     fn program(&mut self, game: &mut Game, hand: &Hand) -> Result<Vec<Card>> {
         self.bots[hand.robot].plan(game, hand)
-    }
-
-    fn power_down(&mut self, game: &mut Game, robot: RobotId) -> Result<bool> {
-        let damage = game.state().robots[robot].damage;
-        Ok(self.bots[robot].wants_power_down(damage))
-    }
-
-    fn stay_down(&mut self, _game: &mut Game, _robot: RobotId) -> Result<bool> {
-        Ok(false)
-    }
-
-    fn reenter(&mut self, game: &mut Game, robot: RobotId) -> Result<(Dir, bool)> {
-        Ok((self.bots[robot].reentry_facing(game, robot), false))
     }
 }

@@ -10,6 +10,7 @@
 
 pub mod bot;
 pub mod deal;
+pub mod questions;
 pub mod rerun;
 pub mod save;
 pub mod sim;
@@ -29,7 +30,6 @@ use crate::variant::Choice;
 use bot::Strength;
 use deal::Hand;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
 
@@ -57,9 +57,9 @@ struct GameFile {
     #[serde(default = "default_turn_limit")]
     turn_limit: u32,
     #[serde(default)]
-    variants: Vec<String>,
+    variants: crate::variant::Names,
     #[serde(default)]
-    variant: BTreeMap<String, toml::Table>,
+    variant: crate::variant::Settings,
     flags: Option<Spanned<Vec<[i32; 2]>>>,
     #[serde(default)]
     robot: Vec<Spanned<SeatFile>>,
@@ -201,8 +201,7 @@ impl Setup {
         if file.lives < 1 {
             return Err(whole.error(format!("lives = {}: expected at least 1", file.lives)));
         }
-        let variants = crate::variant::choices_from(&file.variants, &file.variant)
-            .map_err(|m| whole.error(m))?;
+        let variants = crate::variant::choices_from(&file.variants, &file.variant, &source)?;
         Ok(Setup {
             path: path.to_path_buf(),
             description: file.description,
@@ -213,6 +212,16 @@ impl Setup {
             turn_limit: file.turn_limit.max(1),
             variants,
         })
+    }
+
+    /// How bots answer questions in this game: each seat as its strength would.
+    pub fn bot_policy(&self) -> crate::decision::BotPolicy {
+        crate::decision::BotPolicy::new(
+            self.seats
+                .iter()
+                .map(|s| s.strength.power_down_at())
+                .collect(),
+        )
     }
 
     /// The game's variants plus `extra` names (from `--variant`), without duplicates.
@@ -428,8 +437,10 @@ impl Stage {
     }
 }
 
-/// Where the decisions of a game come from. Every method gets the game, so a bot can
-/// simulate with the engine itself; what it changes there must be restored before returning.
+/// Where the programs of a game come from. Every method gets the game, so a bot can simulate
+/// with the engine itself; what it changes there must be restored before returning. Every
+/// other decision (power down, re-entry, the scripts' questions) is a question to the
+/// game's chooser ([`crate::decision`], [`questions`]).
 pub trait Seats {
     /// The turn's hands were just dealt, before the first [`Seats::program`]. Seats whose
     /// players program at the same time (a table of browsers, `crate::table`) hand them all
@@ -439,13 +450,6 @@ pub trait Seats {
     }
     /// The cards for the hand's open registers, in order (see [`deal::check_program`]).
     fn program(&mut self, game: &mut Game, hand: &Hand) -> Result<Vec<Card>>;
-    /// Whether a damaged robot announces power down for the next turn (§7.4).
-    fn power_down(&mut self, game: &mut Game, robot: RobotId) -> Result<bool>;
-    /// Whether a powered-down robot stays down for the next turn.
-    fn stay_down(&mut self, game: &mut Game, robot: RobotId) -> Result<bool>;
-    /// A robot back on its archive square (§7.5): its facing, and whether it re-enters
-    /// powered down.
-    fn reenter(&mut self, game: &mut Game, robot: RobotId) -> Result<(Dir, bool)>;
     /// The deal, if the seats fix it in advance (a scenario stacks the deck); `None`, the
     /// default: the deck is shuffled and dealt.
     fn stacked(&mut self, _game: &Game) -> Result<Option<deal::Stacked>> {
@@ -470,9 +474,10 @@ impl Match {
         let count = robots.len();
         let state = GameState::new(robots, setup.seed);
         let mut game = Game::new(setup.layout.clone(), state, rules)?;
-        // Questions during the registers (options, double wrenches): bots answer; a terminal
-        // with people installs its own chooser (`commands::play`).
-        game.set_chooser(Box::new(crate::decision::BotPolicy));
+        // Questions (options, double wrenches, power down, re-entry): bots answer, each as
+        // its seat's strength would; a table with people installs its own chooser
+        // (`commands::play`).
+        game.set_chooser(Box::new(setup.bot_policy()));
         Ok(Match {
             setup,
             game,
@@ -542,7 +547,7 @@ impl TurnLoop<'_> {
         let result = match self.progress.phase {
             Phase::Program => self.begin_turn(seats),
             Phase::Register(r) => self.register(r),
-            Phase::EndOfTurn => self.end_turn(seats),
+            Phase::EndOfTurn => self.end_turn(),
             Phase::Over => Err(Error::Other("the game is already over".into())),
         };
         let stage = match result {
@@ -641,7 +646,7 @@ impl TurnLoop<'_> {
                 ))
             })?;
             let damaged = self.game.state().robots[hand.robot].damage > 0;
-            if damaged && seats.power_down(self.game, hand.robot)? {
+            if damaged && questions::power_down(self.game, hand.robot)? {
                 self.progress.announced[hand.robot] = true;
             }
             programs.push(chosen);
@@ -731,7 +736,7 @@ impl TurnLoop<'_> {
         })
     }
 
-    fn end_turn(&mut self, seats: &mut dyn Seats) -> Result<Stage> {
+    fn end_turn(&mut self) -> Result<Stage> {
         let destroyed: Vec<bool> = self
             .game
             .state()
@@ -752,7 +757,7 @@ impl TurnLoop<'_> {
             if back {
                 // The player picks the facing on the archive square; a robot placed beside
                 // it keeps the facing the engine found clear of other robots (§7.5).
-                let (facing, powered) = seats.reenter(self.game, id)?;
+                let (facing, powered) = questions::reenter(self.game, id)?;
                 self.progress.announced[id] = powered;
                 if on_archive {
                     let mut state = self.game.state_mut();
@@ -762,7 +767,7 @@ impl TurnLoop<'_> {
                     }
                 }
             } else if down && !was_destroyed {
-                self.progress.announced[id] = seats.stay_down(self.game, id)?;
+                self.progress.announced[id] = questions::stay_down(self.game, id)?;
             }
             // The robot's options may power it down for the next turn (Circuit Breaker).
             if !self.game.state().robots[id].destroyed {

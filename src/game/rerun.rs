@@ -1,20 +1,20 @@
 //! Re-resolving a recorded game under today's rules (`rally run --replay GAME.replay.json`):
 //! the game file, seed and variants set the game up again, and the recorded decisions are
-//! played back — each turn's programs and power-down announcements, the re-entry facings and
-//! the choice to stay down (read off the robots' snapshots), and every answer to a question
-//! (the `chose` events). If today's rules make a recorded decision impossible (a program no
-//! longer in the hand, a turn the recording never reached), the rerun stops there; the
-//! difference against the recording then shows where the game went another way.
+//! played back: each turn's programs, and every answer to a question (the `chose` events),
+//! power down and re-entry included (`game::questions`). (A recording made before power down
+//! and re-entry were questions holds no answers to them: its rerun takes the defaults.) If
+//! today's rules make a recorded decision impossible (a program no longer in the hand, a
+//! turn the recording never reached), the rerun stops there; the difference against the
+//! recording then shows where the game went another way.
 
 use super::deal::Hand;
 use super::save::GameRecord;
-use super::{Dealt, Match, Phase, Seats, Setup, TurnRecord};
+use super::{Dealt, Match, Seats, Setup, TurnRecord};
 use crate::cards::Card;
 use crate::decision::{Answer, Fixed};
 use crate::diff::Outcome;
 use crate::engine::Game;
 use crate::error::{Error, Result};
-use crate::geometry::Dir;
 use crate::script::RuleSet;
 use crate::state::{Robot, RobotId};
 use std::collections::BTreeMap;
@@ -106,14 +106,14 @@ fn recorded_answers(turns: &[TurnRecord]) -> BTreeMap<String, BTreeMap<String, A
         .collect()
 }
 
-/// The seats of a recorded game: every decision as it was made.
+/// The seats of a recorded game: every program as it was chosen.
 struct Recorded<'a> {
     turns: &'a [TurnRecord],
 }
 
 impl Recorded<'_> {
-    fn turn(&self, game: &Game, offset: u32) -> Option<&TurnRecord> {
-        let turn = game.state().turn + offset;
+    fn turn(&self, game: &Game) -> Option<&TurnRecord> {
+        let turn = game.state().turn;
         self.turns.iter().find(|t| t.turn == turn)
     }
 
@@ -122,30 +122,13 @@ impl Recorded<'_> {
             let state = game.state();
             (state.turn, state.robots[robot].name.clone())
         };
-        self.turn(game, 0)
+        self.turn(game)
             .and_then(|t| t.dealt.iter().find(|d| d.robot == name))
             .ok_or_else(|| {
                 Error::Other(format!(
                     "the recording has no program for {name} in turn {turn}"
                 ))
             })
-    }
-
-    /// The robot as the snapshot after `stage` of the turn `offset` turns from now shows it.
-    fn snapshot(&self, game: &Game, robot: RobotId, offset: u32, stage: Phase) -> Option<Robot> {
-        let name = game.state().robots[robot].name.clone();
-        let snapshot = self
-            .turn(game, offset)?
-            .snapshots
-            .iter()
-            .find(|s| s.stage == stage)?;
-        snapshot.robots.iter().find(|r| r.name == name).cloned()
-    }
-
-    /// Whether the robot began the next turn powered down.
-    fn down_next_turn(&self, game: &Game, robot: RobotId) -> bool {
-        self.snapshot(game, robot, 1, Phase::Program)
-            .is_some_and(|r| r.powered_down)
     }
 }
 
@@ -157,20 +140,5 @@ impl Seats for Recorded<'_> {
             .iter()
             .filter_map(|&i| dealt.program.get(i).copied().flatten())
             .collect())
-    }
-
-    fn power_down(&mut self, game: &mut Game, robot: RobotId) -> Result<bool> {
-        Ok(self.dealt(game, robot)?.power_down)
-    }
-
-    fn stay_down(&mut self, game: &mut Game, robot: RobotId) -> Result<bool> {
-        Ok(self.down_next_turn(game, robot))
-    }
-
-    fn reenter(&mut self, game: &mut Game, robot: RobotId) -> Result<(Dir, bool)> {
-        let facing = self
-            .snapshot(game, robot, 0, Phase::EndOfTurn)
-            .map_or(game.state().robots[robot].facing, |r| r.facing);
-        Ok((facing, self.down_next_turn(game, robot)))
     }
 }

@@ -4,7 +4,7 @@
 //! data), so a handler call costs no copying of state. Every change a script makes goes
 //! through a `ctx:` method, which enforces the physical rules in `world.rs`.
 
-use super::{located, pos_table, store};
+use super::{args, located, pos_table, store, views};
 use crate::cards::{Card, CardKind};
 use crate::engine::{Engine, Link};
 use crate::error::Error;
@@ -43,9 +43,14 @@ fn with_engine<R>(
 }
 
 fn robot_id(lua: &Lua, v: &AnyUserData) -> mlua::Result<RobotId> {
-    v.borrow::<RobotView>()
-        .map(|r| r.0)
-        .map_err(|_| located(lua, "expected a robot"))
+    v.borrow::<RobotView>().map(|r| r.0).map_err(|_| {
+        let got = if v.is::<Ctx>() {
+            "ctx"
+        } else {
+            "another object"
+        };
+        args::invalid(lua, "rally.Robot", got)
+    })
 }
 
 pub fn pos_arg(lua: &Lua, t: &Table) -> mlua::Result<Pos> {
@@ -59,9 +64,10 @@ pub fn pos_arg(lua: &Lua, t: &Table) -> mlua::Result<Pos> {
         (Some(x), Some(y)) => Ok(Pos::new(x, y)),
         _ => match (t.get::<Option<i32>>(1)?, t.get::<Option<i32>>(2)?) {
             (Some(x), Some(y)) => Ok(Pos::new(x, y)),
-            _ => Err(located(
+            _ => Err(args::invalid(
                 lua,
-                "expected a square: { x = .., y = .. } or { x, y }",
+                "rally.Pos",
+                "a table without `x` and `y`",
             )),
         },
     }
@@ -79,7 +85,7 @@ fn square_arg(lua: &Lua, t: &Table) -> mlua::Result<Pos> {
 }
 
 fn dir_arg(lua: &Lua, s: &str) -> mlua::Result<Dir> {
-    Dir::parse(s).ok_or_else(|| located(lua, format!("`{s}` is not a direction (N/E/S/W)")))
+    Dir::parse(s).ok_or_else(|| args::invalid(lua, "rally.Dir", &format!("\"{s}\"")))
 }
 
 /// A direction given as a Lua string: read in place, without making a Rust `String` (the
@@ -91,12 +97,9 @@ fn lua_dir_arg(lua: &Lua, s: &LuaString) -> mlua::Result<Dir> {
 fn how_arg(lua: &Lua, s: Option<String>, default: How) -> mlua::Result<How> {
     match s {
         None => Ok(default),
-        Some(s) => How::parse(&s).ok_or_else(|| {
-            located(
-                lua,
-                format!("`{s}` is not a way of moving: card, push, belt, jump or script"),
-            )
-        }),
+        Some(s) => {
+            How::parse(&s).ok_or_else(|| args::invalid(lua, "rally.How", &format!("\"{s}\"")))
+        }
     }
 }
 
@@ -113,7 +116,7 @@ pub fn card_table(lua: &Lua, card: &Card) -> mlua::Result<Table> {
 
 /// A card argument: `"move2@700"` or a card table.
 fn card_arg(lua: &Lua, v: &Value) -> mlua::Result<Card> {
-    card_from_lua(v).map_err(|m| located(lua, format!("expected a card: {m}")))
+    card_from_lua(v).map_err(|m| args::invalid(lua, "rally.CardArg", &m))
 }
 
 /// A card a script gives back: `"move2"`, `"move2@700"` or a card table.
@@ -128,7 +131,7 @@ pub fn card_from_lua(v: &Value) -> Result<Card, String> {
             }
             Ok(card)
         }
-        other => Err(format!("a {} where a card was expected", other.type_name())),
+        other => Err(args::a(other.type_name())),
     }
 }
 
@@ -214,6 +217,8 @@ impl UserData for RobotView {
             let world = link.world.borrow();
             Ok(f(&world.state.robots[id]))
         }
+        // How Lua's own errors name it (`attempt to perform arithmetic on a robot value`).
+        fields.add_meta_field(mlua::MetaMethod::Type, "robot");
         fields.add_field_method_get("name", |lua, this| get(lua, this.0, |r| r.name.clone()));
         fields.add_field_method_get("at", |lua, this| {
             pos_table(lua, get(lua, this.0, |r| r.at)?)
@@ -237,9 +242,10 @@ impl UserData for RobotView {
                 r.options.iter().map(|o| o.name.clone()).collect::<Vec<_>>()
             })
         });
+        // A read-only copy: writing to it would be lost, so it is refused (`RobotVars`).
         fields.add_field_method_get("vars", |lua, this| {
             let vars = get(lua, this.0, |r| r.vars.clone())?;
-            lua.to_value(&vars)
+            views::read_only_vars(lua, lua.to_value(&vars)?)
         });
     }
 
@@ -249,11 +255,71 @@ impl UserData for RobotView {
             let name = link.world.borrow().state.robots[this.0].name.clone();
             Ok(format!("robot {name}"))
         });
+        // Only fields that are not in `ROBOT_FIELDS` get here (mlua looks those up first).
+        methods.add_meta_method("__index", |lua, _, key: Value| -> mlua::Result<()> {
+            let key = key.to_string()?;
+            let names = ROBOT_FIELDS.iter().map(|(name, _)| *name);
+            Err(located(
+                lua,
+                format!(
+                    "a robot has no field `{key}`{}; it has {}",
+                    crate::error::suggest(&key, names.clone()),
+                    names.collect::<Vec<_>>().join(", ")
+                ),
+            ))
+        });
+        methods.add_meta_method(
+            "__newindex",
+            |lua, _, (key, _): (Value, Value)| -> mlua::Result<()> {
+                let key = key.to_string()?;
+                let advice = match ROBOT_FIELDS.iter().find(|(name, _)| *name == key) {
+                    Some((_, advice)) => advice.to_string(),
+                    None => format!("keep state with ctx:set_var(robot, '{key}', value)"),
+                };
+                Err(located(lua, format!("robots are read-only: {advice}")))
+            },
+        );
     }
 }
 
+/// A robot's fields, and how a script changes each (robots themselves are read-only).
+pub const ROBOT_FIELDS: [(&str, &str); 13] = [
+    ("name", "a robot's name never changes"),
+    (
+        "at",
+        "move it with ctx:move(robot, dir, n) or ctx:place(robot, square)",
+    ),
+    (
+        "x",
+        "move it with ctx:move(robot, dir, n) or ctx:place(robot, square)",
+    ),
+    (
+        "y",
+        "move it with ctx:move(robot, dir, n) or ctx:place(robot, square)",
+    ),
+    (
+        "facing",
+        "turn it with ctx:face(robot, dir) or ctx:rotate(robot, rotation)",
+    ),
+    ("damage", "use ctx:damage(robot, n) or ctx:repair(robot, n)"),
+    ("lives", "use ctx:set_lives(robot, n)"),
+    ("flags", "use ctx:touch_flag(robot, n)"),
+    ("archive", "use ctx:set_archive(robot, square)"),
+    ("destroyed", "use ctx:destroy(robot, cause)"),
+    (
+        "powered_down",
+        "powering down is its player's decision (the turn loop asks `power_down`)",
+    ),
+    (
+        "options",
+        "use ctx:draw_option(robot) or ctx:discard_option(robot, name)",
+    ),
+    ("vars", "use ctx:set_var(robot, key, value)"),
+];
+
 impl UserData for Ctx {
     fn add_fields<F: UserDataFields<Self>>(fields: &mut F) {
+        fields.add_meta_field(mlua::MetaMethod::Type, "ctx");
         fields.add_field_method_get("register", |lua, _| {
             Ok(link(lua)?.world.borrow().state.register)
         });
@@ -268,6 +334,31 @@ impl UserData for Ctx {
     }
 
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
+        // Only names that are no field or method get here (mlua looks those up first).
+        methods.add_meta_method("__index", |lua, _, key: Value| -> mlua::Result<()> {
+            let key = key.to_string()?;
+            let known = args::members("Ctx");
+            Err(located(
+                lua,
+                format!(
+                    "ctx has no method or field `{key}`{} (the whole list: docs/api.md)",
+                    crate::error::suggest(&key, known.iter().map(String::as_str))
+                ),
+            ))
+        });
+        methods.add_meta_method(
+            "__newindex",
+            |lua, _, (key, _): (Value, Value)| -> mlua::Result<()> {
+                Err(located(
+                    lua,
+                    format!(
+                        "cannot set `{}`: ctx is read-only; keep state with ctx:set_var(robot, key, value) or ctx:set_game_var(key, value)",
+                        key.to_string()?
+                    ),
+                ))
+            },
+        );
+
         // --- Looking at the board -------------------------------------------------------
         methods.add_method("robots", |lua, _, ()| {
             let link = link(lua)?;
@@ -339,7 +430,8 @@ impl UserData for Ctx {
             |lua, _, (robot, dir, squares, how): (AnyUserData, String, Option<i32>, Option<String>)| {
                 let (id, dir) = (robot_id(lua, &robot)?, dir_arg(lua, &dir)?);
                 let how = how_arg(lua, how, How::Script)?;
-                with_engine(lua, |e| e.move_robot(id, dir, squares.unwrap_or(1), how))
+                let squares = args::not_negative(lua, "squares", squares.unwrap_or(1))?;
+                with_engine(lua, |e| e.move_robot(id, dir, squares, how))
             },
         );
         methods.add_method("push", |lua, _, (robot, dir): (AnyUserData, LuaString)| {
@@ -373,10 +465,7 @@ impl UserData for Ctx {
                 let id = robot_id(lua, &robot)?;
                 let rotation = rotation.to_str()?;
                 let rotation = Rotation::parse(&rotation).ok_or_else(|| {
-                    located(
-                        lua,
-                        format!("`{rotation}` is not a rotation (left/right/uturn)"),
-                    )
+                    args::invalid(lua, "rally.Rotation", &format!("\"{rotation}\""))
                 })?;
                 let by = by.as_ref().map(|s| s.to_str()).transpose()?;
                 with_engine(lua, |e| {
@@ -419,6 +508,7 @@ impl UserData for Ctx {
             // (or nil) and the list of all robots hit.
             |lua, _, (from, dir, strength, opts): (Value, String, Option<i32>, Option<Table>)| {
                 let dir = dir_arg(lua, &dir)?;
+                let strength = args::not_negative(lua, "strength", strength.unwrap_or(1))?;
                 let link = link(lua)?;
                 let (start, shooter) = match &from {
                     Value::Table(t) => (square_arg(lua, t)?, None),
@@ -426,10 +516,11 @@ impl UserData for Ctx {
                         let id = robot_id(lua, u)?;
                         (link.world.borrow().state.robots[id].at, Some(id))
                     }
-                    _ => {
-                        return Err(located(
+                    other => {
+                        return Err(args::invalid(
                             lua,
-                            "fire_beam: `from` must be a square or a robot",
+                            "rally.Robot",
+                            &args::a(other.type_name()),
                         ))
                     }
                 };
@@ -456,9 +547,7 @@ impl UserData for Ctx {
                     shooter,
                 };
                 for &target in &hits {
-                    with_engine(lua, |e| {
-                        e.shoot(target, strength.unwrap_or(1), &cause, dir, shot)
-                    })?;
+                    with_engine(lua, |e| e.shoot(target, strength, &cause, dir, shot))?;
                 }
                 let views: Vec<AnyUserData> =
                     hits.iter().map(|&i| link.robots[i].clone()).collect();
@@ -480,6 +569,7 @@ impl UserData for Ctx {
                 Option<Table>,
             )| {
                 let id = robot_id(lua, &robot)?;
+                let amount = args::not_negative(lua, "amount", amount)?;
                 let from = from.map(|d| dir_arg(lua, &d)).transpose()?;
                 let cause = logged_text(lua, cause, "ctx:damage: the cause", "script")?;
                 let absorb = opts.map_or(Ok(None), |o| o.get::<Option<bool>>("absorb"))?;
@@ -508,10 +598,8 @@ impl UserData for Ctx {
             "repair",
             |lua, _, (robot, amount): (AnyUserData, Option<i32>)| {
                 let id = robot_id(lua, &robot)?;
-                link(lua)?
-                    .world
-                    .borrow_mut()
-                    .repair(id, amount.unwrap_or(1));
+                let amount = args::not_negative(lua, "amount", amount.unwrap_or(1))?;
+                link(lua)?.world.borrow_mut().repair(id, amount);
                 Ok(())
             },
         );

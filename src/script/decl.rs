@@ -2,6 +2,7 @@
 //! definitions, checking every key so that a typo is a clear error, not a silent no-op.
 
 use super::views::open;
+use crate::order::{NewStep, Steps};
 use crate::params::{Kind, ParamSpec, ParamSpecs};
 use mlua::{Function, Lua, Table, Value};
 
@@ -34,6 +35,16 @@ impl<K: PartialEq> Handlers<K> {
 
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+}
+
+impl Handlers<usize> {
+    /// Keys step handlers by their step's place in the final order of play (they were keyed
+    /// by the steps' ids while the scripts loaded: [`Steps`]).
+    pub fn place(&mut self, place: &[usize]) {
+        for (step, _) in &mut self.0 {
+            *step = place[*step];
+        }
     }
 }
 
@@ -344,8 +355,7 @@ pub fn parse_option(
     lua: &Lua,
     decl: &Table,
     file: &str,
-    steps: &dyn Fn(&str) -> Option<usize>,
-    step_names: &[String],
+    steps: &mut Steps,
 ) -> mlua::Result<(OptionDef, Replace)> {
     let name = required_name(decl, "rally.option")?;
     let what = format!("option `{name}`");
@@ -410,7 +420,7 @@ pub fn parse_option(
             on_push: optional_fn(decl, "on_push", &what)?,
             on_rotate: optional_fn(decl, "on_rotate", &what)?,
             shot: parse_shot(lua, decl, &what)?,
-            steps: step_table(lua, decl, "steps", steps, step_names, &what)?,
+            steps: step_table(lua, decl, "steps", steps, &what)?,
             modify,
             name,
         },
@@ -461,13 +471,48 @@ fn optional_fn(table: &Table, key: &str, what: &str) -> mlua::Result<Option<Func
     }
 }
 
+/// Reads `new_steps = { { name = "springs", after = "crushers", describe = "..." } }`: steps
+/// of its own a declaration adds to the order of play, before its handlers name them.
+fn new_steps(lua: &Lua, decl: &Table, steps: &mut Steps, what: &str) -> mlua::Result<()> {
+    let list = match decl.get::<Value>("new_steps")? {
+        Value::Nil => return Ok(()),
+        Value::Table(t) => open(lua, &t)?,
+        other => {
+            return Err(mlua::Error::runtime(format!(
+                "{what}: `new_steps` must be a list {{ {{ name = \"...\", after = \"step\" }} }}, got {}",
+                super::args::a(other.type_name())
+            )))
+        }
+    };
+    for (i, item) in list.sequence_values::<Value>().enumerate() {
+        let what = format!("{what}, new_steps[{}]", i + 1);
+        let Value::Table(item) = item? else {
+            return Err(mlua::Error::runtime(format!(
+                "{what}: expected a table {{ name = \"...\", before = \"step\" or after = \"step\", describe = \"...\" }}"
+            )));
+        };
+        check_keys(lua, &item, &["name", "before", "after", "describe"], &what)?;
+        let text = |key: &str| item.get::<Option<String>>(key);
+        let step = NewStep {
+            name: text("name")?
+                .ok_or_else(|| mlua::Error::runtime(format!("{what}: needs `name = \"...\"`")))?,
+            before: text("before")?,
+            after: text("after")?,
+            describe: text("describe")?.unwrap_or_default(),
+        };
+        steps
+            .add(&step)
+            .map_err(|m| mlua::Error::runtime(format!("{what}: {m}")))?;
+    }
+    Ok(())
+}
+
 /// Reads `{ step_name = function ... }`, checking each step name against the order of play.
 fn step_table(
     lua: &Lua,
     table: &Table,
     key: &str,
-    steps: &dyn Fn(&str) -> Option<usize>,
-    step_names: &[String],
+    steps: &Steps,
     what: &str,
 ) -> mlua::Result<Handlers<usize>> {
     let mut out = Handlers::default();
@@ -476,11 +521,12 @@ fn step_table(
     };
     for pair in open(lua, &handlers)?.pairs::<String, Value>() {
         let (name, handler) = pair?;
-        let id = steps(&name).ok_or_else(|| {
+        let id = steps.id(&name).ok_or_else(|| {
+            let names = steps.names();
             mlua::Error::runtime(format!(
-                "{what}: `{key}.{name}` is not a step of the order of play{}; steps are {}",
-                crate::error::suggest(&name, step_names.iter().map(String::as_str)),
-                step_names.join(", ")
+                "{what}: `{key}.{name}` is not a step of the order of play{}; steps are {} (a step of its own: `new_steps`)",
+                crate::error::suggest(&name, names.iter().copied()),
+                names.join(", ")
             ))
         })?;
         match handler {
@@ -508,14 +554,29 @@ pub fn parse_kind(lua: &Lua, spec: &Table, what: &str) -> mlua::Result<Kind> {
         let of: Table = spec.get("of")?;
         Ok(Box::new(parse_kind(lua, &of, what)?))
     };
+    let mut allowed = vec!["kind", "default", "optional", "describe"];
+    allowed.extend(match kind.as_str() {
+        "int" => &["min", "max"][..],
+        "string" => &["choices"][..],
+        "list" | "dir_map" => &["of"][..],
+        _ => &[][..],
+    });
+    check_keys(lua, spec, &allowed, what)?;
     Ok(match kind.as_str() {
         "dir" => Kind::Dir,
         "rotation" => Kind::Rotation,
         "bool" => Kind::Bool,
-        "int" => Kind::Int {
-            min: spec.get("min")?,
-            max: spec.get("max")?,
-        },
+        "int" => {
+            let (min, max): (Option<i64>, Option<i64>) = (spec.get("min")?, spec.get("max")?);
+            if let (Some(lo), Some(hi)) = (min, max) {
+                if lo > hi {
+                    return Err(mlua::Error::runtime(format!(
+                        "{what}: min = {lo} is more than max = {hi}"
+                    )));
+                }
+            }
+            Kind::Int { min, max }
+        }
         "string" => Kind::Str {
             choices: match spec.get::<Option<Table>>("choices")? {
                 Some(t) => open(lua, &t)?
@@ -536,9 +597,18 @@ pub fn parse_kind(lua: &Lua, spec: &Table, what: &str) -> mlua::Result<Kind> {
 
 pub fn parse_param(lua: &Lua, spec: &Table, what: &str) -> mlua::Result<ParamSpec> {
     let kind = parse_kind(lua, spec, what)?;
+    // A default is checked as a board's value would be: a default the element could never
+    // be given would launch robots off the board, or worse, quietly.
     let default = match spec.get::<Value>("default")? {
         Value::Nil => None,
-        v => Some(super::store::to_json(lua, v, &format!("{what}: `default`"))?.0),
+        v => {
+            let json = super::store::to_json(lua, v, &format!("{what}: `default`"))?.0;
+            let checked = toml::Value::try_from(&json)
+                .map_err(|e| e.to_string())
+                .and_then(|value| kind.check(&value))
+                .map_err(|e| mlua::Error::runtime(format!("{what}: `default`: {e}")))?;
+            Some(checked)
+        }
     };
     let optional: bool = spec.get::<Option<bool>>("optional")?.unwrap_or(false);
     Ok(ParamSpec {
@@ -553,8 +623,7 @@ pub fn parse_element(
     lua: &Lua,
     decl: &Table,
     file: &str,
-    steps: &dyn Fn(&str) -> Option<usize>,
-    step_names: &[String],
+    steps: &mut Steps,
 ) -> mlua::Result<(ElementDef, Replace)> {
     let name = required_name(decl, "rally.element")?;
     let what = format!("element `{name}`");
@@ -565,17 +634,25 @@ pub fn parse_element(
         "glyph",
         "draw",
         "build",
+        "new_steps",
         "steps",
         "tile_steps",
         "replace",
     ];
     allowed.extend(TileEvent::ALL.iter().map(|(n, _)| *n));
     check_keys(lua, decl, &allowed, &what)?;
+    new_steps(lua, decl, steps, &what)?;
     let mut params = ParamSpecs::new();
     if let Some(specs) = decl.get::<Option<Table>>("params")? {
-        for pair in open(lua, &specs)?.pairs::<String, Table>() {
+        for pair in open(lua, &specs)?.pairs::<String, Value>() {
             let (pname, spec) = pair?;
             let what = format!("{what}, parameter `{pname}`");
+            let Value::Table(spec) = spec else {
+                return Err(mlua::Error::runtime(format!(
+                    "{what}: declare it with rally.param.* (e.g. `{pname} = rally.param.int {{ default = 1 }}`), not {}",
+                    super::args::a(spec.type_name())
+                )));
+            };
             params.insert(pname, parse_param(lua, &spec, &what)?);
         }
     }
@@ -608,8 +685,8 @@ pub fn parse_element(
             glyph,
             draw: parse_draw(lua, decl, &what)?,
             build: optional_fn(decl, "build", &what)?,
-            steps: step_table(lua, decl, "steps", steps, step_names, &what)?,
-            tile_steps: step_table(lua, decl, "tile_steps", steps, step_names, &what)?,
+            steps: step_table(lua, decl, "steps", steps, &what)?,
+            tile_steps: step_table(lua, decl, "tile_steps", steps, &what)?,
             events,
             replaces: replace == Replace::Yes,
             name,
@@ -622,14 +699,21 @@ pub fn parse_rule(
     lua: &Lua,
     decl: &Table,
     file: &str,
-    steps: &dyn Fn(&str) -> Option<usize>,
-    step_names: &[String],
+    steps: &mut Steps,
 ) -> mlua::Result<(RuleDef, Replace)> {
     let name = required_name(decl, "rally.rule")?;
     let what = format!("rule `{name}`");
-    let mut allowed = vec!["name", "describe", "steps", "replace", "only_with"];
+    let mut allowed = vec![
+        "name",
+        "describe",
+        "new_steps",
+        "steps",
+        "replace",
+        "only_with",
+    ];
     allowed.extend(RuleEvent::ALL.iter().map(|(n, _)| *n));
     check_keys(lua, decl, &allowed, &what)?;
+    new_steps(lua, decl, steps, &what)?;
     let mut events = Handlers::default();
     for (key, event) in RuleEvent::ALL {
         if let Some(f) = optional_fn(decl, key, &what)? {
@@ -645,7 +729,7 @@ pub fn parse_rule(
         RuleDef {
             describe: decl.get::<Option<String>>("describe")?.unwrap_or_default(),
             file: file.to_string(),
-            steps: step_table(lua, decl, "steps", steps, step_names, &what)?,
+            steps: step_table(lua, decl, "steps", steps, &what)?,
             events,
             replaces: replace == Replace::Yes,
             only_with: decl

@@ -2,6 +2,7 @@
 //! variants. A rule set is immutable once built; hot reload builds a new one off to the side
 //! and swaps it in whole (design.md principle 7), so no Lua handle outlives its rule set.
 
+pub(crate) mod args;
 pub mod ctx;
 pub mod decl;
 mod pattern;
@@ -93,7 +94,15 @@ pub fn lua_message(e: &mlua::Error) -> String {
 
 fn raw_message(e: &mlua::Error) -> String {
     match e {
-        mlua::Error::CallbackError { cause, .. } => raw_message(cause),
+        mlua::Error::CallbackError { cause, traceback } => match cause.as_ref() {
+            mlua::Error::BadArgument {
+                to,
+                pos,
+                name,
+                cause,
+            } => args::bad_argument(to.as_deref(), *pos, name.as_deref(), cause, traceback),
+            _ => raw_message(cause),
+        },
         mlua::Error::WithContext { context, cause } => format!("{context}: {}", raw_message(cause)),
         // A script's own error: `file.lua:line: message`; the Lua traceback after it repeats
         // what the caller already says (element, hook, robot, register), so it is left out.
@@ -155,12 +164,7 @@ impl RuleSet {
                 })?;
             }
         }
-        let step_index: HashMap<String, usize> = order
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.name.clone(), i))
-            .collect();
-        let step_names: Vec<String> = order.iter().map(|s| s.name.clone()).collect();
+        let steps = Rc::new(RefCell::new(crate::order::Steps::new(order)));
 
         let budget = Rc::new(Budget::new());
         let lua = sandbox::new_lua(budget.clone()).map_err(|e| Error::Script(lua_message(&e)))?;
@@ -186,68 +190,72 @@ impl RuleSet {
             rally.raw_set(name, view).map_err(script_err)?;
             registries.push(Declared { declared, cache });
         }
-        let [declared_elements, declared_rules, declared_options]: [Declared; 3] =
+        let [elements, rules, options]: [Declared; 3] =
             registries.try_into().ok().expect("three registries");
-        {
-            let (collected, file) = (collected.clone(), current_file.clone());
-            let (index, names) = (step_index.clone(), step_names.clone());
-            let declared = declared_elements;
-            let element = lua
-                .create_function(move |lua, decl: Table| {
-                    loading(lua, &file.borrow(), "element")?;
-                    let steps = |n: &str| index.get(n).copied();
-                    let parsed = decl::parse_element(lua, &decl, &file.borrow(), &steps, &names)
-                        .map_err(|e| located(lua, lua_message(&e)))?;
-                    declared.add(&parsed.0.name, &decl)?;
-                    let mut collected = collected.borrow_mut();
-                    collected.elements.push(parsed);
-                    collected.tables.push(Value::Table(decl.clone()));
-                    Ok(decl)
-                })
-                .map_err(script_err)?;
-            rally.raw_set("element", element).map_err(script_err)?;
-        }
-        {
-            let (collected, file) = (collected.clone(), current_file.clone());
-            let (index, names) = (step_index.clone(), step_names.clone());
-            let declared = declared_rules;
-            let rule = lua
-                .create_function(move |lua, decl: Table| {
-                    loading(lua, &file.borrow(), "rule")?;
-                    let steps = |n: &str| index.get(n).copied();
-                    let parsed = decl::parse_rule(lua, &decl, &file.borrow(), &steps, &names)
-                        .map_err(|e| located(lua, lua_message(&e)))?;
-                    declared.add(&parsed.0.name, &decl)?;
-                    let mut collected = collected.borrow_mut();
-                    collected.rules.push(parsed);
-                    collected.tables.push(Value::Table(decl.clone()));
-                    Ok(decl)
-                })
-                .map_err(script_err)?;
-            rally.raw_set("rule", rule).map_err(script_err)?;
-        }
-        {
-            let (collected, file) = (collected.clone(), current_file.clone());
-            let (index, names) = (step_index.clone(), step_names.clone());
-            let declared = declared_options;
-            let option = lua
-                .create_function(move |lua, decl: Table| {
-                    loading(lua, &file.borrow(), "option")?;
-                    let steps = |n: &str| index.get(n).copied();
-                    let parsed = decl::parse_option(lua, &decl, &file.borrow(), &steps, &names)
-                        .map_err(|e| located(lua, lua_message(&e)))?;
-                    declared.add(&parsed.0.name, &decl)?;
-                    let mut collected = collected.borrow_mut();
-                    collected.options.push(parsed);
-                    collected.tables.push(Value::Table(decl.clone()));
-                    Ok(decl)
-                })
-                .map_err(script_err)?;
-            rally.raw_set("option", option).map_err(script_err)?;
-        }
+        let declarer = Declarer {
+            file: current_file.clone(),
+            steps: steps.clone(),
+            collected: collected.clone(),
+        };
+        declarer
+            .install(
+                &lua,
+                &rally,
+                "element",
+                elements,
+                decl::parse_element,
+                |c, d| c.elements.push(d),
+            )
+            .map_err(script_err)?;
+        declarer
+            .install(&lua, &rally, "rule", rules, decl::parse_rule, |c, d| {
+                c.rules.push(d)
+            })
+            .map_err(script_err)?;
+        declarer
+            .install(
+                &lua,
+                &rally,
+                "option",
+                options,
+                decl::parse_option,
+                |c, d| c.options.push(d),
+            )
+            .map_err(script_err)?;
+        // `rally.param.*` checks each parameter where the script writes it.
+        let check_param = lua
+            .create_function(|lua, (spec, opts): (Table, Value)| {
+                let kind: String = spec.get("kind")?;
+                let what = format!("rally.param.{kind}");
+                match opts {
+                    Value::Nil => {}
+                    Value::Table(opts) => {
+                        for pair in views::open(lua, &opts)?.pairs::<Value, Value>() {
+                            let (key, value) = pair?;
+                            spec.raw_set(key, value)?;
+                        }
+                    }
+                    other => {
+                        return Err(located(
+                            lua,
+                            format!(
+                                "{what}: expected a table of options {{ default = ..., describe = ... }}, got {}",
+                                args::a(other.type_name())
+                            ),
+                        ))
+                    }
+                }
+                decl::parse_param(lua, &spec, &what).map_err(|e| located(lua, lua_message(&e)))?;
+                Ok(spec)
+            })
+            .map_err(script_err)?;
         lua.load(include_str!("prelude.lua"))
             .set_name("@rally/prelude.lua")
-            .call::<()>((rally.clone(), views::registry(&lua).map_err(script_err)?))
+            .call::<()>((
+                rally.clone(),
+                views::registry(&lua).map_err(script_err)?,
+                check_param,
+            ))
             .map_err(script_err)?;
         let rally_data = budget
             .unhooked(|| views::freeze(&lua, &rally, View::Library))
@@ -260,7 +268,8 @@ impl RuleSet {
         // The host finds it in the globals, which no script sees.
         lua.globals().raw_set("rally", rally).map_err(script_err)?;
 
-        let mut files: Vec<(PathBuf, Option<Map<String, Json>>)> = Vec::new();
+        // Each file, and for a variant's files which variant (its index in `variants`).
+        let mut files: Vec<(PathBuf, Option<usize>)> = Vec::new();
         for sub in ["rules", "elements", "options"] {
             files.extend(
                 lua_files(&sources.scripts.join(sub))
@@ -275,18 +284,13 @@ impl RuleSet {
                 sources.scripts.display()
             )));
         }
-        for (variant, params) in &variants {
-            files.extend(
-                variant
-                    .files
-                    .iter()
-                    .map(|f| (f.clone(), Some(params.clone()))),
-            );
+        for (i, (variant, _)) in variants.iter().enumerate() {
+            files.extend(variant.files.iter().map(|f| (f.clone(), Some(i))));
         }
 
         let mut defs = Defs {
-            order,
-            step_index,
+            order: Vec::new(),
+            step_index: HashMap::new(),
             elements: Vec::new(),
             element_index: HashMap::new(),
             rules: Vec::new(),
@@ -299,8 +303,13 @@ impl RuleSet {
         for (path, params) in &files {
             let shown = display_path(path);
             *current_file.borrow_mut() = shown.clone();
-            run_file(&lua, &budget, path, &shown, params.as_ref())?;
+            let params = params.map(|i| {
+                let (variant, params) = &defs.variants[i];
+                (variant.name.as_str(), params)
+            });
+            let returned = run_file(&lua, &budget, path, &shown, params)?;
             let mut found = std::mem::take(&mut *collected.borrow_mut());
+            check_returned(&returned, &found.tables, path, &shown)?;
             let kept = std::mem::take(&mut found.tables);
             budget
                 .unhooked(|| views::keep(&lua, kept))
@@ -309,6 +318,7 @@ impl RuleSet {
         }
         current_file.borrow_mut().clear();
         budget.set_loading(false);
+        defs.place_steps(&steps.borrow());
         defs.check_only_with()?;
         Ok(RuleSet {
             lua,
@@ -376,6 +386,71 @@ impl RuleSet {
     }
 }
 
+/// What `rally.element`, `rally.rule` and `rally.option` share: the file loading, the order of
+/// play (declarations may add steps) and what has been declared.
+struct Declarer {
+    file: Rc<RefCell<String>>,
+    steps: Rc<RefCell<crate::order::Steps>>,
+    collected: Rc<RefCell<Collected>>,
+}
+
+/// A declaration as read, and whether it replaces one of the same name.
+type Parsed<T> = (T, Replace);
+
+impl Declarer {
+    /// Sets `rally.KIND`, the function that checks a declaration (`parse`), then keeps it
+    /// (`keep`) and returns it, so that a script can `return rally.element { ... }`.
+    fn install<T: Named + 'static>(
+        &self,
+        lua: &Lua,
+        rally: &Table,
+        kind: &'static str,
+        declared: Declared,
+        parse: fn(&Lua, &Table, &str, &mut crate::order::Steps) -> mlua::Result<Parsed<T>>,
+        keep: fn(&mut Collected, Parsed<T>),
+    ) -> mlua::Result<()> {
+        let (file, steps, collected) = (
+            self.file.clone(),
+            self.steps.clone(),
+            self.collected.clone(),
+        );
+        let function = lua.create_function(move |lua, decl: Table| {
+            loading(lua, &file.borrow(), kind)?;
+            let parsed = parse(lua, &decl, &file.borrow(), &mut steps.borrow_mut())
+                .map_err(|e| located(lua, lua_message(&e)))?;
+            declared.add(parsed.0.name(), &decl)?;
+            let mut collected = collected.borrow_mut();
+            keep(&mut collected, parsed);
+            collected.tables.push(Value::Table(decl.clone()));
+            Ok(decl)
+        })?;
+        rally.raw_set(kind, function)
+    }
+}
+
+/// A declaration's name.
+trait Named {
+    fn name(&self) -> &str;
+}
+
+impl Named for ElementDef {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl Named for RuleDef {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl Named for OptionDef {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
 /// The declarations of one kind loaded so far (`rally.elements`, ...), and the cache of those
 /// scripts have read (and so made read-only).
 struct Declared {
@@ -402,24 +477,72 @@ fn loading(lua: &Lua, file: &str, what: &str) -> mlua::Result<()> {
     Ok(())
 }
 
+/// A script returns its declaration (`return rally.element { ... }`) or nothing, and
+/// declares something: otherwise the element it meant to add would be missing, reported far
+/// away as an unknown element. Lua does not say where a chunk returned: the error points at
+/// the file's last `return` line.
+fn check_returned(returned: &Value, declared: &[Value], path: &Path, shown: &str) -> Result<()> {
+    let problem = match returned {
+        Value::Nil if declared.is_empty() => "declares nothing".to_string(),
+        Value::Nil => return Ok(()),
+        Value::Table(_) if declared.contains(returned) => return Ok(()),
+        Value::Table(_) => "returns a table that is not a declaration".to_string(),
+        other => format!(
+            "returns {}, {}",
+            crate::text::clean(&other.to_string().unwrap_or_default()),
+            args::a(other.type_name())
+        ),
+    };
+    let message = format!(
+        "{problem}: a script declares what it adds, `return rally.element {{ ... }}` (or rally.rule, rally.option)"
+    );
+    let text = crate::files::read_text(path).unwrap_or_default();
+    let line = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.trim_start().starts_with("return"))
+        .last()
+        .map(|(i, _)| i + 1);
+    Err(Error::Script(match line {
+        Some(line) => format!("{shown}:{line}: {message}"),
+        None => format!("{shown}: {message}"),
+    }))
+}
+
 /// Runs one script file in its own environment, under a fresh budget, after checking that
-/// none of its functions assigns a local of the file (`upvalues.rs`).
+/// none of its functions assigns a local of the file (`upvalues.rs`); returns what it returned.
 fn run_file(
     lua: &Lua,
     budget: &Budget,
     path: &Path,
     shown: &str,
-    params: Option<&Map<String, Json>>,
-) -> Result<()> {
+    params: Option<(&str, &Map<String, Json>)>,
+) -> Result<Value> {
     let text = crate::files::read_text(path)?;
     let err = |e: mlua::Error| Error::Script(lua_message(&e));
     let extra = match params {
-        Some(params) => {
+        Some((variant, params)) => {
             let table = lua.to_value(params).map_err(err)?;
             if let Value::Table(t) = &table {
-                budget
+                let data = budget
                     .unhooked(|| views::freeze(lua, t, View::Params))
                     .map_err(err)?;
+                // Every parameter has a value (variant parameters have defaults): a name
+                // that is not one is a typo, as strict as a tile's fields.
+                let known: Vec<String> = params.keys().cloned().collect();
+                let variant = variant.to_string();
+                sandbox::strict(lua, &data, move |key| {
+                    format!(
+                        "variant `{variant}` has no parameter `{key}`{}; {}",
+                        crate::error::suggest(key, known.iter().map(String::as_str)),
+                        if known.is_empty() {
+                            "it has none".to_string()
+                        } else {
+                            format!("it has {}", known.join(", "))
+                        }
+                    )
+                })
+                .map_err(err)?;
             }
             let extra = lua.create_table().map_err(err)?;
             extra.raw_set("params", table).map_err(err)?;
@@ -439,7 +562,7 @@ fn run_file(
         .map_err(err)?;
     upvalues::check(&chunk, shown).map_err(Error::Script)?;
     budget.reset();
-    let result = chunk.call::<()>(());
+    let result = chunk.call::<Value>(());
     if let Some(why) = budget.spent() {
         return Err(Error::Script(why));
     }
@@ -451,6 +574,28 @@ fn run_file(
 }
 
 impl Defs {
+    /// The final order of play, once every declaration has added its steps: handlers are
+    /// keyed by their step's place in it.
+    fn place_steps(&mut self, steps: &crate::order::Steps) {
+        let (order, place) = steps.finish();
+        for e in &mut self.elements {
+            e.steps.place(&place);
+            e.tile_steps.place(&place);
+        }
+        for r in &mut self.rules {
+            r.steps.place(&place);
+        }
+        for o in &mut self.options {
+            o.steps.place(&place);
+        }
+        self.step_index = order
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.name.clone(), i))
+            .collect();
+        self.order = order;
+    }
+
     fn merge(&mut self, found: Collected, file: &str) -> Result<()> {
         for (def, replace) in found.elements {
             match (self.element_index.get(&def.name), replace) {
@@ -554,7 +699,7 @@ impl Defs {
                     variants: root.clone(),
                     choices: vec![Choice {
                         name: variant.name.clone(),
-                        params: toml::Table::new(),
+                        ..Choice::default()
                     }],
                 };
                 let Ok(rules) = RuleSet::load(&alone) else {
@@ -641,7 +786,7 @@ struct FactsBuilder<'a> {
 }
 
 fn dir_arg(lua: &Lua, text: &str) -> mlua::Result<Dir> {
-    Dir::parse(text).ok_or_else(|| located(lua, format!("`{text}` is not a direction (N/E/S/W)")))
+    Dir::parse(text).ok_or_else(|| args::invalid(lua, "rally.Dir", &format!("\"{text}\"")))
 }
 
 impl Catalogue for RuleSet {

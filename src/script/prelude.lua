@@ -1,7 +1,7 @@
 -- The Lua half of the `rally` API: pure helpers that need no access to the game.
 -- Loaded into every rule set before any element or variant script. The native half
 -- (`rally.element`, `rally.rule`, and every `ctx:` primitive) is in src/script/.
-local rally, views = ...
+local rally, views, check_param = ...
 -- `views` maps each read-only table (a tile's `phases`, `rally.dirs`) to what it shows: the
 -- helpers below read through it, and call each other directly rather than through `rally`,
 -- so that the hot ones cost no metamethod (src/script/views.rs).
@@ -56,12 +56,12 @@ function rally.active(phases, register)
 end
 
 -- Parameter declarations: `params = { dir = rally.param.dir(), express = rally.param.bool { default = false } }`.
--- Options for every kind: `default = value`, `optional = true`, `describe = "text"`.
+-- Options for every kind: `default = value`, `optional = true`, `describe = "text"`. Each
+-- spec is checked where it is written (`check_param`, the host's): its keys, `min <= max`,
+-- and its default against its kind, range and choices.
 local function kind(name)
   return function(opts)
-    local spec = { kind = name }
-    for k, v in pairs(opts or {}) do spec[k] = v end
-    return spec
+    return check_param({ kind = name }, opts)
   end
 end
 rally.param = {
@@ -71,19 +71,13 @@ rally.param = {
   int = kind("int"),            -- options: min, max
   string = kind("string"),      -- option: choices = { ... }
   phases = function(opts)       -- a list of registers 1..5; default every register
-    local spec = { kind = "list", of = { kind = "int", min = 1, max = 5 }, default = { 1, 2, 3, 4, 5 } }
-    for k, v in pairs(opts or {}) do spec[k] = v end
-    return spec
+    return check_param({ kind = "list", of = { kind = "int", min = 1, max = 5 }, default = { 1, 2, 3, 4, 5 } }, opts)
   end,
   list = function(of, opts)
-    local spec = kind("list")(opts)
-    spec.of = of
-    return spec
+    return check_param({ kind = "list", of = of }, opts)
   end,
   dir_map = function(of, opts)  -- a table keyed by direction, e.g. { N = "right" }
-    local spec = kind("dir_map")(opts)
-    spec.of = of
-    return spec
+    return check_param({ kind = "dir_map", of = of }, opts)
   end,
 }
 

@@ -1,7 +1,7 @@
 -- The Lua half of the sandbox (sandbox.rs): the few standard functions that would let a
 -- script escape its budget or look inside a read-only table, wrapped. Runs once per rule set,
 -- before any script; the originals stay in this chunk's upvalues, which no script can reach.
-local base, views, spent, charge, loading, undeclared, view, GLOBALS = ...
+local base, views, spent, charge, room, loading, undeclared, view, GLOBALS = ...
 local error, type, select, tonumber = base.error, base.type, base.select, base.tonumber
 local pcall, xpcall = base.pcall, base.xpcall
 local next, rawget, rawset, rawlen = base.next, base.rawget, base.rawset, base.rawlen
@@ -9,6 +9,7 @@ local setmetatable = base.setmetatable
 local coroutine, table, math = base.coroutine, base.table, base.math
 local create, resume, close = coroutine.create, coroutine.resume, coroutine.close
 local move, insert, remove = table.move, table.insert, table.remove
+local rep, tostring = base.string.rep, base.tostring
 
 -- Once the budget of a call is spent, no protected call catches the error: it goes on up.
 local function check()
@@ -111,6 +112,13 @@ end
 local function span(from, to)
   local n = (tonumber(to) or 0) - (tonumber(from) or 0)
   if n >= 0 then charge(n + 1) end
+end
+
+-- One allocation of the whole result: measured against the memory left first (sandbox.rs).
+function base.string.rep(s, n, sep)
+  local size = (#tostring(s) + (sep and #tostring(sep) or 0)) * (tonumber(n) or 0)
+  if size > 0 then room(size) end
+  return rep(s, n, sep)
 end
 
 function table.move(a1, f, e, t, a2)

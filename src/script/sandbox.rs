@@ -483,6 +483,22 @@ pub fn new_lua(budget: Rc<Budget>) -> mlua::Result<Lua> {
         let budget = budget.clone();
         lua.create_function(move |_, ()| Ok(budget.loading.get()))?
     };
+    // `string.rep` makes its result in one allocation; one larger than what is left would be
+    // refused by Lua's own allocator, which cannot say where. So it is measured first, and
+    // refused at the script's line, as the hook refuses a script that outgrows the limit.
+    let room = {
+        let budget = budget.clone();
+        lua.create_function(move |lua, size: f64| {
+            let limit = limits().memory as f64;
+            let fits = |lua: &Lua| lua.used_memory() as f64 + size <= limit;
+            if fits(lua) || (lua.gc_collect().is_ok() && fits(lua)) {
+                return Ok(());
+            }
+            Err(mlua::Error::runtime(
+                budget.stop(place(lua, 1), memory_message()),
+            ))
+        })?
+    };
     let undeclared = lua.create_table()?;
     strict(&lua, &undeclared, |key| {
         format!("undeclared global `{key}` (declare it with `local`, or check the spelling)")
@@ -496,6 +512,7 @@ pub fn new_lua(budget: Rc<Budget>) -> mlua::Result<Lua> {
             views::registry(&lua)?,
             spent,
             charge,
+            room,
             loading,
             undeclared,
             views::maker(&lua, View::Globals)?,

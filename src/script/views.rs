@@ -23,15 +23,18 @@ pub enum View {
     Params,
     /// A table a script keeps from loading time (upvalues, declarations).
     Kept,
+    /// `robot.vars`: a copy, so a write would be lost.
+    RobotVars,
 }
 
 impl View {
-    const ALL: [View; 5] = [
+    const ALL: [View; 6] = [
         View::Library,
         View::Globals,
         View::Tile,
         View::Params,
         View::Kept,
+        View::RobotVars,
     ];
 
     fn refusal(self, key: &str) -> String {
@@ -49,6 +52,9 @@ impl View {
             View::Kept => format!(
                 "cannot set `{key}`: a table a script keeps between calls is read-only, so that no state hides outside vars; keep state with ctx:set_var(robot, key, value) or ctx:set_game_var(key, value)"
             ),
+            View::RobotVars => {
+                format!("robots are read-only: use ctx:set_var(robot, '{key}', n)")
+            }
         }
     }
 }
@@ -147,6 +153,16 @@ pub fn freeze(lua: &Lua, table: &Table, kind: View) -> mlua::Result<Table> {
         .freeze
         .call::<()>((roots, kind as usize + 1, false))?;
     open(lua, table)
+}
+
+/// `robot.vars` as scripts get it: a read-only view of `vars` (a table made from the
+/// robot's state), since a var set there would be silently lost. The tables in it are the
+/// script's own copies, to change and store again with `ctx:set_var`.
+pub fn read_only_vars(lua: &Lua, vars: Value) -> mlua::Result<Value> {
+    match vars {
+        Value::Table(data) => view(lua, data, View::RobotVars).map(Value::Table),
+        other => Ok(other),
+    }
 }
 
 /// Makes read-only, in place, every table a script keeps from loading time: everything its

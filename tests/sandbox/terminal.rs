@@ -88,7 +88,8 @@ fn render_s_board_errors_carry_file_and_line() {
     // A script failing while the board is built: the script's line.
     let attack =
         Attack::file("rally.element { name = 'trap', build = function(b)\n  b:wall('Q')\nend }\n");
-    attack
-        .rally(&["render", "s.toml", "-o", "-"])
-        .refused(2, "`Q` is not a direction");
+    attack.rally(&["render", "s.toml", "-o", "-"]).refused(
+        2,
+        "`b:wall`: argument `side` must be a direction (\"N\", \"E\", \"S\" or \"W\"), got \"Q\"",
+    );
 }

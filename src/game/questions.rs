@@ -1,0 +1,93 @@
+//! The decisions the turn loop itself asks a robot's player (rules.md §7.4, §7.5): whether a
+//! damaged robot powers down next turn, whether a powered-down robot stays down, and, when a
+//! destroyed robot re-enters, which way it faces and whether it re-enters powered down.
+//!
+//! Each is a [`Question`](crate::decision::Question) through the decision interface, the
+//! same as the questions scripts ask (`ctx:choose`), so whoever sits at a robot answers all
+//! of them one way: a scenario's fixed `choices`, the bots' policy, a person at the
+//! terminal or at the browser table. The first choice is the default: no, and the facing
+//! the robot has. The answers are logged as `chose`, so a replay plays them again.
+
+use crate::engine::Game;
+use crate::error::Result;
+use crate::geometry::Dir;
+use crate::state::RobotId;
+
+/// The keys of these questions, for the choosers that recognise them.
+pub const POWER_DOWN: &str = "power_down";
+pub const STAY_DOWN: &str = "stay_down";
+pub const REENTER_FACING: &str = "reenter_facing";
+pub const REENTER_POWERED_DOWN: &str = "reenter_powered_down";
+
+/// A damaged robot's player announces power down for the next turn, or not (§7.4). Bots
+/// are told the damage (`detail.damage`).
+pub fn power_down(game: &Game, robot: RobotId) -> Result<bool> {
+    let damage = game.state().robots[robot].damage;
+    yes_no(
+        game,
+        robot,
+        POWER_DOWN,
+        format!(
+            "Power down next turn? It has {damage} damage: powered down it discards all damage, but plays no cards, does not move and does not fire."
+        ),
+        hint("damage", damage.into()),
+    )
+}
+
+/// A powered-down robot stays down for the next turn too, or not.
+pub fn stay_down(game: &Game, robot: RobotId) -> Result<bool> {
+    yes_no(
+        game,
+        robot,
+        STAY_DOWN,
+        "Stay powered down next turn too?".into(),
+        Default::default(),
+    )
+}
+
+/// A robot back on its archive square: the way it faces (its facing now first, the default)
+/// and whether it re-enters powered down (§7.5). Bots are advised the facing that needs the
+/// fewest turns towards the next flag (`detail.advice`).
+pub fn reenter(game: &Game, robot: RobotId) -> Result<(Dir, bool)> {
+    let (facing, at, damage) = {
+        let r = &game.state().robots[robot];
+        (r.facing, r.at, r.damage)
+    };
+    let choices: Vec<String> = std::iter::once(facing)
+        .chain(Dir::ALL.into_iter().filter(|&d| d != facing))
+        .map(|d| d.to_string())
+        .collect();
+    let advice = crate::game::bot::reentry_facing(game, robot);
+    let answer = game.choose(
+        robot,
+        REENTER_FACING,
+        choices,
+        format!("It re-enters at {at} with {damage} damage. Which way does it face?"),
+        hint("advice", advice.to_string().into()),
+    )?;
+    let facing = Dir::parse(&answer).unwrap_or(facing);
+    let down = yes_no(
+        game,
+        robot,
+        REENTER_POWERED_DOWN,
+        "Re-enter powered down (skip next turn, discard all damage)?".into(),
+        Default::default(),
+    )?;
+    Ok((facing, down))
+}
+
+/// A question's detail with one hint for bots.
+fn hint(key: &str, value: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+    serde_json::Map::from_iter([(key.to_string(), value)])
+}
+
+fn yes_no(
+    game: &Game,
+    robot: RobotId,
+    key: &str,
+    text: String,
+    detail: serde_json::Map<String, serde_json::Value>,
+) -> Result<bool> {
+    let answer = game.choose(robot, key, vec!["no".into(), "yes".into()], text, detail)?;
+    Ok(answer == "yes")
+}

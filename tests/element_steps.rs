@@ -1,0 +1,83 @@
+//! Issue 12 §3: an element that needs a moment of its own in the order of play declares the
+//! step (`new_steps`), without a variant. The spring pad (tests/element_steps/) throws robots
+//! after the crushers and before the lasers.
+
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+
+/// A project: the standard scripts plus `tests/element_steps/spring_pad.lua` (or `pad`, if
+/// given, in its place), and the spring pad's scenario.
+fn project(pad: Option<&str>) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let fixtures = root.join("tests/element_steps");
+    support::copy_dir(&root.join("scripts"), &dir.path().join("scripts"));
+    let script = match pad {
+        Some(text) => text.to_string(),
+        None => std::fs::read_to_string(fixtures.join("spring_pad.lua")).unwrap(),
+    };
+    std::fs::write(dir.path().join("scripts/elements/spring_pad.lua"), script).unwrap();
+    std::fs::copy(
+        fixtures.join("spring_pad.toml"),
+        dir.path().join("spring_pad.toml"),
+    )
+    .unwrap();
+    dir
+}
+
+fn rally(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_rally"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code(), text)
+}
+
+#[test]
+fn a_spring_pad_acts_in_its_own_step() {
+    let dir = project(None);
+    let (code, out) = rally(dir.path(), &["test", "spring_pad.toml"]);
+    assert_eq!(code, Some(0), "{out}");
+    // `rally elements` shows the step in the order of play, where it was put.
+    let steps = support::rally_ok(dir.path(), &["elements"]);
+    let crushers = steps.find("\n  crushers").expect(&steps);
+    let springs = steps
+        .find("\n  springs         board_elements  C6: spring pads throw robots")
+        .expect(&steps);
+    let fire = steps.find("\n  fire").expect(&steps);
+    assert!(crushers < springs && springs < fire, "{steps}");
+}
+
+#[test]
+fn a_new_step_must_have_a_place_and_a_new_name() {
+    let refused = |steps: &str, message: &str| {
+        let pad = format!(
+            "return rally.element {{\n  name = \"spring_pad\",\n  new_steps = {{ {steps} }},\n}}\n"
+        );
+        let dir = project(Some(&pad));
+        let (code, out) = rally(dir.path(), &["run", "spring_pad.toml"]);
+        assert_eq!(code, Some(2), "{out}");
+        let first = format!("error: scripts/elements/spring_pad.lua:1: element `spring_pad`, new_steps[1]: {message}\n");
+        assert!(out.contains(&first), "{out}");
+    };
+    refused(
+        "{ name = \"springs\", after = \"crusher\" }",
+        "step `springs`: there is no step `crusher` (did you mean `crushers`?)",
+    );
+    refused(
+        "{ name = \"gears\", after = \"crushers\" }",
+        "step `gears` already exists",
+    );
+    refused(
+        "{ name = \"springs\" }",
+        "step `springs` needs exactly one of `before` or `after`",
+    );
+}
