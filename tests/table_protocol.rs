@@ -78,8 +78,7 @@ fn every_bad_message_gets_an_error_frame_and_changes_nothing() {
     runtime().block_on(async {
         let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
         let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
-        ann.state_where(|s| s["phase"] == "programming" && s["desk"].is_object())
-            .await;
+        ann.dealt().await;
         bob.state_where(|s| s["desk"].is_object()).await;
         let hand = ann.hand();
         let bobs = bob.hand();
@@ -518,8 +517,7 @@ fn a_script_error_in_a_register_pauses_the_table_until_a_fix_is_saved() {
         let mut host = Client::connect(&server, "t", &tokens.host).await;
         let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
         let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
-        ann.state_where(|s| s["phase"] == "programming" && s["desk"].is_object())
-            .await;
+        ann.dealt().await;
         // A save that loads, with a mistake that shows only when the lasers fire.
         std::fs::write(
             &lasers,
@@ -598,4 +596,123 @@ fn the_classic_timer_fills_the_last_program_with_the_cards_as_dealt() {
             assert_eq!(bobs, json!(card), "register {}", i + 1);
         }
     });
+}
+
+#[test]
+fn power_down_announced_on_the_desk_is_the_answer_and_takes_effect_next_turn() {
+    let ws = Workspace::new();
+    let (server, infos) = serve(vec![ws.launch("t", Settings::default(), false)]);
+    let tokens = &infos[0].tokens;
+    runtime().block_on(async {
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        ann.program_and_ready().await;
+        bob.program_and_ready().await;
+        // Turn 1 left Ann damaged: she may announce power down while she programs.
+        let turn2 = ann
+            .state_where(|s| s["turn"] == 2 && s["desk"]["ready"] == false)
+            .await;
+        assert_eq!(turn2["desk"]["can_power_down"], true, "{turn2}");
+        ann.send(json!({"type": "power_down", "on": true})).await;
+        ann.state_where(|s| s["desk"]["power_down"] == true).await;
+        ann.program_and_ready().await;
+        bob.state_where(|s| s["turn"] == 2 && s["desk"]["ready"] == false)
+            .await;
+        bob.program_and_ready().await;
+        // No dialog asks her again; in turn 3 her robot is powered down, its damage gone,
+        // and she has nothing to program.
+        let turn3 = ann
+            .state_where(|s| s["turn"] == 3 && s["phase"] == "programming")
+            .await;
+        assert!(turn3["desk"].is_null(), "{turn3}");
+        let robot = &turn3["frame"]["robots"][0];
+        assert_eq!(robot["powered_down"], true, "{robot}");
+        assert_eq!(robot["damage"], 0, "{robot}");
+        assert!(
+            ann.frames.iter().all(|f| f["question"].is_null()),
+            "Ann was asked"
+        );
+        // At the end of turn 3 she is asked, alone, whether she stays down.
+        bob.state_where(|s| s["turn"] == 3 && s["desk"].is_object())
+            .await;
+        bob.program_and_ready().await;
+        let asked = ann.state_where(|s| s["question"].is_object()).await;
+        let q = &asked["question"];
+        assert_eq!(q["key"], "stay_down", "{q}");
+        assert_eq!(q["choices"], json!(["no", "yes"]));
+        ann.send(json!({"type": "answer", "question": q["id"], "choice": "yes"}))
+            .await;
+        bob.until(|f| f["type"] == "stage" && f["label"] == "Turn 3 · End of turn")
+            .await;
+        assert!(bob.frames.iter().all(|f| f["question"].is_null()));
+    });
+}
+
+#[test]
+fn a_robot_back_from_a_pit_faces_the_way_its_player_picks_or_keeps_its_facing_after_the_timeout() {
+    let ws = Workspace::new();
+    // A row of pits in front of the docks: whoever moves forward first falls in.
+    let board = std::fs::read_to_string(ws.path("table_board.toml"))
+        .unwrap()
+        .replace("w  .  .  .  .  .  .  e\nsw", "w  P  P  P  P  P  P  e\nsw")
+        .replace("[legend]\n", "[legend]\n\"P\" = \"pit\"\n");
+    std::fs::write(ws.path("table_board.toml"), board).unwrap();
+    let settings = Settings {
+        choice_timeout: 1,
+        ..Settings::default()
+    };
+    let (server, infos) = serve(vec![ws.launch("t", settings, false)]);
+    let tokens = &infos[0].tokens;
+    runtime().block_on(async {
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        walk_forward(&mut ann).await;
+        walk_forward(&mut bob).await;
+        // Ann picks east; Bob lets the timeout keep his facing (the default, listed first).
+        let asked = ann.state_where(|s| s["question"].is_object()).await;
+        let q = &asked["question"];
+        assert_eq!(q["key"], "reenter_facing", "{q}");
+        let facings: Vec<&str> = q["choices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
+        assert_eq!(facings.len(), 4, "{q}");
+        assert_eq!(q["default"], facings[0]);
+        let pick = if facings[0] == "E" { "W" } else { "E" };
+        ann.send(json!({"type": "answer", "question": q["id"], "choice": pick}))
+            .await;
+        let asked = ann
+            .state_where(|s| s["question"]["key"] == "reenter_powered_down")
+            .await;
+        let q = &asked["question"];
+        assert_eq!(q["default"], "no");
+        ann.send(json!({"type": "answer", "question": q["id"], "choice": "no"}))
+            .await;
+        let bobs = bob
+            .state_where(|s| s["question"]["key"] == "reenter_facing")
+            .await;
+        let kept = bobs["question"]["default"].clone();
+        let turn2 = bob
+            .state_where(|s| s["turn"] == 2 && s["desk"].is_object())
+            .await;
+        let robots = &turn2["frame"]["robots"];
+        assert_eq!(robots[0]["facing"], pick, "{robots}");
+        assert_eq!(robots[0]["powered_down"], false, "{robots}");
+        assert_eq!(robots[1]["facing"], kept, "{robots}");
+        assert_eq!(robots[1]["lives"], 2, "{robots}");
+    });
+}
+
+/// Programs a move card first (the robots start facing the pits), then four more; Ready.
+async fn walk_forward(client: &mut Client) {
+    let mut hand = client.dealt().await;
+    let first = hand
+        .iter()
+        .position(|c| c.starts_with("move"))
+        .expect("a move card in the hand");
+    let card = hand.remove(first);
+    hand.insert(0, card);
+    client.play(&hand[..5]).await;
 }

@@ -24,8 +24,7 @@ use crate::error::{Error, Result};
 use crate::game::bot::Bots;
 use crate::game::deal::{self, Hand};
 use crate::game::save::{self, Save};
-use crate::game::{Driver, Match, Seats, Setup, Stage};
-use crate::geometry::Dir;
+use crate::game::{questions, Driver, Match, Seats, Setup, Stage};
 use crate::html::view::FrameView;
 use crate::reload::{HotReload, Reloaded, WatchOptions};
 use crate::state::{Robot, RobotId, REGISTERS};
@@ -129,6 +128,8 @@ pub(super) struct Table {
     board: Rc<Board>,
     board_svg: String,
     outcome: Option<String>,
+    /// How bots answer questions for the seats they play.
+    bots: BotPolicy,
     started: bool,
     closed: bool,
     /// Why the last save failed, while saving fails.
@@ -197,6 +198,7 @@ pub(super) fn run(
         board: m.game.board(),
         board_svg: crate::html::board_svg(&m.game),
         outcome: None,
+        bots: m.setup.bot_policy(),
         started: false,
         closed: false,
         save_failure: None,
@@ -756,8 +758,8 @@ impl Table {
     }
 }
 
-/// The table as the game's [`Seats`]: the programming phase for everyone at once, and the
-/// end-of-turn decisions as questions.
+/// The table as the game's [`Seats`]: the programming phase for everyone at once (the
+/// decisions around it, power down included, come through [`TableChooser`]).
 struct TableSeats {
     table: Shared,
     bots: Bots,
@@ -841,20 +843,6 @@ impl TableSeats {
             (u, false) => u,
         }
     }
-
-    /// A yes/no question to a person (bots have already been asked elsewhere).
-    fn yes_no(&mut self, robot: RobotId, name: &str, key: &str, text: String) -> bool {
-        let q = Question {
-            robot,
-            robot_name: name.to_string(),
-            key: key.into(),
-            choices: vec!["no".into(), "yes".into()],
-            text,
-            detail: Default::default(),
-            rehearsal: false,
-        };
-        ask(&self.table, &q).as_deref() == Some("yes")
-    }
 }
 
 impl Seats for TableSeats {
@@ -888,12 +876,11 @@ impl Seats for TableSeats {
             };
             for hand in &for_bots {
                 let program = self.bots.program(game, hand)?;
-                let down = game.state().robots[hand.robot].damage > 0
-                    && self.bots.power_down(game, hand.robot)?;
                 let mut t = self.table.borrow_mut();
-                let desk = t.desks[hand.robot].as_mut().expect("dealt");
-                desk.set_program(&program);
-                desk.power_down = down;
+                t.desks[hand.robot]
+                    .as_mut()
+                    .expect("dealt")
+                    .set_program(&program);
             }
             let mut t = self.table.borrow_mut();
             if !for_bots.is_empty() {
@@ -947,68 +934,14 @@ impl Seats for TableSeats {
             .as_ref()
             .map_or(Vec::new(), Desk::program))
     }
-
-    fn power_down(&mut self, _game: &mut Game, robot: RobotId) -> Result<bool> {
-        let t = self.table.borrow();
-        Ok(t.desks[robot].as_ref().is_some_and(|d| d.power_down))
-    }
-
-    fn stay_down(&mut self, game: &mut Game, robot: RobotId) -> Result<bool> {
-        if self.table.borrow().bot_decides(robot) {
-            return self.bots.stay_down(game, robot);
-        }
-        let name = game.state().robots[robot].name.clone();
-        Ok(self.yes_no(
-            robot,
-            &name,
-            "stay_down",
-            format!("{name} is powered down. Stay down next turn too?"),
-        ))
-    }
-
-    fn reenter(&mut self, game: &mut Game, robot: RobotId) -> Result<(Dir, bool)> {
-        if self.table.borrow().bot_decides(robot) {
-            return self.bots.reenter(game, robot);
-        }
-        self.table.borrow_mut().robots = game.state().robots.clone();
-        let (name, at, facing) = {
-            let r = &game.state().robots[robot];
-            (r.name.clone(), r.at, r.facing)
-        };
-        let mut choices = vec![facing.to_string()];
-        choices.extend(
-            Dir::ALL
-                .iter()
-                .filter(|&&d| d != facing)
-                .map(|d| d.to_string()),
-        );
-        let q = Question {
-            robot,
-            robot_name: name.clone(),
-            key: "reenter_facing".into(),
-            choices,
-            text: format!("{name} re-enters at {at} with 2 damage. Which way does it face?"),
-            detail: Default::default(),
-            rehearsal: false,
-        };
-        let dir = ask(&self.table, &q)
-            .and_then(|a| Dir::parse(&a))
-            .unwrap_or(facing);
-        let down = self.yes_no(
-            robot,
-            &name,
-            "reenter_powered_down",
-            format!("Re-enter {name} powered down (skip next turn, discard damage)?"),
-        );
-        Ok((dir, down))
-    }
 }
 
 /// Asks `robot`'s player `q` and waits for the answer, the timeout (the default), or a
 /// bot taking the seat over.
 fn ask(table: &Shared, q: &Question) -> Option<String> {
-    if table.borrow().bot_decides(q.robot) {
-        return BotPolicy.choose(q);
+    let bot = table.borrow().bot_decides(q.robot);
+    if bot {
+        return table.borrow_mut().bots.choose(q);
     }
     {
         let mut t = table.borrow_mut();
@@ -1045,7 +978,7 @@ fn ask(table: &Shared, q: &Question) -> Option<String> {
             break None;
         }
         if t.bot_decides(q.robot) {
-            break BotPolicy.choose(q);
+            break t.bots.choose(q);
         }
         let deadline = [Some(p.deadline), t.bot_deadline(q.robot)]
             .into_iter()
@@ -1060,14 +993,23 @@ fn ask(table: &Shared, q: &Question) -> Option<String> {
     answer
 }
 
-/// The game's chooser at a table: questions during the registers go to the robot's player
-/// as a dialog; bots, absent players and rehearsals get the bots' answers.
+/// The game's chooser at a table: every question (the scripts' `ctx:choose`, and the turn
+/// loop's power down, staying down and re-entry, `game::questions`) goes to the robot's
+/// player as a dialog; bots, absent players and rehearsals get the bots' answers. Power
+/// down was already announced on the desk while programming: that is the answer.
 struct TableChooser(Shared);
 
 impl Chooser for TableChooser {
     fn choose(&mut self, q: &Question) -> Option<String> {
         if q.rehearsal {
-            return BotPolicy.choose(q);
+            return self.0.borrow_mut().bots.choose(q);
+        }
+        if q.key == questions::POWER_DOWN {
+            let t = self.0.borrow();
+            let announced = t.desks[q.robot].as_ref().map(|d| d.power_down);
+            if let (false, Some(down)) = (t.bot_decides(q.robot), announced) {
+                return Some(if down { "yes" } else { "no" }.into());
+            }
         }
         ask(&self.0, q)
     }

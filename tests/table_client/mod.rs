@@ -224,11 +224,22 @@ impl Client {
             .unwrap_or_default()
     }
 
-    /// Programs the first five cards of the hand and says Ready; returns the cards.
-    pub async fn program_and_ready(&mut self) -> Vec<String> {
+    /// Waits for this seat's hand.
+    pub async fn dealt(&mut self) -> Vec<String> {
         self.state_where(|s| s["phase"] == "programming" && s["desk"].is_object())
             .await;
-        let cards: Vec<String> = self.hand().into_iter().take(5).collect();
+        self.hand()
+    }
+
+    /// Programs the first five cards of the hand and says Ready; returns the cards.
+    pub async fn program_and_ready(&mut self) -> Vec<String> {
+        let cards: Vec<String> = self.dealt().await.into_iter().take(5).collect();
+        self.play(&cards).await;
+        cards
+    }
+
+    /// Places `cards` in registers 1, 2, … and says Ready.
+    pub async fn play(&mut self, cards: &[String]) {
         for (i, card) in cards.iter().enumerate() {
             self.send(json!({"type": "place", "register": i + 1, "card": card}))
                 .await;
@@ -236,7 +247,6 @@ impl Client {
         self.send(json!({"type": "ready"})).await;
         self.state_where(|s| s["desk"]["ready"] == true || s["phase"] != "programming")
             .await;
-        cards
     }
 
     pub async fn close(mut self) {
