@@ -41,6 +41,7 @@ struct Frame {
 #[derive(Deserialize)]
 struct Desk {
     hand: Vec<String>,
+    registers: Vec<Option<String>>,
     locked: Vec<bool>,
     ready: bool,
 }
@@ -82,7 +83,9 @@ impl Player {
         }
     }
 
-    /// Places cards in the open registers of turn `turn` (as many as the hand allows).
+    /// Places cards in the open registers of turn `turn` (as many as the hand allows) and
+    /// waits until the table shows them placed, as a person sees their cards land before
+    /// pressing Ready.
     async fn program(&mut self, turn: u32) {
         let state = self
             .until(|f| {
@@ -94,11 +97,21 @@ impl Player {
             .await;
         let desk = state.desk.unwrap();
         let open = (1..=desk.locked.len()).filter(|r| !desk.locked[r - 1]);
+        let mut placed = 0;
         for (register, card) in open.zip(&desk.hand) {
             self.client
                 .send(json!({"type": "place", "register": register, "card": card}))
                 .await;
+            placed += 1;
         }
+        let filled = |d: &Desk| d.registers.iter().filter(|c| c.is_some()).count();
+        let before = filled(&desk);
+        self.until(|f| {
+            f.desk
+                .as_ref()
+                .is_some_and(|d| filled(d) == before + placed)
+        })
+        .await;
     }
 
     /// The labels of the stages up to and including `last`.

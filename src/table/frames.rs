@@ -12,7 +12,9 @@ use crate::game::{Phase, Stage};
 use crate::html::view::{self, FrameView};
 use crate::html::Frame;
 use crate::state::{Detail, Event, Robot, StepSnapshot, REGISTERS};
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
 use std::collections::HashSet;
 
 /// What a face-down card reads as in the events the pages get.
@@ -138,12 +140,14 @@ pub fn stage(
         Phase::Register(r) => r,
         _ => 0,
     };
-    let cards: Vec<Value> = now
+    let revealed = now
         .iter()
         .filter(|_| register > 0)
         .filter_map(|r| {
-            r.card(register)
-                .map(|c| json!({"robot": r.name, "card": c}))
+            r.card(register).map(|card| Revealed {
+                robot: &r.name,
+                card,
+            })
         })
         .collect();
     let label = match phase {
@@ -151,31 +155,55 @@ pub fn stage(
         Phase::EndOfTurn => "End of turn".into(),
         _ => "Start".into(),
     };
-    json!({
-        "type": "stage",
-        "turn": turn,
-        "label": format!("Turn {turn} · {label}"),
-        "register": register,
-        "revealed": cards,
-        "frames": views,
+    // Serialized straight from the views: a turn's stages are most of what the table thread
+    // builds, and going through `serde_json::Value` cost as much again.
+    serde_json::to_string(&StageMessage {
+        kind: "stage",
+        turn,
+        label: format!("Turn {turn} · {label}"),
+        register,
+        revealed,
+        frames: views,
     })
-    .to_string()
+    .expect("stages serialize")
+}
+
+/// The `stage` message.
+#[derive(Serialize)]
+struct StageMessage<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    turn: u32,
+    label: String,
+    register: u8,
+    /// The register's cards, face up now.
+    revealed: Vec<Revealed<'a>>,
+    frames: Vec<FrameView>,
+}
+
+#[derive(Serialize)]
+struct Revealed<'a> {
+    robot: &'a str,
+    card: Card,
 }
 
 /// The robots as they stand, for the state every page gets: no paths, no programs (the
 /// stages show the cards as they are revealed; the seats show the locked ones).
-pub fn standing(board: &Board, turn: u32, robots: &[Robot]) -> FrameView {
+/// Serialized once for every page's state frame.
+pub fn standing(board: &Board, turn: u32, robots: &[Robot]) -> Box<RawValue> {
     let robots = face_up(robots, 0);
     let frame = Frame::of_phase(turn, Phase::Program, robots, Vec::new());
-    view::views(board, &[frame])
+    let view = view::views(board, &[frame])
         .pop()
-        .expect("a view per frame")
+        .expect("a view per frame");
+    serde_json::value::to_raw_value(&view).expect("views serialize")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::state::Robot;
+    use serde_json::json;
 
     fn card(text: &str) -> Card {
         Card::parse(text).unwrap()

@@ -133,7 +133,7 @@ pub struct QuestionView {
 
 /// The table as one connection sees it now.
 #[derive(Clone, Debug, Serialize)]
-pub struct View {
+pub struct View<'a> {
     #[serde(rename = "type")]
     pub kind: &'static str,
     /// "seat", "host" or "spectator".
@@ -156,8 +156,9 @@ pub struct View {
     /// Where the finished game's replay is shown.
     pub replay: Option<String>,
     /// The robots now, as the drawing module (`board.js`) draws them (and the seats
-    /// table shows their damage, lives and flags).
-    pub frame: crate::html::view::FrameView,
+    /// table shows their damage, lives and flags): a `html::view::FrameView`, serialized
+    /// once for all the pages (`frames::standing`).
+    pub frame: &'a serde_json::value::RawValue,
 }
 
 /// The longest any setting may be, in seconds: a day.

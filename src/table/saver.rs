@@ -4,8 +4,9 @@
 //! request first. When a table asks again before its last save was written (many tables
 //! resolving at once, a slow disk), the newer save replaces the waiting one: the file on
 //! disk is always a whole save, at most the stages still waiting behind, and the disk's
-//! speed never holds a table up. A write reports its own outcome (the table thread tells
-//! the host when a save fails).
+//! speed never holds a table up; a table that finds its last save still waiting between two
+//! registers does not even copy its game for the next ([`Saver::is_waiting`]). A write
+//! reports its own outcome (the table thread tells the host when a save fails).
 
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
@@ -51,7 +52,10 @@ impl Saver {
         let worker = shared.clone();
         let thread = std::thread::Builder::new()
             .name("rally-saver".into())
-            .spawn(move || worker.run())
+            .spawn(move || {
+                super::yield_to_the_network();
+                worker.run()
+            })
             .expect("the saver thread starts");
         Saver {
             shared,
@@ -66,6 +70,11 @@ impl Saver {
             q.order.push_back(path.to_path_buf());
         }
         self.shared.changed.notify_all();
+    }
+
+    /// Whether a write for `path` is queued and not started: a newer one would replace it.
+    pub fn is_waiting(&self, path: &Path) -> bool {
+        self.shared.lock().waiting.contains_key(path)
     }
 
     /// Waits until every queued write has been done.
@@ -143,11 +152,14 @@ mod tests {
             }),
         );
         wait_started.recv().unwrap();
+        assert!(!saver.is_waiting(Path::new("a")), "a is being written");
         saver.save(Path::new("b"), note("b1"));
+        assert!(saver.is_waiting(Path::new("b")));
         saver.save(Path::new("c"), note("c1"));
         saver.save(Path::new("b"), note("b2"));
         release.send(()).unwrap();
         saver.flush();
+        assert!(!saver.is_waiting(Path::new("b")));
         assert_eq!(
             *written.lock().unwrap(),
             ["b2", "c1"],

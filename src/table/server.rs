@@ -28,6 +28,9 @@ use std::time::{Duration, Instant};
 /// frame and the connection stays.
 pub const MAX_FRAME: usize = 64 * 1024;
 
+/// The WebSocket read buffer: room for a few of the largest messages a page sends.
+const READ_BUFFER: usize = 4 * protocol::MAX_MESSAGE;
+
 /// Messages a browser may send in a burst, and how many a second after that. A person
 /// clicking sends a few a second; a flood is refused with one error frame per burst.
 const BURST: f64 = 40.0;
@@ -334,6 +337,9 @@ async fn socket(
     };
     let conn = lobby.connection_id();
     upgrade
+        // tungstenite zeroes its whole read buffer before every read (128 KiB by default:
+        // most of the network thread's time under load); a browser's messages are small.
+        .read_buffer_size(READ_BUFFER)
         .max_message_size(MAX_FRAME)
         .max_frame_size(MAX_FRAME)
         .on_upgrade(move |ws| session(ws, table, role, conn))

@@ -24,11 +24,11 @@ use crate::error::{Error, Result};
 use crate::game::bot::Bots;
 use crate::game::deal::{self, Hand};
 use crate::game::save::{self, Save};
-use crate::game::{questions, Driver, Match, Seats, Setup, Stage};
-use crate::html::view::FrameView;
+use crate::game::{questions, Driver, Match, Phase, Seats, Setup, Stage};
 use crate::reload::{HotReload, Reloaded, WatchOptions};
 use crate::state::{Robot, RobotId, REGISTERS};
 use serde_json::json;
+use serde_json::value::RawValue;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -134,6 +134,15 @@ pub(super) struct Table {
     closed: bool,
     /// Why the last save failed, while saving fails.
     save_failure: Option<String>,
+    standing: Option<Standing>,
+}
+
+/// The robots' standing frame as last serialized, and what it was made of.
+struct Standing {
+    turn: u32,
+    generation: u64,
+    robots: Vec<Robot>,
+    frame: Rc<RawValue>,
 }
 
 type Shared = Rc<RefCell<Table>>;
@@ -147,6 +156,7 @@ pub(super) fn run(
     rx: Receiver<Command>,
     ready: SyncSender<std::result::Result<Arc<TableInfo>, String>>,
 ) {
+    super::yield_to_the_network();
     let (mut m, hot) = match start(&launch) {
         Ok(started) => started,
         Err(e) => {
@@ -202,6 +212,7 @@ pub(super) fn run(
         started: false,
         closed: false,
         save_failure: None,
+        standing: None,
     }));
     m.game.set_chooser(Box::new(TableChooser(table.clone())));
     let mut seats = TableSeats {
@@ -337,6 +348,14 @@ fn play(
             t.robots = now;
             t.turn = m.game.state().turn;
             t.send_all(&message);
+        }
+        // A save still waiting in the saver's queue would be replaced by this one unwritten:
+        // while the registers follow one another, copying the game for it is wasted (the
+        // history grows all game). Before the table waits for people, or at the end, the
+        // game is saved as it stands.
+        let resolving = matches!(m.progress.phase, Phase::Register(_) | Phase::EndOfTurn);
+        if resolving && saver.is_waiting(&launch.save) {
+            continue;
         }
         let (path, data, me) = (launch.save.clone(), m.save(&launch.extra), me.clone());
         saver.save(
@@ -628,11 +647,10 @@ impl Table {
 
     /// Every connection's view of the table now.
     fn broadcast(&mut self) {
-        let board = frames::standing(&self.board, self.turn, &self.robots);
+        let board = self.standing();
         let conns: Vec<(u64, Role)> = self.conns.iter().map(|(&id, c)| (id, c.role)).collect();
         for (conn, role) in conns {
-            let frame =
-                serde_json::to_string(&self.view(role, board.clone())).expect("views serialize");
+            let frame = serde_json::to_string(&self.view(role, &board)).expect("views serialize");
             let Some(c) = self.conns.get_mut(&conn) else {
                 continue;
             };
@@ -643,7 +661,26 @@ impl Table {
         }
     }
 
-    fn view(&self, role: Role, frame: FrameView) -> View {
+    /// The robots as they stand, serialized for the state frames: again only when they
+    /// changed (at stage boundaries), not at every card placed.
+    fn standing(&mut self) -> Rc<RawValue> {
+        let current = self.standing.as_ref().filter(|s| {
+            (s.turn, s.generation) == (self.turn, self.generation) && s.robots == self.robots
+        });
+        if let Some(s) = current {
+            return s.frame.clone();
+        }
+        let frame: Rc<RawValue> = frames::standing(&self.board, self.turn, &self.robots).into();
+        self.standing = Some(Standing {
+            turn: self.turn,
+            generation: self.generation,
+            robots: self.robots.clone(),
+            frame: frame.clone(),
+        });
+        frame
+    }
+
+    fn view<'a>(&self, role: Role, frame: &'a RawValue) -> View<'a> {
         let now = Instant::now();
         let robot = match role {
             Role::Seat(r) => Some(r),
