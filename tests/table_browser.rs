@@ -236,8 +236,19 @@ fn two_players_and_a_bot_play_a_turn_in_two_browsers() {
         "return document.getElementById('notices').textContent.includes('gear.lua:');",
         PATIENCE,
     );
+    // It stays in the host's panel (a notice goes away) until a save that loads.
+    host.wait_for(
+        "the error in the host's panel",
+        "const e = document.getElementById('host-error'); return !e.hidden && e.textContent.includes('gear.lua:3');",
+        PATIENCE,
+    );
     host.screenshot("host-error");
     std::fs::write(&gear, &good).unwrap();
+    host.wait_for(
+        "the host's panel clear again",
+        "return document.body.dataset.rules === '3' && document.getElementById('host-error').hidden;",
+        PATIENCE,
+    );
     for page in [&ann, &bob] {
         page.wait_for(
             "rules v3",
@@ -363,7 +374,9 @@ fn the_host_opens_a_table_on_the_start_page_and_a_player_joins_by_its_link() {
     );
     let told = page.run("return document.getElementById('events').textContent;");
     assert!(
-        told.as_str().unwrap().contains("chose answer="),
+        told.as_str()
+            .unwrap()
+            .contains("Ann answers conditional_program: a face-down card"),
         "the answers are in the event list: {told}"
     );
     assert_eq!(page.errors(), Vec::<String>::new(), "script errors");

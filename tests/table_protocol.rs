@@ -716,3 +716,29 @@ async fn walk_forward(client: &mut Client) {
     hand.insert(0, card);
     client.play(&hand[..5]).await;
 }
+
+#[test]
+fn a_table_where_people_took_every_seat_deals_them_their_hands() {
+    let ws = Workspace::new();
+    let (server, infos) = serve(vec![ws.launch("t", Settings::default(), false)]);
+    let tokens = &infos[0].tokens;
+    runtime().block_on(async {
+        // Cog's seat is a bot's; a person takes it, so no bot programs anything.
+        let mut cog = Client::connect(&server, "t", &tokens.seats[2]).await;
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        for client in [&mut ann, &mut bob, &mut cog] {
+            assert_eq!(client.dealt().await.len(), 9);
+        }
+        ann.program_and_ready().await;
+        bob.program_and_ready().await;
+        cog.program_and_ready().await;
+        let turn2 = cog
+            .state_where(|s| s["turn"] == 2 && s["desk"].is_object())
+            .await;
+        assert_eq!(
+            turn2["desk"]["ready"], false,
+            "Cog's player programs: {turn2}"
+        );
+    });
+}

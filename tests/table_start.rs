@@ -53,6 +53,8 @@ fn the_start_page_opens_the_table_the_host_picks_and_refuses_the_rest() {
     let (status, page) = call(&format!("{base}/"));
     assert_eq!(status, 200);
     assert!(page.contains("/assets/start.js"));
+    // A browser's request for an icon (the replay page names none) is no error.
+    assert_eq!(call(&format!("{base}/favicon.ico")).0, 204);
     for bad in ["", "nope", &token[..31]] {
         let (status, body) = call(&format!("{base}/api/start?token={bad}"));
         assert_eq!(status, 403, "{bad:?}: {body}");

@@ -65,7 +65,7 @@ pub fn serve(games: &[PathBuf], opts: &ServeOptions, common: &Common) -> Result<
     let start = format!("{base}/#{start_token}");
     if lobby.list().is_empty() {
         println!(
-            "\nNo table yet: open the start page to pick a game file of {}, its variants and seats:\n  {start}",
+            "\nNo table yet: open the start page to pick a game file of `{}`, its variants and seats:\n  {start}",
             crate::files::describe_folder(&opts.games)
         );
     } else {

@@ -20,6 +20,9 @@
   let questionShown = null;
   let timerBase = null;      // [ms left, when received]
   let questionBase = null;
+  // A question for this seat arrived while the board still plays earlier stages: the board
+  // catches up at once, so the player sees the position they decide about.
+  let hurry = false;
 
   const GLYPHS = { move1: "↑", move2: "⇈", move3: "⤊", back: "↓", left: "↶", right: "↷", uturn: "⟲" };
   const NAMES = { move1: "Move 1", move2: "Move 2", move3: "Move 3", back: "Back up", left: "Turn left", right: "Turn right", uturn: "U-turn" };
@@ -54,8 +57,14 @@
     board = RallyBoard.mount($("board-view").querySelector("svg"), { duration: 240 });
   }
 
+  // The robots on the board now: the seats table shows their damage, lives and flags, so
+  // that it never tells what the board has not played yet.
+  let onBoard = null;
+
   function drawRobots(frame, animate) {
+    onBoard = frame.robots;
     if (board) board.show(frame, { animate: !!animate });
+    if (state) seatsTable(state);
   }
 
   // A stage of the turn comes as its frames (each card, each step in which something
@@ -72,6 +81,7 @@
     if (playing) return;
     const item = queue.shift();
     if (!item) {
+      hurry = false;
       if (state) drawRobots(state.frame);
       document.body.dataset.animating = "no";
       playingTurn = null;
@@ -83,9 +93,9 @@
     playingTurn = stage.turn;
     showPhase();
     document.body.dataset.animating = "yes";
-    // A later turn already waiting: this page was away or slow; it catches up without
-    // animating until it plays the newest turn.
-    const behind = queue.length > 0 && queue[queue.length - 1].stage.turn > stage.turn;
+    // A later turn already waiting (this page was away or slow), or a question for this
+    // seat: it catches up without animating.
+    const behind = hurry || (queue.length > 0 && queue[queue.length - 1].stage.turn > stage.turn);
     drawRobots(frame, !behind);
     played.push({ id: frame.id, animated: !behind });
     const step = frame.label.split(" · ").slice(1).join(" · ");
@@ -115,8 +125,9 @@
   }
 
   function seatsTable(s) {
+    const robots = onBoard || s.frame.robots;
     $("seats").tBodies[0].innerHTML = s.seats.map((seat, i) => {
-      const r = s.frame.robots[i];
+      const r = robots.find((robot) => robot.name === seat.name) || s.frame.robots[i];
       const locked = seat.locked.map((c, j) => c ? (j + 1) + ":" + c : "").filter(Boolean).join(" ");
       const player = seat.driver === "bot" ? "bot" : seat.connected ? "person" : '<span class="away">away</span>';
       return '<tr data-robot="' + text(seat.name) + '" data-status="' + seat.status + '">' +
@@ -137,7 +148,7 @@
     const used = new Set(d.registers.filter(Boolean));
     $("registers").innerHTML = d.registers.map((c, i) =>
       '<div class="slot' + (d.locked[i] ? " locked" : "") + '" data-register="' + (i + 1) + '"' +
-      (d.locked[i] ? ' title="locked by damage"' : "") + '><span class="number">' + (i + 1) + (d.locked[i] ? " 🔒" : "") + "</span>" +
+      (d.locked[i] ? ' title="locked by damage"' : "") + '><span class="number">' + (i + 1) + (d.locked[i] ? " locked" : "") + "</span>" +
       (c ? cardHtml(c) : "") + "</div>").join("");
     $("hand").innerHTML = d.hand.map((c) =>
       cardHtml(c, used.has(c) ? ' class="card used"' : ' draggable="true"')).join("");
@@ -155,8 +166,9 @@
     $("host").hidden = s.role !== "host";
     if (s.role !== "host") return;
     $("start").hidden = s.phase !== "waiting";
-    $("host-error").hidden = !s.paused;
-    $("host-error").textContent = s.paused || "";
+    const error = [s.paused, s.reload_error].filter(Boolean).join("\n\n");
+    $("host-error").hidden = !error;
+    $("host-error").textContent = error;
     for (const [id, key] of [["bot-after", "bot_after"], ["choice-timeout", "choice_timeout"], ["timer-setting", "timer"]]) {
       if (document.activeElement !== $(id)) $(id).value = s.settings[key];
     }
@@ -208,6 +220,7 @@
     questionBase = [q.timeout_ms, Date.now()];
     if (questionShown === q.id) return;
     questionShown = q.id;
+    if (playing || queue.length > 0) hurry = true;
     $("question-text").textContent = q.robot + ": " + q.text;
     $("question-default").textContent = q.default;
     // A choice that is a card shows as one; the default is marked.
@@ -222,7 +235,7 @@
 
   setInterval(() => {
     const left = (base) => Math.max(0, Math.ceil((base[0] - (Date.now() - base[1])) / 1000));
-    $("timer").textContent = timerBase ? "⏱ " + left(timerBase) + " s left" : "";
+    $("timer").textContent = timerBase ? "· " + left(timerBase) + " s left" : "";
     if (questionBase) $("question-left").textContent = left(questionBase);
   }, 250);
 

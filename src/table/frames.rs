@@ -102,10 +102,11 @@ pub fn stage(
         Stage::EndOfTurn { .. } => (Phase::EndOfTurn, REGISTERS),
     };
     // The deal's `programmed` events are whole programs: nothing in them is face up yet.
+    // Declining power down is no news.
     let events: Vec<Event> = stage
         .events()
         .iter()
-        .filter(|e| e.what != "programmed")
+        .filter(|e| e.what != "programmed" && !declined_power_down(e))
         .map(|e| secrets.blot(e))
         .collect();
     let mut frames = vec![Frame::of_phase(
@@ -187,6 +188,15 @@ struct Revealed<'a> {
     card: Card,
 }
 
+/// A damaged robot not powering down: asked of every damaged robot every turn, and no news
+/// at a table (players announce power down; they do not announce not doing it).
+fn declined_power_down(e: &Event) -> bool {
+    e.what == "chose"
+        && e.detail.get("question").and_then(Value::as_str)
+            == Some(crate::game::questions::POWER_DOWN)
+        && e.detail.get("answer").and_then(Value::as_str) == Some("no")
+}
+
 /// The robots as they stand, for the state every page gets: no paths, no programs (the
 /// stages show the cards as they are revealed; the seats show the locked ones).
 /// Serialized once for every page's state frame.
@@ -261,5 +271,24 @@ mod tests {
             blotted.detail.get("options"),
             Some(&json!({"kept": FACE_DOWN}))
         );
+    }
+    #[test]
+    fn declining_power_down_is_no_news_announcing_it_is() {
+        let chose = |question: &str, answer: &str| {
+            let mut detail = Detail::new();
+            detail.insert("question", json!(question));
+            detail.insert("answer", json!(answer));
+            Event {
+                turn: 1,
+                register: 0,
+                segment: "".into(),
+                robot: Some("Ann".into()),
+                what: "chose".into(),
+                detail,
+            }
+        };
+        assert!(declined_power_down(&chose("power_down", "no")));
+        assert!(!declined_power_down(&chose("power_down", "yes")));
+        assert!(!declined_power_down(&chose("stay_down", "no")));
     }
 }

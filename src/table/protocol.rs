@@ -152,6 +152,9 @@ pub struct View<'a> {
     pub settings: Settings,
     /// Why the table is paused: the script error for the host, a sentence for the others.
     pub paused: Option<String>,
+    /// The host's: why the rule files last saved do not load (file:line), until a save
+    /// that loads; the table plays on with the last good rules meanwhile.
+    pub reload_error: Option<String>,
     pub outcome: Option<String>,
     /// Where the finished game's replay is shown.
     pub replay: Option<String>,

@@ -62,6 +62,8 @@ pub fn router(lobby: Arc<Lobby>) -> Router {
         .route("/t/{id}/role", get(role))
         .route("/t/{id}/ws", get(socket))
         .route("/t/{id}/replay", get(replay))
+        // The replay viewer's page names no icon: a browser asks for this one.
+        .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
         .route("/assets/{name}", get(asset))
         .with_state(lobby)
 }

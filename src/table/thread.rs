@@ -135,6 +135,8 @@ pub(super) struct Table {
     /// Why the last save failed, while saving fails.
     save_failure: Option<String>,
     standing: Option<Standing>,
+    /// Why the rule files saved last do not load (for the host), until a save that loads.
+    reload_error: Option<String>,
 }
 
 /// The robots' standing frame as last serialized, and what it was made of.
@@ -213,6 +215,7 @@ pub(super) fn run(
         closed: false,
         save_failure: None,
         standing: None,
+        reload_error: None,
     }));
     m.game.set_chooser(Box::new(TableChooser(table.clone())));
     let mut seats = TableSeats {
@@ -754,6 +757,7 @@ impl Table {
                 timeout_ms: q.deadline.saturating_duration_since(now).as_millis() as u64,
                 ..q.view.clone()
             });
+        let reload_error = self.reload_error.clone().filter(|_| role == Role::Host);
         let paused = match &self.stand {
             Stand::Paused(message) if role == Role::Host => Some(message.clone()),
             Stand::Paused(_) => Some("a rule script failed: the host is fixing it".into()),
@@ -785,6 +789,7 @@ impl Table {
                 .map(|t| t.saturating_duration_since(now).as_millis() as u64),
             settings: self.settings,
             paused,
+            reload_error,
             outcome: self.outcome.clone(),
             replay: self
                 .outcome
@@ -817,6 +822,7 @@ impl TableSeats {
                 ..
             } => {
                 t.generation = *generation;
+                t.reload_error = None;
                 t.board = game.board();
                 t.board_svg = crate::html::board_svg(game);
                 let files: Vec<String> = changed
@@ -837,13 +843,12 @@ impl TableSeats {
                 t.broadcast();
             }
             Reloaded::Failed { .. } => {
-                let notice = json!({
-                    "type": "notice",
-                    "level": "error",
-                    "text": reloaded.to_string(),
-                })
-                .to_string();
+                let text = reloaded.to_string();
+                let notice = json!({"type": "notice", "level": "error", "text": text}).to_string();
                 t.send_host(&notice);
+                // It stays on the host page (a notice goes away) until a save that loads.
+                t.reload_error = Some(text);
+                t.broadcast();
             }
         }
     }
@@ -900,6 +905,9 @@ impl Seats for TableSeats {
             t.stand = Stand::Programming;
             t.timer = None;
         }
+        // Every page learns that programming is open (each seat gets its hand) once the bots
+        // have programmed, even when no bot has anything to program.
+        let mut shown = false;
         loop {
             // Bots program for their seats and for absent players, now.
             let for_bots: Vec<Hand> = {
@@ -920,8 +928,9 @@ impl Seats for TableSeats {
                     .set_program(&program);
             }
             let mut t = self.table.borrow_mut();
-            if !for_bots.is_empty() {
+            if !for_bots.is_empty() || !shown {
                 t.broadcast();
+                shown = true;
             }
             if t.closed {
                 return Err(Error::Other("the server is shutting down".into()));
