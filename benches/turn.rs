@@ -3,7 +3,7 @@
 //! Also the rule-set build (what a hot reload costs) and one register alone.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use rally::scenario::Scenario;
+use rally::formats::scenario::Scenario;
 use rally::script::{RuleSet, Sources};
 use std::path::{Path, PathBuf};
 

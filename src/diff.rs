@@ -3,7 +3,7 @@
 //! and `rally run --replay` prints it against a recorded game, so a playtester sees the
 //! effect of an edit without reading two whole logs side by side.
 
-use crate::render;
+use crate::pictures::render;
 use crate::state::{Event, GameState, Robot};
 use std::fmt;
 
@@ -167,7 +167,9 @@ impl fmt::Display for Diff {
                 .filter(|d| d.robot == name)
                 .map(|d| format!("{} {} → {}", d.what, d.before, d.after))
                 .collect();
-            writeln!(f, "  {name:<8} {}", changes.join(", "))?;
+            // Names and script memory come from files and scripts: control characters shown.
+            let line = format!("  {name:<8} {}", changes.join(", "));
+            writeln!(f, "{}", crate::text::clean_line(&line))?;
         }
         Ok(())
     }

@@ -34,9 +34,9 @@ pub struct Source {
 }
 
 impl Source {
-    /// Reads a file through [`crate::files`]: regular files only, of bounded size.
+    /// Reads a file through [`crate::formats::files`]: regular files only, of bounded size.
     pub fn read(path: &Path) -> Result<Source> {
-        let text = crate::files::read_text(path)?;
+        let text = crate::formats::files::read_text(path)?;
         Ok(Source {
             path: path.to_path_buf(),
             text,
@@ -64,7 +64,7 @@ impl Source {
             file: self.path.clone(),
             line: e.line(),
             column: e.column(),
-            message: format!("{what}: {e}"),
+            message: format!("{what}: {}", json_message(&e)),
         })
     }
 
@@ -79,8 +79,106 @@ impl Source {
     pub fn parse_toml<T: serde::de::DeserializeOwned>(&self) -> Result<T> {
         toml::from_str(&self.text).map_err(|e| {
             let offset = e.span().map_or(0, |s| s.start);
-            self.error_at(offset, e.message().trim().to_string())
+            self.error_at(offset, in_words(e.message().trim()))
         })
+    }
+}
+
+/// serde_json's message in users' words, without the ` at line L column C` it ends with (the
+/// error says where already).
+pub fn json_message(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let place = format!(" at line {} column {}", e.line(), e.column());
+    in_words(text.strip_suffix(&place).unwrap_or(&text))
+}
+
+/// A serde message (TOML and JSON files) in the words of rally's users: serde speaks of
+/// variants (which rally's variants are not), sequences, maps and Rust's number types.
+/// `unknown variant `alien`, expected `human` or `bot`` → `unknown value `alien`, expected
+/// `human` or `bot``; `invalid value: integer `-1`, expected u32` → `expected a whole number
+/// from 0 to 4294967295, not -1`.
+pub fn in_words(message: &str) -> String {
+    if let Some(rest) = message.strip_prefix("unknown variant ") {
+        return format!("unknown value {rest}");
+    }
+    for prefix in ["invalid type: ", "invalid value: "] {
+        if let Some((found, expected)) = message
+            .strip_prefix(prefix)
+            .and_then(|rest| rest.split_once(", expected "))
+        {
+            return format!(
+                "expected {}, not {}",
+                expected_words(expected),
+                found_words(found)
+            );
+        }
+    }
+    if let Some((length, expected)) = message
+        .strip_prefix("invalid length ")
+        .and_then(|rest| rest.split_once(", expected "))
+    {
+        return format!(
+            "expected {}, not a list of {length} item(s)",
+            expected_words(expected)
+        );
+    }
+    message.to_string()
+}
+
+/// What serde expected, in words: `u8` → `a whole number from 0 to 255`.
+fn expected_words(expected: &str) -> String {
+    let whole = |low: i128, high: i128| format!("a whole number from {low} to {high}");
+    match expected {
+        "u8" => whole(0, u8::MAX.into()),
+        "u16" => whole(0, u16::MAX.into()),
+        "u32" => whole(0, u32::MAX.into()),
+        "u64" | "usize" => "a whole number, 0 or more".into(),
+        "i8" => whole(i8::MIN.into(), i8::MAX.into()),
+        "i16" => whole(i16::MIN.into(), i16::MAX.into()),
+        "i32" => whole(i32::MIN.into(), i32::MAX.into()),
+        "i64" | "isize" => "a whole number".into(),
+        "f32" | "f64" => "a number".into(),
+        "a boolean" => "true or false".into(),
+        "a sequence" => "a list".into(),
+        "a map" => "a table".into(),
+        "path string" => "a path (text)".into(),
+        other => {
+            if let Some(n) = other
+                .strip_prefix("an array of length ")
+                .or_else(|| other.strip_prefix("a tuple of size "))
+            {
+                format!("a list of {n} item(s)")
+            } else if other.starts_with("struct ") {
+                "a table".into()
+            } else {
+                other.into()
+            }
+        }
+    }
+}
+
+/// What serde found, in words: `integer `-1`` → `-1`, `string "a"` → `the text "a"`.
+fn found_words(found: &str) -> String {
+    let quoted = |prefix: &str| {
+        found
+            .strip_prefix(prefix)
+            .and_then(|r| r.strip_prefix('`'))
+            .and_then(|r| r.strip_suffix('`'))
+            .map(String::from)
+    };
+    if let Some(n) = quoted("integer ")
+        .or_else(|| quoted("floating point "))
+        .or_else(|| quoted("boolean "))
+    {
+        return n;
+    }
+    if let Some(text) = found.strip_prefix("string ") {
+        return format!("the text {text}");
+    }
+    match found {
+        "sequence" => "a list".into(),
+        "map" => "a table".into(),
+        other => other.into(),
     }
 }
 
@@ -277,6 +375,40 @@ mod tests {
             .map(|o| s.locate(o))
             .collect();
         assert_eq!(items, vec![(3, 4), (3, 7)]);
+    }
+
+    #[test]
+    fn serde_speaks_the_users_words() {
+        for (serde, ours) in [
+            (
+                "unknown variant `alien`, expected `human` or `bot`",
+                "unknown value `alien`, expected `human` or `bot`",
+            ),
+            (
+                "invalid value: integer `-1`, expected u32",
+                "expected a whole number from 0 to 4294967295, not -1",
+            ),
+            (
+                "invalid type: string \"a\", expected u8",
+                "expected a whole number from 0 to 255, not the text \"a\"",
+            ),
+            (
+                "invalid type: floating point `1.5`, expected i32",
+                "expected a whole number from -2147483648 to 2147483647, not 1.5",
+            ),
+            (
+                "invalid length 3, expected an array of length 2",
+                "expected a list of 2 item(s), not a list of 3 item(s)",
+            ),
+            ("missing field `board`", "missing field `board`"),
+        ] {
+            assert_eq!(in_words(serde), ours);
+        }
+        let e = serde_json::from_str::<u8>("300").unwrap_err();
+        assert_eq!(
+            json_message(&e),
+            "expected a whole number from 0 to 255, not 300"
+        );
     }
 
     #[test]

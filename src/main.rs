@@ -59,7 +59,7 @@ enum Command {
         #[arg(long)]
         json: bool,
         /// Resolve it N times in-process and print the median time per resolution
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
         repeat: Option<u32>,
         /// Also write a replay log (JSON) of the resolution to LOG
         #[arg(long, value_name = "LOG")]
@@ -194,6 +194,9 @@ enum Command {
         /// Where to save after every register [default: saves/GAME.save.json; with --resume, SAVE]
         #[arg(long, value_name = "FILE")]
         save: Option<PathBuf>,
+        /// Start the game anew even if its save holds a game, replacing it (without it, rally play refuses)
+        #[arg(long, conflicts_with = "resume")]
+        new: bool,
     },
     /// Serve a playtest table in the browser: a link per seat, bots in empty seats, hot reload for everyone
     ///
@@ -264,8 +267,8 @@ enum Command {
         /// Play only shard K of M (K counts from 0): games K·N/M up to (K+1)·N/M; merge the shards' --out files
         #[arg(long, value_name = "K/M")]
         shard: Option<commands::sim::Shard>,
-        /// Worker threads [default: one per core]; the results do not depend on it
-        #[arg(long, value_name = "N")]
+        /// Worker threads [default: one per core; at most one per game, and 256]; the results do not depend on it
+        #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
         threads: Option<usize>,
         #[command(flatten)]
         output: SimOutput,
@@ -405,7 +408,7 @@ fn main() -> ExitCode {
     output::set_quiet(cli.quiet);
     init_logging(&cli);
     if let Some(mapping) = cli.tiled_mapping {
-        rally::tiled::use_mapping(mapping);
+        rally::formats::tiled::use_mapping(mapping);
     }
     if !cli.limit.is_empty() {
         let mut limits = rally::script::sandbox::Limits::default();
@@ -515,12 +518,14 @@ fn main() -> ExitCode {
             fast,
             resume,
             save,
+            new,
         } => commands::play::play(
             game.as_deref(),
             &commands::play::PlayOptions {
                 fast: *fast,
                 resume: resume.clone(),
                 save: save.clone(),
+                new: *new,
             },
             &common,
         ),

@@ -7,9 +7,14 @@
 //! - [`Watcher`] turns file-system events into settled [`Change`]s. A notify thread watches
 //!   *folders* (editors save by writing a temporary file and renaming it over the old one,
 //!   which a watch on the old file would miss) and sends only the paths of `.lua`/`.toml`
-//!   files over a channel; the engine thread, which owns the (non-`Send`) Lua states, waits
-//!   for a quiet period so that a burst of saves becomes one change, then compares content
-//!   hashes so that a save that changed nothing (or a file touched and put back) is ignored.
+//!   files over a channel, stamped with when the events happened; the engine thread, which
+//!   owns the (non-`Send`) Lua states, waits for a quiet period so that a burst of saves
+//!   becomes one change, then compares content hashes so that a save that changed nothing
+//!   (or a file touched and put back) is ignored. Quiet is measured from the events' own
+//!   times, not from when the engine thread got round to reading them (a game waiting for
+//!   Enter reads them late), and a burst is held at most [`HOLD`] quiet periods (then read
+//!   in the first pause of half a quiet period), so saving again and again cannot put a
+//!   change off for ever.
 //! - [`HotReload`] attaches a watcher to a running [`Game`]: at each register boundary
 //!   ([`HotReload::at_boundary`]) it rebuilds the rules from scratch if anything changed,
 //!   swaps them in with a new generation number if they load and the board compiles against
@@ -37,6 +42,11 @@ use std::time::{Duration, Instant};
 /// costs a few milliseconds, so this is most of the save-to-result latency: short enough to
 /// feel immediate, long enough that one editor save (write, rename, chmod) is one change.
 pub const DEFAULT_QUIET: Duration = Duration::from_millis(40);
+
+/// A burst of saves is acted on at the latest this many quiet periods after its first event,
+/// even if the files never stop changing (a generator rewriting a script, an editor saving
+/// on every keystroke).
+pub const HOLD: u32 = 4;
 
 /// How long notify-debouncer-full holds raw events to pair a rename's two halves and drop
 /// duplicates. Kept short: the quiet period above does the real debouncing.
@@ -150,10 +160,14 @@ impl Backend {
     }
 }
 
-/// What the notify thread sends: the paths that may have changed, and when the earliest of
-/// their events arrived; or a watcher error, as text.
+/// What the notify thread sends: the paths that may have changed, and when the earliest and
+/// the latest of their events arrived; or a watcher error, as text.
 enum Message {
-    Paths { paths: Vec<PathBuf>, first: Instant },
+    Paths {
+        paths: Vec<PathBuf>,
+        first: Instant,
+        last: Instant,
+    },
     Failed(String),
 }
 
@@ -161,7 +175,8 @@ enum Message {
 struct Pending {
     paths: Vec<PathBuf>,
     first_seen: Instant,
-    last_batch: Instant,
+    /// When the latest event happened (not when it was read off the channel).
+    last_seen: Instant,
 }
 
 /// Watches folders and files and reports settled content changes. See the module docs.
@@ -186,7 +201,10 @@ impl Watcher {
         let handler = move |result: DebounceEventResult| {
             let message = match result {
                 Ok(events) => {
-                    let Some(first) = events.iter().map(|e| e.time).min() else {
+                    let (Some(first), Some(last)) = (
+                        events.iter().map(|e| e.time).min(),
+                        events.iter().map(|e| e.time).max(),
+                    ) else {
                         return;
                     };
                     // Reading a file is an event too (inotify reports opens and closes): ours
@@ -201,7 +219,7 @@ impl Watcher {
                     if paths.is_empty() {
                         return;
                     }
-                    Message::Paths { paths, first }
+                    Message::Paths { paths, first, last }
                 }
                 Err(errors) => Message::Failed(
                     errors
@@ -352,31 +370,62 @@ impl Watcher {
 
     fn receive(&mut self, message: Message) {
         match message {
-            Message::Paths { mut paths, first } => {
+            Message::Paths {
+                mut paths,
+                first,
+                last,
+            } => {
                 tracing::debug!("file events: {}", describe_paths(&paths));
                 let p = self.pending.get_or_insert(Pending {
                     paths: Vec::new(),
                     first_seen: first,
-                    last_batch: first,
+                    last_seen: last,
                 });
                 p.paths.append(&mut paths);
                 p.first_seen = p.first_seen.min(first);
-                p.last_batch = Instant::now();
+                p.last_seen = p.last_seen.max(last);
             }
             Message::Failed(e) => tracing::warn!("file watcher: {e}"),
         }
     }
 
-    /// A settled change, if the files have been quiet long enough; never blocks. Call it at
-    /// register boundaries.
-    pub fn poll_change(&mut self) -> Option<Change> {
+    /// When the pending burst is to be acted on: once the files have been quiet for the quiet
+    /// period, or [`HOLD`] quiet periods after its first event, whichever is first. Even a
+    /// held burst is read only in a pause of half a quiet period, so that a file is never
+    /// read between an editor's truncating it and writing it again.
+    fn due(&self) -> Option<Instant> {
+        let p = self.pending.as_ref()?;
+        let held = (p.first_seen + self.quiet * HOLD).max(p.last_seen + self.quiet / 2);
+        Some((p.last_seen + self.quiet).min(held))
+    }
+
+    fn drain(&mut self) {
         while let Ok(message) = self.rx.try_recv() {
             self.receive(message);
         }
-        let p = self.pending.as_ref()?;
-        if p.last_batch.elapsed() < self.quiet {
+    }
+
+    /// A settled change, if the files have been quiet long enough; never blocks.
+    pub fn poll_change(&mut self) -> Option<Change> {
+        self.drain();
+        if self.due()? > Instant::now() {
             return None;
         }
+        self.take_change()
+    }
+
+    /// At a register boundary: every save seen so far, as one change. A burst still going on
+    /// is waited for, at most until it is due (see [`Watcher::poll_change`]): a few tens of
+    /// milliseconds, however often the files change.
+    pub fn boundary_change(&mut self) -> Option<Change> {
+        self.drain();
+        let due = self.due()?;
+        self.wait_change(Some(due.saturating_duration_since(Instant::now())))
+            .or_else(|| self.take_change())
+    }
+
+    /// The pending burst as a change, if it changed the content of a watched file.
+    fn take_change(&mut self) -> Option<Change> {
         let p = self.pending.take()?;
         let paths = self.changed(&p.paths);
         if paths.is_empty() {
@@ -401,9 +450,9 @@ impl Watcher {
             if deadline.is_some_and(|d| now >= d) {
                 return None;
             }
-            // Wake when the pending burst has been quiet long enough, at the deadline, or
-            // when the next events arrive, whichever is first.
-            let settle = self.pending.as_ref().map(|p| p.last_batch + self.quiet);
+            // Wake when the pending burst is due, at the deadline, or when the next events
+            // arrive, whichever is first.
+            let settle = self.due();
             let wake = match (settle, deadline) {
                 (Some(s), Some(d)) => Some(s.min(d)),
                 (s, d) => s.or(d),
@@ -449,7 +498,7 @@ fn is_temporary(path: &Path) -> bool {
 }
 
 fn walk(dir: &Path, found: &mut BTreeMap<PathBuf, u64>) {
-    for path in crate::files::walk(dir, &is_rule_file).unwrap_or_default() {
+    for path in crate::formats::files::walk(dir, &is_rule_file).unwrap_or_default() {
         if let Some(h) = hash_file(&path) {
             found.insert(path, h);
         }
@@ -459,7 +508,7 @@ fn walk(dir: &Path, found: &mut BTreeMap<PathBuf, u64>) {
 /// The hash of a file's content; `None` when it is gone or not a regular file (a FIFO named
 /// `x.lua` must not block the watcher).
 fn hash_file(path: &Path) -> Option<u64> {
-    let bytes = crate::files::read_bytes(path).ok()?;
+    let bytes = crate::formats::files::read_bytes(path).ok()?;
     let mut h = DefaultHasher::new();
     h.write(&bytes);
     Some(h.finish())
@@ -569,15 +618,17 @@ impl HotReload {
         self.generation
     }
 
-    /// Call between registers: if rule files changed, rebuilds and (if they load) swaps.
-    /// Never blocks on the files.
+    /// Call between registers: if rule files changed, rebuilds and (if they load) swaps, so
+    /// the next register uses every save made before this call. Waits only for a burst of
+    /// saves still going on, and for at most [`HOLD`] quiet periods.
     pub fn at_boundary(&mut self, game: &mut Game) -> Option<Reloaded> {
-        let change = self.watcher.poll_change()?;
+        let change = self.watcher.boundary_change()?;
         Some(self.rebuild(game, change))
     }
 
     /// Blocks until rule files change (or `timeout` passes), then rebuilds and swaps as
-    /// [`HotReload::at_boundary`] does. For a game paused on a script error.
+    /// [`HotReload::at_boundary`] does. For a game paused between registers or on a script
+    /// error.
     pub fn wait(&mut self, game: &mut Game, timeout: Option<Duration>) -> Option<Reloaded> {
         let change = self.watcher.wait_change(timeout)?;
         Some(self.rebuild(game, change))
@@ -609,7 +660,7 @@ impl HotReload {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::Scenario;
+    use crate::formats::scenario::Scenario;
 
     const SCENARIO: &str = r#"
 board = { grid = ". R .", legend = { "." = "floor", "R" = { element = "gear", turn = "right" } } }
@@ -756,6 +807,56 @@ program = ["uturn", "uturn", "uturn"]
         ));
         game.run_register(2).unwrap();
         assert_eq!(game.state().robots[0].facing.to_string(), "N");
+    }
+
+    /// The game waited for Enter long after the save: the next register must use it (the
+    /// quiet period counts from the save, not from when the game looked).
+    #[test]
+    fn a_save_made_while_the_game_waited_applies_at_the_next_boundary() {
+        let (dir, scenario, sources) = setup();
+        let mut game = scenario.start(RuleSet::load(&sources).unwrap()).unwrap();
+        let mut hot = HotReload::new(sources, &WatchOptions::default()).unwrap();
+        edit_gear(dir.path(), "ctx:rotate(robot, 'left', 'gear')");
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(matches!(
+            hot.at_boundary(&mut game),
+            Some(Reloaded::Swapped { generation: 2, .. })
+        ));
+    }
+
+    /// Files that never stop changing (saved again every few milliseconds) are applied at the
+    /// next boundary all the same, within a few quiet periods.
+    #[test]
+    fn saves_without_end_do_not_hold_a_change_off() {
+        let (dir, scenario, sources) = setup();
+        let mut game = scenario.start(RuleSet::load(&sources).unwrap()).unwrap();
+        let mut hot = HotReload::new(sources, &WatchOptions::default()).unwrap();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let saver = {
+            let (stop, gear) = (stop.clone(), gear(dir.path()));
+            let text = std::fs::read_to_string(&gear).unwrap();
+            std::thread::spawn(move || {
+                for i in 0.. {
+                    if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        break;
+                    }
+                    std::fs::write(&gear, format!("{text}\n-- save {i}\n")).unwrap();
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+            })
+        };
+        std::thread::sleep(Duration::from_millis(200));
+        let start = Instant::now();
+        let reloaded = hot.at_boundary(&mut game);
+        let waited = start.elapsed();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        saver.join().unwrap();
+        // A save caught half-written fails to load and is reported: a reload all the same.
+        assert!(reloaded.is_some(), "no reload at the boundary");
+        assert!(
+            waited <= DEFAULT_QUIET * HOLD + Duration::from_millis(100),
+            "the boundary waited {waited:?}"
+        );
     }
 
     #[test]

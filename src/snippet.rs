@@ -64,9 +64,9 @@ fn find(message: &str) -> Option<Place> {
 /// A file's text, from disk or, for a built-in script named as in rally's sources
 /// (`scripts/elements/gear.lua`), from the binary.
 fn source(file: &Path) -> Option<String> {
-    crate::files::read_text(file)
-        .ok()
-        .or_else(|| crate::files::read_text(&Path::new(crate::builtin::ROOT).join(file)).ok())
+    crate::formats::files::read_text(file).ok().or_else(|| {
+        crate::formats::files::read_text(&Path::new(crate::script::builtin::ROOT).join(file)).ok()
+    })
 }
 
 fn render(place: &Place, styled: bool) -> Option<String> {

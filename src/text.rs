@@ -2,7 +2,9 @@
 //! clear the screen, move the cursor or print a fake line ("all expectations hold"), so they
 //! are shown escaped (`\x1b`), never sent raw. Newlines stay where a message may span lines
 //! ([`clean`]) and are escaped where one line is expected ([`clean_line`]). JSON output is
-//! exact and never passes through here.
+//! exact and never passes through here. Pictures and pages get [`xml`]: markup escaped, and
+//! control characters shown the same way (XML 1.0 allows none of them, even escaped as
+//! `&#27;`, so an SVG holding one would not open).
 
 use std::borrow::Cow;
 
@@ -14,6 +16,25 @@ pub fn clean(text: &str) -> Cow<'_, str> {
 /// `text` with every control character escaped, newlines too: it stays on its line.
 pub fn clean_line(text: &str) -> Cow<'_, str> {
     escape(text, |c| c == '\t')
+}
+
+/// `text` for SVG and HTML text and attribute values: `&`, `<`, `>`, `"` and `'` escaped,
+/// control characters shown as [`clean`] shows them, and the two characters XML forbids
+/// besides (U+FFFE, U+FFFF) replaced, so any string makes well-formed XML.
+pub fn xml(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in clean(text).chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            '\u{fffe}' | '\u{ffff}' => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 fn escape(text: &str, allowed: impl Fn(char) -> bool) -> Cow<'_, str> {
@@ -42,5 +63,20 @@ mod tests {
         assert_eq!(clean("\x1b[2Jhi\n"), "\\x1b[2Jhi\n");
         assert_eq!(clean_line("a\nb\rc\u{9b}d\x7f"), "a\\nb\\x0dc\\x9bd\\x7f");
         assert!(matches!(clean("plain text, ü"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn any_string_is_well_formed_xml_text() {
+        let hostile = "A\u{1b}[31m<red> & \"'\u{0}\r\u{ffff}\n";
+        let svg = format!(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" a=\"{0}\"><text>{0}</text></svg>",
+            xml(hostile)
+        );
+        let doc = roxmltree::Document::parse(&svg).expect("well-formed");
+        let text = doc.descendants().find(|n| n.has_tag_name("text")).unwrap();
+        assert_eq!(
+            text.text(),
+            Some("A\\x1b[31m<red> & \"'\\x00\\x0d\u{fffd}\n")
+        );
     }
 }

@@ -1,10 +1,10 @@
-//! docs/api.md is generated from scripts/types/rally.lua (src/reference.rs) and must not go
+//! docs/api.md is generated from scripts/types/rally.lua (src/script/reference.rs) and must not go
 //! stale; every entry of the annotations must be described, with an example where the
 //! reference gives it a heading. (tests/lua_api.rs checks the annotations against the host.)
 
 mod support;
 
-use rally::reference;
+use rally::script::reference;
 use std::path::Path;
 
 const REFERENCE: &str = "docs/api.md";

@@ -144,6 +144,27 @@ fn quiet_leaves_only_results_and_errors() {
     assert!(err.contains("created"), "{err}");
     let (out, err) = text(&rally(d, &["-q", "types", "-o", "t"]));
     assert!(out.is_empty() && err.is_empty(), "{out}{err}");
+    // Commands that write a file say which, unless -q.
+    let scenario = "tests/scenarios/pad.toml";
+    for (args, wrote) in [
+        (&["render", scenario][..], "wrote pad.svg"),
+        (
+            &["replay", scenario, "-o", "pad.html"][..],
+            "wrote pad.html",
+        ),
+        (&["tiled-types", "-o", "types.json"][..], "wrote types.json"),
+    ] {
+        let (out, err) = text(&rally(d, args));
+        assert!(
+            out.is_empty() && err.trim() == wrote,
+            "rally {args:?}: {out}{err}"
+        );
+        let (out, err) = text(&rally(d, &[&["-q"][..], args].concat()));
+        assert!(
+            out.is_empty() && err.is_empty(),
+            "rally -q {args:?}: {out}{err}"
+        );
+    }
     // `sim` says what it runs and how fast it went: chatter.
     let sprint = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/games/sprint.toml");
     let sprint = sprint.to_str().unwrap();
@@ -298,4 +319,129 @@ fn exit_statuses_are_0_1_2() {
     );
     assert_eq!(rally(d, &["run", "nope.toml"]).status.code(), Some(2));
     assert_eq!(rally(d, &["--no-such-flag"]).status.code(), Some(2));
+}
+
+/// No command writes its output over one of its inputs, however the path is spelled: the
+/// input is left as it was and the command stops with status 2.
+#[test]
+fn outputs_never_replace_inputs() {
+    let dir = project();
+    let d = dir.path();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::create_dir(d.join("games")).unwrap();
+    std::fs::copy(root.join("tests/games/sprint.toml"), d.join("games/g.toml")).unwrap();
+    assert!(rally(
+        d,
+        &[
+            "-q",
+            "sim",
+            "games/g.toml",
+            "--games",
+            "2",
+            "--out",
+            "shard.json"
+        ]
+    )
+    .status
+    .success());
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["play", "games/g.toml", "--save", "games/../games/g.toml"],
+            "games/g.toml",
+        ),
+        (
+            &[
+                "run",
+                "tests/scenarios/probe.toml",
+                "--record",
+                "./tests/scenarios/probe.toml",
+            ],
+            "tests/scenarios/probe.toml",
+        ),
+        (
+            &[
+                "replay",
+                "tests/scenarios/probe.toml",
+                "-o",
+                "tests/scenarios/probe.toml",
+            ],
+            "tests/scenarios/probe.toml",
+        ),
+        (
+            &[
+                "sim",
+                "games/g.toml",
+                "--games",
+                "2",
+                "--out",
+                "games/g.toml",
+            ],
+            "games/g.toml",
+        ),
+        (
+            &["sim", "merge", "shard.json", "--out", "shard.json"],
+            "shard.json",
+        ),
+        (
+            &["tiled-types", "-o", "scripts/elements/probe.lua"],
+            "scripts/elements/probe.lua",
+        ),
+    ];
+    for (args, input) in cases {
+        let before = std::fs::read(d.join(input)).unwrap();
+        let out = rally(d, args);
+        let (_, err) = text(&out);
+        assert_eq!(out.status.code(), Some(2), "rally {args:?}: {err}");
+        assert!(
+            err.contains("is one of this command's input files"),
+            "rally {args:?}: {err}"
+        );
+        assert_eq!(
+            std::fs::read(d.join(input)).unwrap(),
+            before,
+            "rally {args:?}"
+        );
+    }
+}
+
+/// A file named to `rally test` without `[expect]` is said to be skipped, not passed over in
+/// silence (in a folder, such files are boards and fixtures, and stay quiet).
+#[test]
+fn test_says_which_named_files_it_skipped() {
+    let dir = project();
+    let d = dir.path();
+    let text_of = std::fs::read_to_string(d.join("tests/scenarios/probe.toml")).unwrap();
+    let without = text_of.split("\n[expect").next().unwrap().to_string();
+    std::fs::write(d.join("plain.toml"), without).unwrap();
+    let (out, _) = text(&rally(d, &["test", "plain.toml"]));
+    assert_eq!(
+        out,
+        "plain.toml: no [expect], skipped\n0 passed, 0 failed\n"
+    );
+    let report = json(&rally(d, &["test", "plain.toml", "--json"]));
+    assert_eq!(report["skipped"], serde_json::json!(["plain.toml"]));
+}
+
+/// The text board comes with a key to its glyphs: each element on it with the glyphs it
+/// shows there, walls, floor and robots.
+#[test]
+fn text_boards_have_a_key_to_their_glyphs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (out, _) = text(&rally(root, &["run", "boards/tour.toml"]));
+    let key: String = out
+        .lines()
+        .skip_while(|l| !l.starts_with("key: "))
+        .take_while(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n");
+    for item in [
+        "O pit",
+        "F1 F2 F3 flag",
+        "G< G> gear",
+        "S1 S2 S3 S4 S5 S6 start",
+        "| -- wall",
+        "A> a robot",
+    ] {
+        assert!(key.contains(item), "no `{item}` in the key:\n{key}");
+    }
 }

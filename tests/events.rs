@@ -4,7 +4,7 @@
 //! the events; this checks what they carry, in the JSON `rally run --json` prints.
 
 use rally::commands::Common;
-use rally::scenario::Scenario;
+use rally::formats::scenario::Scenario;
 use serde_json::{json, Value};
 use std::path::Path;
 

@@ -1,11 +1,11 @@
-//! The frame JSON the viewer and the playtest table draw (`rally::html::view`, documented in
+//! The frame JSON the viewer and the playtest table draw (`rally::pictures::html::view`, documented in
 //! docs/pictures.md): one frame per card and per step in which something happened, the squares
 //! a robot went through, the facing it turned from, the wreck of a robot destroyed, the cards
 //! revealed in priority order, the events in words and the winner.
 
 use rally::commands::Common;
-use rally::html::{self, view::FrameView};
-use rally::scenario::Scenario;
+use rally::formats::scenario::Scenario;
+use rally::pictures::html::{self, view::FrameView};
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -57,24 +57,36 @@ fn a_frame_per_card_and_per_step_with_names_for_links() {
         shown,
         [
             ("t1r0", "start", "Start"),
-            ("t1r1s1", "card", "Register 1 · Runner plays Move 2 (700)"),
-            ("t1r1s2", "card", "Register 1 · Pusher plays Move 1 (500)"),
-            ("t1r2s1", "card", "Register 2 · Runner plays Move 1 (600)"),
+            (
+                "t1r1s1",
+                "card",
+                "Register 1 · robot Runner plays Move 2 (700)"
+            ),
+            (
+                "t1r1s2",
+                "card",
+                "Register 1 · robot Pusher plays Move 1 (500)"
+            ),
+            (
+                "t1r2s1",
+                "card",
+                "Register 2 · robot Runner plays Move 1 (600)"
+            ),
             (
                 "t1r2s2",
                 "card",
-                "Register 2 · Pusher plays Turn Right (90)"
+                "Register 2 · robot Pusher plays Turn Right (90)"
             ),
             ("t1r2s3", "touch", "Register 2 · flags and repair sites"),
             (
                 "t1r3s1",
                 "card",
-                "Register 3 · Runner plays Turn Left (100)"
+                "Register 3 · robot Runner plays Turn Left (100)"
             ),
             (
                 "t1r3s2",
                 "card",
-                "Register 3 · Pusher plays Turn Right (80)"
+                "Register 3 · robot Pusher plays Turn Right (80)"
             ),
         ]
     );
@@ -153,13 +165,13 @@ fn events_in_words_and_the_winner_marked_from_then_on() {
             .map(|e| e["text"].as_str().unwrap().to_string())
             .collect()
     };
-    assert!(texts("t1r1s2").contains(&"Block is destroyed (pit), 2 lives left".to_string()));
-    assert!(texts("t1r1s2").contains(&"Block is pushed E to [3, 1]".to_string()));
+    assert!(texts("t1r1s2").contains(&"Robot Block is destroyed (pit), 2 lives left".to_string()));
+    assert!(texts("t1r1s2").contains(&"Robot Block is pushed E to [3, 1]".to_string()));
     assert_eq!(
         texts("t1r2s3")[..2],
         [
-            "Runner touches flag 1".to_string(),
-            "Runner has touched the last flag and wins".to_string()
+            "Robot Runner touches flag 1".to_string(),
+            "Robot Runner touches the last flag and wins".to_string()
         ]
     );
     let winners: Vec<&Value> = frames.iter().map(|f| &f["winner"]).collect();

@@ -378,22 +378,16 @@ fn rally_play_at_a_piped_terminal() {
     for _ in 0..40 {
         input.push_str("1 2 3 4 5\nn\n");
     }
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rally"))
-        .args(["play", "tests/games/duel.toml", "--fast", "--save"])
-        .arg(&save)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = play_with(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        &[
+            "tests/games/duel.toml",
+            "--fast",
+            "--save",
+            save.to_str().unwrap(),
+        ],
+        &input,
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -405,6 +399,7 @@ fn rally_play_at_a_piped_terminal() {
         "the hand is numbered:\n{stdout}"
     );
     assert!(stdout.contains("Cards for registers 1 2 3 4 5"), "{stdout}");
+    assert!(stdout.contains("key: F1 flag"), "the board's key: {stdout}");
     assert!(stdout.contains("── Register 5 ──"), "{stdout}");
     assert!(stdout.contains("Replay written to"), "{stdout}");
     assert!(!stdout.contains("\x1b["), "no colour when piped");
@@ -427,6 +422,213 @@ fn rally_play_at_a_piped_terminal() {
     );
 }
 
+/// `rally play` on a copy of the project's files, bots only (its input is empty); stops it
+/// once `stop` says so of the lines printed so far (within a minute) and returns them all.
+fn play_until(
+    dir: &Path,
+    args: &[&str],
+    mut on_line: impl FnMut(&str),
+    stop: impl Fn(&str) -> bool,
+) -> String {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rally"))
+        .current_dir(dir)
+        .arg("play")
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            if tx.send(line.unwrap()).is_err() {
+                return;
+            }
+        }
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let mut out = String::new();
+    while !stop(&out) {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(line) => {
+                on_line(&line);
+                out.push_str(&line);
+                out.push('\n');
+            }
+            Err(_) => break,
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    out
+}
+
+/// A copy of the project's scripts, boards and games in a temporary folder.
+fn project_copy() -> tempfile::TempDir {
+    support::copy_of(&["scripts", "boards", "games"])
+}
+
+/// Hot reload in `rally play`: a rule saved during the pause after register 1 is loaded
+/// during the pause, said so, and register 2 runs it (docs/games.md).
+#[test]
+fn rally_play_runs_a_rule_saved_during_the_pause_in_the_next_register() {
+    let dir = project_copy();
+    let lasers = dir.path().join("scripts/rules/robot_lasers.lua");
+    let text = std::fs::read_to_string(&lasers).unwrap();
+    assert!(text.contains("ctx:fire_robot_lasers()"));
+    let edited = text.replace("ctx:fire_robot_lasers()", "ctx:log(nil, \"nolaser\", {})");
+    let out = play_until(
+        dir.path(),
+        &["games/bots.toml", "--save", "bots.save.json"],
+        |line| {
+            if line.contains("── Register 1 ──") {
+                std::fs::write(&lasers, &edited).unwrap();
+            }
+        },
+        |out| out.contains("── Register 3 ──"),
+    );
+    let register = |n: u8| {
+        out.find(&format!("── Register {n} ──"))
+            .unwrap_or_else(|| panic!("no register {n}:\n{out}"))
+    };
+    let swapped = out
+        .find("↻ rules v2")
+        .unwrap_or_else(|| panic!("no reload:\n{out}"));
+    assert!(
+        register(1) < swapped && swapped < register(2),
+        "the new rules are loaded between registers 1 and 2:\n{out}"
+    );
+    assert!(
+        out[register(2)..register(3)].contains("nolaser"),
+        "register 2 runs the new rules:\n{out}"
+    );
+}
+
+/// `rally play ARGS` in `dir` with `input` on its standard input.
+fn play_with(dir: &Path, args: &[&str], input: &str) -> std::process::Output {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rally"))
+        .current_dir(dir)
+        .arg("play")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// A game stopped at its very first question (Ctrl-C, or the input ends) can be resumed:
+/// it was saved after the deal was set up, before anyone was asked.
+#[test]
+fn rally_play_saves_before_the_first_question() {
+    let dir = project_copy();
+    let game = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/games/duel.toml");
+    let game = game.to_str().unwrap();
+    let stopped = play_with(dir.path(), &[game, "--fast"], "");
+    assert_eq!(stopped.status.code(), Some(2));
+    let save = dir.path().join("saves/duel.save.json");
+    assert!(
+        save.is_file(),
+        "no save after stopping at the first question"
+    );
+    let answers = "1 2 3 4 5\nn\n".repeat(10);
+    let resumed = play_with(
+        dir.path(),
+        &["--fast", "--resume", "saves/duel.save.json"],
+        &answers,
+    );
+    let out = String::from_utf8_lossy(&resumed.stdout);
+    assert!(resumed.status.success(), "{out}");
+    assert!(
+        out.contains("Resumed from saves/duel.save.json at turn 1, the deal"),
+        "{out}"
+    );
+}
+
+/// Playing a game again where its save holds one does not replace it without being asked.
+#[test]
+fn rally_play_refuses_to_replace_the_game_in_its_save() {
+    let dir = project_copy();
+    let game = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/games/duel.toml");
+    let game = game.to_str().unwrap();
+    play_with(dir.path(), &[game, "--fast"], "1 2 3 4 5\nn\n");
+    let save = dir.path().join("saves/duel.save.json");
+    let kept = std::fs::read(&save).unwrap();
+    let again = play_with(dir.path(), &[game, "--fast"], "");
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(again.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("saves/duel.save.json already holds a game in progress (turn 2, the deal)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("rally play --resume saves/duel.save.json"),
+        "{err}"
+    );
+    assert!(err.contains("--new"), "{err}");
+    assert_eq!(std::fs::read(&save).unwrap(), kept, "the save is untouched");
+    // Asked for, it starts anew.
+    play_with(dir.path(), &[game, "--fast", "--new"], "");
+    let anew: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&save).unwrap()).unwrap();
+    assert_eq!(anew["state"]["turn"], 1);
+}
+
+/// Hot seat: with two people at one terminal, each is handed the terminal before seeing
+/// their hand (and, on a terminal, the screen is cleared), so nobody sees another's hand or
+/// program before the registers reveal them.
+#[test]
+fn rally_play_hands_the_terminal_over_between_people() {
+    let dir = tempfile::tempdir().unwrap();
+    let duel = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/games/duel.toml"),
+    )
+    .unwrap();
+    let game = duel.replace("name = \"You\"", "name = \"Ann\"").replace(
+        "name = \"Bot\"\nstrength = \"strong\"",
+        "name = \"Ben\"\ndriver = \"human\"",
+    );
+    assert!(game.matches("driver = \"human\"").count() == 2);
+    std::fs::write(dir.path().join("hot.toml"), game).unwrap();
+    let out = play_with(
+        dir.path(),
+        &["hot.toml", "--fast"],
+        "\n1 2 3 4 5\n\n5 4 3 2 1\n",
+    );
+    let out = String::from_utf8_lossy(&out.stdout);
+    let at = |text: &str| {
+        out.find(text)
+            .unwrap_or_else(|| panic!("no `{text}` in:\n{out}"))
+    };
+    let ann = at("── Programming Ann: pass the terminal to Ann's player, then press Enter ──");
+    let ben = at("── Programming Ben: pass the terminal to Ben's player, then press Enter ──");
+    let hands: Vec<usize> = out
+        .match_indices("Hand       1) ")
+        .map(|(i, _)| i)
+        .collect();
+    assert!(
+        ann < hands[0] && hands[0] < ben && ben < hands[1],
+        "each person is handed the terminal before their hand:\n{out}"
+    );
+    assert!(
+        out[ben..].find("── Register 1 ──") > Some(0),
+        "Ben's program is asked before the registers:\n{out}"
+    );
+    assert!(!out.contains('\x1b'), "a pipe's screen is never cleared");
+}
+
 #[test]
 fn game_file_errors_name_the_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
@@ -438,7 +640,40 @@ fn game_file_errors_name_the_file_and_line() {
     .unwrap();
     let e = Setup::load(&path).unwrap_err().to_string();
     assert!(e.contains("bad.toml:4"), "{e}");
-    assert!(e.contains("human") && e.contains("bot"), "{e}");
+    assert!(
+        e.contains("unknown value `robot`, expected `human` or `bot`"),
+        "in users' words, not serde's: {e}"
+    );
+    // Numbers, and what is only found once the rules are loaded, at their lines too.
+    let duel = std::fs::read_to_string("tests/games/duel.toml").unwrap();
+    for (edit, expected) in [
+        (
+            duel.replace("turn_limit = 2", "turn_limit = 0"),
+            "bad.toml:6:14: turn_limit = 0: expected at least 1",
+        ),
+        (
+            duel.replace("turn_limit = 2", "turn_limit = -1"),
+            "bad.toml:6:14: expected a whole number from 0 to 4294967295, not -1",
+        ),
+        (
+            duel.replace("name = \"Bot\"", "name = \"Bot\"\nstart = 7"),
+            "bad.toml:46:1: robot `Bot` starts on dock 7, but the board has no `start` square number 7",
+        ),
+        (
+            duel.replace("name = \"Bot\"", "name = \"Bot\"\noptions = [\"brakez\"]"),
+            "bad.toml:46:1: robot `Bot`: there is no option `brakez` (did you mean `brakes`?)",
+        ),
+    ] {
+        std::fs::write(&path, edit).unwrap();
+        let e = Setup::load(&path)
+            .and_then(|setup| {
+                let rules = RuleSet::load(&sources(&setup))?;
+                Match::start(setup, rules).map(|_| ())
+            })
+            .unwrap_err()
+            .to_string();
+        assert!(e.ends_with(expected), "{e}");
+    }
 }
 
 #[test]
@@ -546,12 +781,28 @@ fn rally_replay_plays_a_whole_game_stage_by_stage() {
     let label = frames[1]["label"].as_str().unwrap();
     let acting = frames[1]["acting"].as_str().unwrap();
     assert!(
-        label.starts_with(&format!("Turn 1 · Register 1 · {acting} plays ")),
+        label.starts_with(&format!("Turn 1 · Register 1 · robot {acting} plays ")),
         "{label}"
     );
     assert!(
         frames[1]["robots"][0]["program"].as_array().unwrap().len() == 5,
         "the frames carry the programs dealt"
+    );
+    // Programs are said in words, like every event the viewer knows ("robot You programs
+    // Move 1 (540), Turn Left (90), ..."), not as the log's raw JSON.
+    let programmed: Vec<&str> = frames[0]["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["text"].as_str())
+        .filter(|t| t.contains("program"))
+        .collect();
+    assert_eq!(programmed.len(), 2, "{programmed:?}");
+    assert!(
+        programmed
+            .iter()
+            .all(|t| t.starts_with("Robot ") && t.contains(" programs ") && !t.contains('[')),
+        "{programmed:?}"
     );
     let last = frames.last().unwrap();
     let state = m.game.state();

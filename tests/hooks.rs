@@ -31,6 +31,11 @@ lives = 3
 /// Runs `rally test` on SCENARIO with an option `probe` declared by `option` (a Lua
 /// declaration body) beside the standard scripts; returns its output.
 fn run_with_probe(option: &str) -> String {
+    run_scenario_with_probe(option, SCENARIO)
+}
+
+/// [`run_with_probe`] on `scenario`.
+fn run_scenario_with_probe(option: &str, scenario: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     support::copy_dir(&root.join("scripts"), &dir.path().join("scripts"));
@@ -39,7 +44,7 @@ fn run_with_probe(option: &str) -> String {
         format!("return rally.option {{ name = \"probe\",\n{option}\n}}\n"),
     )
     .unwrap();
-    std::fs::write(dir.path().join("s.toml"), SCENARIO).unwrap();
+    std::fs::write(dir.path().join("s.toml"), scenario).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_rally"))
         .current_dir(dir.path())
         .args(["test", "s.toml"])
@@ -50,6 +55,63 @@ fn run_with_probe(option: &str) -> String {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     )
+}
+
+/// `rally test` of SCENARIO with T turned to shoot A (in both registers) and `expect` in
+/// place of its own, `probe`'s `on_damage` returning `returned`; its output.
+fn damage_returning(returned: &str, expect: &str) -> String {
+    let shot_at_the_holder = SCENARIO
+        .replace("facing = \"N\"", "facing = \"W\"")
+        .replace("[expect.A]\nlives = 3\n", expect);
+    run_scenario_with_probe(
+        &format!(
+            "on_damage = function(ctx, robot, amount, info, option)\n  return {returned}\nend"
+        ),
+        &shot_at_the_holder,
+    )
+}
+
+/// `on_damage` may prevent damage and may add to it (rules.md §6.4: options prevent it,
+/// house rules may well hurt more); each change is logged, by whom.
+#[test]
+fn on_damage_may_lower_or_raise_the_damage() {
+    let out = damage_returning(
+        "amount * 3",
+        "[expect.A]\ndamage = 6\nevents = { damage_added = 2 }\n",
+    );
+    assert_mentions(&out, &["1 passed, 0 failed"]);
+    let out = damage_returning(
+        "10",
+        "[expect.A]\nlives = 2\nevents = { damage_added = 1, destroyed = 1 }\n",
+    );
+    assert_mentions(&out, &["1 passed, 0 failed"]);
+    let out = damage_returning(
+        "0",
+        "[expect.A]\ndamage = 0\nevents = { damage_prevented = 2 }\n",
+    );
+    assert_mentions(&out, &["1 passed, 0 failed"]);
+}
+
+/// What `on_damage` returns is checked, never clamped or wrapped: an error at the handler's
+/// line (it is defined on line 2 of probe.lua).
+#[test]
+fn on_damage_out_of_range_is_an_error_at_the_handler() {
+    for (returned, says) in [
+        (
+            "3000000000",
+            "on_damage returned 3000000000: the damage to take is a whole number from 0 to 10",
+        ),
+        ("-1", "on_damage returned -1"),
+        ("11", "on_damage returned 11"),
+        ("amount / 2", "on_damage returned 0.5"),
+        (
+            "'1'",
+            "on_damage returned 1, a string; it must return nil (no change) or the damage to take, a whole number",
+        ),
+    ] {
+        let out = damage_returning(returned, "[expect.A]\nlives = 3\n");
+        assert_mentions(&out, &["option `probe`", "probe.lua:2: ", says]);
+    }
 }
 
 fn assert_mentions(out: &str, parts: &[&str]) {

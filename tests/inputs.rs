@@ -427,3 +427,116 @@ fn robots_and_boards_out_of_range_are_refused_with_file_and_line() {
         &["c.toml:1:1: course board `b.toml` at [2147483647, 0] reaches square 2147483648"],
     );
 }
+
+/// Control characters in file text (robot and board names, descriptions) are shown escaped
+/// on the terminal, as scripts' text is, and never make a picture or a page invalid XML.
+#[test]
+fn control_characters_in_files_are_escaped_on_the_terminal_and_in_pictures() {
+    let dir = support::copy_of(&["scripts"]);
+    let d = dir.path();
+    let red = r"A\u001b[31mred";
+    let board = "[board]\nname = \"B\\u001b]0;title\\u0007\\u0000\"\ngrid = \". . F\"\n[board.legend]\n\".\" = \"floor\"\n\"F\" = { element = \"flag\", number = 1 }\n";
+    std::fs::write(
+        d.join("s.toml"),
+        format!(
+            "description = \"x\\u001b[2J\\r\"\n{board}[[robot]]\nname = \"{red}\"\nat = [0, 0]\nfacing = \"E\"\nprogram = [\"move1\"]\n[expect.\"{red}\"]\nat = [1, 0]\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("g.toml"),
+        format!(
+            "description = \"x\\u001b[2J\"\nturn_limit = 1\n{}[[robot]]\nname = \"{red}\"\n",
+            board.replace("\". . F\"", "\"S . F\"").replace(
+                "\"F\" =",
+                "\"S\" = { element = \"start\", number = 1 }\n\"F\" ="
+            )
+        ),
+    )
+    .unwrap();
+    let raw = |text: &str| {
+        text.chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t')
+    };
+    let commands: &[&[&str]] = &[
+        &["run", "s.toml"],
+        &["test", "s.toml"],
+        &["run", "s.toml", "--record", "log.json"],
+        &["run", "--replay", "log.json"],
+        &["render", "s.toml", "-o", "s.svg"],
+        &["replay", "s.toml", "-o", "s.html"],
+        &["play", "g.toml", "--fast"],
+        &["replay", "saves/g.replay.json", "-o", "g.html"],
+        &["sim", "g.toml", "--games", "2"],
+        &["run", "s.toml", "--json"],
+    ];
+    for args in commands {
+        let out = rally(d, args);
+        let (stdout, err) = (String::from_utf8_lossy(&out.stdout), stderr(&out));
+        assert!(
+            !raw(&stdout) && !raw(&err),
+            "rally {args:?} sent control characters:\n{stdout:?}\n{err:?}"
+        );
+        assert!(out.status.code() != Some(2), "rally {args:?}: {err}");
+    }
+    for picture in ["s.svg", "s.html", "g.html"] {
+        let text = std::fs::read_to_string(d.join(picture)).unwrap();
+        assert!(
+            !raw(&text.replace('\r', "")),
+            "{picture} holds control characters"
+        );
+    }
+    let svg = std::fs::read_to_string(d.join("s.svg")).unwrap();
+    roxmltree::Document::parse(&svg).expect("the SVG is well-formed XML");
+}
+
+/// A replay log of another version says so (not what this version misses in it), and JSON
+/// errors say where once.
+#[test]
+fn a_replay_log_of_another_version_and_a_broken_save_say_what_is_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("r.json"), "{\"rally_replay\": 2}\n").unwrap();
+    for args in [&["run", "--replay", "r.json"][..], &["replay", "r.json"]] {
+        let out = rally(d, args);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            stderr(&out).contains("r.json: replay log version 2, this rally reads version 1"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    std::fs::write(d.join("s.json"), "{\"format\": 1, \"game\": 5}\n").unwrap();
+    let out = rally(d, &["play", "--resume", "s.json"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("s.json:1:23: not a rally save: expected a path (text), not 5"),
+        "{err}"
+    );
+    assert!(!err.contains("at line"), "{err}");
+}
+
+/// A name declared by two files names both, blaming neither (the standard file may well be
+/// the one loaded second).
+#[test]
+fn an_element_defined_twice_names_both_files() {
+    let dir = support::copy_of(&["scripts"]);
+    let d = dir.path();
+    std::fs::write(
+        d.join("scripts/elements/afloor.lua"),
+        "return rally.element {\n  name = \"floor\",\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("s.toml"),
+        "[board]\ngrid = \".\"\n[board.legend]\n\".\" = \"floor\"\n",
+    )
+    .unwrap();
+    let out = rally(d, &["run", "s.toml"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("element `floor` is defined twice, in scripts/elements/afloor.lua and in scripts/elements/floor.lua"),
+        "{err}"
+    );
+}

@@ -6,18 +6,18 @@
 //! The API side is read from the running host where it can be (the `rally` table a rule set
 //! builds, the keys `rally.element{}` and `rally.rule{}` and variant.toml accept, the order
 //! of play), and from the method registrations in src/script/ for the native userdata. The
-//! annotations are read as the API reference (docs/api.md) reads them: src/reference.rs.
+//! annotations are read as the API reference (docs/api.md) reads them: src/script/reference.rs.
 
 mod support;
 
-use rally::reference::{self, Api, Section};
+use rally::script::reference::{self, Api, Section};
 use rally::script::{RuleSet, Sources};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 type Names = BTreeSet<String>;
 
-/// The annotations as the API reference reads them (src/reference.rs).
+/// The annotations as the API reference reads them (src/script/reference.rs).
 fn annotations() -> Api {
     let text = std::fs::read_to_string(reference::ANNOTATIONS_PATH).unwrap();
     reference::parse(&text).unwrap_or_else(|e| panic!("{e}"))
@@ -186,7 +186,7 @@ fn variant_keys(toml: &str) -> Names {
     let variant = dir.path().join("probe");
     std::fs::create_dir_all(&variant).unwrap();
     std::fs::write(variant.join("variant.toml"), toml).unwrap();
-    let message = rally::variant::Variant::load(&variant)
+    let message = rally::script::variant::Variant::load(&variant)
         .err()
         .unwrap()
         .to_string();

@@ -46,7 +46,7 @@ fn each_generated_project_runs_and_is_listed() {
     // The editor sees the same annotations the binary carries (`rally types`).
     assert_eq!(
         std::fs::read_to_string(d.join("scripts/types/rally.lua")).unwrap(),
-        rally::reference::ANNOTATIONS
+        rally::script::reference::ANNOTATIONS
     );
     let test = ok(d, &["test"]);
     assert!(test.contains("3 passed, 0 failed"), "{test}");
@@ -139,4 +139,47 @@ fn names_are_checked() {
         !d.join("scripts").exists(),
         "a refused name leaves the folder as it was"
     );
+}
+
+/// `.luarc.json` (written by `rally new`) tells the editor exactly which libraries are
+/// missing: each one it disables is one the sandbox does not provide, and the other way round.
+#[test]
+fn the_editor_setup_disables_only_what_the_sandbox_lacks() {
+    let luarc: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(".luarc.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let builtin = luarc["runtime.builtin"].as_object().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(d, &["-q", "new", "element", "probe"]);
+    for name in [
+        "coroutine",
+        "debug",
+        "io",
+        "os",
+        "package",
+        "string",
+        "table",
+        "math",
+        "utf8",
+    ] {
+        let disabled = builtin.get(name).and_then(|v| v.as_str()) == Some("disable");
+        std::fs::write(
+            d.join("scripts/elements/zz_check.lua"),
+            format!(
+                "assert(pcall(function() return {name} end) == {}, '{name}')\nreturn rally.element {{ name = 'zz_check' }}\n",
+                !disabled
+            ),
+        )
+        .unwrap();
+        let out = rally(d, &["elements", "zz_check"]);
+        assert!(
+            out.status.success(),
+            "{name}: .luarc.json says {}, the sandbox disagrees: {}",
+            if disabled { "disabled" } else { "available" },
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }

@@ -2,7 +2,7 @@
 //! `choices` and `options` are reported, never silently ignored. (What each option does is
 //! checked by the scenarios in tests/scenarios/options/.)
 
-use rally::scenario::Scenario;
+use rally::formats::scenario::Scenario;
 use rally::script::RuleSet;
 use std::path::Path;
 

@@ -5,11 +5,11 @@
 
 use rally::board::{Board, Layout, Tile};
 use rally::commands::Common;
-use rally::params::Kind;
-use rally::scenario::Scenario;
+use rally::formats::scenario::Scenario;
+use rally::pictures::svg::{self, Look};
+use rally::script::params::Kind;
+use rally::script::variant::Choice;
 use rally::script::{RuleSet, Sources};
-use rally::svg::{self, Look};
-use rally::variant::Choice;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -137,7 +137,7 @@ fn every_shipped_element_has_a_drawing() {
     assert!(checked >= 11, "only {checked} elements found");
     assert!(
         missing.is_empty(),
-        "no drawing in src/svg.rs (and no `draw = {{...}}` in the script) for: {}",
+        "no drawing in src/pictures/svg.rs (and no `draw = {{...}}` in the script) for: {}",
         missing.join(", ")
     );
 }
@@ -183,6 +183,31 @@ fn an_unknown_element_gets_a_labelled_fallback() {
     assert!(svg.contains(r#"class="fallback""#));
     assert!(svg.contains(">Zp</text>"), "the glyph labels it");
     assert!(svg.contains(">zapper</text>"), "the name labels it");
+}
+
+/// A long label is squeezed into its square (SVG's `textLength`), not spilled over the
+/// squares beside it; a short one is drawn as it is.
+#[test]
+fn long_labels_fit_their_square() {
+    let dir = scripts_with(
+        r#"return rally.element { name = "sign", draw = { label = "CAUTION: CRUSHER AHEAD" } }"#,
+    );
+    let rules = load(dir.path()).unwrap();
+    let svg = one_tile_picture(&rules, "sign", "");
+    let label = svg
+        .lines()
+        .find(|l| l.contains(">CAUTION: CRUSHER AHEAD</text>"))
+        .expect("the label");
+    assert!(
+        label.contains(r#"textLength="60" lengthAdjust="spacingAndGlyphs""#),
+        "{label}"
+    );
+    let svg = one_tile_picture(&rules, "sign", "").replace("CAUTION: CRUSHER AHEAD", "");
+    assert_eq!(
+        svg.matches("textLength").count(),
+        1,
+        "only the long label is squeezed"
+    );
 }
 
 #[test]

@@ -49,3 +49,39 @@ fn the_worked_example_in_the_readme_passes() {
     );
     assert!(stdout.contains("2 passed, 0 failed"), "{stdout}");
 }
+
+/// The README's figures and references hold for a clone: the number of scenario files it
+/// gives is right (the audit adds more: raise it when they are a quarter more), and it sends no one to a file outside the repository.
+#[test]
+fn the_readme_counts_scenarios_and_points_only_inside_the_clone() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    fn count(dir: &Path) -> usize {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .map(|p| {
+                if p.is_dir() {
+                    count(&p)
+                } else {
+                    usize::from(p.extension().is_some_and(|x| x == "toml"))
+                }
+            })
+            .sum()
+    }
+    let files = count(&root.join("tests/scenarios"));
+    let said: usize = readme
+        .split("`tests/scenarios/` (more than ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .expect("the README says how many scenario files there are");
+    assert!(
+        said < files && files < said + said / 4,
+        "the README says more than {said} scenario files; there are {files}"
+    );
+    assert!(
+        !readme.contains("design follows `../"),
+        "the README sends readers to a design document outside the clone"
+    );
+}

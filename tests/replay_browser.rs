@@ -15,9 +15,9 @@ mod browser;
 
 use browser::Browser;
 use rally::commands::Common;
-use rally::html;
-use rally::replay::ReplayLog;
-use rally::scenario::Scenario;
+use rally::formats::replay::ReplayLog;
+use rally::formats::scenario::Scenario;
+use rally::pictures::html;
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -70,9 +70,10 @@ fn the_viewer_plays_a_replay_log_in_a_browser() {
         .unwrap();
     scenario.resolve(&mut game).unwrap();
     let log_path = dir.path().join("game.json");
-    ReplayLog::record(&scenario, &scenario.variants, &game.state(), &log_path)
-        .write(&log_path)
+    let text = ReplayLog::record(&scenario, &scenario.variants, &game.state(), &log_path)
+        .text(&log_path)
         .unwrap();
+    std::fs::write(&log_path, text).unwrap();
 
     // The page, from the log.
     let log = ReplayLog::read(&log_path).unwrap();
@@ -110,8 +111,8 @@ fn the_viewer_plays_a_replay_log_in_a_browser() {
     browser.open(&format!("file://{}", page_path.display()));
     let script = format!(
         "const MARGIN = {}, CELL = {};\n{READ_PAGE}",
-        rally::svg::MARGIN,
-        rally::svg::CELL
+        rally::pictures::svg::MARGIN,
+        rally::pictures::svg::CELL
     );
 
     // Where each frame must show each robot: the log's robots at the start and at the end,
@@ -248,8 +249,8 @@ fn deep_links_laser_lines_and_the_board_fitted_to_the_window() {
     let url = format!("file://{}", page.display());
     let read = format!(
         "const MARGIN = {}, CELL = {};\n{READ_BOARD}",
-        rally::svg::MARGIN,
-        rally::svg::CELL
+        rally::pictures::svg::MARGIN,
+        rally::pictures::svg::CELL
     );
 
     // A link to the lasers of a register in which robots shoot each other.

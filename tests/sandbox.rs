@@ -17,7 +17,7 @@ mod state;
 mod store;
 #[path = "sandbox/terminal.rs"]
 mod terminal;
-use rally::scenario::Scenario;
+use rally::formats::scenario::Scenario;
 use rally::script::{RuleSet, Sources};
 use std::path::{Path, PathBuf};
 

@@ -376,7 +376,7 @@ fn the_host_opens_a_table_on_the_start_page_and_a_player_joins_by_its_link() {
     assert!(
         told.as_str()
             .unwrap()
-            .contains("Ann answers conditional_program: a face-down card"),
+            .contains("Robot Ann answers conditional_program: a face-down card"),
         "the answers are in the event list: {told}"
     );
     assert_eq!(page.errors(), Vec::<String>::new(), "script errors");

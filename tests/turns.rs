@@ -2,7 +2,7 @@
 //! mistakes in the per-turn keys are errors that say where and what, never silent. (What the
 //! turns do is checked by the scenarios in tests/scenarios/turns/.)
 
-use rally::scenario::Scenario;
+use rally::formats::scenario::Scenario;
 use rally::script::RuleSet;
 use std::path::Path;
 
@@ -148,7 +148,7 @@ fn the_replay_viewer_shows_a_scenario_of_several_turns_turn_by_turn() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let sources = scenario.sources(&root.join("scripts"), &root.join("variants"), &[]);
     let mut game = scenario.start(RuleSet::load(&sources).unwrap()).unwrap();
-    let frames = rally::html::frames(&scenario, &mut game).unwrap();
+    let frames = rally::pictures::html::frames(&scenario, &mut game).unwrap();
     let labels: Vec<&str> = frames.iter().map(|f| f.label.as_str()).collect();
     assert_eq!(labels[0], "Turn 1 · Start", "{labels:?}");
     for turn in 1..=3 {

@@ -154,6 +154,22 @@ impl Watch {
     }
 
     /// Every line printed within `time`.
+    /// Everything printed until nothing more comes for `quiet` (within [`PATIENCE`]).
+    fn until_quiet(&mut self, quiet: Duration) -> Vec<String> {
+        let deadline = Instant::now() + PATIENCE;
+        let mut read = Vec::new();
+        while Instant::now() < deadline {
+            match self.lines.recv_timeout(quiet) {
+                Ok(line) => {
+                    self.seen.push(line.clone());
+                    read.push(line);
+                }
+                Err(_) => return read,
+            }
+        }
+        panic!("still printing after {PATIENCE:?}: {read:?}")
+    }
+
     fn quiet_for(&mut self, time: Duration) -> Vec<String> {
         let deadline = Instant::now() + time;
         let mut read = Vec::new();
@@ -280,10 +296,13 @@ fn temp_files_and_saves_without_changes_do_not_rerun() {
 }
 
 #[test]
-fn fifty_saves_in_a_second_end_in_one_consistent_run() {
+fn fifty_saves_in_a_second_end_in_a_few_consistent_runs() {
     let f = Fixture::new();
-    // The default quiet period (40 ms) merges saves less than 40 ms apart; a longer one here
-    // keeps the test from depending on how promptly a loaded machine schedules the writer.
+    // A burst merges into one change while saves come less than a quiet period apart, and is
+    // acted on at the latest after `HOLD` quiet periods (so endless saving cannot starve it):
+    // how many runs fifty saves make depends on how promptly a loaded machine schedules the
+    // writer, but never a half-written file, never one run per save, and the last run shows
+    // the last save.
     let mut w = f.watch(&["--debounce", "250"]);
     let reversed = f.reversed_gear();
     for i in 0..50 {
@@ -291,16 +310,22 @@ fn fifty_saves_in_a_second_end_in_one_consistent_run() {
         f.save_in_place(&f.gear_path(), &format!("{text}\n-- save {i}\n"));
         std::thread::sleep(Duration::from_millis(20));
     }
-    let run = w.until("── run 2");
+    let printed = w.until_quiet(Duration::from_millis(1500));
     assert!(
-        run.iter().all(|l| !l.contains("reload failed")),
-        "a half-written file was loaded: {run:?}"
+        !contains(&printed, "reload failed"),
+        "a half-written file was loaded: {printed:?}"
+    );
+    let runs: Vec<usize> = (0..printed.len())
+        .filter(|&i| printed[i].starts_with("── run"))
+        .collect();
+    assert!(
+        (1..=6).contains(&runs.len()),
+        "{} runs for one burst: {printed:?}",
+        runs.len()
     );
     // The last save (49) has the reversed gear.
-    let run = w.until("✗ A: facing expected N, got S");
-    assert!(contains(&run, "A        facing N → S"), "{run:?}");
-    let later = w.quiet_for(Duration::from_millis(1500));
-    assert!(!contains(&later, "── run"), "more than one run: {later:?}");
+    let last = &printed[*runs.last().unwrap()..];
+    assert!(contains(last, "✗ A: facing expected N, got S"), "{last:?}");
 }
 
 #[test]

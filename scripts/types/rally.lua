@@ -6,7 +6,7 @@
 --
 -- This file is also the source of the API reference, docs/api.md (`rally types --markdown
 -- docs/api.md`): describe every entry with `---` lines above it and give functions,
--- declaration keys and steps a short ```lua example (src/reference.rs says how it is read).
+-- declaration keys and steps a short ```lua example (src/script/reference.rs says how it is read).
 -- tests/lua_api.rs fails when this file and the API in src/script/ (ctx.rs, mod.rs, decl.rs,
 -- prelude.lua) or the order of play disagree; tests/api_reference.rs when an entry has no
 -- description or example, or docs/api.md is stale.
@@ -1219,7 +1219,9 @@ function Builder:start(number) end
 ---```
 ---@field on_enter? fun(ctx: rally.Ctx, robot: rally.Robot, info: rally.MoveInfo)
 ---A robot is about to take damage, after its options had their say; returns the amount to
----take (nil: unchanged).
+---take (nil: unchanged): a whole number from 0 to 10 (or to `amount`, if that is more). Less
+---prevents some of it (logged `damage_prevented`), more adds to it (`damage_added`); any other
+---value is an error at this handler's line.
 ---
 ---```lua
 ---on_damage = function(ctx, robot, amount, info)
@@ -1298,7 +1300,8 @@ function Builder:start(number) end
 ---```
 ---@field on_card? fun(ctx: rally.Ctx, robot: rally.Robot, card: rally.Card, option: rally.HeldOption): rally.CardResult
 ---The holder is about to take damage, before the rules' `on_damage`; returns the amount to
----take (nil: unchanged).
+---take (nil: unchanged): a whole number from 0 to 10 (or to `amount`, if that is more); less
+---prevents some (`damage_prevented`), more adds (`damage_added`).
 ---
 ---```lua
 ---on_damage = function(ctx, robot, amount, info, option)

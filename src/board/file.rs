@@ -185,9 +185,9 @@ impl Layout {
     /// Loads a board; `in_course`: it is a part of a course, which must be a single board
     /// (a course of courses could name itself and never end).
     fn load_nested(path: &Path, in_course: bool) -> Result<Layout> {
-        // Boards drawn in the Tiled map editor load like TOML boards (src/tiled.rs).
-        if crate::tiled::is_map(path) {
-            return crate::tiled::load(path);
+        // Boards drawn in the Tiled map editor load like TOML boards (src/formats/tiled.rs).
+        if crate::formats::tiled::is_map(path) {
+            return crate::formats::tiled::load(path);
         }
         let source = Source::read(path)?;
         let file: BoardFile = source.parse_toml()?;

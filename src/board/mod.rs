@@ -8,7 +8,7 @@ pub use file::{BoardRef, Layout, Origin, Part};
 
 use crate::error::{Error, Result};
 use crate::geometry::{Dir, Pos};
-use crate::params::ParamSpecs;
+use crate::script::params::ParamSpecs;
 use serde_json::{Map, Value};
 
 /// One element instance on one square, with checked parameters.
@@ -93,7 +93,7 @@ impl Board {
                 )));
             }
             let (element, specs) = catalogue.element(&p.element).map_err(|m| p.error(m))?;
-            let mut params = crate::params::check_all(specs, &p.params, &p.element)
+            let mut params = crate::script::params::check_all(specs, &p.params, &p.element)
                 .map_err(|e| p.error(e.message))?;
             if p.quarter_turns != 0 {
                 for (name, value) in params.iter_mut() {

@@ -6,9 +6,9 @@
 use super::output::JSON_VERSION;
 use super::Common;
 use crate::error::{Error, Result};
-use crate::params::{Kind, ParamSpecs};
+use crate::script::params::{Kind, ParamSpecs};
+use crate::script::variant::Variant;
 use crate::text::clean_line;
-use crate::variant::Variant;
 use serde_json::{json, Value};
 
 fn params_lines(params: &ParamSpecs) -> Vec<String> {
@@ -161,7 +161,7 @@ pub fn variants(names: &[String], as_json: bool, common: &Common) -> Result<()> 
     if as_json {
         print_json(json!({
             "version": JSON_VERSION,
-            "folder": crate::files::describe_folder(&dir),
+            "folder": crate::formats::files::describe_folder(&dir),
             "variants": found.iter().map(|v| json!({
                 "name": v.name,
                 "description": v.description,
@@ -177,7 +177,7 @@ pub fn variants(names: &[String], as_json: bool, common: &Common) -> Result<()> 
     }
     println!(
         "Variants in {} ({}):",
-        crate::files::describe_folder(&dir),
+        crate::formats::files::describe_folder(&dir),
         found.len()
     );
     for v in &found {
@@ -220,13 +220,14 @@ pub fn variants(names: &[String], as_json: bool, common: &Common) -> Result<()> 
     Ok(())
 }
 
-/// `rally tiled-types`: Tiled's Custom Types for every loaded element (src/tiled/types.rs).
+/// `rally tiled-types`: Tiled's Custom Types for every loaded element (src/formats/tiled/types.rs).
 pub fn tiled_types(output: Option<&std::path::Path>, common: &Common) -> Result<()> {
     let rules = common.rules(None, Vec::new())?;
-    let text = serde_json::to_string_pretty(&crate::tiled::types::custom_types(&rules.elements))
-        .map_err(|e| crate::error::Error::Other(e.to_string()))?;
+    let text =
+        serde_json::to_string_pretty(&crate::formats::tiled::types::custom_types(&rules.elements))
+            .map_err(|e| crate::error::Error::Other(e.to_string()))?;
     match output {
-        Some(path) => crate::game::save::write_atomic(path, format!("{text}\n").as_bytes()),
+        Some(path) => super::output::write_file(path, format!("{text}\n").as_bytes()),
         None => {
             println!("{text}");
             Ok(())

@@ -70,7 +70,7 @@ pub fn variant_names(current: &OsStr) -> Vec<CompletionCandidate> {
     let Ok((_, dir)) = Common::default().folders(None) else {
         return Vec::new();
     };
-    crate::variant::Variant::discover(&dir)
+    crate::script::variant::Variant::discover(&dir)
         .unwrap_or_default()
         .into_iter()
         .filter(|v| v.name.starts_with(prefix.as_ref()))

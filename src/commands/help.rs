@@ -181,6 +181,10 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "rally play --resume saves/practice.save.json",
                 "continue a saved game",
             ),
+            (
+                "rally play games/practice.toml --new",
+                "start anew, replacing the game in saves/practice.save.json",
+            ),
         ],
     ),
     (

@@ -46,13 +46,13 @@ impl Common {
     pub fn rules(
         &self,
         file: Option<&Path>,
-        choices: Vec<crate::variant::Choice>,
+        choices: Vec<crate::script::variant::Choice>,
     ) -> Result<RuleSet> {
         let (scripts, variants) = self.folders(file)?;
         RuleSet::load(&Sources {
             scripts,
             variants,
-            choices: crate::variant::with_extra(&choices, &self.extra_variants),
+            choices: crate::script::variant::with_extra(&choices, &self.extra_variants),
         })
     }
 }
@@ -70,7 +70,7 @@ fn find_folder(name: &str, file: Option<&Path>) -> Result<PathBuf> {
             "scripts" => ["elements", "rules", "options"]
                 .iter()
                 .any(|sub| candidate.join(sub).is_dir()),
-            _ => crate::files::list(&candidate)
+            _ => crate::formats::files::list(&candidate)
                 .iter()
                 .any(|v| v.join("variant.toml").exists()),
         }
@@ -102,7 +102,7 @@ fn find_folder(name: &str, file: Option<&Path>) -> Result<PathBuf> {
     if holds_rules(Path::new("")) {
         return Ok(PathBuf::from(name));
     }
-    Ok(crate::builtin::folder(name))
+    Ok(crate::script::builtin::folder(name))
 }
 
 /// A folder every user may write to (`/tmp`): nothing found there or above is trusted.

@@ -187,7 +187,7 @@ fn has_scripts(dir: &Path) -> bool {
 
 /// ... and a `variants/` with a variant in it.
 fn has_variants(dir: &Path) -> bool {
-    crate::files::list(&dir.join("variants"))
+    crate::formats::files::list(&dir.join("variants"))
         .iter()
         .any(|v| v.join("variant.toml").is_file())
 }
@@ -212,7 +212,7 @@ fn check_clash(what: &What, dir: &Path, fresh: bool) -> Result<()> {
     match what {
         What::Element(name) => {
             let scripts = if fresh {
-                crate::builtin::folder("scripts")
+                crate::script::builtin::folder("scripts")
             } else {
                 dir.join("scripts")
             };
@@ -238,9 +238,9 @@ fn check_clash(what: &What, dir: &Path, fresh: bool) -> Result<()> {
             let variants = if has_variants(dir) {
                 dir.join("variants")
             } else {
-                crate::builtin::folder("variants")
+                crate::script::builtin::folder("variants")
             };
-            if crate::files::is_dir(&variants.join(name)) {
+            if crate::formats::files::is_dir(&variants.join(name)) {
                 return Err(Error::Other(format!(
                     "there is already a variant `{name}` ({}); choose another name",
                     crate::script::display_path(&variants.join(name))
@@ -253,7 +253,7 @@ fn check_clash(what: &What, dir: &Path, fresh: bool) -> Result<()> {
 }
 
 fn copy_built_in(name: &str, target: &Path) -> Result<()> {
-    crate::builtin::copy_to(name, target).map_err(|e| Error::File {
+    crate::script::builtin::copy_to(name, target).map_err(|e| Error::File {
         file: target.to_path_buf(),
         message: format!("cannot copy the standard {name} here: {e}"),
     })

@@ -6,8 +6,12 @@
 //!   colour is off, so no command writes an escape code by hand.
 //! - **Chatter** (what a command is doing, notes, where it wrote a file) goes to stderr
 //!   through [`note`], which `-q` silences; results and errors are never chatter.
+//! - **Files** a command makes go through [`write_file`]: never over one of its inputs,
+//!   whole or not at all, and said so.
 
+use crate::error::Result;
 use anstyle::{AnsiColor, Style};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 static QUIET: AtomicBool = AtomicBool::new(false);
@@ -26,6 +30,16 @@ pub fn note(text: impl std::fmt::Display) {
     if !is_quiet() {
         anstream::eprintln!("{text}");
     }
+}
+
+/// Writes a file the command made (a picture, a page, a log, a tally): refused if it would
+/// replace one of the command's inputs ([`crate::formats::files::check_output`]), written whole
+/// ([`crate::formats::files::write_atomic`]), then `wrote FILE` unless `-q`.
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    crate::formats::files::check_output(path)?;
+    crate::formats::files::write_atomic(path, bytes)?;
+    note(format!("wrote {}", path.display()));
+    Ok(())
 }
 
 /// Whether text printed to standard output is coloured (the `--color` choice applied to

@@ -15,15 +15,15 @@ use crate::game::deal::{self, Hand};
 use crate::game::save::{self, Save};
 use crate::game::{Driver, Match, Outcome, Phase, Seats, Setup, Stage};
 use crate::geometry::Pos;
+use crate::pictures::render;
 use crate::reload::{HotReload, Reloaded, WatchOptions};
-use crate::render;
 use crate::script::Sources;
 use crate::state::{RobotId, REGISTERS};
-use std::cell::RefCell;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::time::Duration;
+use std::sync::mpsc::{channel, Receiver, TryRecvError};
+use std::time::{Duration, Instant};
 
 pub struct PlayOptions {
     /// No pauses between registers.
@@ -32,6 +32,8 @@ pub struct PlayOptions {
     pub resume: Option<PathBuf>,
     /// Where to keep the save [default: saves/GAME.save.json].
     pub save: Option<PathBuf>,
+    /// Start anew even if the save holds a game (replacing it).
+    pub new: bool,
 }
 
 /// Plays a game to its end; true when it finished.
@@ -47,6 +49,8 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
             let rules =
                 common_for(common, &extra).rules(Some(&save.game), setup.variants.clone())?;
             let save_path = opts.save.clone().unwrap_or_else(|| path.clone());
+            // The save it continues is both an input and where the game goes on saving.
+            crate::formats::files::rewritable(path);
             (Match::resume(setup, rules, save)?, extra, save_path)
         }
         None => {
@@ -63,6 +67,15 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
             (Match::start(setup, rules)?, extra, save_path)
         }
     };
+    crate::formats::files::check_output(&save_path)?;
+    crate::formats::files::check_output(&replay_path(&save_path))?;
+    if opts.resume.is_none() && !opts.new {
+        refuse_to_replace(&save_path, &m.setup.path)?;
+    }
+    if opts.resume.is_none() {
+        // Saved before the first question, so that a game stopped there can be resumed.
+        save::write_json(&save_path, &m.save(&extra))?;
+    }
     let (scripts, variants) = common.folders(Some(&m.setup.path))?;
     let sources = Sources {
         scripts,
@@ -76,15 +89,15 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
             None
         }
     };
-    let stdin = std::io::stdin();
-    let interactive = stdin.is_terminal();
+    let interactive = std::io::stdin().is_terminal();
     let colour = stdout_colour();
-    let input: Input = Rc::new(RefCell::new(Box::new(stdin.lock())));
+    let input: Input = Rc::new(Lines::stdin());
     let mut table = Terminal {
         bots: Bots::new(m.setup.seats.iter().map(|s| s.strength)),
         drivers: m.setup.seats.iter().map(|s| s.driver).collect(),
         input: input.clone(),
         colour,
+        screen: std::io::stdout().is_terminal(),
     };
     m.game.set_chooser(Box::new(TableChooser {
         drivers: table.drivers.clone(),
@@ -92,7 +105,8 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
         input,
     }));
     let fast = opts.fast;
-    println!("{}", title(&m));
+    // Names and descriptions come from files: their control characters are shown escaped.
+    println!("{}", crate::text::clean(&title(&m)));
     if opts.resume.is_some() {
         println!(
             "Resumed from {} at turn {}, {}.",
@@ -101,6 +115,8 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
             describe_phase(m.progress.phase)
         );
     }
+    // The key to the board's glyphs goes under the first board the registers show.
+    let mut legend_shown = false;
     while !m.is_over() {
         if let Some(reloaded) = hot.as_mut().and_then(|h| h.at_boundary(&mut m.game)) {
             println!("{reloaded}");
@@ -128,17 +144,59 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
             }
             Err(e) => return Err(e),
         };
-        show(&m, &stage, colour);
+        if matches!(stage, Stage::Programmed { .. }) && table.hot_seat() {
+            // The last person's hand leaves the screen before the registers reveal programs.
+            table.clear_screen();
+        }
+        show(&m, &stage, colour, !legend_shown);
+        legend_shown |= matches!(stage, Stage::Register { .. });
         save::write_json(&save_path, &m.save(&extra))?;
         if matches!(stage, Stage::Register { .. }) && !fast && !m.is_over() {
-            pause(&mut table, interactive)?;
+            let prompt = format!("(Enter for {}) ", coming(m.progress.phase));
+            pause(
+                &prompt,
+                &table.input,
+                hot.as_mut(),
+                &mut m.game,
+                interactive,
+            )?;
         }
     }
     let replay = replay_path(&save_path);
     save::write_json(&replay, &m.replay(&extra))?;
-    println!("{}", outcome_text(&m));
+    println!("{}", crate::text::clean(&outcome_text(&m)));
     println!("Replay written to {}.", replay.display());
     Ok(true)
+}
+
+/// A new game must not silently replace the game in its save: say how to go on instead.
+fn refuse_to_replace(save_path: &Path, game: &Path) -> Result<()> {
+    if !save_path.exists() {
+        return Ok(());
+    }
+    let (save, game) = (save_path.display(), game.display());
+    let (holds, keep) = match Save::load(save_path) {
+        Ok(s) if s.progress.phase == Phase::Over => (
+            "a finished game".to_string(),
+            format!("watch it with `rally replay {save}`"),
+        ),
+        Ok(s) => (
+            format!(
+                "a game in progress (turn {}, {})",
+                s.state.turn,
+                describe_phase(s.progress.phase)
+            ),
+            format!("continue it with `rally play --resume {save}`"),
+        ),
+        Err(_) => (
+            "a file that is not a save rally can resume".to_string(),
+            "look at it first".to_string(),
+        ),
+    };
+    Err(Error::Other(format!(
+        "{save} already holds {holds}: {keep}, start anew over it with \
+         `rally play {game} --new`, or save elsewhere with `rally play {game} --save FILE`"
+    )))
 }
 
 fn common_for(common: &Common, extra: &[String]) -> Common {
@@ -172,9 +230,14 @@ fn title(m: &Match) -> String {
     if !m.setup.description.is_empty() {
         out.push_str(&format!("\n{}", m.setup.description));
     }
+    let people = m.setup.seats.iter().filter(|s| s.driver == Driver::Human);
+    let you = match people.count() {
+        1 => "you, at this terminal",
+        _ => "a person at this terminal",
+    };
     for seat in &m.setup.seats {
         let who = match seat.driver {
-            Driver::Human => "you, at this terminal".to_string(),
+            Driver::Human => you.to_string(),
             Driver::Bot => format!("{} bot", seat.strength.name()),
         };
         out.push_str(&format!(
@@ -188,18 +251,21 @@ fn title(m: &Match) -> String {
 
 /// A robot as the board shows it: its initial.
 fn robot_label(name: &str) -> String {
-    format!("{name} (drawn as {})", name.chars().next().unwrap_or('?'))
+    format!("{name} (drawn as {})", render::initial(name))
 }
 
 fn outcome_text(m: &Match) -> String {
     m.progress
         .outcome
         .as_ref()
-        .map_or("The game is not over.".into(), Outcome::text)
+        .map_or("The game is not over.".into(), |o| match o {
+            Outcome::Won { .. } => format!("🏁 {}", o.text()),
+            _ => o.text(),
+        })
 }
 
-/// What a stage did: the events, then the board.
-fn show(m: &Match, stage: &Stage, colour: bool) {
+/// What a stage did: the events, then the board (with the key to its glyphs if `legend`).
+fn show(m: &Match, stage: &Stage, colour: bool, legend: bool) {
     let state = m.game.state();
     match stage {
         Stage::Programmed { .. } => {
@@ -223,6 +289,9 @@ fn show(m: &Match, stage: &Stage, colour: bool) {
     }
     drop(state);
     println!("{}", draw(&m.game, colour));
+    if legend {
+        println!("{}", render::legend(m.game.rules(), &m.game.board()));
+    }
     print!("{}", render::robots(&m.game.state()));
 }
 
@@ -263,34 +332,104 @@ fn draw(game: &Game, colour: bool) -> String {
     render::board_painted(&board, &glyphs, &state, &paint)
 }
 
-fn pause(table: &mut Terminal, interactive: bool) -> Result<()> {
-    if interactive {
-        print!("(Enter for the next register) ");
-        let _ = std::io::stdout().flush();
-        table.line()?;
-    } else {
-        std::thread::sleep(Duration::from_millis(600));
+/// The pause between registers: until Enter on a terminal, a moment when the input is piped.
+/// Rule files saved meanwhile are loaded at once and said so, so the next register runs
+/// them (and a broken save can be fixed before going on).
+fn pause(
+    prompt_text: &str,
+    input: &Input,
+    hot: Option<&mut HotReload>,
+    game: &mut Game,
+    interactive: bool,
+) -> Result<()> {
+    let prompt = || {
+        if interactive {
+            print!("{prompt_text}");
+            let _ = std::io::stdout().flush();
+        }
+    };
+    let piped = Duration::from_millis(600);
+    prompt();
+    let Some(hot) = hot else {
+        if interactive {
+            input.line()?;
+        } else {
+            std::thread::sleep(piped);
+        }
+        return Ok(());
+    };
+    let until = (!interactive).then(|| Instant::now() + piped);
+    loop {
+        if interactive && input.try_line()?.is_some() {
+            return Ok(());
+        }
+        // Watch the files in short slices between looks at the keyboard.
+        let slice = until.map_or(Duration::from_millis(20), |t| {
+            t.saturating_duration_since(Instant::now())
+        });
+        if slice.is_zero() {
+            return Ok(());
+        }
+        if let Some(reloaded) = hot.wait(game, Some(slice)) {
+            println!("\n{reloaded}");
+            prompt();
+        }
     }
-    Ok(())
 }
 
-/// The terminal's input, shared by the seats (programs, power down) and the chooser
-/// (questions during the registers): stdin can be locked only once.
-type Input = Rc<RefCell<Box<dyn BufRead>>>;
+/// The terminal's input, read a line at a time on a thread of its own, so that a pause can
+/// wait for Enter and watch the rule files at once. Shared by the seats (programs, power
+/// down) and the chooser (questions during the registers).
+type Input = Rc<Lines>;
 
-/// One trimmed line of input.
-fn read_line(input: &Input) -> Result<String> {
-    let mut line = String::new();
-    let n = input
-        .borrow_mut()
-        .read_line(&mut line)
-        .map_err(|e| Error::Other(format!("reading the terminal: {e}")))?;
-    if n == 0 {
-        return Err(Error::Other(
-            "the input ended before the game did (resume later with --resume)".into(),
-        ));
+struct Lines(Receiver<std::io::Result<String>>);
+
+impl Lines {
+    fn stdin() -> Lines {
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            let mut stdin = std::io::stdin().lock();
+            loop {
+                let mut line = String::new();
+                // The end of the input closes the channel; an error is sent, then closes it.
+                let sent = match stdin.read_line(&mut line) {
+                    Ok(0) => return,
+                    Ok(_) => tx.send(Ok(line)),
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                };
+                if sent.is_err() {
+                    return;
+                }
+            }
+        });
+        Lines(rx)
     }
-    Ok(line.trim().to_string())
+
+    /// The next line, trimmed; waits for it.
+    fn line(&self) -> Result<String> {
+        self.0.recv().map_err(|_| input_ended()).and_then(trimmed)
+    }
+
+    /// The next line, trimmed, if one has come.
+    fn try_line(&self) -> Result<Option<String>> {
+        match self.0.try_recv() {
+            Ok(line) => trimmed(line).map(Some),
+            Err(TryRecvError::Empty) => Ok(None),
+            Err(TryRecvError::Disconnected) => Err(input_ended()),
+        }
+    }
+}
+
+fn trimmed(line: std::io::Result<String>) -> Result<String> {
+    line.map(|l| l.trim().to_string())
+        .map_err(|e| Error::Other(format!("reading the terminal: {e}")))
+}
+
+fn input_ended() -> Error {
+    Error::Other("the input ended before the game did (resume later with --resume)".into())
 }
 
 /// The seats of a game at the terminal: prompts for people, bots for the others.
@@ -299,6 +438,8 @@ struct Terminal {
     drivers: Vec<Driver>,
     input: Input,
     colour: bool,
+    /// Standard output is a terminal, whose screen can be cleared.
+    screen: bool,
 }
 
 /// Answers every question of the game (the scripts' `ctx:choose`, and the turn loop's power
@@ -321,13 +462,13 @@ impl crate::decision::Chooser for TableChooser {
         loop {
             print!(
                 "{}: {text} [{}] (Enter: {}) ",
-                q.robot_name,
+                crate::text::clean_line(&q.robot_name),
                 crate::text::clean_line(&q.choices.join("/")),
                 crate::text::clean_line(q.default_answer())
             );
             let _ = std::io::stdout().flush();
             // A closed input takes the default here; the seats report it at their next prompt.
-            let answer = read_line(&self.input).ok()?;
+            let answer = self.input.line().ok()?;
             if !std::io::stdin().is_terminal() {
                 println!("{answer}");
             }
@@ -365,11 +506,12 @@ fn answer_to(q: &crate::decision::Question, answer: &str) -> Option<String> {
 
 impl Terminal {
     fn line(&mut self) -> Result<String> {
-        read_line(&self.input)
+        self.input.line()
     }
 
+    /// Asks a question on one line (a robot's name in it shows its control characters).
     fn ask(&mut self, prompt: &str) -> Result<String> {
-        print!("{prompt} ");
+        print!("{} ", crate::text::clean(prompt));
         let _ = std::io::stdout().flush();
         let answer = self.line()?;
         if !std::io::stdin().is_terminal() {
@@ -380,6 +522,19 @@ impl Terminal {
 
     fn human(&self, robot: RobotId) -> bool {
         self.drivers[robot] == Driver::Human
+    }
+
+    /// Several people share this terminal.
+    fn hot_seat(&self) -> bool {
+        self.drivers.iter().filter(|d| **d == Driver::Human).count() > 1
+    }
+
+    /// Clears the screen and the scrollback, on a terminal only (a pipe keeps everything).
+    fn clear_screen(&self) {
+        if self.screen {
+            print!("\x1b[H\x1b[2J\x1b[3J");
+            let _ = std::io::stdout().flush();
+        }
     }
 }
 
@@ -410,6 +565,15 @@ impl Seats for Terminal {
         if !self.human(hand.robot) {
             return self.bots.program(game, hand);
         }
+        if self.hot_seat() {
+            // Each person's hand and program are for their eyes only (programs are secret
+            // until everybody has chosen): hand the terminal over on a clean screen.
+            let name = game.state().robots[hand.robot].name.clone();
+            self.ask(&format!(
+                "\n── Programming {name}: pass the terminal to {name}'s player, then press Enter ──"
+            ))?;
+            self.clear_screen();
+        }
         let (header, registers) = {
             let state = game.state();
             let r = &state.robots[hand.robot];
@@ -434,7 +598,8 @@ impl Seats for Terminal {
             (header, registers)
         };
         println!("{}", draw(game, self.colour));
-        println!("{header}");
+        println!("{}", render::legend(game.rules(), &game.board()));
+        println!("{}", crate::text::clean(&header));
         println!("Registers  {}", registers.join("  "));
         let numbered: Vec<String> = hand
             .cards
@@ -471,6 +636,16 @@ impl Seats for Terminal {
     }
 }
 
+/// What the stage `phase` is, for "(Enter for ...)".
+fn coming(phase: Phase) -> &'static str {
+    match phase {
+        Phase::Program => "the next turn",
+        Phase::Register(_) => "the next register",
+        Phase::EndOfTurn => "the end of the turn",
+        Phase::Over => "the end",
+    }
+}
+
 /// The phase a save resumes at, for messages.
 fn describe_phase(phase: Phase) -> String {
     match phase {
@@ -484,6 +659,12 @@ fn describe_phase(phase: Phase) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_pause_after_the_last_register_announces_the_end_of_the_turn() {
+        assert_eq!(coming(Phase::Register(2)), "the next register");
+        assert_eq!(coming(Phase::EndOfTurn), "the end of the turn");
+    }
 
     #[test]
     fn an_answer_is_a_choice_in_any_case_or_its_unique_beginning() {

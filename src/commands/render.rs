@@ -5,8 +5,8 @@
 use super::Common;
 use crate::board::{Board, Layout};
 use crate::error::{Error, Result};
-use crate::scenario::Scenario;
-use crate::svg;
+use crate::formats::scenario::Scenario;
+use crate::pictures::svg;
 use std::path::{Path, PathBuf};
 
 pub struct RenderOptions {
@@ -76,7 +76,7 @@ pub fn write_picture(output: &Path, svg: &str, scale: f32) -> Result<()> {
                 .into(),
         )),
     };
-    std::fs::write(output, bytes).map_err(|e| file_err(e.to_string()))
+    super::output::write_file(output, &bytes)
 }
 
 /// A scenario names its `board` (a path or an inline table); a board file does not (a course's

@@ -6,9 +6,9 @@
 use super::Common;
 use crate::diff::{self, Outcome};
 use crate::error::Result;
-use crate::render;
-use crate::replay::ReplayLog;
-use crate::scenario::Scenario;
+use crate::formats::replay::ReplayLog;
+use crate::formats::scenario::Scenario;
+use crate::pictures::render;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -28,7 +28,7 @@ pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
     if let Some(n) = opts.repeat {
         let start = game.state().clone();
         let mut times: Vec<Duration> = Vec::with_capacity(n as usize);
-        for _ in 0..n.max(1) {
+        for _ in 0..n {
             game.restore(start.clone());
             let t = Instant::now();
             scenario.resolve(&mut game)?;
@@ -57,7 +57,8 @@ pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
         let choices = scenario
             .sources(&scripts, &variants, &common.extra_variants)
             .choices;
-        ReplayLog::record(&scenario, &choices, &state, log).write(log)?;
+        let text = ReplayLog::record(&scenario, &choices, &state, log).text(log)?;
+        super::output::write_file(log, text.as_bytes())?;
     }
     failures.extend(scenario.check(&state));
     if opts.json {
@@ -84,8 +85,12 @@ pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
     }
     let board = game.board();
     println!(
-        "Before ({}, {}×{}):\n{}",
-        board.name, board.width, board.height, before
+        "Before ({}, {}×{}):\n{}{}\n",
+        crate::text::clean_line(&board.name),
+        board.width,
+        board.height,
+        before,
+        render::legend(game.rules(), &board)
     );
     let end = if scenario.end_of_turn {
         " and the end of the turn"

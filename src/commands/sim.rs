@@ -85,7 +85,6 @@ pub fn sim(path: &Path, opts: &SimOptions, common: &Common) -> Result<bool> {
         set_strength(&mut setup, given)?;
     }
     let (scripts, variants) = common.folders(Some(path))?;
-    let threads = opts.threads.unwrap_or_else(sim::default_threads);
     let mut columns: Vec<Vec<String>> = vec![common.extra_variants.clone()];
     if let Some(set) = &opts.compare {
         let mut names = common.extra_variants.clone();
@@ -98,6 +97,7 @@ pub fn sim(path: &Path, opts: &SimOptions, common: &Common) -> Result<bool> {
         columns.push(names);
     }
     let [first, end] = opts.shard.map_or([0, opts.games], |s| s.range(opts.games));
+    let threads = sim::threads(opts.threads, end - first);
     let part = match opts.shard {
         Some(s) => format!(
             "games {first}..{end} of {} (shard {}/{})",
@@ -131,6 +131,10 @@ pub fn sim(path: &Path, opts: &SimOptions, common: &Common) -> Result<bool> {
             note("warning: --compare switches on no variant the game does not have already: the two columns are the same games");
         }
         prepared.push(sources);
+    }
+    if let Some(out) = &opts.output.out {
+        // Refused now, not after the games: it must not replace the game file.
+        crate::formats::files::check_output(out)?;
     }
     let mut played = Vec::new();
     for sources in prepared {
@@ -204,14 +208,15 @@ fn emit(study: &Study, output: &Output) -> Result<bool> {
         return Err(Error::Other("--json and --csv: choose one".into()));
     }
     if let Some(file) = &output.out {
-        crate::game::save::write_atomic(file, study.json().as_bytes())?;
+        super::output::write_file(file, study.json().as_bytes())?;
     }
     let text = if output.json {
         study.json()
     } else if output.csv {
         study.csv()
     } else {
-        study.table()
+        // Robot names come from the game file: their control characters are shown escaped.
+        crate::text::clean(&study.table()).into_owned()
     };
     print!("{text}");
     Ok(true)

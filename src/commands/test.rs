@@ -5,7 +5,7 @@
 use super::output::{paint, FAIL, JSON_VERSION, PASS};
 use super::Common;
 use crate::error::Result;
-use crate::scenario::{self, Scenario};
+use crate::formats::scenario::{self, Scenario};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
@@ -20,11 +20,21 @@ pub fn test(paths: &[PathBuf], as_json: bool, common: &Common) -> Result<bool> {
     let files = scenario::collect(paths)?;
     let (mut passed, mut failed) = (0, 0);
     let mut results = Vec::new();
+    let mut skipped = Vec::new();
     for file in &files {
         let named = paths.iter().any(|p| p == file);
         let outcome = match test_one(file, common) {
             Outcome::NotAScenario if !named => continue,
-            Outcome::NoExpectations => continue,
+            Outcome::NoExpectations => {
+                // A file named on the command line is not passed over in silence.
+                if named {
+                    if !as_json {
+                        println!("{}: no [expect], skipped", file.display());
+                    }
+                    skipped.push(file);
+                }
+                continue;
+            }
             outcome => outcome,
         };
         if matches!(outcome, Outcome::Passed) {
@@ -44,6 +54,7 @@ pub fn test(paths: &[PathBuf], as_json: bool, common: &Common) -> Result<bool> {
             "passed": passed,
             "failed": failed,
             "scenarios": results,
+            "skipped": skipped,
         });
         println!(
             "{}",

@@ -2,9 +2,8 @@
 //! (scripts/types/rally.lua), for editors (`-o DIR` writes DIR/rally.lua); or, with
 //! `--markdown FILE`, the API reference generated from them (docs/api.md, `reference.rs`).
 
-use super::output::note;
 use crate::error::{Error, Result};
-use crate::reference::{self, ANNOTATIONS};
+use crate::script::reference::{self, ANNOTATIONS};
 use std::io::Write;
 use std::path::Path;
 
@@ -34,10 +33,5 @@ fn write(file: &Path, text: &str) -> Result<()> {
         let _ = std::io::stdout().lock().write_all(text.as_bytes());
         return Ok(());
     }
-    std::fs::write(file, text).map_err(|e| Error::File {
-        file: file.to_path_buf(),
-        message: format!("cannot write it: {e}"),
-    })?;
-    note(format!("wrote {}", file.display()));
-    Ok(())
+    super::output::write_file(file, text.as_bytes())
 }

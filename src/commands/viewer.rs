@@ -5,11 +5,11 @@
 use super::Common;
 use crate::engine::Game;
 use crate::error::{Error, Result};
+use crate::formats::replay::ReplayLog;
+use crate::formats::scenario::Scenario;
 use crate::game::save::GameRecord;
 use crate::game::Setup;
-use crate::html;
-use crate::replay::ReplayLog;
-use crate::scenario::Scenario;
+use crate::pictures::html;
 use crate::state::GameState;
 use std::path::{Path, PathBuf};
 
@@ -48,10 +48,7 @@ pub fn replay(input: &Path, output: &Path, common: &Common) -> Result<()> {
 }
 
 fn write(output: &Path, page: String) -> Result<()> {
-    std::fs::write(output, page).map_err(|e| Error::File {
-        file: output.to_path_buf(),
-        message: e.to_string(),
-    })
+    super::output::write_file(output, page.as_bytes())
 }
 
 /// The page for a whole game: its recorded snapshots on the game file's board.

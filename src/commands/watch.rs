@@ -18,9 +18,9 @@ use crate::board::Board;
 use crate::diff::{self, Outcome};
 use crate::engine::Game;
 use crate::error::{Error, Result};
+use crate::formats::scenario::Scenario;
+use crate::pictures::render;
 use crate::reload::{self, Change, Watched, Watcher};
-use crate::render;
-use crate::scenario::Scenario;
 use crate::script::{RuleSet, Sources};
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
@@ -80,14 +80,14 @@ fn scenarios(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     }
     let mut found = Vec::new();
     for path in paths {
-        let files = crate::scenario::collect(std::slice::from_ref(path))?;
+        let files = crate::formats::scenario::collect(std::slice::from_ref(path))?;
         if !path.is_dir() {
             found.extend(files);
             continue;
         }
         let before = found.len();
         for file in files {
-            if crate::scenario::is_scenario(&file)? {
+            if crate::formats::scenario::is_scenario(&file)? {
                 found.push(file);
             }
         }
@@ -352,7 +352,7 @@ impl Session {
         &mut self,
         scenario: &Scenario,
         game: &Game,
-        result: Result<Vec<crate::scenario::Failure>>,
+        result: Result<Vec<crate::formats::scenario::Failure>>,
         why: &str,
         out: &mut String,
     ) {

@@ -1,10 +1,10 @@
 //! Damage: the robot-laser volley, hits queued in segment D and applied together, the
-//! robot's options and the rules reducing each hit (`on_damage`), and telling the rules about
-//! destroyed robots (`on_destroyed`).
+//! robot's options and the rules changing each hit (`on_damage`: preventing some or all of it,
+//! or adding to it), and telling the rules about destroyed robots (`on_destroyed`).
 
 use super::*;
 
-/// Who may reduce a hit: one of the robot's options, or a rule.
+/// Who may change a hit: one of the robot's options, or a rule.
 enum DamageHandler<'a> {
     Option(usize, String),
     Rule(&'a crate::script::RuleDef),
@@ -126,7 +126,9 @@ impl<'a> Engine<'a> {
     }
 
     /// Damage as the robot takes it: first its options' `on_damage` (held order), then the
-    /// rules' `on_damage`, each may lower it (logged as `damage_prevented`); then the tokens.
+    /// rules' `on_damage`, each may lower it (logged as `damage_prevented`) or raise it
+    /// (`damage_added`, rules.md §6.4 leaves room for house rules that hurt more); then the
+    /// tokens.
     fn apply_hit(&self, hit: Hit) -> Result<()> {
         let id = hit.robot;
         let mut amount = hit.amount;
@@ -175,28 +177,23 @@ impl<'a> Engine<'a> {
                 ),
             };
             let args = (&self.link.ctx, self.robot(id), amount, info()?, option);
-            let new = self
-                .call_for(f, args, what, |v| match v {
-                    Value::Nil => Ok(amount),
-                    Value::Integer(n) => Ok(n.clamp(0, amount.into()) as i32),
-                    Value::Number(n) if n.fract() == 0.0 => Ok(n.clamp(0.0, amount.into()) as i32),
-                    other => Err(format!(
-                        "on_damage returned {}, {}; it must return nil (no change) or the damage to take, a whole number",
-                        other.to_string().unwrap_or_default(),
-                        crate::script::args::a(other.type_name())
-                    )),
-                })?
-                .clamp(0, amount);
-            if new < amount {
+            // What it returned has no line: call_for's error names the handler's own.
+            let new = self.call_for(f, args, what, |v| taken_damage(&v, amount))?;
+            if new != amount {
                 let by = match &handler {
                     DamageHandler::Option(_, name) => name.clone(),
                     DamageHandler::Rule(rule) => rule.name.clone(),
                 };
+                let (what, by_how_much) = if new < amount {
+                    ("damage_prevented", amount - new)
+                } else {
+                    ("damage_added", new - amount)
+                };
                 let mut w = self.world();
                 let mut detail =
-                    detail! {"amount" => amount - new, "by" => by, "cause" => hit.cause.clone()};
+                    detail! {"amount" => by_how_much, "by" => by, "cause" => hit.cause.clone()};
                 w.describe_shot(hit.shot, &mut detail);
-                w.state.log(Some(id), "damage_prevented", detail);
+                w.state.log(Some(id), what, detail);
             }
             amount = new;
         }
@@ -235,5 +232,36 @@ impl<'a> Engine<'a> {
                 }
             }
         }
+    }
+}
+
+/// What an `on_damage` handler returned, as the damage to take: nil leaves `amount`; else a
+/// whole number from 0 (all of it prevented) to 10 (destroys any robot), or up to `amount`
+/// itself when that is more. Anything else is the handler's mistake, never clamped away.
+fn taken_damage(value: &Value, amount: i32) -> std::result::Result<i32, String> {
+    let most = amount.max(crate::state::LETHAL_DAMAGE);
+    let whole = match value {
+        Value::Nil => return Ok(amount),
+        Value::Integer(n) => Some(*n),
+        Value::Number(x) if x.fract() == 0.0 && x.abs() < 1e15 => Some(*x as i64),
+        Value::Number(_) => None,
+        other => {
+            return Err(format!(
+                "on_damage returned {}, {}; it must return nil (no change) or the damage to take, a whole number",
+                other.to_string().unwrap_or_default(),
+                crate::script::args::a(other.type_name())
+            ))
+        }
+    };
+    let shown = match value {
+        Value::Integer(n) => n.to_string(),
+        Value::Number(x) => x.to_string(),
+        _ => String::new(),
+    };
+    match whole {
+        Some(n) if (0..=i64::from(most)).contains(&n) => Ok(n as i32),
+        _ => Err(format!(
+            "on_damage returned {shown}: the damage to take is a whole number from 0 to {most}"
+        )),
     }
 }

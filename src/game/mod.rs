@@ -24,9 +24,9 @@ use crate::detail;
 use crate::engine::{Game, Programming};
 use crate::error::{Error, Result, Source};
 use crate::geometry::{Dir, Pos};
+use crate::script::variant::Choice;
 use crate::script::RuleSet;
 use crate::state::{Event, GameState, Robot, RobotId, StepSnapshot};
-use crate::variant::Choice;
 use bot::Strength;
 use deal::Hand;
 use serde::{Deserialize, Serialize};
@@ -52,14 +52,14 @@ struct GameFile {
     board: BoardRef,
     #[serde(default)]
     seed: u64,
-    #[serde(default = "default_lives")]
-    lives: i32,
-    #[serde(default = "default_turn_limit")]
-    turn_limit: u32,
+    /// Default 3.
+    lives: Option<Spanned<i32>>,
+    /// Default 100.
+    turn_limit: Option<Spanned<u32>>,
     #[serde(default)]
-    variants: crate::variant::Names,
+    variants: crate::script::variant::Names,
     #[serde(default)]
-    variant: crate::variant::Settings,
+    variant: crate::script::variant::Settings,
     flags: Option<Spanned<Vec<[i32; 2]>>>,
     #[serde(default)]
     robot: Vec<Spanned<SeatFile>>,
@@ -81,16 +81,25 @@ struct SeatFile {
     options: Vec<String>,
 }
 
-fn default_lives() -> i32 {
-    3
-}
-
-fn default_turn_limit() -> u32 {
-    100
-}
-
 fn north() -> Dir {
     Dir::N
+}
+
+/// A count of the game file that must be at least 1 (`lives`, `turn_limit`), or `default`.
+fn at_least_1<T: Copy + Into<i64> + std::fmt::Display>(
+    source: &Source,
+    value: &Option<Spanned<T>>,
+    key: &str,
+    default: T,
+) -> Result<T> {
+    match value {
+        Some(v) if (*v.get_ref()).into() < 1 => Err(source.error_at(
+            v.span().start,
+            format!("{key} = {}: expected at least 1", v.get_ref()),
+        )),
+        Some(v) => Ok(*v.get_ref()),
+        None => Ok(default),
+    }
 }
 
 /// One robot of the game file and who drives it.
@@ -105,6 +114,8 @@ pub struct Seat {
     pub facing: Dir,
     /// Option cards it starts with.
     pub options: Vec<String>,
+    /// Its `[[robot]]` table in the game file, for errors found once the rules are loaded.
+    pub origin: Origin,
 }
 
 /// A game file, read and checked (everything but the board's elements, which need the rules).
@@ -186,6 +197,7 @@ impl Setup {
                     ),
                 ));
             }
+            let (line, column) = source.locate(spanned.span().start);
             seats.push(Seat {
                 name: r.name.clone(),
                 driver: r.driver,
@@ -193,23 +205,28 @@ impl Setup {
                 dock,
                 facing: r.facing,
                 options: r.options.clone(),
+                origin: Origin {
+                    file: path.to_path_buf(),
+                    line,
+                    column,
+                },
             });
         }
         // Robots are kept in dock order: it breaks ties between robots destroyed at the same
         // time (re-entry, rules.md §7.5 item 5), as the listed order does in a scenario.
         seats.sort_by_key(|s| s.dock);
-        if file.lives < 1 {
-            return Err(whole.error(format!("lives = {}: expected at least 1", file.lives)));
-        }
-        let variants = crate::variant::choices_from(&file.variants, &file.variant, &source)?;
+        let lives = at_least_1(&source, &file.lives, "lives", 3)?;
+        let turn_limit = at_least_1(&source, &file.turn_limit, "turn_limit", 100)?;
+        let variants =
+            crate::script::variant::choices_from(&file.variants, &file.variant, &source)?;
         Ok(Setup {
             path: path.to_path_buf(),
             description: file.description,
             layout,
             seats,
             seed: file.seed,
-            lives: file.lives,
-            turn_limit: file.turn_limit.max(1),
+            lives,
+            turn_limit,
             variants,
         })
     }
@@ -226,14 +243,14 @@ impl Setup {
 
     /// The game's variants plus `extra` names (from `--variant`), without duplicates.
     pub fn choices(&self, extra: &[String]) -> Vec<Choice> {
-        crate::variant::with_extra(&self.variants, extra)
+        crate::script::variant::with_extra(&self.variants, extra)
     }
 
     /// A warning for each switched-on variant that changes nothing on this game's board
-    /// ([`crate::variant::idle_on`]): played with it, the games are the same as without.
+    /// ([`crate::script::variant::idle_on`]): played with it, the games are the same as without.
     pub fn idle_variant_warnings(&self, rules: &RuleSet) -> Result<Vec<String>> {
         let board = Board::compile(&self.layout, rules)?;
-        Ok(crate::variant::idle_on(&board, rules)
+        Ok(crate::script::variant::idle_on(&board, rules)
             .into_iter()
             .map(|(variant, elements)| {
                 let why = match elements.as_slice() {
@@ -275,23 +292,21 @@ impl Setup {
                     .iter()
                     .find(|(n, _)| *n == seat.dock)
                     .map(|(_, at)| *at)
-                    .ok_or_else(|| Error::File {
-                        file: self.path.clone(),
-                        message: format!(
+                    .ok_or_else(|| {
+                        seat.origin.error(format!(
                             "robot `{}` starts on dock {}, but the board has no `start` square number {}",
                             seat.name, seat.dock, seat.dock
-                        ),
+                        ))
                     })?;
                 let mut robot = Robot::new(&seat.name, at, seat.facing);
                 robot.lives = self.lives;
                 for name in &seat.options {
-                    let def = rules.option_def(name).ok_or_else(|| Error::File {
-                        file: self.path.clone(),
-                        message: format!(
+                    let def = rules.option_def(name).ok_or_else(|| {
+                        seat.origin.error(format!(
                             "robot `{}`: there is no option `{name}`{}",
                             seat.name,
                             crate::error::suggest(name, rules.options.iter().map(|o| o.name.as_str()))
-                        ),
+                        ))
                     })?;
                     robot.options.push(crate::state::HeldOption {
                         name: name.clone(),
@@ -335,7 +350,7 @@ impl Outcome {
     pub fn text(&self) -> String {
         match self {
             Outcome::Won { robot, turn } => {
-                format!("🏁 {robot} touched the last flag on turn {turn} and wins!")
+                format!("The winner: {robot}, first to touch the last flag (turn {turn}).")
             }
             Outcome::NoneLeft { turn } => {
                 format!("Every robot is out of lives after turn {turn}: nobody wins.")

@@ -14,7 +14,6 @@ use crate::error::{Error, Result, Source};
 use crate::script::RuleSet;
 use crate::state::{GameState, LETHAL_DAMAGE, REGISTERS};
 use serde::{Deserialize, Serialize};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The save format's version; a save from another version is refused with a message.
@@ -154,7 +153,7 @@ impl Save {
     }
 
     fn check(&self) -> Result<()> {
-        if !crate::files::is_file(&self.game) {
+        if !crate::formats::files::is_file(&self.game) {
             return Err(self.error(
                 "/game",
                 format!(
@@ -369,27 +368,7 @@ pub fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
         file: path.to_path_buf(),
         message: format!("cannot write: {e}"),
     })?;
-    write_atomic(path, text.as_bytes())
-}
-
-/// Writes `bytes` to a temporary file beside `path`, syncs it, then renames it over `path`.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let err = |e: std::io::Error| Error::File {
-        file: path.to_path_buf(),
-        message: e.to_string(),
-    };
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(err)?;
-    }
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    {
-        let mut f = std::fs::File::create(&tmp).map_err(err)?;
-        f.write_all(bytes).map_err(err)?;
-        f.sync_all().map_err(err)?;
-    }
-    std::fs::rename(&tmp, path).map_err(err)
+    crate::formats::files::write_atomic(path, text.as_bytes())
 }
 
 /// A whole game as recorded, from its replay or its save: what the replay viewer shows and

@@ -126,7 +126,27 @@ pub fn run(
     }
 }
 
-/// The threads `rally sim` uses: one per core.
-pub fn default_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+/// The most threads `rally sim` starts: more only cost memory (each has its own rule set).
+pub const MAX_THREADS: usize = 256;
+
+/// The threads for `games` games: as `asked` (default: one per core), but never more than
+/// one per game or [`MAX_THREADS`].
+pub fn threads(asked: Option<usize>, games: u64) -> usize {
+    let asked =
+        asked.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let games = usize::try_from(games).unwrap_or(usize::MAX);
+    asked.min(games).clamp(1, MAX_THREADS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threads_are_capped_by_the_games_and_a_maximum() {
+        assert_eq!(threads(Some(1000), 2), 2);
+        assert_eq!(threads(Some(100_000), 1_000_000), MAX_THREADS);
+        assert_eq!(threads(Some(3), 10), 3);
+        assert_eq!(threads(Some(4), 0), 1);
+    }
 }

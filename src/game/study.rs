@@ -88,7 +88,7 @@ impl GameFile {
     pub fn of(setup: &Setup, shown: &Path) -> Result<GameFile> {
         let mut hasher = Sha256::new();
         for file in std::iter::once(&setup.path).chain(&setup.layout.files) {
-            let bytes = crate::files::read_bytes(file)?;
+            let bytes = crate::formats::files::read_bytes(file)?;
             hasher.update((bytes.len() as u64).to_le_bytes());
             hasher.update(&bytes);
         }
@@ -129,7 +129,7 @@ impl Rules {
             })
             .unwrap_or_else(|| file.display().to_string());
             self.files
-                .insert(name, sha256(&crate::files::read_bytes(&file)?));
+                .insert(name, sha256(&crate::formats::files::read_bytes(&file)?));
         }
         self.sha256 = sha256(
             serde_json::to_string(&self.files)
@@ -237,8 +237,8 @@ impl Study {
                     .into(),
             ));
         }
-        let study: Study =
-            serde_json::from_value(document).map_err(|e| refuse(format!("{what}: {e}")))?;
+        let study: Study = serde_json::from_value(document)
+            .map_err(|e| refuse(format!("{what}: {}", crate::error::json_message(&e))))?;
         let [first, end] = study.range;
         if first > end || end > study.games {
             return Err(refuse(format!(

@@ -9,7 +9,7 @@
 //! caller's line, from the traceback mlua takes when a callback fails. None of this runs
 //! unless a call failed, so a call that succeeds pays nothing for it.
 
-use crate::reference::{self, EntryKind, Param};
+use crate::script::reference::{self, EntryKind, Param};
 
 /// `file:line: ` of the innermost script frame of a Lua traceback, or "" if none is a
 /// script's (host chunks are `rally/...`, mlua's own `__mlua_...`, native frames `[C]`).

@@ -3,7 +3,7 @@
 
 use super::views::open;
 use crate::order::{NewStep, Steps};
-use crate::params::{Kind, ParamSpec, ParamSpecs};
+use crate::script::params::{Kind, ParamSpec, ParamSpecs};
 use mlua::{Function, Lua, Table, Value};
 
 /// A few handlers keyed by step or event. A short list beats hashing here: a declaration has

@@ -3,12 +3,16 @@
 //! and swaps it in whole (design.md principle 7), so no Lua handle outlives its rule set.
 
 pub(crate) mod args;
+pub mod builtin;
 pub mod ctx;
 pub mod decl;
+pub mod params;
 mod pattern;
+pub mod reference;
 pub mod sandbox;
 pub mod store;
 mod upvalues;
+pub mod variant;
 pub mod views;
 
 pub use decl::{ElementDef, OptionDef, RuleDef, RuleEvent, TileEvent};
@@ -17,8 +21,8 @@ use crate::board::{Blocking, Catalogue, Facts, Tile};
 use crate::error::{Error, Result};
 use crate::geometry::{Dir, Pos};
 use crate::order::Step;
-use crate::params::ParamSpecs;
-use crate::variant::{Choice, Variant};
+use crate::script::params::ParamSpecs;
+use crate::script::variant::{Choice, Variant};
 use decl::Replace;
 use mlua::{Lua, LuaSerdeExt, Table, UserDataMethods, Value};
 use sandbox::Budget;
@@ -42,7 +46,7 @@ pub struct Sources {
 impl Sources {
     /// Where the rules come from, for messages: `built-in scripts, no variant switched on`.
     pub fn describe(&self) -> String {
-        let scripts = crate::files::describe_folder(&self.scripts);
+        let scripts = crate::formats::files::describe_folder(&self.scripts);
         if self.choices.is_empty() {
             return format!("{scripts}, no variant switched on");
         }
@@ -51,7 +55,7 @@ impl Sources {
             "{scripts} and the variant{} {} from {}",
             if names.len() == 1 { "" } else { "s" },
             names.join(", "),
-            crate::files::describe_folder(&self.variants)
+            crate::formats::files::describe_folder(&self.variants)
         )
     }
 }
@@ -106,11 +110,15 @@ fn raw_message(e: &mlua::Error) -> String {
         mlua::Error::WithContext { context, cause } => format!("{context}: {}", raw_message(cause)),
         // A script's own error: `file.lua:line: message`; the Lua traceback after it repeats
         // what the caller already says (element, hook, robot, register), so it is left out.
-        mlua::Error::RuntimeError(m) => m
-            .split("\nstack traceback:")
-            .next()
-            .unwrap_or(m)
-            .to_string(),
+        mlua::Error::RuntimeError(m) => {
+            let m = m.split("\nstack traceback:").next().unwrap_or(m);
+            // Lua's own words for a recursion that ran out of stack before any limit.
+            if m.ends_with("stack overflow") {
+                format!("{m}: too deep: endless recursion?")
+            } else {
+                m.to_string()
+            }
+        }
         mlua::Error::SyntaxError { message, .. } => message.clone(),
         mlua::Error::MemoryError(_) => sandbox::memory_message(),
         other => other.to_string(),
@@ -125,7 +133,7 @@ pub fn located(lua: &Lua, message: impl std::fmt::Display) -> mlua::Error {
 /// How a file is named in messages: relative to the current folder when it is below it; a
 /// built-in file by its place in rally's sources (`scripts/elements/gear.lua`).
 pub fn display_path(path: &Path) -> String {
-    if let Some(inside) = crate::builtin::shown(path) {
+    if let Some(inside) = crate::script::builtin::shown(path) {
         return inside.display().to_string();
     }
     let cwd = std::env::current_dir().unwrap_or_default();
@@ -146,7 +154,7 @@ struct Collected {
 
 /// The `.lua` files in `dir` (on disk or built in), sorted.
 fn lua_files(dir: &Path) -> Vec<PathBuf> {
-    crate::files::list(dir)
+    crate::formats::files::list(dir)
         .into_iter()
         .filter(|p| p.extension().is_some_and(|x| x == "lua"))
         .collect()
@@ -154,7 +162,7 @@ fn lua_files(dir: &Path) -> Vec<PathBuf> {
 
 impl RuleSet {
     pub fn load(sources: &Sources) -> Result<RuleSet> {
-        let variants = crate::variant::select(&sources.variants, &sources.choices)?;
+        let variants = crate::script::variant::select(&sources.variants, &sources.choices)?;
         let mut order = crate::order::standard();
         for (variant, _) in &variants {
             for step in &variant.steps {
@@ -280,7 +288,7 @@ impl RuleSet {
         if files.is_empty() {
             return Err(Error::Other(format!(
                 "no element scripts found in {} (expected {}/elements/*.lua); pass --scripts DIR",
-                crate::files::describe_folder(&sources.scripts),
+                crate::formats::files::describe_folder(&sources.scripts),
                 sources.scripts.display()
             )));
         }
@@ -496,7 +504,7 @@ fn check_returned(returned: &Value, declared: &[Value], path: &Path, shown: &str
     let message = format!(
         "{problem}: a script declares what it adds, `return rally.element {{ ... }}` (or rally.rule, rally.option)"
     );
-    let text = crate::files::read_text(path).unwrap_or_default();
+    let text = crate::formats::files::read_text(path).unwrap_or_default();
     let line = text
         .lines()
         .enumerate()
@@ -518,7 +526,7 @@ fn run_file(
     shown: &str,
     params: Option<(&str, &Map<String, Json>)>,
 ) -> Result<Value> {
-    let text = crate::files::read_text(path)?;
+    let text = crate::formats::files::read_text(path)?;
     let err = |e: mlua::Error| Error::Script(lua_message(&e));
     let extra = match params {
         Some((variant, params)) => {
@@ -601,10 +609,12 @@ impl Defs {
             match (self.element_index.get(&def.name), replace) {
                 (Some(&i), Replace::Yes) => self.elements[i] = def,
                 (Some(&i), Replace::No) => {
-                    return Err(Error::Script(format!(
-                        "{file}: element `{}` is already defined in {}; to change it, declare it with `replace = true`",
-                        def.name, self.elements[i].file
-                    )))
+                    return Err(defined_twice(
+                        "element",
+                        &def.name,
+                        &self.elements[i].file,
+                        file,
+                    ))
                 }
                 (None, Replace::Yes) => {
                     return Err(Error::Script(format!(
@@ -687,7 +697,7 @@ impl Defs {
         let mut seen: Vec<String> = self.variants.iter().map(|(v, _)| v.name.clone()).collect();
         for root in [
             self.sources.variants.clone(),
-            crate::builtin::folder("variants"),
+            crate::script::builtin::folder("variants"),
         ] {
             for variant in Variant::discover(&root).unwrap_or_default() {
                 if seen.contains(&variant.name) {
@@ -723,6 +733,16 @@ impl Defs {
     }
 }
 
+/// Two files declare the same name: both are named, neither blamed (the one loaded first may
+/// be the standard file, the user's the second, or the other way round).
+fn defined_twice(kind: &str, name: &str, first: &str, second: &str) -> Error {
+    Error::Script(format!(
+        "{kind} `{name}` is defined twice, in {first} and in {second}: rename one; to replace \
+         the first, say `replace = true` in the second (files load in name order, variants \
+         after the scripts)"
+    ))
+}
+
 /// Adds a rule or option declaration to `list`, or replaces the one of that name when it
 /// says `replace = true`; declaring a name twice without it is an error naming both files.
 fn merge_named<T>(
@@ -738,10 +758,7 @@ fn merge_named<T>(
     match (existing, replace) {
         (Some(i), Replace::Yes) => list[i] = def,
         (Some(i), Replace::No) => {
-            return Err(Error::Script(format!(
-                "{file}: {kind} `{name}` is already defined in {}; to change it, declare it with `replace = true`",
-                name_file(&list[i]).1
-            )))
+            return Err(defined_twice(kind, &name, name_file(&list[i]).1, file))
         }
         (None, Replace::Yes) => {
             return Err(Error::Script(format!(

@@ -115,11 +115,19 @@ impl Limits {
                     .ok()
                     .filter(|s: &f64| *s > 0.0 && s.is_finite() && *s < 1e9)
                     .ok_or_else(|| {
-                        format!("--limit seconds: `{value}` is not a number of seconds above 0")
+                        format!("--limit seconds: `{value}` is not a number of seconds above 0 and below 1000000000")
                     })?;
                 self.time = Duration::from_secs_f64(s);
             }
-            "memory" => self.memory = size()?,
+            "memory" => {
+                self.memory = size()?;
+                if self.memory < MIN_MEMORY {
+                    return Err(format!(
+                        "--limit memory={value}: at least {} (the standard rules alone hold about 200 KiB)",
+                        size_words(MIN_MEMORY)
+                    ));
+                }
+            }
             "value" => self.value = size()?,
             "vars" => self.vars = size()?,
             "log" => self.log = size()?,
@@ -151,6 +159,28 @@ impl Limits {
         LIMITS
             .set(self)
             .map_err(|_| "the sandbox limits are already in use".to_string())
+    }
+}
+
+/// The least `--limit memory` accepted: below it not even the standard rules load.
+const MIN_MEMORY: usize = 1 << 20;
+
+/// A size in bytes as people read it: `64 MiB`, `1.5 MiB`, `300 KiB`, `12 bytes`.
+pub fn size_words(bytes: usize) -> String {
+    let (mib, kib) = (1usize << 20, 1usize << 10);
+    let unit = |n: usize, unit: usize, name: &str| {
+        if n.is_multiple_of(unit) {
+            format!("{} {name}", n / unit)
+        } else {
+            format!("{:.1} {name}", n as f64 / unit as f64)
+        }
+    };
+    if bytes >= mib {
+        unit(bytes, mib, "MiB")
+    } else if bytes >= kib {
+        unit(bytes, kib, "KiB")
+    } else {
+        format!("{bytes} bytes")
     }
 }
 
@@ -282,6 +312,14 @@ impl Budget {
         } else {
             self.quota.borrow().as_ref().and_then(|quota| quota())
         };
+        // A call that filled the memory or spent the budget this deep is endless recursion.
+        let why = why.map(|why| {
+            if unsafe { too_deep(state) } {
+                recursion_message()
+            } else {
+                why
+            }
+        });
         match why {
             Some(why) => {
                 self.stop(unsafe { hook_place(state, ar) }, why);
@@ -300,6 +338,20 @@ impl Budget {
             Some(t) => t.elapsed() > limit,
         }
     }
+}
+
+/// How deep calls may nest before a call stopped by a limit is put down to endless recursion:
+/// far deeper than any handler goes, far shallower than a recursion that fills the memory.
+const DEEP: i32 = 10_000;
+
+/// Are calls nested more than [`DEEP`] levels in `state`?
+unsafe fn too_deep(state: *mut ffi::lua_State) -> bool {
+    let mut frame: ffi::lua_Debug = std::mem::zeroed();
+    ffi::lua_getstack(state, DEEP, &mut frame) != 0
+}
+
+fn recursion_message() -> String {
+    format!("stack overflow: too deep (calls nested more than {DEEP} levels): endless recursion?")
 }
 
 /// Does the Lua state hold more than `limit` bytes of live data?
@@ -326,8 +378,8 @@ fn instructions_message() -> String {
 /// large for what is left).
 pub fn memory_message() -> String {
     format!(
-        "out of memory: the scripts hold more than {} MiB; raise it with --limit memory=SIZE",
-        limits().memory >> 20
+        "out of memory: the scripts hold more than {}; raise it with --limit memory=SIZE",
+        size_words(limits().memory)
     )
 }
 

@@ -9,8 +9,8 @@
 use crate::board::Board;
 use crate::cards::Card;
 use crate::game::{Phase, Stage};
-use crate::html::view::{self, FrameView};
-use crate::html::Frame;
+use crate::pictures::html::view::{self, FrameView};
+use crate::pictures::html::Frame;
 use crate::state::{Detail, Event, Robot, StepSnapshot, REGISTERS};
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -126,7 +126,7 @@ pub fn stage(
                     ..s.clone()
                 })
                 .collect();
-            frames.extend(crate::html::register_frames(
+            frames.extend(crate::pictures::html::register_frames(
                 turn,
                 *register,
                 &steps,

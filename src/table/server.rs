@@ -38,11 +38,11 @@ const PER_SECOND: f64 = 20.0;
 /// A connection that keeps flooding after this many refused messages is closed.
 const FLOOD_CLOSE: u32 = 2000;
 
-const PAGE: &str = include_str!("../html/table.html");
-const SCRIPT: &str = include_str!("../html/table.js");
-const STYLE: &str = include_str!("../html/table.css");
-const START_PAGE: &str = include_str!("../html/start.html");
-const START_SCRIPT: &str = include_str!("../html/start.js");
+const PAGE: &str = include_str!("pages/table.html");
+const SCRIPT: &str = include_str!("pages/table.js");
+const STYLE: &str = include_str!("pages/table.css");
+const START_PAGE: &str = include_str!("pages/start.html");
+const START_SCRIPT: &str = include_str!("pages/start.js");
 
 /// The largest request the start page sends (a game's name, variants, a choice per seat).
 const MAX_REQUEST: usize = 16 * 1024;
@@ -262,7 +262,10 @@ async fn asset(UrlPath(name): UrlPath<String>) -> Response {
     let (body, kind) = match name.as_str() {
         "table.js" => (SCRIPT, "text/javascript; charset=utf-8"),
         "start.js" => (START_SCRIPT, "text/javascript; charset=utf-8"),
-        "board.js" => (crate::html::BOARD_JS, "text/javascript; charset=utf-8"),
+        "board.js" => (
+            crate::pictures::html::BOARD_JS,
+            "text/javascript; charset=utf-8",
+        ),
         "table.css" => (STYLE, "text/css; charset=utf-8"),
         _ => return not_found("no such file"),
     };

@@ -10,7 +10,7 @@ use super::protocol::Settings;
 use super::{Launch, Tokens};
 use crate::commands::Common;
 use crate::game::{Driver, Setup};
-use crate::variant::Variant;
+use crate::script::variant::Variant;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -136,7 +136,7 @@ impl Offer {
             })
             .collect();
         Catalogue {
-            folder: crate::files::describe_folder(&self.games),
+            folder: crate::formats::files::describe_folder(&self.games),
             games,
             variants,
             settings: self.settings,
@@ -144,9 +144,11 @@ impl Offer {
     }
 
     fn game_files(&self) -> Vec<PathBuf> {
-        crate::files::list(&self.games)
+        crate::formats::files::list(&self.games)
             .into_iter()
-            .filter(|p| p.extension().is_some_and(|e| e == "toml") && crate::files::is_file(p))
+            .filter(|p| {
+                p.extension().is_some_and(|e| e == "toml") && crate::formats::files::is_file(p)
+            })
             .collect()
     }
 
@@ -161,7 +163,7 @@ impl Offer {
                 format!(
                     "there is no game file `{}` in {}",
                     request.game,
-                    crate::files::describe_folder(&self.games)
+                    crate::formats::files::describe_folder(&self.games)
                 )
             })?;
         let setup = Setup::load(&game).map_err(|e| e.to_string())?;

@@ -208,7 +208,7 @@ pub(super) fn run(
         turn: m.game.state().turn,
         generation: 1,
         board: m.game.board(),
-        board_svg: crate::html::board_svg(&m.game),
+        board_svg: crate::pictures::html::board_svg(&m.game),
         outcome: None,
         bots: m.setup.bot_policy(),
         started: false,
@@ -371,9 +371,9 @@ fn play(
     }
     let replay = m.replay(&launch.extra);
     save::write_json(&launch.replay_path(), &replay)?;
-    let frames = crate::html::game_frames(&replay.turns);
+    let frames = crate::pictures::html::game_frames(&replay.turns);
     let outcome = m.progress.outcome.as_ref().map(|o| o.text());
-    let page = crate::html::page(
+    let page = crate::pictures::html::page(
         &m.game,
         &format!("{} — replay", table.borrow().info.title),
         outcome.as_deref().unwrap_or(""),
@@ -718,7 +718,7 @@ impl Table {
                     .collect();
                 SeatView {
                     name: s.name.clone(),
-                    color: crate::svg::robot_color(i, r),
+                    color: crate::pictures::svg::robot_color(i, r),
                     driver: if self.bot_decides(i) { "bot" } else { "person" },
                     connected: !s.person || s.connections > 0,
                     status,
@@ -824,7 +824,7 @@ impl TableSeats {
                 t.generation = *generation;
                 t.reload_error = None;
                 t.board = game.board();
-                t.board_svg = crate::html::board_svg(game);
+                t.board_svg = crate::pictures::html::board_svg(game);
                 let files: Vec<String> = changed
                     .iter()
                     .map(|p| crate::script::display_path(p))

@@ -185,3 +185,42 @@ fn every_command_is_bounded_a_glyph_that_loops_too() {
         .rally(&["render", "s.toml", "-o", "-"])
         .refused(2, BUDGET);
 }
+
+#[test]
+fn limit_messages_say_the_real_ranges() {
+    let bomb =
+        Attack::on_card("local t, s = {}, ('x'):rep(1e5)\nfor i = 1, 1e6 do t[i] = s .. i end");
+    let out = bomb.run(&["--limit", "memory=2M"]);
+    out.stopped();
+    assert!(
+        out.stderr
+            .contains("out of memory: the scripts hold more than 2 MiB"),
+        "{}",
+        out.stderr
+    );
+    for (spec, says) in [
+        ("seconds=1e9", "above 0 and below 1000000000"),
+        ("memory=1", "--limit memory=1: at least 1 MiB"),
+    ] {
+        let out = bomb.run(&["--limit", spec]);
+        assert_eq!(out.code, Some(2), "{}", out.stderr);
+        assert!(out.stderr.contains(says), "{spec}: {}", out.stderr);
+    }
+}
+
+#[test]
+fn endless_recursion_is_a_stack_overflow_at_its_line() {
+    // Each call keeps a long string: the memory fills before Lua's stack does.
+    Attack::on_card(
+        "local function f(n) local s = ('x'):rep(100) .. n; return f(n + 1) .. s end\nf(1)",
+    )
+    .run(&[])
+    .refused(
+        2,
+        "stack overflow: too deep (calls nested more than 10000 levels)",
+    );
+    // Without: Lua's own stack overflow, said the same way.
+    Attack::on_card("local function f(n)\n  return 1 + f(n + 1)\nend\nf(1)")
+        .run(&[])
+        .refused(3, "stack overflow: too deep: endless recursion?");
+}

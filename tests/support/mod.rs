@@ -19,6 +19,16 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// A temporary folder holding copies of these folders of the project (`scripts`, `boards`...).
+pub fn copy_of(folders: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for folder in folders {
+        copy_dir(&root.join(folder), &dir.path().join(folder));
+    }
+    dir
+}
+
 /// A belt that carries a robot south onto a right-turning gear (the acceptance example's
 /// board); tests add their robots after it.
 pub const BELT_ONTO_GEAR: &str = r#"

@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 /// The annotations the binary carries (`rally types`).
-pub const ANNOTATIONS: &str = include_str!("../scripts/types/rally.lua");
+pub const ANNOTATIONS: &str = include_str!("../../scripts/types/rally.lua");
 /// Where the annotations live in the repository, for messages.
 pub const ANNOTATIONS_PATH: &str = "scripts/types/rally.lua";
 

@@ -13,9 +13,9 @@ use super::Frame;
 use crate::board::Board;
 use crate::cards::{Card, CardKind};
 use crate::geometry::{Dir, Pos};
-use crate::render;
+use crate::pictures::render;
 use crate::state::{Event, Robot, REGISTERS};
-use crate::{svg, world};
+use crate::{pictures::svg, world};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
@@ -325,11 +325,32 @@ pub fn card_words(card: &Card) -> String {
     }
 }
 
-/// An event in words, saying why where the event says: "Bravo is blocked by the wall on the N
-/// side of [5,9]", "Charlie is hit by Delta's laser from [6,11]: 1 damage (1 in all)". Events
-/// the viewer has no words for (a script's own) are written as the terminal log writes them.
+/// An event in words, saying why where the event says: "Robot Bravo is blocked by the wall on
+/// the N side of [5,9]", "Robot Charlie is hit by the laser of robot Delta: 1 damage (1 in
+/// all)". Robots are called "robot NAME", so that any name reads well ("robot You moves").
+/// Events the viewer has no words for (a script's own) are written as the terminal log
+/// writes them.
 pub fn describe(e: &Event) -> String {
-    let who = e.robot.as_deref().unwrap_or("-");
+    match sentence(e) {
+        Some(text) => capitalized(&text),
+        None => render::event_details(e),
+    }
+}
+
+/// "robot NAME", as the viewer's sentences name a robot.
+pub fn robot_words(name: &str) -> String {
+    format!("robot {name}")
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
+}
+
+fn sentence(e: &Event) -> Option<String> {
+    let who = robot_words(e.robot.as_deref()?);
     let get = |k: &str| e.detail.get(k);
     let text = |k: &str| match get(k) {
         Some(Value::String(s)) => s.clone(),
@@ -343,8 +364,26 @@ pub fn describe(e: &Event) -> String {
             .and_then(|c| Card::parse(c).ok())
             .map_or_else(|| text("card"), |c| card_words(&c))
     };
-    match e.what.as_ref() {
+    Some(match e.what.as_ref() {
         "card" => format!("{who} plays {}", card()),
+        "programmed" => {
+            let cards: Vec<String> = match get("program") {
+                Some(Value::Array(cards)) => cards
+                    .iter()
+                    .map(|c| match c.as_str().map(Card::parse) {
+                        Some(Ok(card)) => card_words(&card),
+                        _ => "–".into(),
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let down = if get("power_down") == Some(&Value::Bool(true)) {
+                ", and will power down next turn"
+            } else {
+                ""
+            };
+            format!("{who} programs {}{down}", cards.join(", "))
+        }
         "moved" => format!("{who} moves {} to {}", text("dir"), text("to")),
         "pushed" => format!("{who} is pushed {} to {}", text("dir"), text("to")),
         "conveyed" => format!(
@@ -363,28 +402,32 @@ pub fn describe(e: &Event) -> String {
         "push_blocked" if get("wall").is_some() => {
             format!(
                 "{who} cannot push {}: {} is in the way",
-                text("pushing"),
+                robot_words(&text("pushing")),
                 wall()
             )
         }
-        "damaged" | "damage_prevented" => {
+        "damaged" | "damage_prevented" | "damage_added" => {
             let by = match (get("shooter"), get("source")) {
-                (Some(_), _) => format!("{}'s laser", text("shooter")),
+                (Some(_), _) => format!("the laser of {}", robot_words(&text("shooter"))),
                 (None, Some(_)) => format!("the {} at {}", text("cause"), text("source")),
                 (None, None) => text("cause"),
             };
-            if e.what == "damaged" {
-                format!(
+            match e.what.as_ref() {
+                "damaged" => format!(
                     "{who} is hit by {by}: {} damage ({} in all)",
                     text("amount"),
                     text("damage")
-                )
-            } else {
-                format!(
+                ),
+                "damage_added" => format!(
+                    "{who}: {} damage added to the hit of {by} by {}",
+                    text("amount"),
+                    text("by")
+                ),
+                _ => format!(
                     "{who}: {} damage from {by} prevented by {}",
                     text("amount"),
                     text("by")
-                )
+                ),
             }
         }
         "destroyed" => format!(
@@ -398,7 +441,7 @@ pub fn describe(e: &Event) -> String {
             text("damage")
         ),
         "flag" => format!("{who} touches flag {}", text("number")),
-        "won" => format!("{who} has touched the last flag and wins"),
+        "won" => format!("{who} touches the last flag and wins"),
         "archived" => format!("{who} archives at {}", text("at")),
         "reentered" => format!(
             "{who} re-enters at {} facing {} with {} damage",
@@ -407,7 +450,7 @@ pub fn describe(e: &Event) -> String {
             text("damage")
         ),
         "card_swapped" => format!(
-            "{who}'s card {} is swapped for {}",
+            "the card {} of {who} is swapped for {}",
             text("from"),
             text("to")
         ),
@@ -415,9 +458,9 @@ pub fn describe(e: &Event) -> String {
             "{who} is powered down: {} damage discarded",
             text("discarded")
         ),
-        "chose" => chose(who, &text("question"), &text("answer")),
-        _ => render::event_details(e),
-    }
+        "chose" => chose(&who, &text("question"), &text("answer")),
+        _ => return None,
+    })
 }
 
 /// A player's answer to a question (`game::questions`, a script's `ctx:choose`).
@@ -460,22 +503,22 @@ mod tests {
         };
         assert_eq!(
             chose("power_down", "yes"),
-            "Ann announces power down for next turn"
+            "Robot Ann announces power down for next turn"
         );
-        assert_eq!(chose("stay_down", "no"), "Ann powers up next turn");
-        assert_eq!(chose("reenter_facing", "W"), "Ann chooses to face W");
+        assert_eq!(chose("stay_down", "no"), "Robot Ann powers up next turn");
+        assert_eq!(chose("reenter_facing", "W"), "Robot Ann chooses to face W");
         assert_eq!(
             chose("reenter_powered_down", "yes"),
-            "Ann re-enters powered down"
+            "Robot Ann re-enters powered down"
         );
         assert_eq!(
             chose("brakes", "yes"),
-            "Ann answers brakes: yes",
+            "Robot Ann answers brakes: yes",
             "a script's question"
         );
         assert_eq!(
             said("powered_down", json!({"discarded": 3})),
-            "Ann is powered down: 3 damage discarded"
+            "Robot Ann is powered down: 3 damage discarded"
         );
     }
 }

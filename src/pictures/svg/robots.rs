@@ -2,10 +2,11 @@
 //! colour (the tile shows through the middle: a flag, a custom element), an arrow on the side
 //! it faces, its full name on a tab on the side away from the arrow, badges in the corners
 //! for damage and flags touched, and on the ice its speed and spin. The page's drawing module
-//! (src/html/board.js) draws the same token for each frame of a replay.
+//! (src/pictures/html/board.js) draws the same token for each frame of a replay.
 
-use super::{escape, origin, PALETTE};
+use super::{origin, PALETTE};
 use crate::state::Robot;
+use crate::text::xml;
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -42,9 +43,9 @@ fn token(r: &Robot, color: &str) -> String {
         r##"<g class="robot" data-robot="{name}" data-x="{}" data-y="{}" data-facing="{facing}" transform="translate({x},{y})"><title>{title}</title><rect x="4" y="4" width="56" height="56" rx="10" fill="{color}" fill-opacity="0.16"/><rect x="5" y="5" width="54" height="54" rx="10" fill="none" stroke="#111" stroke-width="8"{dash}/><rect x="5" y="5" width="54" height="54" rx="10" fill="none" stroke="{color}" stroke-width="5"{dash}/><g transform="rotate({deg} 32 32)"><polygon points="32,0 44,14 20,14" fill="{color}" stroke="#111" stroke-width="2" stroke-linejoin="round"/></g>"##,
         r.at.x,
         r.at.y,
-        name = escape(&r.name),
+        name = xml(&r.name),
         facing = r.facing,
-        title = escape(&title(r)),
+        title = xml(&title(r)),
         deg = r.facing.index() * 90,
     );
     // The name on the side away from the arrow, squeezed to fit when it is long.
@@ -62,7 +63,7 @@ fn token(r: &Robot, color: &str) -> String {
         r##"<rect x="4" y="{tab}" width="56" height="15" rx="5" fill="{color}" stroke="#111" stroke-width="1.5"/><text x="32" y="{}" font-size="{:.1}" font-weight="bold" fill="#fff" text-anchor="middle"{squeeze}>{}</text>"##,
         tab + 11,
         size.max(7.0),
-        escape(&r.name)
+        xml(&r.name)
     );
     let by = if top { 54 } else { 10 };
     if r.damage > 0 {

@@ -5,8 +5,8 @@
 use resvg::{tiny_skia, usvg};
 
 const FONTS: [&[u8]; 2] = [
-    include_bytes!("../../assets/fonts/DejaVuSans.ttf"),
-    include_bytes!("../../assets/fonts/DejaVuSans-Bold.ttf"),
+    include_bytes!("../../../assets/fonts/DejaVuSans.ttf"),
+    include_bytes!("../../../assets/fonts/DejaVuSans-Bold.ttf"),
 ];
 
 /// The largest picture drawn, in pixels a side (a 64-square board at scale 8 is ~33,000).

@@ -45,7 +45,7 @@
     RallyBoard.cards($("cards"), frame);
     RallyBoard.robots($("robots-table").tBodies[0], frame, { flags: data.flags });
     mark(i);
-    $("winner").textContent = frame.winner ? "★ " + frame.winner + " wins" : "";
+    $("winner").textContent = frame.winner ? "winner: robot " + frame.winner : "";
     document.body.dataset.frame = String(i);
     if (location.hash !== "#" + frame.id) history.replaceState(null, "", "#" + frame.id);
   }

@@ -2,10 +2,11 @@
 //! on the board, drawn as on the board and named ("express belt", "gear (clockwise)"), with
 //! the element's description as its hover title, so a printed board explains itself.
 
-use super::{draw_tile, escape, Canvas, CELL, MARGIN, WALL};
+use super::{draw_tile, Canvas, CELL, MARGIN, WALL};
 use crate::board::{Board, Tile};
 use crate::geometry::{Dir, Pos};
 use crate::script::RuleSet;
+use crate::text::xml;
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -41,11 +42,11 @@ pub fn legend(rules: &RuleSet, board: &Board, width: i32, top: i32) -> (String, 
         let _ = write!(
             out,
             r##"<g class="legend-entry"><title>{}</title><g transform="translate({x},{y}) scale({scale}) translate({m},{m})">{}</g><text x="{}" y="{}" font-size="12" fill="#222">{}</text></g>"##,
-            escape(describe),
+            xml(describe),
             sample(rules, tile),
             x + SAMPLE + 8,
             y + SAMPLE / 2 + 4,
-            escape(name),
+            xml(name),
             scale = f64::from(SAMPLE) / f64::from(CELL),
             m = -MARGIN,
         );

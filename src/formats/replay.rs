@@ -8,10 +8,10 @@
 use crate::cards::Card;
 use crate::diff::Outcome;
 use crate::error::{Error, Result, Source};
+use crate::formats::scenario::Scenario;
 use crate::geometry::{Dir, Pos};
-use crate::scenario::Scenario;
+use crate::script::variant::Choice;
 use crate::state::{Event, GameState, Robot};
-use crate::variant::Choice;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::path::{Component, Path, PathBuf};
@@ -109,29 +109,31 @@ impl ReplayLog {
         }
     }
 
-    pub fn write(&self, path: &Path) -> Result<()> {
-        let text = serde_json::to_string_pretty(self).map_err(|e| Error::File {
-            file: path.to_path_buf(),
-            message: format!("cannot write the replay log: {e}"),
-        })?;
-        std::fs::write(path, text + "\n").map_err(|e| Error::File {
-            file: path.to_path_buf(),
-            message: format!("cannot write the replay log: {e}"),
-        })
+    /// The log as its file `path` will hold it.
+    pub fn text(&self, path: &Path) -> Result<String> {
+        serde_json::to_string_pretty(self)
+            .map(|text| text + "\n")
+            .map_err(|e| Error::File {
+                file: path.to_path_buf(),
+                message: format!("cannot write the replay log: {e}"),
+            })
     }
 
     pub fn read(path: &Path) -> Result<ReplayLog> {
-        let log: ReplayLog = Source::read(path)?.parse_json("not a rally replay log")?;
-        if log.rally_replay != VERSION {
+        let source = Source::read(path)?;
+        // The version first: a log of another version is not read as a broken one of this.
+        let version = serde_json::from_str::<Value>(&source.text)
+            .ok()
+            .and_then(|v| v.get("rally_replay").cloned());
+        if let Some(version) = version.filter(|v| v.as_u64() != Some(u64::from(VERSION))) {
             return Err(Error::File {
                 file: path.to_path_buf(),
                 message: format!(
-                    "replay log version {}, this rally reads version {VERSION}",
-                    log.rally_replay
+                    "replay log version {version}, this rally reads version {VERSION}"
                 ),
             });
         }
-        Ok(log)
+        source.parse_json("not a rally replay log")
     }
 
     /// The recorded game as a scenario to resolve again: the board from the scenario file as

@@ -11,17 +11,71 @@ use std::fmt::Write;
 
 /// The glyph of every square, from the element scripts (`glyph = ">"` or `glyph = function(tile)`).
 pub fn glyphs(rules: &RuleSet, board: &Board) -> Vec<String> {
-    let mut out = vec![String::from("."); (board.width * board.height) as usize];
+    drawn(rules, board)
+        .into_iter()
+        .map(|d| d.map_or_else(|| ".".into(), |(glyph, _)| glyph))
+        .collect()
+}
+
+/// For every square, the glyph drawn there and the element that drew it (none: floor).
+/// Later (non-floor) elements on a square draw over earlier ones; walls draw as edges, and so
+/// do edge elements whose glyph is "" (one-way walls, ledges, repulsors).
+fn drawn<'b>(rules: &RuleSet, board: &'b Board) -> Vec<Option<(String, &'b str)>> {
+    let mut out = vec![None; (board.width * board.height) as usize];
     for tile in &board.tiles {
         let glyph = glyph(rules, tile);
-        let i = (tile.at.y * board.width + tile.at.x) as usize;
-        // Later (non-floor) elements on a square draw over earlier ones; walls draw as edges,
-        // and so do edge elements whose glyph is "" (one-way walls, ledges, repulsors).
-        if tile.name != "floor" && tile.name != "wall" && !glyph.is_empty() {
-            out[i] = glyph;
+        if !is_edge(tile, &glyph) && tile.name != "floor" {
+            out[(tile.at.y * board.width + tile.at.x) as usize] = Some((glyph, tile.name.as_str()));
         }
     }
     out
+}
+
+/// Drawn on a square's edges (`|`, `--`), not in it.
+fn is_edge(tile: &Tile, glyph: &str) -> bool {
+    tile.name == "wall" || glyph.is_empty()
+}
+
+/// The key to the glyphs [`board`] draws for `board`, wrapped to lines of about 90 columns:
+/// `key: >  v  <  ^ conveyor · G<  G> gear · O pit · | -- wall · A> a robot (initial, facing)`.
+/// Each element is listed once, in board order, with every glyph it shows on this board.
+pub fn legend(rules: &RuleSet, board: &Board) -> String {
+    let mut keys: Vec<(&str, Vec<String>)> = Vec::new();
+    for (glyph, name) in drawn(rules, board).into_iter().flatten() {
+        match keys.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, glyphs)) if !glyphs.contains(&glyph) => glyphs.push(glyph),
+            Some(_) => {}
+            None => keys.push((name, vec![glyph])),
+        }
+    }
+    let walls = board.tiles.iter().any(|t| is_edge(t, &glyph(rules, t)));
+    let mut items: Vec<String> = keys
+        .iter_mut()
+        .map(|(name, glyphs)| {
+            // Shortest first, then in order: `S1 S2 … S10`, `< ^ v >> vv`.
+            glyphs.sort_by(|a, b| (a.chars().count(), a).cmp(&(b.chars().count(), b)));
+            format!("{} {name}", glyphs.join(" "))
+        })
+        .collect();
+    if walls {
+        items.push("| -- wall".into());
+    }
+    items.push(". floor · A> a robot (initial, facing)".into());
+    let mut out = String::from("key:");
+    let mut width = out.len();
+    for (i, item) in items.iter().enumerate() {
+        let sep = if i == 0 { " " } else { " · " };
+        if width + sep.len() + item.chars().count() > 90 {
+            out.push_str("\n    ");
+            width = 4;
+        } else {
+            out.push_str(sep);
+            width += sep.len();
+        }
+        out.push_str(item);
+        width += item.chars().count();
+    }
+    crate::text::clean(&out).into_owned()
 }
 
 /// The glyph of one tile: its script's `glyph`, else the first two letters of its name.
@@ -62,6 +116,15 @@ fn arrow(d: Dir) -> char {
     }
 }
 
+/// The letter a robot is drawn as: its name's first (`?` for none, or for a control
+/// character, which must not reach the terminal).
+pub fn initial(name: &str) -> char {
+    name.chars()
+        .next()
+        .filter(|c| !c.is_control())
+        .unwrap_or('?')
+}
+
 /// The board with the robots standing on it.
 pub fn board(board: &Board, glyphs: &[String], state: &GameState) -> String {
     board_painted(board, glyphs, state, &|_, _, cell| cell)
@@ -90,11 +153,7 @@ pub fn board_painted(
             out.push(if wall_west { '|' } else { ' ' });
             let robot = state.robots.iter().position(|r| !r.destroyed && r.at == p);
             let cell = match robot.map(|id| &state.robots[id]) {
-                Some(r) => format!(
-                    "{}{}",
-                    r.name.chars().next().unwrap_or('?'),
-                    arrow(r.facing)
-                ),
+                Some(r) => format!("{}{}", initial(&r.name), arrow(r.facing)),
                 None => glyphs[(y * board.width + x) as usize].clone(),
             };
             out.push_str(&paint(p, robot, format!("{cell:<2}")));
@@ -115,27 +174,29 @@ pub fn board_painted(
     out
 }
 
-/// One robot per line: where it is and what it carries.
+/// One robot per line: where it is and what it carries. Names and script memory come from
+/// files and scripts: their control characters are shown escaped.
 pub fn robots(state: &GameState) -> String {
     let mut out = String::new();
     for r in &state.robots {
+        let mut line = String::new();
         let place = if r.destroyed {
             "destroyed".to_string()
         } else {
             format!("at {} facing {}", r.at, r.facing)
         };
         let _ = write!(
-            out,
+            line,
             "  {:<8} {place}, damage {}, lives {}, flags {}, archive {}",
             r.name, r.damage, r.lives, r.flags, r.archive
         );
         if r.powered_down {
-            out.push_str(", powered down");
+            line.push_str(", powered down");
         }
         if !r.vars.is_empty() {
-            let _ = write!(out, ", vars {}", serde_json::Value::Object(r.vars.clone()));
+            let _ = write!(line, ", vars {}", serde_json::Value::Object(r.vars.clone()));
         }
-        out.push('\n');
+        let _ = writeln!(out, "{}", crate::text::clean_line(&line));
     }
     out
 }
@@ -165,7 +226,7 @@ pub fn event_details(e: &Event) -> String {
 }
 
 /// A scenario's expectation results: `✓ all expectations hold`, or one `✗` line per failure.
-pub fn expectations(failures: &[crate::scenario::Failure]) -> String {
+pub fn expectations(failures: &[crate::formats::scenario::Failure]) -> String {
     if failures.is_empty() {
         return "✓ all expectations hold\n".into();
     }

@@ -310,9 +310,12 @@ fn property(kind: &str, value: &str) -> std::result::Result<toml::Value, String>
         _ => {
             let trimmed = value.trim();
             if trimmed.starts_with('[') || trimmed.starts_with('{') {
-                let table: toml::Table = format!("v = {trimmed}")
-                    .parse()
-                    .map_err(|e: toml::de::Error| format!("`{value}`: {}", e.message()))?;
+                let table: toml::Table =
+                    format!("v = {trimmed}")
+                        .parse()
+                        .map_err(|e: toml::de::Error| {
+                            format!("`{value}`: {}", crate::error::in_words(e.message()))
+                        })?;
                 table
                     .get("v")
                     .cloned()
@@ -420,12 +423,7 @@ mod json {
     use super::*;
 
     pub fn parse(source: &Source) -> Result<Value> {
-        serde_json::from_str(&source.text).map_err(|e| Error::At {
-            file: source.path.clone(),
-            line: e.line(),
-            column: e.column(),
-            message: format!("not a Tiled JSON file: {e}"),
-        })
+        source.parse_json("not a Tiled JSON file")
     }
 
     pub fn map(source: &Source) -> Result<Map> {

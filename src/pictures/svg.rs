@@ -17,10 +17,11 @@
 
 use crate::board::{Board, Tile};
 use crate::geometry::{Dir, Pos};
-use crate::render;
+use crate::pictures::render;
 use crate::script::decl::Shape;
 use crate::script::RuleSet;
 use crate::state::Robot;
+use crate::text::xml;
 use crate::world;
 
 mod legend;
@@ -123,7 +124,7 @@ pub fn picture(rules: &RuleSet, board: &Board, robots: &[Robot], opts: &Options)
         let _ = writeln!(
             out,
             r##"<text x="{MARGIN}" y="20" font-size="16" font-weight="bold" fill="#222">{}</text>"##,
-            escape(title)
+            xml(title)
         );
     }
     let _ = writeln!(out, r#"<g transform="translate(0,{title_height})">"#);
@@ -240,7 +241,7 @@ fn square_titles(board: &Board) -> String {
             let _ = write!(
                 out,
                 r#"<rect x="{px}" y="{py}" width="{CELL}" height="{CELL}"><title>{}</title></rect>"#,
-                escape(&format!("{at} · {}", tiles.join(" · ")))
+                xml(&format!("{at} · {}", tiles.join(" · ")))
             );
         }
     }
@@ -284,7 +285,7 @@ fn seams(board: &Board, c: &mut Canvas) {
             r##"<rect class="seam" x="{x}" y="{y}" width="{}" height="{}" fill="none" stroke="#2b2d31" stroke-width="4"><title>{} at {}</title></rect>"##,
             part.width * CELL,
             part.height * CELL,
-            escape(&part.name),
+            xml(&part.name),
             part.at
         );
     }
@@ -338,7 +339,7 @@ impl Canvas {
             x - width / 2.0,
             y - 6.5,
             y + 3.5,
-            escape(text)
+            xml(text)
         );
     }
 
@@ -353,14 +354,25 @@ impl Canvas {
     }
 
     /// Upright text centred on point (`cx`, `cy`) of a north-pointing tile turned to `dir`
-    /// (labels never turn upside down with their element).
+    /// (labels never turn upside down with their element). Text that would be wider than the
+    /// square (a script's long `draw.label`, a long element name) is squeezed to fit it
+    /// rather than spill into its neighbours.
     fn label(&mut self, dir: Dir, cx: f64, cy: f64, size: u32, fill: &str, text: &str) {
+        /// Bold text is about this many ems wide per character, on average.
+        const EM_PER_CHAR: f64 = 0.6;
         let (x, y) = self.turned(dir, cx, cy);
+        let room = f64::from(CELL) - 4.0;
+        let wide = text.chars().count() as f64 * f64::from(size) * EM_PER_CHAR > room;
+        let fit = if wide {
+            format!(r#" textLength="{room}" lengthAdjust="spacingAndGlyphs""#)
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             self.layers[Layer::Labels as usize],
-            r#"<text x="{x}" y="{}" font-size="{size}" font-weight="bold" fill="{fill}" text-anchor="middle">{}</text>"#,
+            r#"<text x="{x}" y="{}" font-size="{size}" font-weight="bold" fill="{fill}" text-anchor="middle"{fit}>{}</text>"#,
             y + f64::from(size) * 0.35,
-            escape(text)
+            xml(text)
         );
     }
 }
@@ -371,13 +383,6 @@ fn origin(p: Pos) -> (i32, i32) {
 
 fn degrees(d: Dir) -> i32 {
     d.index() as i32 * 90
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 // --- Reading parameters (checked by the board compiler; absent optional ones are None) ------

@@ -9,9 +9,9 @@ use crate::error::{Error, Result, Source};
 use crate::game::deal::{Hand, Stacked};
 use crate::game::{Phase, Progress, Seats, Stage, TurnLoop, TurnRecord};
 use crate::geometry::{Dir, Pos};
+use crate::script::variant::Choice;
 use crate::script::{RuleSet, Sources};
 use crate::state::{GameState, HeldOption, Robot, RobotId, LETHAL_DAMAGE, REGISTERS};
-use crate::variant::Choice;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -25,9 +25,9 @@ struct ScenarioFile {
     description: String,
     board: BoardRef,
     #[serde(default)]
-    variants: crate::variant::Names,
+    variants: crate::script::variant::Names,
     #[serde(default)]
-    variant: crate::variant::Settings,
+    variant: crate::script::variant::Settings,
     #[serde(default)]
     seed: u64,
     registers: Option<Spanned<u8>>,
@@ -403,7 +403,8 @@ impl Scenario {
         }
         after_turn.sort_by_key(|(n, _)| *n);
         let expect = expectations("expect", file.expect, &robots, &source)?;
-        let variants = crate::variant::choices_from(&file.variants, &file.variant, &source)?;
+        let variants =
+            crate::script::variant::choices_from(&file.variants, &file.variant, &source)?;
         Ok(Scenario {
             path: path.to_path_buf(),
             description: file.description,
@@ -433,7 +434,7 @@ impl Scenario {
         Sources {
             scripts: scripts.to_path_buf(),
             variants: variants.to_path_buf(),
-            choices: crate::variant::with_extra(&self.variants, extra),
+            choices: crate::script::variant::with_extra(&self.variants, extra),
         }
     }
 
@@ -918,7 +919,7 @@ fn json_equal(a: &Value, b: &Value) -> bool {
 /// a mapping kept beside scenarios. A file that is not TOML at all counts, so that loading
 /// it reports the mistake.
 pub fn is_scenario(path: &Path) -> Result<bool> {
-    let text = crate::files::read_text(path)?;
+    let text = crate::formats::files::read_text(path)?;
     Ok(text
         .parse::<toml::Table>()
         .ok()
@@ -930,7 +931,7 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut found = Vec::new();
     for path in paths {
         if path.is_dir() {
-            found.extend(crate::files::walk(path, &|p| {
+            found.extend(crate::formats::files::walk(path, &|p| {
                 p.extension().is_some_and(|x| x == "toml")
             })?);
         } else if path.exists() {

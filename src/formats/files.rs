@@ -2,13 +2,18 @@
 //! replays and scripts all come through here, so that none of them can hang or exhaust the
 //! process. Only regular files are read (a FIFO would block for ever, `/dev/zero` never
 //! ends), at most [`MAX_BYTES`] of them, and a file that is neither is refused with its
-//! name. Built-in files ([`crate::builtin`]) are served from memory under the same paths.
+//! name. Built-in files ([`crate::script::builtin`]) are served from memory under the same paths.
+//!
+//! Every file read is remembered, so that a command never writes its output over one of its
+//! inputs ([`check_output`]: `rally play g.toml --save g.toml`, `rally run s.toml --record
+//! s.toml`), and outputs are written whole or not at all ([`write_atomic`]).
 
-use crate::builtin;
 use crate::error::{Error, Result};
+use crate::script::builtin;
 use std::collections::HashSet;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{LazyLock, Mutex, PoisonError};
 
 /// The largest file rally reads: far above any board, script or saved game (a 100-turn
 /// game's save is well under a megabyte), far below what would strain memory.
@@ -54,7 +59,17 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
     if bytes.len() as u64 > MAX_BYTES {
         return Err(too_large(path));
     }
+    if let Ok(real) = path.canonicalize() {
+        inputs().insert(real);
+    }
     Ok(bytes)
+}
+
+/// The canonical paths of the files this process has read.
+static INPUTS: LazyLock<Mutex<HashSet<PathBuf>>> = LazyLock::new(Mutex::default);
+
+fn inputs() -> std::sync::MutexGuard<'static, HashSet<PathBuf>> {
+    INPUTS.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// A regular file's text (see [`read_bytes`]); it must be UTF-8.
@@ -119,6 +134,44 @@ fn kind(meta: &std::fs::Metadata) -> &'static str {
     } else {
         "something else"
     }
+}
+
+/// Refuses `output` if it is a file this process read (compared by canonical path, so
+/// `g.toml` and `./games/../g.toml` are one file): an output must never replace an input.
+/// Call it before the work whose result goes there, so nothing is computed for nothing.
+pub fn check_output(output: &Path) -> Result<()> {
+    match output.canonicalize() {
+        Ok(real) if inputs().contains(&real) => Err(error(
+            output,
+            "is one of this command's input files: writing the output there would replace it; choose another file",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Lets this process write over `path` although it read it: a resumed game's save is both.
+pub fn rewritable(path: &Path) {
+    if let Ok(real) = path.canonicalize() {
+        inputs().remove(&real);
+    }
+}
+
+/// Writes `bytes` to a temporary file beside `path`, syncs it, then renames it over `path`
+/// (creating its folder): an interrupted write never leaves half a file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let err = |e: std::io::Error| error(path, e.to_string());
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(err)?;
+    }
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    {
+        let mut f = std::fs::File::create(&tmp).map_err(err)?;
+        f.write_all(bytes).map_err(err)?;
+        f.sync_all().map_err(err)?;
+    }
+    std::fs::rename(&tmp, path).map_err(err)
 }
 
 /// A regular file (following symbolic links), or a built-in one.
@@ -231,6 +284,23 @@ mod tests {
             e.contains("bad.toml:2:5: the file is not UTF-8 text"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn an_output_may_not_replace_an_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.toml");
+        std::fs::write(&input, "a = 1\n").unwrap();
+        let other = dir.path().join("out.json");
+        check_output(&input).unwrap();
+        read_text(&input).unwrap();
+        // Named another way, it is the same file.
+        let roundabout = dir.path().join(".").join("in.toml");
+        let e = check_output(&roundabout).unwrap_err().to_string();
+        assert!(e.contains("is one of this command's input files"), "{e}");
+        check_output(&other).unwrap();
+        rewritable(&input);
+        check_output(&input).unwrap();
     }
 
     #[test]

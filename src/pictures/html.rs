@@ -2,7 +2,7 @@
 //! recorded replay log) or a whole recorded game, for sharing a game or a rules question with
 //! someone who has no rally installed.
 //!
-//! The file holds the board as SVG (drawn once by [`crate::svg`], without robots), one frame
+//! The file holds the board as SVG (drawn once by [`crate::pictures::svg`], without robots), one frame
 //! per moment of the game as JSON ([`view`]), and two scripts: `board.js` (`RallyBoard`, the
 //! drawing module the playtest table shares: robots, ghosts and trails, beams, shots, the
 //! cards, the robots table and the event list, all drawn from a frame) and `viewer.js` (the
@@ -13,10 +13,10 @@ pub mod view;
 use crate::cards::Card;
 use crate::engine::Game;
 use crate::error::Result;
+use crate::formats::scenario::Scenario;
 use crate::game::{Phase, TurnRecord};
-use crate::scenario::Scenario;
+use crate::pictures::svg;
 use crate::state::{Event, Robot, StepSnapshot};
-use crate::svg;
 use serde::Serialize;
 
 /// The drawing module (`RallyBoard`), for any page that draws frames: include it in a
@@ -115,16 +115,18 @@ pub fn register_frames(
     frames
 }
 
-/// What a step snapshot shows, in words: "Alpha plays Move 2 (700)", "express belts", "lasers".
+/// What a step snapshot shows, in words: "robot Alpha plays Move 2 (700)", "express belts",
+/// "lasers".
 fn stage_label(m: &StepSnapshot, events: &[Event]) -> String {
     if let Some(robot) = &m.robot {
         let card = events
             .iter()
             .find(|e| e.what == "card" && e.robot.as_ref() == Some(robot))
             .and_then(|e| Card::parse(e.detail.get("card")?.as_str()?).ok());
+        let robot = view::robot_words(robot);
         return match card {
             Some(card) => format!("{robot} plays {}", view::card_words(&card)),
-            None => format!("{robot}'s card"),
+            None => format!("the card of {robot}"),
         };
     }
     match m.step.as_str() {
@@ -259,12 +261,15 @@ pub fn page(game: &Game, title: &str, description: &str, frames: &[Frame]) -> St
     let description = if description.is_empty() {
         String::new()
     } else {
-        format!("<p class=\"description\">{}</p>", escape(description))
+        format!(
+            "<p class=\"description\">{}</p>",
+            crate::text::xml(description)
+        )
     };
     fill(
         TEMPLATE,
         &[
-            ("TITLE", &escape(title)),
+            ("TITLE", &crate::text::xml(title)),
             ("DESCRIPTION", &description),
             ("BOARD", &board_svg(game)),
             ("DATA", &json),
@@ -301,11 +306,4 @@ fn fill(template: &str, values: &[(&str, &str)]) -> String {
     }
     out.push_str(rest);
     out
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }

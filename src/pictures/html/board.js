@@ -1,6 +1,6 @@
 /*
  * RallyBoard: draws the moving parts of a rally game in a web page, from frame data (JSON)
- * over the static board SVG that rally draws (src/svg.rs). Shared by the replay viewer
+ * over the static board SVG that rally draws (src/pictures/svg.rs). Shared by the replay viewer
  * (`rally replay`) and the playtest table (`rally serve`), so both show a game the same way.
  *
  *   const board = RallyBoard.mount(svgElement, { duration: 240 });
@@ -227,7 +227,7 @@ const RallyBoard = (function () {
       shots.replaceChildren();
       for (const s of frame.shots || []) {
         const g = el("g", { class: "rb-shot", "data-target": s.target, "data-shooter": s.shooter || "" }, shots);
-        el("title", {}, g).textContent = (s.shooter ? s.shooter + "'s laser" : "board laser at [" + s.from + "]") +
+        el("title", {}, g).textContent = (s.shooter ? "the laser of robot " + s.shooter : "board laser at [" + s.from + "]") +
           " hits " + s.target + (s.amount ? ": " + s.amount + " damage" : ": prevented");
         // From the shooter's nose (or the emitter's lens) to the target's centre.
         const [fx, fy] = centre(s.from);

@@ -1,0 +1,7 @@
+//! What people look at: the board as text for the terminal ([`render`]), as SVG and PNG
+//! pictures ([`svg`]), and the HTML replay viewer whose drawing code the browser table shares
+//! ([`html`]).
+
+pub mod html;
+pub mod render;
+pub mod svg;
