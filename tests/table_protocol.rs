@@ -7,6 +7,8 @@ mod support;
 mod table_client;
 
 use rally::table::protocol::Settings;
+use rally::table::server::Server;
+use rally::table::Tokens;
 use serde_json::{json, Value};
 use table_client::{serve, Client, Workspace};
 use tokio_tungstenite::tungstenite::Message;
@@ -19,6 +21,12 @@ fn runtime() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
+/// A server with one table `t` of `ws`'s game, and its links' tokens.
+fn table(ws: &Workspace, settings: Settings) -> (Server, Tokens) {
+    let (server, infos) = serve(vec![ws.launch("t", settings, false)]);
+    (server, infos[0].tokens.clone())
+}
+
 /// Every `"card"` string (quoted as in JSON) in a frame's text.
 fn mentions(frame: &Value, card: &str) -> bool {
     frame.to_string().contains(&format!("\"{card}\""))
@@ -28,8 +36,7 @@ fn mentions(frame: &Value, card: &str) -> bool {
 #[test]
 fn links_need_their_token_and_roles_are_kept_apart() {
     let ws = Workspace::new();
-    let (server, infos) = serve(vec![ws.launch("t", Settings::default(), false)]);
-    let tokens = &infos[0].tokens;
+    let (server, tokens) = table(&ws, Settings::default());
     runtime().block_on(async {
         for token in ["", "0123456789abcdef0123456789abcdef", &tokens.host[..31]] {
             let refused = Client::try_connect(&server, "t", token).await;
@@ -73,8 +80,7 @@ fn links_need_their_token_and_roles_are_kept_apart() {
 #[test]
 fn every_bad_message_gets_an_error_frame_and_changes_nothing() {
     let ws = Workspace::new();
-    let (server, infos) = serve(vec![ws.launch("t", Settings::default(), false)]);
-    let tokens = &infos[0].tokens;
+    let (server, tokens) = table(&ws, Settings::default());
     runtime().block_on(async {
         let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
         let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
@@ -199,8 +205,7 @@ fn every_bad_message_gets_an_error_frame_and_changes_nothing() {
 #[test]
 fn hidden_cards_never_reach_another_seat_or_a_spectator() {
     let ws = Workspace::new();
-    let (server, infos) = serve(vec![ws.launch("t", Settings::default(), false)]);
-    let tokens = &infos[0].tokens;
+    let (server, tokens) = table(&ws, Settings::default());
     runtime().block_on(async {
         let mut spectator = Client::connect(&server, "t", &tokens.spectator).await;
         let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
@@ -264,8 +269,7 @@ fn a_dropped_player_loses_nothing_and_a_bot_steps_in_when_the_host_says() {
         bot_after: 0,
         ..Settings::default()
     };
-    let (server, infos) = serve(vec![ws.launch("t", settings, false)]);
-    let tokens = &infos[0].tokens;
+    let (server, tokens) = table(&ws, settings);
     runtime().block_on(async {
         let mut host = Client::connect(&server, "t", &tokens.host).await;
         let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
@@ -558,8 +562,7 @@ fn the_classic_timer_fills_the_last_program_with_the_cards_as_dealt() {
         timer: 1,
         ..Settings::default()
     };
-    let (server, infos) = serve(vec![ws.launch("t", settings, false)]);
-    let tokens = &infos[0].tokens;
+    let (server, tokens) = table(&ws, settings);
     runtime().block_on(async {
         let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
         let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
@@ -601,8 +604,7 @@ fn the_classic_timer_fills_the_last_program_with_the_cards_as_dealt() {
 #[test]
 fn power_down_announced_on_the_desk_is_the_answer_and_takes_effect_next_turn() {
     let ws = Workspace::new();
-    let (server, infos) = serve(vec![ws.launch("t", Settings::default(), false)]);
-    let tokens = &infos[0].tokens;
+    let (server, tokens) = table(&ws, Settings::default());
     runtime().block_on(async {
         let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
         let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
@@ -661,8 +663,7 @@ fn a_robot_back_from_a_pit_faces_the_way_its_player_picks_or_keeps_its_facing_af
         choice_timeout: 1,
         ..Settings::default()
     };
-    let (server, infos) = serve(vec![ws.launch("t", settings, false)]);
-    let tokens = &infos[0].tokens;
+    let (server, tokens) = table(&ws, settings);
     runtime().block_on(async {
         let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
         let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
@@ -720,8 +721,7 @@ async fn walk_forward(client: &mut Client) {
 #[test]
 fn a_table_where_people_took_every_seat_deals_them_their_hands() {
     let ws = Workspace::new();
-    let (server, infos) = serve(vec![ws.launch("t", Settings::default(), false)]);
-    let tokens = &infos[0].tokens;
+    let (server, tokens) = table(&ws, Settings::default());
     runtime().block_on(async {
         // Cog's seat is a bot's; a person takes it, so no bot programs anything.
         let mut cog = Client::connect(&server, "t", &tokens.seats[2]).await;
