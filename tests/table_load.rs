@@ -241,6 +241,14 @@ fn many_tables_play_whole_games_and_lose_nothing() {
             info.id
         );
     }
+    // Each game left its replay file beside its save, every turn in it.
+    server.lobby.flush_saves();
+    for info in &infos {
+        let file = ws.path(&format!("{}.replay.json", info.id));
+        let replay: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        assert_eq!(replay["turns"].as_array().unwrap().len(), TURNS as usize);
+    }
     times.sort();
     let pick = |p: f64| times[((p * times.len() as f64).ceil() as usize).clamp(1, times.len()) - 1];
     eprintln!(

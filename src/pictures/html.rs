@@ -249,10 +249,21 @@ pub fn board_svg(game: &Game) -> String {
 
 /// The whole page. `title` heads it; `description` (may be empty) says what it shows.
 pub fn page(game: &Game, title: &str, description: &str, frames: &[Frame]) -> String {
-    let board = game.board();
+    page_for(&game.board(), &board_svg(game), title, description, frames)
+}
+
+/// The page for `board`, drawn as `board_svg` ([`board_svg`]), without the game: the table
+/// server makes a finished game's replay page on another thread when someone asks for it.
+pub fn page_for(
+    board: &crate::board::Board,
+    board_svg: &str,
+    title: &str,
+    description: &str,
+    frames: &[Frame],
+) -> String {
     let data = Data {
         flags: board.flags().len(),
-        frames: view::views(&board, frames),
+        frames: view::views(board, frames),
     };
     // `<` escaped so no string in the data can close the script element.
     let json = serde_json::to_string(&data)
@@ -271,7 +282,7 @@ pub fn page(game: &Game, title: &str, description: &str, frames: &[Frame]) -> St
         &[
             ("TITLE", &crate::text::xml(title)),
             ("DESCRIPTION", &description),
-            ("BOARD", &board_svg(game)),
+            ("BOARD", board_svg),
             ("DATA", &json),
             ("BOARD_JS", BOARD_JS),
             ("VIEWER_JS", VIEWER_JS),

@@ -38,7 +38,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, Sender};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use thread::Command;
 
 /// How much the table and saver threads give way (`nice`) to the network threads.
@@ -177,7 +177,50 @@ pub struct TableInfo {
     pub people: Vec<bool>,
     pub tokens: Tokens,
     /// The replay viewer's page, once the game is over.
-    pub replay: Mutex<Option<String>>,
+    pub replay: OnceLock<Arc<ReplayPage>>,
+}
+
+/// A finished game's page in the replay viewer, made the first time someone asks for it
+/// (off the table's thread; the replay file is on disk anyway).
+pub struct ReplayPage {
+    pub board: crate::board::Board,
+    pub board_svg: String,
+    pub title: String,
+    pub outcome: String,
+    pub replay: Arc<crate::game::save::Replay>,
+    page: OnceLock<String>,
+}
+
+impl ReplayPage {
+    pub fn new(
+        board: crate::board::Board,
+        board_svg: String,
+        title: String,
+        outcome: String,
+        replay: Arc<crate::game::save::Replay>,
+    ) -> ReplayPage {
+        ReplayPage {
+            board,
+            board_svg,
+            title,
+            outcome,
+            replay,
+            page: OnceLock::new(),
+        }
+    }
+
+    pub fn page(&self) -> &str {
+        self.page.get_or_init(|| {
+            let frames = crate::pictures::html::game_frames(&self.replay.turns);
+            crate::pictures::html::page_for(
+                &self.board,
+                &self.board_svg,
+                &self.title,
+                &self.outcome,
+                &frames,
+            )
+        })
+    }
 }
 
 /// A running table: its description and the way to its thread.

@@ -166,7 +166,7 @@ fn table_json(info: &TableInfo, links: Option<()>) -> Value {
         "id": info.id,
         "title": info.title,
         "seats": info.seats,
-        "over": info.replay.lock().expect("replay lock").is_some(),
+        "over": info.replay.get().is_some(),
     });
     if links.is_some() {
         table["links"] = super::links("", info)
@@ -276,10 +276,13 @@ async fn replay(State(lobby): State<Arc<Lobby>>, UrlPath(id): UrlPath<String>) -
     let Some(table) = lobby.get(&id) else {
         return not_found(&format!("there is no table `{id}` on this server"));
     };
-    let page = table.info.replay.lock().expect("replay lock").clone();
-    match page {
-        Some(page) => Html(page).into_response(),
-        None => not_found("the game is not over yet: its replay is shown when it ends"),
+    let Some(replay) = table.info.replay.get().cloned() else {
+        return not_found("the game is not over yet: its replay is shown when it ends");
+    };
+    // Made once, on first request: a whole game's frames, off the network threads.
+    match tokio::task::spawn_blocking(move || replay.page().to_string()).await {
+        Ok(page) => Html(page).into_response(),
+        Err(_) => (StatusCode::INTERNAL_SERVER_ERROR, "the replay page failed").into_response(),
     }
 }
 

@@ -15,7 +15,7 @@ use super::protocol::{
     error_frame, DeskView, Incoming, QuestionView, SeatView, Settings, View, MAX_SECONDS,
 };
 use super::saver::Saver;
-use super::{Launch, Role, TableInfo, Tokens};
+use super::{Launch, ReplayPage, Role, TableInfo, Tokens};
 use crate::board::Board;
 use crate::cards::Card;
 use crate::decision::{BotPolicy, Chooser, Question};
@@ -33,7 +33,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, SyncSender};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 /// Frames queued for one connection. Bounded: a browser that stops reading is dropped (it
@@ -177,7 +177,7 @@ pub(super) fn run(
             .map(|s| s.driver == Driver::Human)
             .collect(),
         tokens: launch.tokens.clone(),
-        replay: Mutex::new(None),
+        replay: OnceLock::new(),
     });
     if ready.send(Ok(info.clone())).is_err() {
         return;
@@ -360,31 +360,52 @@ fn play(
         if resolving && saver.is_waiting(&launch.save) {
             continue;
         }
-        let (path, data, me) = (launch.save.clone(), m.save(&launch.extra), me.clone());
-        saver.save(
-            &launch.save,
-            Box::new(move || {
-                let saved = save::write_json(&path, &data).map_err(|e| e.to_string());
-                let _ = me.send(Command::Saved(saved));
-            }),
-        );
+        let data = m.save(&launch.extra);
+        save_later(saver, &launch.save, me, move |path| {
+            save::write_json(path, &data)
+        });
     }
-    let replay = m.replay(&launch.extra);
-    save::write_json(&launch.replay_path(), &replay)?;
-    let frames = crate::pictures::html::game_frames(&replay.turns);
+    // The replay is written by the saver and its page made when first asked for: the end
+    // of a game costs its table little, beside other tables still playing.
+    let replay = Arc::new(m.replay(&launch.extra));
+    let written = replay.clone();
+    save_later(saver, &launch.replay_path(), me, move |path| {
+        save::write_json(path, &*written)
+    });
     let outcome = m.progress.outcome.as_ref().map(|o| o.text());
-    let page = crate::pictures::html::page(
-        &m.game,
-        &format!("{} — replay", table.borrow().info.title),
-        outcome.as_deref().unwrap_or(""),
-        &frames,
-    );
+    let page = {
+        let t = table.borrow();
+        ReplayPage::new(
+            (*t.board).clone(),
+            t.board_svg.clone(),
+            format!("{} — replay", t.info.title),
+            outcome.clone().unwrap_or_default(),
+            replay,
+        )
+    };
     let mut t = table.borrow_mut();
-    *t.info.replay.lock().expect("replay lock") = Some(page);
+    let _ = t.info.replay.set(Arc::new(page));
     t.outcome = outcome;
     t.stand = Stand::Over;
     t.broadcast();
     Ok(())
+}
+
+/// Has the saver write `path` with `write`; the table hears how it went (`Command::Saved`).
+fn save_later(
+    saver: &Saver,
+    path: &std::path::Path,
+    me: &Sender<Command>,
+    write: impl FnOnce(&std::path::Path) -> Result<()> + Send + 'static,
+) {
+    let (file, me) = (path.to_path_buf(), me.clone());
+    saver.save(
+        path,
+        Box::new(move || {
+            let saved = write(&file).map_err(|e| e.to_string());
+            let _ = me.send(Command::Saved(saved));
+        }),
+    );
 }
 
 impl Table {
