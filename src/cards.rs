@@ -132,18 +132,57 @@ impl From<Card> for String {
     }
 }
 
+impl Card {
+    /// The card as text, `move2@700`, as `Display` writes it but without the formatting
+    /// machinery: every card a robot plays is logged this way.
+    pub fn text(&self) -> String {
+        let name = self.kind.name();
+        let Some(mut p) = self.priority else {
+            return name.to_string();
+        };
+        let mut digits = [0u8; 5];
+        let mut n = 0;
+        loop {
+            digits[n] = b'0' + (p % 10) as u8;
+            n += 1;
+            p /= 10;
+            if p == 0 {
+                break;
+            }
+        }
+        let mut text = String::with_capacity(name.len() + 1 + n);
+        text.push_str(name);
+        text.push('@');
+        text.extend(digits[..n].iter().rev().map(|&d| d as char));
+        text
+    }
+}
+
 impl fmt::Display for Card {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.priority {
-            Some(p) => write!(f, "{}@{}", self.kind.name(), p),
-            None => f.write_str(self.kind.name()),
-        }
+        f.write_str(&self.text())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_reads_back() {
+        for text in [
+            "move1",
+            "back@0",
+            "uturn@7",
+            "left@90",
+            "move3@840",
+            "right@65535",
+        ] {
+            let card = Card::parse(text).unwrap();
+            assert_eq!(card.text(), text);
+            assert_eq!(card.to_string(), text);
+        }
+    }
 
     #[test]
     fn deck_matches_the_rulebook() {

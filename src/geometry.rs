@@ -67,6 +67,11 @@ pub enum Dir {
 impl Dir {
     pub const ALL: [Dir; 4] = [Dir::N, Dir::E, Dir::S, Dir::W];
 
+    /// North or south: moving this way keeps the column.
+    pub fn is_vertical(self) -> bool {
+        matches!(self, Dir::N | Dir::S)
+    }
+
     pub fn delta(self) -> (i32, i32) {
         match self {
             Dir::N => (0, -1),

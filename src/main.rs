@@ -7,6 +7,11 @@ use rally::commands::{self, output, render::RenderOptions, run::RunOptions, Comm
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// Allocation is a large part of resolving a turn (events, Lua tables and strings): mimalloc
+/// serves small blocks several times faster than the system allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// rally: a RoboRally rules engine whose board elements and house rules are Lua plugins.
 ///
 /// Scenarios place robots with programs on a board and resolve registers; `rally test` checks
@@ -58,7 +63,7 @@ enum Command {
         /// Print only the final state as JSON (the contract's format, with its events)
         #[arg(long)]
         json: bool,
-        /// Resolve it N times in-process and print the median time per resolution
+        /// Resolve it N times in-process and print the median, min, spread (middle half) and max time per resolution
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
         repeat: Option<u32>,
         /// Also write a replay log (JSON) of the resolution to LOG
@@ -86,6 +91,20 @@ enum Command {
         /// How long the files must stay unchanged before a reload, in milliseconds
         #[arg(long, value_name = "MS", default_value_t = 40)]
         debounce: u64,
+    },
+    /// Time every scenario under the paths: each one's median, and how the medians are distributed
+    Bench {
+        /// Scenario files or folders (searched recursively) [default: tests/scenarios]
+        paths: Vec<PathBuf>,
+        /// Timed resolutions of each scenario (after one untimed)
+        #[arg(long, value_name = "N", default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
+        repeat: u32,
+        /// Print every scenario's median, min, spread and max, not only the five slowest
+        #[arg(long)]
+        each: bool,
+        /// Print every scenario's times and the summary as JSON
+        #[arg(long)]
+        json: bool,
     },
     /// Run every scenario with an [expect] table under the paths; ends with `N passed, M failed`
     Test {
@@ -261,7 +280,7 @@ enum Command {
         /// A second column with these variants (comma-separated) on top of the file's, and the difference
         #[arg(long, value_name = "V,W")]
         compare: Option<String>,
-        /// Play the robot NAME with a bot of this strength (weak or strong) instead of the file's (repeatable)
+        /// Play the robot NAME with a bot of this strength (weak, medium or strong) instead of the file's (repeatable)
         #[arg(long = "strength", value_name = "NAME=STRENGTH")]
         strengths: Vec<String>,
         /// Play only shard K of M (K counts from 0): games K·N/M up to (K+1)·N/M; merge the shards' --out files
@@ -455,6 +474,20 @@ fn main() -> ExitCode {
                 poll: *poll,
                 timings: *timings,
                 quiet: std::time::Duration::from_millis(*debounce),
+            },
+            &common,
+        ),
+        Command::Bench {
+            paths,
+            repeat,
+            each,
+            json,
+        } => commands::bench::bench(
+            paths,
+            &commands::bench::BenchOptions {
+                repeat: *repeat,
+                each: *each,
+                json: *json,
             },
             &common,
         ),

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
 
 /// Index of a robot in [`GameState::robots`]; stable for the whole game.
 pub type RobotId = usize;
@@ -20,7 +21,7 @@ pub const REGISTERS: usize = 5;
 /// Archive) have their say.
 pub const REENTRY_DAMAGE: i32 = 2;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub struct Robot {
     pub name: String,
     pub at: Pos,
@@ -55,6 +56,59 @@ pub struct Robot {
     #[serde(skip)]
     pub destroyed_order: Option<u64>,
 }
+
+/// `Clone` for the state's types, whose `clone_from` reuses the allocations of the value it
+/// overwrites: a register's transaction and a bot's rehearsals copy the state over and over.
+/// The destructuring is exhaustive, so a new field cannot be forgotten.
+macro_rules! clone_reusing {
+    ($ty:ident { $($field:ident),* $(,)? }) => {
+        impl Clone for $ty {
+            fn clone(&self) -> $ty {
+                $ty { $($field: self.$field.clone()),* }
+            }
+
+            fn clone_from(&mut self, source: &$ty) {
+                let $ty { $($field),* } = self;
+                $($field.clone_from(&source.$field);)*
+            }
+        }
+    };
+}
+
+clone_reusing!(Robot {
+    name,
+    at,
+    facing,
+    damage,
+    lives,
+    flags,
+    archive,
+    destroyed,
+    powered_down,
+    vars,
+    options,
+    program,
+    hand,
+    kept,
+    destroyed_order,
+});
+
+clone_reusing!(GameState {
+    turn,
+    register,
+    robots,
+    rng,
+    vars,
+    events,
+    destructions,
+    segment,
+    option_deck,
+    option_discards,
+    deck,
+    copied,
+    names,
+    quiet,
+});
 
 impl Robot {
     pub fn new(name: impl Into<String>, at: Pos, facing: Dir) -> Robot {
@@ -142,55 +196,200 @@ pub struct Event {
     pub turn: u32,
     pub register: u8,
     pub segment: Cow<'static, str>,
+    /// The robot's name, shared with the state's other events (logging one copies no text).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub robot: Option<String>,
+    pub robot: Option<Arc<str>>,
     pub what: Cow<'static, str>,
     #[serde(flatten)]
     pub detail: Detail,
 }
 
 /// An event's details: a small list of named values, written as fields of the event in JSON.
-/// Native events name their fields with static text, so recording one allocates little.
+/// Native events name their fields with static text and log their values as they are
+/// ([`Field`]): they become JSON values only when one is read, which most never are.
 /// Kept sorted by name, so an event reads back exactly as it was written (saves, replays).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Detail(Vec<(Cow<'static, str>, Value)>);
+#[derive(Clone, Debug, Default)]
+pub struct Detail {
+    fields: Vec<(Cow<'static, str>, Field)>,
+    /// The fields as JSON values, made on the first read.
+    json: OnceLock<Vec<Value>>,
+}
+
+/// One detail as logged.
+#[derive(Clone, Debug)]
+pub enum Field {
+    Json(Value),
+    /// A name that lives as long as the program (a direction, how a robot moved).
+    Name(&'static str),
+    Text(String),
+    Int(i64),
+    Bool(bool),
+    Pos(Pos),
+    /// A program card, written as its text (`move2@700`).
+    Card(Card),
+}
+
+impl Field {
+    fn to_json(&self) -> Value {
+        match self {
+            Field::Json(v) => v.clone(),
+            Field::Name(s) => Value::from(*s),
+            Field::Text(s) => Value::from(s.as_str()),
+            Field::Int(n) => Value::from(*n),
+            Field::Bool(b) => Value::from(*b),
+            Field::Pos(p) => Value::from(vec![p.x, p.y]),
+            Field::Card(c) => Value::from(c.text()),
+        }
+    }
+}
+
+impl Serialize for Field {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Field::Json(v) => v.serialize(serializer),
+            Field::Name(s) => serializer.serialize_str(s),
+            Field::Text(s) => serializer.serialize_str(s),
+            Field::Int(n) => serializer.serialize_i64(*n),
+            Field::Bool(b) => serializer.serialize_bool(*b),
+            Field::Pos(p) => p.serialize(serializer),
+            Field::Card(c) => serializer.serialize_str(&c.text()),
+        }
+    }
+}
+
+impl From<Value> for Field {
+    fn from(v: Value) -> Field {
+        Field::Json(v)
+    }
+}
+
+impl From<&'static str> for Field {
+    fn from(s: &'static str) -> Field {
+        Field::Name(s)
+    }
+}
+
+impl From<String> for Field {
+    fn from(s: String) -> Field {
+        Field::Text(s)
+    }
+}
+
+impl From<bool> for Field {
+    fn from(b: bool) -> Field {
+        Field::Bool(b)
+    }
+}
+
+impl From<Pos> for Field {
+    fn from(p: Pos) -> Field {
+        Field::Pos(p)
+    }
+}
+
+impl From<Card> for Field {
+    fn from(c: Card) -> Field {
+        Field::Card(c)
+    }
+}
+
+impl From<Dir> for Field {
+    fn from(d: Dir) -> Field {
+        Field::Name(d.name())
+    }
+}
+
+macro_rules! int_fields {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Field {
+            fn from(n: $t) -> Field {
+                Field::Int(n.into())
+            }
+        }
+    )*};
+}
+int_fields!(i32, u32, u8, i64);
+
+impl<T: Into<Field>> From<Option<T>> for Field {
+    fn from(v: Option<T>) -> Field {
+        v.map_or(Field::Json(Value::Null), Into::into)
+    }
+}
+
+impl From<Vec<String>> for Field {
+    fn from(v: Vec<String>) -> Field {
+        Field::Json(Value::from(v))
+    }
+}
+
+impl PartialEq for Detail {
+    fn eq(&self, other: &Detail) -> bool {
+        self.fields.len() == other.fields.len() && self.iter().eq(other.iter())
+    }
+}
 
 impl Detail {
     pub fn new() -> Detail {
-        Detail(Vec::new())
+        Detail::default()
     }
 
-    pub fn insert(&mut self, key: impl Into<Cow<'static, str>>, value: Value) {
-        let key = key.into();
-        match self
-            .0
-            .binary_search_by(|(k, _)| k.as_ref().cmp(key.as_ref()))
-        {
-            Ok(i) => self.0[i].1 = value,
-            Err(i) => self.0.insert(i, (key, value)),
+    /// An empty detail with room for `n` fields (`detail!` knows how many it writes).
+    pub fn with_capacity(n: usize) -> Detail {
+        Detail {
+            fields: Vec::with_capacity(n),
+            json: OnceLock::new(),
         }
     }
 
+    pub fn insert(&mut self, key: impl Into<Cow<'static, str>>, value: impl Into<Field>) {
+        let key = key.into();
+        let value = value.into();
+        self.json.take();
+        match self
+            .fields
+            .binary_search_by(|(k, _)| k.as_ref().cmp(key.as_ref()))
+        {
+            Ok(i) => self.fields[i].1 = value,
+            Err(i) => self.fields.insert(i, (key, value)),
+        }
+    }
+
+    /// The fields as JSON values, in order.
+    fn values(&self) -> &[Value] {
+        self.json
+            .get_or_init(|| self.fields.iter().map(|(_, f)| f.to_json()).collect())
+    }
+
     pub fn get(&self, key: &str) -> Option<&Value> {
-        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+        let i = self.fields.iter().position(|(k, _)| k == key)?;
+        Some(&self.values()[i])
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
-        self.0.iter().map(|(k, v)| (k.as_ref(), v))
+        self.fields
+            .iter()
+            .map(|(k, _)| k.as_ref())
+            .zip(self.values())
     }
 }
 
 impl From<Map<String, Value>> for Detail {
     fn from(map: Map<String, Value>) -> Detail {
-        Detail(map.into_iter().map(|(k, v)| (Cow::Owned(k), v)).collect())
+        Detail {
+            fields: map
+                .into_iter()
+                .map(|(k, v)| (Cow::Owned(k), Field::Json(v)))
+                .collect(),
+            json: OnceLock::new(),
+        }
     }
 }
 
 impl Serialize for Detail {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for (k, v) in &self.0 {
+        let mut map = serializer.serialize_map(Some(self.fields.len()))?;
+        for (k, v) in &self.fields {
             map.serialize_entry(k, v)?;
         }
         map.end()
@@ -236,7 +435,7 @@ impl Rng {
     }
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct GameState {
     pub turn: u32,
     /// The register being resolved (1..=5), or 0 outside the registers.
@@ -266,6 +465,14 @@ pub struct GameState {
     /// #20).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub copied: Vec<(RobotId, u8)>,
+    /// The robots' names as events carry them: made once, then shared by every event (and
+    /// every copy of the state). Not part of the state; made again whenever it is missing.
+    #[serde(skip)]
+    names: Vec<Arc<str>>,
+    /// Log nothing: a bot rehearsing programs reads only where the robots end up, and the
+    /// events it would log are most of what a rehearsal allocates. Not part of the state.
+    #[serde(skip)]
+    pub quiet: bool,
 }
 
 impl GameState {
@@ -283,6 +490,8 @@ impl GameState {
             option_discards: Vec::new(),
             deck: None,
             copied: Vec::new(),
+            names: Vec::new(),
+            quiet: false,
         }
     }
 
@@ -296,33 +505,80 @@ impl GameState {
         self.robots.iter().position(|r| r.name == name)
     }
 
+    /// Robot `id`'s name as events carry it (shared, not copied).
+    fn name(&mut self, id: RobotId) -> Arc<str> {
+        let fresh = self
+            .names
+            .get(id)
+            .is_some_and(|n| **n == *self.robots[id].name);
+        if !fresh {
+            self.names = self
+                .robots
+                .iter()
+                .map(|r| Arc::from(r.name.as_str()))
+                .collect();
+        }
+        self.names[id].clone()
+    }
+
     /// Records an event. Names are usually static text, so logging allocates little: the log
     /// is written on every move and is a measurable part of resolving a turn.
+    /// Logs an event, unless the state is [`quiet`](GameState::quiet). `detail` may be a
+    /// closure, so that a quiet state does not even build it.
     pub fn log(
         &mut self,
         robot: Option<RobotId>,
         what: impl Into<Cow<'static, str>>,
-        detail: impl Into<Detail>,
+        detail: impl IntoDetail,
     ) {
-        let robot = robot.map(|id| self.robots[id].name.clone());
+        if self.quiet {
+            return;
+        }
+        let robot = robot.map(|id| self.name(id));
         self.events.push(Event {
             turn: self.turn,
             register: self.register,
             segment: self.segment.clone(),
             robot,
             what: what.into(),
-            detail: detail.into(),
+            detail: detail.into_detail(),
         });
+    }
+}
+
+/// What [`GameState::log`] takes as an event's details: a [`Detail`], a JSON map, or a
+/// closure that makes one when the event is logged.
+pub trait IntoDetail {
+    fn into_detail(self) -> Detail;
+}
+
+impl IntoDetail for Detail {
+    fn into_detail(self) -> Detail {
+        self
+    }
+}
+
+impl IntoDetail for Map<String, Value> {
+    fn into_detail(self) -> Detail {
+        self.into()
+    }
+}
+
+impl<F: FnOnce() -> Detail> IntoDetail for F {
+    fn into_detail(self) -> Detail {
+        self()
     }
 }
 
 /// Builds an event's detail map: `detail!{"to" => pos, "dir" => dir}`.
 #[macro_export]
 macro_rules! detail {
+    (@one $key:expr) => { () };
     ($($key:expr => $value:expr),* $(,)?) => {{
         #[allow(unused_mut)]
-        let mut detail = $crate::state::Detail::new();
-        $(detail.insert($key, serde_json::json!($value));)*
+        let mut detail =
+            $crate::state::Detail::with_capacity(<[()]>::len(&[$($crate::detail!(@one $key)),*]));
+        $(detail.insert($key, $crate::state::Field::from($value));)*
         detail
     }};
 }

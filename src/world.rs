@@ -93,6 +93,21 @@ pub struct Hit {
     pub shot: Option<Shot>,
 }
 
+impl Hit {
+    /// `amount` damage to `robot` from a beam travelling in `dir` (so it comes from the
+    /// opposite side), which its player may cancel by scrapping options.
+    pub fn beam(robot: RobotId, amount: i32, cause: String, dir: Dir, shot: Shot) -> Hit {
+        Hit {
+            robot,
+            amount,
+            cause,
+            from: Some(dir.opposite()),
+            shot: Some(shot),
+            absorb: true,
+        }
+    }
+}
+
 /// Where a beam that hit came from: the square it started in (a board laser's emitter, the
 /// shooter's square) and the robot that fired it (none for a board laser). The damage events
 /// name them (`source`, `shooter`), so a log and a replay can say who shot whom.
@@ -146,6 +161,11 @@ impl World {
     pub fn begin_moment(&mut self, simultaneous: bool) {
         self.state.destructions += 1;
         self.simultaneous = simultaneous;
+    }
+
+    /// Has the current step queued belt moves, pushes or hits?
+    pub fn has_queued(&self) -> bool {
+        !(self.conveys.is_empty() && self.pushes.is_empty() && self.hits.is_empty())
     }
 
     /// Forgets what the current step queued (a failed register is rolled back).
@@ -205,7 +225,7 @@ impl World {
             self.state.log(
                 Some(rid),
                 what,
-                detail! {"dir" => dir, "to" => to, "how" => how.name()},
+                || detail! {"dir" => dir, "to" => to, "how" => how.name()},
             );
             if self.fell_off(rid) {
                 continue;
@@ -223,10 +243,13 @@ impl World {
     /// Logs why the move or push of `id` was stopped: the wall (the side `dir` of square
     /// `wall`) and, when it pushed robots, the one right ahead of it (`pushing`).
     fn log_blocked(&mut self, id: RobotId, what: &'static str, chain: &[RobotId], wall: Blocked) {
+        if self.state.quiet {
+            return;
+        }
         let mut detail = detail! {"dir" => wall.dir, "wall" => wall.at};
         if let Some(&ahead) = chain.get(1) {
             let name = self.state.robots[ahead].name.clone();
-            detail.insert("pushing", serde_json::json!(name));
+            detail.insert("pushing", name);
         }
         self.state.log(Some(id), what, detail);
     }
@@ -308,7 +331,7 @@ impl World {
                 .any(|(j, other)| i != j && clash(push, other))
             {
                 self.state
-                    .log(Some(head), "push_cancelled", detail! {"dir" => dir});
+                    .log(Some(head), "push_cancelled", || detail! {"dir" => dir});
             } else {
                 chains.push((push.chain.clone(), dir));
                 // Front of the chain first, as a robot's own push tells them.
@@ -325,7 +348,7 @@ impl World {
             self.state.log(
                 Some(id),
                 "pushed",
-                detail! {"dir" => dir, "to" => to, "how" => "push"},
+                || detail! {"dir" => dir, "to" => to, "how" => "push"},
             );
         }
         let mut arrivals = Vec::with_capacity(moves.len());
@@ -362,7 +385,7 @@ impl World {
         self.state.log(
             Some(id),
             "placed",
-            detail! {"to" => at, "how" => how.name()},
+            || detail! {"to" => at, "how" => how.name()},
         );
         (!self.fell_off(id)).then_some(Arrival {
             robot: id,
@@ -379,13 +402,14 @@ impl World {
         self.state.log(
             Some(id),
             "turned",
-            detail! {"rotation" => rotation.name(), "facing" => facing},
+            || detail! {"rotation" => rotation.name(), "facing" => facing},
         );
     }
 
     pub fn face(&mut self, id: RobotId, dir: Dir) {
         self.state.robots[id].facing = dir;
-        self.state.log(Some(id), "faced", detail! {"facing" => dir});
+        self.state
+            .log(Some(id), "faced", || detail! {"facing" => dir});
     }
 
     pub fn destroy(&mut self, id: RobotId, cause: &str) {
@@ -405,7 +429,7 @@ impl World {
         self.state.log(
             Some(id),
             "destroyed",
-            detail! {"cause" => cause, "lives" => lives},
+            || detail! {"cause" => cause.to_string(), "lives" => lives},
         );
     }
 
@@ -429,9 +453,12 @@ impl World {
         let r = &mut self.state.robots[id];
         r.damage = r.damage.saturating_add(amount).min(LETHAL_DAMAGE);
         let total = r.damage;
-        let mut detail = detail! {"amount" => amount, "cause" => cause, "damage" => total};
-        self.describe_shot(shot, &mut detail);
-        self.state.log(Some(id), "damaged", detail);
+        if !self.state.quiet {
+            let mut detail =
+                detail! {"amount" => amount, "cause" => cause.to_string(), "damage" => total};
+            self.describe_shot(shot, &mut detail);
+            self.state.log(Some(id), "damaged", detail);
+        }
         if total >= LETHAL_DAMAGE {
             self.destroy(id, cause);
         }
@@ -441,10 +468,10 @@ impl World {
     /// `shooter` (the robot that fired it, if one did).
     pub fn describe_shot(&self, shot: Option<Shot>, detail: &mut Detail) {
         if let Some(shot) = shot {
-            detail.insert("source", serde_json::json!(shot.from));
+            detail.insert("source", shot.from);
             if let Some(shooter) = shot.shooter {
                 let name = &self.state.robots[shooter].name;
-                detail.insert("shooter", serde_json::json!(name));
+                detail.insert("shooter", name.clone());
             }
         }
     }
@@ -459,7 +486,7 @@ impl World {
             self.state.log(
                 Some(id),
                 "repaired",
-                detail! {"amount" => repaired, "damage" => damage},
+                || detail! {"amount" => repaired, "damage" => damage},
             );
         }
     }
@@ -470,7 +497,7 @@ impl World {
         if self.state.robots[id].lives != lives {
             self.state.robots[id].lives = lives;
             self.state
-                .log(Some(id), "lives", detail! {"lives" => lives});
+                .log(Some(id), "lives", || detail! {"lives" => lives});
         }
     }
 
@@ -493,9 +520,9 @@ impl World {
             .max()
             .unwrap_or(0);
         self.state
-            .log(Some(id), "flag", detail! {"number" => number});
+            .log(Some(id), "flag", || detail! {"number" => number});
         if number >= total {
-            self.state.log(Some(id), "won", detail! {});
+            self.state.log(Some(id), "won", || detail! {});
         }
         true
     }
@@ -515,7 +542,8 @@ impl World {
     pub fn set_archive(&mut self, id: RobotId, at: Pos) {
         if self.state.robots[id].archive != at {
             self.state.robots[id].archive = at;
-            self.state.log(Some(id), "archived", detail! {"at" => at});
+            self.state
+                .log(Some(id), "archived", || detail! {"at" => at});
         }
     }
 
@@ -577,8 +605,11 @@ impl World {
         for (i, &(id, dir)) in moves.iter().enumerate() {
             if ok[i] {
                 self.state.robots[id].at = to[i];
-                self.state
-                    .log(Some(id), "conveyed", detail! {"dir" => dir, "to" => to[i]});
+                self.state.log(
+                    Some(id),
+                    "conveyed",
+                    || detail! {"dir" => dir, "to" => to[i]},
+                );
             }
         }
         for (i, &(id, dir)) in moves.iter().enumerate() {
@@ -655,8 +686,11 @@ impl World {
                 self.free_square_near(archive, facing)
             };
             let Some((at, facing)) = spot else {
-                self.state
-                    .log(Some(id), "reentry_failed", detail! {"archive" => archive});
+                self.state.log(
+                    Some(id),
+                    "reentry_failed",
+                    || detail! {"archive" => archive},
+                );
                 continue;
             };
             let r = &mut self.state.robots[id];
@@ -668,7 +702,7 @@ impl World {
             self.state.log(
                 Some(id),
                 "reentered",
-                detail! {"at" => at, "facing" => facing, "damage" => reentry_damage},
+                || detail! {"at" => at, "facing" => facing, "damage" => reentry_damage},
             );
             back.push(id);
         }
@@ -726,7 +760,7 @@ impl World {
             state.rng.shuffle(deck);
         }
         let Some(name) = deck.pop() else {
-            state.log(Some(id), "option_deck_empty", detail! {});
+            state.log(Some(id), "option_deck_empty", || detail! {});
             return None;
         };
         let uses_left = catalogue
@@ -737,7 +771,11 @@ impl World {
             name: name.clone(),
             uses_left,
         });
-        state.log(Some(id), "option_drawn", detail! {"option" => name});
+        state.log(
+            Some(id),
+            "option_drawn",
+            || detail! {"option" => name.to_string()},
+        );
         Some(name)
     }
 
@@ -752,14 +790,14 @@ impl World {
         self.state.log(
             Some(id),
             "option_discarded",
-            detail! {"option" => name, "why" => why},
+            || detail! {"option" => name.to_string(), "why" => why.to_string()},
         );
         // A program card set aside on the option goes with it (Flywheel's).
         if let Some(kept) = self.state.robots[id].kept.remove(name) {
             self.state.log(
                 Some(id),
                 "card_unkept",
-                detail! {"key" => name, "card" => kept.card.to_string()},
+                || detail! {"key" => name.to_string(), "card" => kept.card.text()},
             );
         }
         true
@@ -781,7 +819,7 @@ impl World {
         self.state.log(
             Some(id),
             "option_used",
-            detail! {"option" => name, "uses_left" => left},
+            || detail! {"option" => name.to_string(), "uses_left" => left},
         );
         true
     }
@@ -795,7 +833,7 @@ impl World {
         self.state.log(
             Some(id),
             "option_reloaded",
-            detail! {"option" => name, "uses_left" => full},
+            || detail! {"option" => name.to_string(), "uses_left" => full},
         );
         true
     }
@@ -822,7 +860,36 @@ pub fn trace(
     skip_start: bool,
     through: u32,
 ) -> Beam {
-    let robot_at = |p: Pos| robots.iter().position(|r| r.is_active() && r.at == p);
+    // The robots on the beam's row or column: each square it reaches is checked against
+    // those few only (a bit per robot; a crowd beyond 64 robots is checked in full).
+    let line = |r: &Robot| {
+        r.is_active()
+            && if dir.is_vertical() {
+                r.at.x == from.x
+            } else {
+                r.at.y == from.y
+            }
+    };
+    let on_line: u64 = robots
+        .iter()
+        .take(64)
+        .enumerate()
+        .filter(|(_, r)| line(r))
+        .fold(0, |bits, (i, _)| bits | 1 << i);
+    let robot_at = |p: Pos| {
+        if robots.len() > 64 {
+            return robots.iter().position(|r| r.is_active() && r.at == p);
+        }
+        let mut bits = on_line;
+        while bits != 0 {
+            let i = bits.trailing_zeros() as usize;
+            if robots[i].at == p {
+                return Some(i);
+            }
+            bits &= bits - 1;
+        }
+        None
+    };
     let mut hits = Vec::new();
     let mut passes = through;
     // Each obstacle either stops the beam or uses up one pass.

@@ -413,3 +413,53 @@ fn a_variant_parameter_default_is_checked_at_its_line() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_misspelled_tile_field_is_named_and_a_declared_absent_one_is_nil() {
+    let dir = element(
+        "return rally.element {\n  name = \"probe\",\n  params = { turn = rally.param.rotation { optional = true } },\n  steps = {\n    fire = function(ctx, tile, robot)\n      assert(tile.turn == nil)\n      local t = tile.trun\n    end,\n  },\n}\n",
+    );
+    let stderr = fails(dir.path(), &["run", "s.toml"]);
+    says(
+        &stderr,
+        "error: element `probe` at [0, 0] (scripts/elements/probe.lua), step `fire`, robot A, register 1: scripts/elements/probe.lua:7: a `probe` tile has no field `trun` (did you mean `turn`?); it has turn, at, x, y, element",
+        7,
+        "local t = tile.trun",
+    );
+}
+
+#[test]
+fn the_native_belt_and_pusher_methods_say_what_is_wrong_as_the_others_do() {
+    // `ctx:convey` and `ctx:queue_push` are done natively when called right (native.rs);
+    // a wrong call goes to mlua's method, which must still name itself and the argument.
+    handler_says(
+        "ctx:convey(robot, \"up\")",
+        "`ctx:convey`: argument `dir` must be a direction (\"N\", \"E\", \"S\" or \"W\"), got \"up\"",
+    );
+    handler_says(
+        "ctx:queue_push(tile, \"N\")",
+        "`ctx:queue_push`: argument `robot` must be a robot, got a table (a tile or a square? a robot is a handler's `robot`, or comes from ctx:robot_at(square) or ctx:robots())",
+    );
+    handler_says(
+        "ctx.convey(robot, \"N\")",
+        "`ctx:convey` is a method: call it with a colon, `ctx:convey(...)`",
+    );
+}
+
+#[test]
+fn the_native_beam_says_what_is_wrong_as_the_others_do() {
+    // In the laser step `ctx:fire_beam` is done natively when called right (native.rs); a
+    // wrong call goes to mlua's method.
+    handler_says(
+        "ctx:fire_beam(tile.at, \"up\")",
+        "`ctx:fire_beam`: argument `dir` must be a direction (\"N\", \"E\", \"S\" or \"W\"), got \"up\"",
+    );
+    handler_says(
+        "ctx:fire_beam(tile.at, \"E\", -1)",
+        "`ctx:fire_beam`: argument `strength` must be 0 or more, got -1",
+    );
+    handler_says(
+        "ctx:fire_beam(42, \"E\")",
+        "`ctx:fire_beam`: argument `from` must be a square ({ x = .., y = .. } or { x, y }) or a robot, got an integer",
+    );
+}

@@ -304,6 +304,8 @@ impl Seats for Checked {
             serde_json::to_string(&*game.state()).unwrap(),
             "planning leaves the game as it was"
         );
+        // The bot rehearses quietly (no events); the game it hands back logs again.
+        assert!(!game.state().quiet, "planning leaves the game logging");
         deal::check_program(hand, &cards)
             .unwrap_or_else(|m| panic!("illegal program {cards:?} for {hand:?}: {m}"));
         self.1 += 1;

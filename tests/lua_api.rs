@@ -92,15 +92,21 @@ fn ctx_methods_and_fields() {
         registered(ctx_impl, "add_method("),
         methods(&api, "Ctx"),
     );
+    // Fields are read natively (src/script/native.rs), from these lists.
     same(
         "ctx fields",
-        registered(ctx_impl, "add_field_method_get("),
+        rally::script::native::CTX_FIELDS
+            .iter()
+            .map(|f| f.to_string())
+            .collect(),
         fields(&api, "rally.Ctx"),
     );
-    let robot_impl = section(&ctx, "impl UserData for RobotView", Some("\nimpl "));
     same(
         "robot fields",
-        registered(robot_impl, "add_field_method_get("),
+        rally::script::ctx::ROBOT_FIELDS
+            .iter()
+            .map(|(f, _)| f.to_string())
+            .collect(),
         fields(&api, "rally.Robot"),
     );
 }

@@ -6,15 +6,7 @@
 mod support;
 
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn rally(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rally"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
-}
+use support::rally;
 
 use support::rally_ok as ok;
 

@@ -182,7 +182,7 @@ fn the_viewer_plays_a_replay_log_in_a_browser() {
         let listed = frame
             .events
             .iter()
-            .filter(|e| !(e.what == "card" && e.robot == frame.acting))
+            .filter(|e| !(e.what == "card" && e.robot.as_deref() == frame.acting.as_deref()))
             .count();
         let listed = if frame.events.is_empty() { 1 } else { listed };
         assert_eq!(current.len(), 1 + listed, "frame {i}: {current:?}");

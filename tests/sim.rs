@@ -274,9 +274,10 @@ fn sim_command_line_mistakes() {
     assert!(text(&out.stderr).contains("shards count from 0, so the last of 3 is 2/3"));
     let out = run(&mut study(&["--json", "--csv"]));
     assert_eq!(out.status.code(), Some(2));
-    let out = run(&mut study(&["--strength", "A=medium"]));
+    let out = run(&mut study(&["--strength", "A=brilliant"]));
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("expected NAME=weak or NAME=strong, NAME one of A, B, C"));
+    assert!(text(&out.stderr)
+        .contains("expected NAME=weak, NAME=medium or NAME=strong, NAME one of A, B, C"));
     let out = run(&mut rally(&["sim", "merge", "no-such-shard.json"]));
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("no-such-shard.json"));

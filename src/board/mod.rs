@@ -69,6 +69,11 @@ pub struct Board {
     pub parts: Vec<Part>,
     by_square: Vec<Vec<usize>>,
     facts: Facts,
+    /// Per square, per side (bit = `Dir::index`): is leaving it that way blocked for robots
+    /// (a wall on this side, or one on the neighbour's facing side)? Made from `facts` once,
+    /// so that each square a move or a beam crosses costs one lookup.
+    robots_blocked: Vec<u8>,
+    lasers_blocked: Vec<u8>,
 }
 
 impl Board {
@@ -118,6 +123,8 @@ impl Board {
             tiles,
             parts: layout.parts.clone(),
             by_square: vec![Vec::new(); squares],
+            robots_blocked: Vec::new(),
+            lasers_blocked: Vec::new(),
             facts: Facts {
                 width: layout.width,
                 robots_out: vec![0; squares],
@@ -138,6 +145,20 @@ impl Board {
         }
         board.facts.flags.sort();
         board.facts.starts.sort();
+        let blocked = |out: &[u8], into: &[u8]| -> Vec<u8> {
+            (0..squares)
+                .map(|i| {
+                    let at = Pos::new(i as i32 % width, i as i32 / width);
+                    Dir::ALL
+                        .into_iter()
+                        .filter(|&d| Self::crosses_wall(out, into, &board, at, d))
+                        .fold(0, |bits, d| bits | 1 << d.index())
+                })
+                .collect()
+        };
+        let robots = blocked(&board.facts.robots_out, &board.facts.robots_in);
+        let lasers = blocked(&board.facts.lasers_out, &board.facts.lasers_in);
+        (board.robots_blocked, board.lasers_blocked) = (robots, lasers);
         Ok(board)
     }
 
@@ -159,25 +180,37 @@ impl Board {
     }
 
     /// Can a robot cross from `from` to its neighbour in `dir`? (The edge may be a wall.)
+    #[inline]
     pub fn robot_can_cross(&self, from: Pos, dir: Dir) -> bool {
-        !Self::crosses_wall(
-            &self.facts.robots_out,
-            &self.facts.robots_in,
-            self,
+        let facts = &self.facts;
+        self.can_cross(
+            &self.robots_blocked,
+            (&facts.robots_out, &facts.robots_in),
             from,
             dir,
         )
     }
 
     /// Can a laser beam cross from `from` to its neighbour in `dir`?
+    #[inline]
     pub fn laser_can_cross(&self, from: Pos, dir: Dir) -> bool {
-        !Self::crosses_wall(
-            &self.facts.lasers_out,
-            &self.facts.lasers_in,
-            self,
+        let facts = &self.facts;
+        self.can_cross(
+            &self.lasers_blocked,
+            (&facts.lasers_out, &facts.lasers_in),
             from,
             dir,
         )
+    }
+
+    /// Whether the edge from `from` in `dir` is open: one bit of `blocked` for a square of the
+    /// board, else the walls (`out`, `into`) of the square beyond it, if that one is on it.
+    #[inline]
+    fn can_cross(&self, blocked: &[u8], walls: (&[u8], &[u8]), from: Pos, dir: Dir) -> bool {
+        match self.index(from) {
+            Some(i) => blocked[i] & (1 << dir.index()) == 0,
+            None => !Self::crosses_wall(walls.0, walls.1, self, from, dir),
+        }
     }
 
     fn crosses_wall(out: &[u8], into: &[u8], board: &Board, from: Pos, dir: Dir) -> bool {

@@ -42,7 +42,7 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             ),
             (
                 "rally run x.toml --repeat 1000",
-                "time it: the median of 1000 resolutions",
+                "time it: median, min, spread and max of 1000 resolutions",
             ),
             (
                 "rally run x.toml --record x.log.json",
@@ -81,6 +81,23 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             ),
             ("rally test --json | jq '.failed'", "the results as JSON"),
             ("rally test -q", "only failures and the summary line"),
+        ],
+    ),
+    (
+        "bench",
+        &[
+            (
+                "rally bench",
+                "time every scenario under tests/scenarios: medians, distribution, slowest",
+            ),
+            (
+                "rally bench benches/fixtures/scaling --each",
+                "a turn's cost against robots and board size (README \"Performance\")",
+            ),
+            (
+                "rally bench x.toml --json | jq '.scenarios[0].median_us'",
+                "one scenario's times as JSON",
+            ),
         ],
     ),
     (

@@ -1,6 +1,7 @@
 //! The `rally` commands. `main.rs` only parses the command line; each command lives here,
 //! one module each, on top of the library.
 
+pub mod bench;
 pub mod catalogue;
 pub mod completions;
 pub mod help;

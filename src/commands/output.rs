@@ -63,6 +63,24 @@ pub fn paint(style: Style, text: impl std::fmt::Display) -> String {
     format!("{}{text}{}", style.render(), style.render_reset())
 }
 
+/// A progress bar on stderr, counting `unit`, only when stderr is a terminal and not `-q`.
+pub fn progress_bar(label: &str, total: u64, unit: &str) -> indicatif::ProgressBar {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    use std::io::IsTerminal;
+    if is_quiet() || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    let template = format!("{{prefix}} [{{bar:30}}] {{pos}}/{{len}} {unit}, {{eta}} left");
+    bar.set_style(
+        ProgressStyle::with_template(&template)
+            .expect("the template is valid")
+            .progress_chars("#>-"),
+    );
+    bar.set_prefix(label.to_string());
+    bar
+}
+
 /// The `version` key of every `--json` output (docs/formats.md): raised when a format changes
 /// in a way a reader would notice (a key removed or its meaning changed); new keys keep it.
 pub const JSON_VERSION: u32 = 1;

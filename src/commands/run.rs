@@ -10,7 +10,6 @@ use crate::formats::replay::ReplayLog;
 use crate::formats::scenario::Scenario;
 use crate::pictures::render;
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 pub struct RunOptions {
     pub json: bool,
@@ -26,23 +25,12 @@ pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
     let mut game = scenario.start(rules)?;
 
     if let Some(n) = opts.repeat {
-        let start = game.state().clone();
-        let mut times: Vec<Duration> = Vec::with_capacity(n as usize);
-        for _ in 0..n {
-            game.restore(start.clone());
-            let t = Instant::now();
-            scenario.resolve(&mut game)?;
-            times.push(t.elapsed());
-        }
-        times.sort();
-        let median = times[times.len() / 2];
+        let timing = super::bench::time(&scenario, &mut game, n)?;
         println!(
-            "{}: {} resolutions, median {:.1} µs (min {:.1} µs, max {:.1} µs)",
+            "{}: {} resolutions, {}",
             path.display(),
-            times.len(),
-            median.as_secs_f64() * 1e6,
-            times[0].as_secs_f64() * 1e6,
-            times[times.len() - 1].as_secs_f64() * 1e6
+            timing.runs(),
+            timing.summary()
         );
         return Ok(true);
     }

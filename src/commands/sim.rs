@@ -11,8 +11,6 @@ use crate::game::bot::Strength;
 use crate::game::study::{Column, GameFile, Rules, Study};
 use crate::game::{sim, Setup};
 use crate::script::{RuleSet, Sources};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Instant;
@@ -69,7 +67,7 @@ pub struct Output {
 
 pub struct SimOptions {
     pub games: u64,
-    /// `NAME=weak|strong`: overrides of the game file's bot strengths.
+    /// `NAME=weak|medium|strong`: overrides of the game file's bot strengths.
     pub strengths: Vec<String>,
     /// Comma-separated variants for the second column (the game file's variants plus these).
     pub compare: Option<String>,
@@ -144,7 +142,7 @@ pub fn sim(path: &Path, opts: &SimOptions, common: &Common) -> Result<bool> {
         } else {
             names.join("+")
         };
-        let bar = progress_bar(&name, end - first);
+        let bar = super::output::progress_bar(&name, end - first, "games");
         let started = Instant::now();
         let tally = sim::run(&setup, &sources, first..end, threads, &mut |done| {
             bar.set_position(done)
@@ -174,13 +172,14 @@ fn set_strength(setup: &mut Setup, given: &str) -> Result<()> {
     let names: Vec<String> = setup.seats.iter().map(|s| s.name.clone()).collect();
     let usage = || {
         Error::Other(format!(
-            "--strength {given}: expected NAME=weak or NAME=strong, NAME one of {}",
+            "--strength {given}: expected NAME=weak, NAME=medium or NAME=strong, NAME one of {}",
             names.join(", ")
         ))
     };
     let (name, strength) = given.split_once('=').ok_or_else(usage)?;
     let strength = match strength {
         "weak" => Strength::Weak,
+        "medium" => Strength::Medium,
         "strong" => Strength::Strong,
         _ => return Err(usage()),
     };
@@ -220,21 +219,6 @@ fn emit(study: &Study, output: &Output) -> Result<bool> {
     };
     print!("{text}");
     Ok(true)
-}
-
-/// A progress bar on stderr, only when stderr is a terminal and not `-q`.
-fn progress_bar(label: &str, total: u64) -> ProgressBar {
-    if super::output::is_quiet() || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} games, {eta} left")
-            .expect("the template is valid")
-            .progress_chars("#>-"),
-    );
-    bar.set_prefix(label.to_string());
-    bar
 }
 
 #[cfg(test)]

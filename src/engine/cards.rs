@@ -2,6 +2,8 @@
 //! priority order, with rules, options and squares able to take a card over (`on_card`).
 
 use super::*;
+use crate::script::ctx::card_fields;
+use crate::script::values;
 
 fn script_error(e: mlua::Error) -> Error {
     Error::Script(lua_message(&e))
@@ -52,13 +54,11 @@ impl<'a> Engine<'a> {
                 TileEvent::Reveal,
                 id,
                 |tile| {
-                    (
-                        &self.link.ctx,
+                    Ok((&self.link.ctx,
                         tile,
                         self.robot(id),
                         card_table(self.lua, &card)?,
-                    )
-                        .into_lua_multi(self.lua)
+                    ))
                 },
                 |v| {
                     crate::script::ctx::card_from_lua(&v).map_err(|m| {
@@ -70,7 +70,7 @@ impl<'a> Engine<'a> {
                 self.world().state.log(
                     Some(id),
                     "card_swapped",
-                    detail! {"from" => card.to_string(), "to" => new.to_string()},
+                    || detail! {"from" => card.text(), "to" => new.text()},
                 );
                 self.link.revealed.borrow_mut()[id] = Some(new);
             }
@@ -126,7 +126,7 @@ impl<'a> Engine<'a> {
     fn resolve_card(&self, id: RobotId, card: Card) -> Result<()> {
         self.world()
             .state
-            .log(Some(id), "card", detail! {"card" => card.to_string()});
+            .log(Some(id), "card", || detail! {"card" => card});
         let facing = self.link.world.borrow().state.robots[id].facing;
         let mut play = Play {
             distance: card.kind.distance(),
@@ -140,10 +140,16 @@ impl<'a> Engine<'a> {
         // Each handler sees the card as the handlers before it left it (Fourth Gear makes a
         // Move 3 go 4; water then takes the first of those 4 squares).
         let card_arg = |play: Play| -> mlua::Result<Table> {
-            let t = card_table(self.lua, &card)?;
-            t.raw_set("distance", play.distance)?;
-            t.raw_set("dir", play.dir.map(Dir::name))?;
-            Ok(t)
+            let [name, priority, _, rotation, back] = card_fields(&card);
+            let fields = [
+                name,
+                priority,
+                ("distance", play.distance.into()),
+                rotation,
+                back,
+                ("dir", play.dir.map(Dir::name).into()),
+            ];
+            values::table(self.lua, (), &fields)
         };
         let start = self.link.world.borrow().state.robots[id].at;
         self.link.last_step.set(None);
@@ -199,9 +205,7 @@ impl<'a> Engine<'a> {
             let result = self.tile_event(
                 TileEvent::Card,
                 id,
-                |tile| {
-                    (&self.link.ctx, tile, self.robot(id), card_arg(play)?).into_lua_multi(self.lua)
-                },
+                |tile| Ok((&self.link.ctx, tile, self.robot(id), card_arg(play)?)),
                 |v| self.card_result(play, v),
             )?;
             handled = take_card_result(&mut play, result.unwrap_or(CardResult::Normal));
@@ -229,11 +233,12 @@ impl<'a> Engine<'a> {
                 TileEvent::CardEnd,
                 id,
                 |tile| {
-                    let info = self.lua.create_table()?;
-                    info.raw_set("moved", moved)?;
-                    info.raw_set("dir", last_step.map(Dir::name))?;
-                    (&self.link.ctx, tile, self.robot(id), card_arg(play)?, info)
-                        .into_lua_multi(self.lua)
+                    let info = [
+                        ("moved", moved.into()),
+                        ("dir", last_step.map(Dir::name).into()),
+                    ];
+                    let info = values::table(self.lua, (), &info)?;
+                    Ok((&self.link.ctx, tile, self.robot(id), card_arg(play)?, info))
                 },
                 |_| Ok(()),
             )?;

@@ -3,6 +3,7 @@
 //! or adding to it), and telling the rules about destroyed robots (`on_destroyed`).
 
 use super::*;
+use crate::script::values;
 
 /// Who may change a hit: one of the robot's options, or a rule.
 enum DamageHandler<'a> {
@@ -55,10 +56,12 @@ impl<'a> Engine<'a> {
 
     /// What a robot's options make of its main laser: `(strength, through)`.
     fn main_laser(&self, id: RobotId) -> Result<(i32, u32)> {
-        let shot = self
-            .lua
-            .create_table_from([("strength", 1), ("through", 0)])
-            .map_err(|e| Error::Script(lua_message(&e)))?;
+        let shot = values::table(
+            self.lua,
+            (),
+            &[("strength", 1.into()), ("through", 0.into())],
+        )
+        .map_err(|e| Error::Script(lua_message(&e)))?;
         let shot = self.modify(id, "main_laser", Value::Table(shot))?;
         let read = |t: &Table| -> mlua::Result<(i32, u32)> {
             Ok((
@@ -92,14 +95,7 @@ impl<'a> Engine<'a> {
     /// Damage from a beam travelling `dir`, fired as `shot` says: as [`Engine::damage`], and
     /// the events name where the beam came from and who fired it.
     pub fn shoot(&self, id: RobotId, amount: i32, cause: &str, dir: Dir, shot: Shot) -> Result<()> {
-        self.hit(Hit {
-            robot: id,
-            amount,
-            cause: cause.to_string(),
-            from: Some(dir.opposite()),
-            shot: Some(shot),
-            absorb: true,
-        })
+        self.hit(Hit::beam(id, amount, cause.to_string(), dir, shot))
     }
 
     /// [`Engine::damage`] with every detail of the hit given (`absorb = false`: Fire Control).
@@ -136,16 +132,12 @@ impl<'a> Engine<'a> {
             return Ok(());
         }
         let defs = self.link.defs.clone();
-        let info = || -> Result<Table> {
-            let make = || -> mlua::Result<Table> {
-                let t = self.lua.create_table()?;
-                t.raw_set("cause", hit.cause.as_str())?;
-                t.raw_set("from", hit.from.map(Dir::name))?;
-                t.raw_set("absorb", hit.absorb)?;
-                Ok(t)
-            };
-            make().map_err(|e| Error::Script(lua_message(&e)))
-        };
+        let names = &self.link.names;
+        // `info` = { cause, from, absorb }, made by `calls.damage` in the handler's call.
+        let cause = names
+            .cause(self.lua, &hit.cause)
+            .map_err(|e| Error::Script(lua_message(&e)))?;
+        let from = hit.from.map(|d| names.dir(d));
         // The robot's options first (held order), then the rules, each seeing what the
         // handlers before it left of the damage.
         let options = self.held_options(id).into_iter().filter_map(|(def, name)| {
@@ -176,10 +168,21 @@ impl<'a> Engine<'a> {
                     self.robot_name(id)
                 ),
             };
-            let args = (&self.link.ctx, self.robot(id), amount, info()?, option);
-            // What it returned has no line: call_for's error names the handler's own.
-            let new = self.call_for(f, args, what, |v| taken_damage(&v, amount))?;
-            if new != amount {
+            let args = (
+                f,
+                &self.link.ctx,
+                self.robot(id),
+                amount,
+                &cause,
+                from,
+                hit.absorb,
+                option,
+            );
+            // The handler's table is made by `calls.damage` in its own call; what it returned
+            // is read as `call_for` reads it: an error names the handler's own line.
+            let returned = self.call(&names.calls.damage, args, what)?;
+            let new = taken_damage(&returned, amount).map_err(|m| self.returned(f, &what(), &m))?;
+            if new != amount && !self.link.world.borrow().state.quiet {
                 let by = match &handler {
                     DamageHandler::Option(_, name) => name.clone(),
                     DamageHandler::Rule(rule) => rule.name.clone(),
@@ -206,6 +209,9 @@ impl<'a> Engine<'a> {
     /// Tells the rules' `on_destroyed` about every robot destroyed since the last time, in
     /// order of destruction (a destroyed robot scraps an option there, rules.md §6.5).
     pub(super) fn tell_destroyed(&self) -> Result<()> {
+        if self.link.world.borrow().destroyed_now.is_empty() {
+            return Ok(());
+        }
         let defs = self.link.defs.clone();
         loop {
             let ids = std::mem::take(&mut self.world().destroyed_now);

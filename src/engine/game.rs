@@ -11,6 +11,9 @@ pub struct Game {
     layout: Layout,
     chooser: SharedChooser,
     rehearsal: Rc<Cell<bool>>,
+    /// The state as the transaction in progress found it (its buffers reused from one
+    /// transaction to the next).
+    snapshot: GameState,
 }
 
 impl Game {
@@ -29,6 +32,7 @@ impl Game {
             layout,
             chooser,
             rehearsal,
+            snapshot: GameState::new(Vec::new(), 0),
         })
     }
 
@@ -144,12 +148,12 @@ impl Game {
     /// Runs `f` as a transaction: on error the state is restored as it was. The event log
     /// only grows, so it is cut back to its length instead of being copied.
     fn transaction(&mut self, f: impl FnOnce(&Engine) -> Result<()>) -> Result<()> {
-        let (before, logged) = {
+        let logged = {
             let mut w = self.world.borrow_mut();
             let events = std::mem::take(&mut w.state.events);
-            let before = w.state.clone();
+            self.snapshot.clone_from(&w.state);
             w.state.events = events;
-            (before, w.state.events.len())
+            w.state.events.len()
         };
         self.link.quota.reset(logged);
         let result = f(&self.engine());
@@ -157,7 +161,7 @@ impl Game {
             let mut w = self.world.borrow_mut();
             let mut events = std::mem::take(&mut w.state.events);
             events.truncate(logged);
-            w.state = before;
+            std::mem::swap(&mut w.state, &mut self.snapshot);
             w.state.events = events;
             // What the failed register queued belongs to it.
             w.forget_queued();
@@ -176,15 +180,20 @@ impl Game {
 
     /// Resolves register `register` (1..=5).
     pub fn run_register(&mut self, register: u8) -> Result<()> {
-        self.transaction(|e| {
-            let turn = {
-                let mut w = e.world();
-                w.state.register = register;
-                w.state.turn
-            };
-            e.link.revealed_at.set((turn, register - 1));
-            e.run_steps(true, None)
-        })
+        self.transaction(|e| e.run_register(register))
+    }
+
+    /// Resolves register `register` as [`Game::run_register`] does, but without keeping a
+    /// copy of the state to roll back to: for a bot trying programs out, which keeps its own
+    /// copies and puts the game back itself, whatever happens.
+    pub fn rehearse_register(&mut self, register: u8) -> Result<()> {
+        self.link.quota.reset(self.state().events.len());
+        let result = self.engine().run_register(register);
+        if result.is_err() {
+            self.world.borrow_mut().forget_queued();
+            self.link.shots.borrow_mut().clear();
+        }
+        result
     }
 
     /// Resolves register `register` as [`Game::run_register`] does, and returns the robots

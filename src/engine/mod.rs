@@ -20,6 +20,7 @@ use crate::order::{Native, Segment};
 use crate::script::ctx::{card_table, Ctx, RobotView};
 use crate::script::sandbox::Budget;
 use crate::script::store::Quota;
+use crate::script::values::Interned;
 use crate::script::{lua_message, Defs, RuleEvent, RuleSet, TileEvent};
 use crate::state::{GameState, RobotId, StepSnapshot, REENTRY_DAMAGE};
 use crate::world::{Arrival, Blocked, Hit, How, Shot, World};
@@ -47,16 +48,18 @@ pub struct Link {
     pub ctx: AnyUserData,
     /// One view per robot, made once, so `robot == other` compares identity.
     pub robots: Vec<AnyUserData>,
+    /// Their addresses, and ctx's, by which the native readers and methods know them
+    /// (`script/native.rs`).
+    pub robot_views: Vec<usize>,
+    pub ctx_view: usize,
     /// One read-only table per tile.
     pub tiles: Vec<Table>,
     /// Each tile's `at` table (by address; they live as long as the link) and its square, so
     /// that a primitive given `tile.at` knows the square without reading through the view.
     pub squares: std::collections::HashMap<usize, Pos>,
-    /// Per step: the tiles whose element has a `tile_steps` handler for it.
-    tile_steps: Vec<Vec<usize>>,
-    /// Per step: does any element on this board act on the robots standing on it then?
-    /// (Most steps have no such handler; they skip looking at the robots at all.)
-    robot_steps: Vec<bool>,
+    /// Per step: who acts in it on this board, found once per game (most steps of most
+    /// boards have nobody, and cost a few comparisons).
+    plans: Vec<StepPlan>,
     handled: Table,
     depth: Cell<u32>,
     /// What scripts may still store in the register in progress (reset by each transaction).
@@ -65,6 +68,8 @@ pub struct Link {
     pub(crate) revealed: RefCell<Vec<Option<Card>>>,
     /// Shots chosen instead of main lasers this step, resolved after its volley (`shots`).
     shots: RefCell<Vec<shots::QueuedShot>>,
+    /// Lua strings made once for the names handlers get again and again.
+    pub names: Interned,
     /// (turn, register) of the last reveal: registers up to it have shown their cards, which
     /// `ctx:set_card` may no longer change.
     revealed_at: Cell<(u32, u8)>,
@@ -82,6 +87,56 @@ pub struct Link {
 
 /// The chooser a game and its current rule set share.
 type SharedChooser = Rc<RefCell<Box<dyn Chooser>>>;
+
+/// Who acts in one step of the order of play on one board, so that the step loop visits
+/// only them (design.md principle 8: the core calls Lua only where a handler exists).
+struct StepPlan {
+    /// The rules with a handler for the step, in load order.
+    rules: Vec<(usize, Function)>,
+    /// Does any option have a handler for the step (asked of the robots holding one)?
+    options: bool,
+    /// The tiles whose element has a `tile_steps` handler for it, in board order.
+    tiles: Vec<(usize, Function)>,
+    /// Per tile, its element's handler for the robots standing on it (`steps`); empty when
+    /// no element on the board has one, so the step never looks at the robots.
+    standing: Vec<Option<Function>>,
+}
+
+impl StepPlan {
+    /// Nobody on this board acts in the step.
+    fn is_idle(&self) -> bool {
+        self.rules.is_empty() && !self.options && self.tiles.is_empty() && self.standing.is_empty()
+    }
+
+    fn new(rules: &RuleSet, board: &Board, step: usize) -> StepPlan {
+        let element = |t: &crate::board::Tile| &rules.elements[t.element];
+        let standing: Vec<Option<Function>> = board
+            .tiles
+            .iter()
+            .map(|t| element(t).steps.get(&step).cloned())
+            .collect();
+        StepPlan {
+            rules: rules
+                .rules
+                .iter()
+                .enumerate()
+                .filter_map(|(i, r)| Some((i, r.steps.get(&step)?.clone())))
+                .collect(),
+            options: rules.options.iter().any(|o| o.steps.contains_key(&step)),
+            tiles: board
+                .tiles
+                .iter()
+                .enumerate()
+                .filter_map(|(i, t)| Some((i, element(t).tile_steps.get(&step)?.clone())))
+                .collect(),
+            standing: if standing.iter().any(Option::is_some) {
+                standing
+            } else {
+                Vec::new()
+            },
+        }
+    }
+}
 
 impl Link {
     fn new(
@@ -108,40 +163,34 @@ impl Link {
                 Ok((at.to_pointer() as usize, tile.at))
             })
             .collect::<mlua::Result<_>>()?;
-        let robots = (0..count)
+        let robots: Vec<AnyUserData> = (0..count)
             .map(|id| lua.create_userdata(RobotView(id)))
             .collect::<mlua::Result<_>>()?;
-        let tile_steps = (0..rules.order.len())
-            .map(|step| {
-                (0..board.tiles.len())
-                    .filter(|&t| {
-                        rules.elements[board.tiles[t].element]
-                            .tile_steps
-                            .contains_key(&step)
-                    })
-                    .collect()
-            })
+        let robot_views = robots.iter().map(|r| r.to_pointer() as usize).collect();
+        lua.set_named_registry_value(
+            crate::script::native::ROBOT_VIEWS.to_str().expect("ASCII"),
+            lua.create_sequence_from(robots.iter().cloned())?,
+        )?;
+        let plans = (0..rules.order.len())
+            .map(|step| StepPlan::new(rules, &board, step))
             .collect();
-        let robot_steps = (0..rules.order.len())
-            .map(|step| {
-                board
-                    .tiles
-                    .iter()
-                    .any(|t| rules.elements[t.element].steps.contains_key(&step))
-            })
-            .collect();
+        let ctx = lua.create_userdata(Ctx)?;
+        crate::script::native::install_methods(lua, &ctx.metatable()?.get("__index")?)?;
         let rally: Table = lua.globals().get("rally")?;
         let link = Rc::new(Link {
             world,
             defs: rules.defs.clone(),
             budget: rules.budget.clone(),
-            ctx: lua.create_userdata(Ctx)?,
+            ctx_view: ctx.to_pointer() as usize,
+            ctx,
             robots,
+            robot_views,
             tiles,
             squares,
-            tile_steps,
-            robot_steps,
+            plans,
             handled: rally.get("HANDLED")?,
+            // Host code: it runs without the count hook, whatever the budget says.
+            names: rules.budget.unhooked(|| Interned::new(lua))?,
             depth: Cell::new(0),
             quota: Quota::default(),
             revealed: RefCell::new(vec![None; count]),
@@ -153,10 +202,7 @@ impl Link {
             rehearsal,
         });
         lua.set_app_data(link.clone());
-        let watched = Rc::downgrade(&link);
-        rules
-            .budget
-            .watch_quota(Box::new(move || watched.upgrade()?.over_quota()));
+        rules.budget.attach(Rc::downgrade(&link));
         Ok(link)
     }
 
@@ -271,6 +317,17 @@ impl<'a> Engine<'a> {
         format!("element `{}` at {} ({file}), {hook}{who}", t.name, t.at)
     }
 
+    /// Resolves register `register` (1..=5): every step of segments A to E.
+    fn run_register(&self, register: u8) -> Result<()> {
+        let turn = {
+            let mut w = self.world();
+            w.state.register = register;
+            w.state.turn
+        };
+        self.link.revealed_at.set((turn, register - 1));
+        self.run_steps(true, None)
+    }
+
     /// Runs every step of one segment range: a register (A..E) or the turn's ends.
     pub fn run_steps(&self, per_register: bool, only: Option<Segment>) -> Result<()> {
         let defs = self.link.defs.clone();
@@ -287,60 +344,82 @@ impl<'a> Engine<'a> {
     }
 
     fn run_step(&self, step: usize) -> Result<()> {
-        let defs = self.link.defs.clone();
+        let defs = &self.link.defs;
         let info = &defs.order[step];
+        let plan = &self.link.plans[step];
         {
             let mut w = self.world();
             w.state.segment = info.segment.name().into();
-            w.defer_damage = info.segment == Segment::Lasers;
             // What a step destroys, it destroys at the same time (cards excepted, which
             // resolve one at a time: `execute_cards`).
             w.begin_moment(true);
-        }
-        for rule in &defs.rules {
-            if let Some(f) = rule.steps.get(&step) {
-                let what = || format!("rule `{}` ({}), step `{}`", rule.name, rule.file, info.name);
-                self.call(f, &self.link.ctx, what)?;
+            if plan.is_idle() && info.native.is_none() && w.destroyed_now.is_empty() {
+                // Nobody acts and nobody is waiting to be told of a destruction: nothing can
+                // be queued, destroyed or change (a step that changes nothing is not noted).
+                return Ok(());
             }
+            w.defer_damage = info.segment == Segment::Lasers;
         }
-        self.option_steps(step)?;
+        for (r, f) in &plan.rules {
+            let rule = &defs.rules[*r];
+            let what = || format!("rule `{}` ({}), step `{}`", rule.name, rule.file, info.name);
+            self.call(f, &self.link.ctx, what)?;
+        }
+        if plan.options {
+            self.option_steps(step)?;
+        }
+        for (t, f) in &plan.tiles {
+            let what = || self.tile_handler_context(*t, &format!("step `{}`", info.name), None);
+            self.call(f, (&self.link.ctx, &self.link.tiles[*t]), what)?;
+        }
+        if !plan.standing.is_empty() {
+            self.standing_steps(step, &plan.standing)?;
+        }
+        match info.native {
+            Some(Native::RevealCards) => self.reveal_cards()?,
+            Some(Native::ExecuteCards) => self.execute_cards()?,
+            Some(Native::Reenter) => self.reenter()?,
+            None => {}
+        }
+        if self.link.world.borrow().has_queued() {
+            self.flush_pushes()?;
+            self.flush_conveys()?;
+            self.flush_damage()?;
+        }
+        self.world().defer_damage = false;
+        self.tell_destroyed()?;
+        self.resolve_shots()?;
+        self.world().note(&info.name, None);
+        Ok(())
+    }
+
+    /// Calls the handlers of a step for the robots standing on tiles that have one, robots in
+    /// board order; a robot moved during the step is not visited again on its new square.
+    fn standing_steps(&self, step: usize, handlers: &[Option<Function>]) -> Result<()> {
         let board = self.board();
-        for &t in &self.link.tile_steps[step] {
-            let Some(f) = defs.elements[board.tiles[t].element].tile_steps.get(&step) else {
-                continue;
-            };
-            let what = || self.tile_handler_context(t, &format!("step `{}`", info.name), None);
-            self.call(f, (&self.link.ctx, &self.link.tiles[t]), what)?;
-        }
-        // Robots on tiles with a handler for this step, in board order; a robot moved during
-        // the step is not visited again on its new square.
-        let standing: Vec<(RobotId, Pos)> = if !self.link.robot_steps[step] {
-            Vec::new()
-        } else {
+        let standing: Vec<(RobotId, Pos)> = {
             let w = self.link.world.borrow();
             let mut v: Vec<(RobotId, Pos)> = w
                 .state
                 .robots
                 .iter()
                 .enumerate()
-                .filter(|(_, r)| r.is_active())
+                .filter(|(_, r)| {
+                    r.is_active() && board.tiles_at(r.at).iter().any(|&t| handlers[t].is_some())
+                })
                 .map(|(i, r)| (i, r.at))
                 .collect();
             v.sort_by_key(|(i, p)| (p.y, p.x, *i));
             v
         };
+        let name = &self.link.defs.order[step].name;
         for (id, at) in standing {
             for &t in board.tiles_at(at) {
-                let Some(f) = defs.elements[board.tiles[t].element].steps.get(&step) else {
+                let Some(f) = &handlers[t] else {
                     continue;
                 };
-                let still_there = {
-                    let w = self.link.world.borrow();
-                    !w.state.robots[id].destroyed && w.state.robots[id].at == at
-                };
-                if still_there {
-                    let what =
-                        || self.tile_handler_context(t, &format!("step `{}`", info.name), Some(id));
+                if self.is_at(id, at) {
+                    let what = || self.tile_handler_context(t, &format!("step `{name}`"), Some(id));
                     self.call(
                         f,
                         (&self.link.ctx, &self.link.tiles[t], self.robot(id)),
@@ -349,29 +428,16 @@ impl<'a> Engine<'a> {
                 }
             }
         }
-        match info.native {
-            Some(Native::RevealCards) => self.reveal_cards()?,
-            Some(Native::ExecuteCards) => self.execute_cards()?,
-            Some(Native::Reenter) => self.reenter()?,
-            None => {}
-        }
-        self.flush_pushes()?;
-        self.flush_conveys()?;
-        self.flush_damage()?;
-        self.world().defer_damage = false;
-        self.tell_destroyed()?;
-        self.resolve_shots()?;
-        self.world().note(&info.name, None);
         Ok(())
     }
 
     /// Calls a tile event on every element of the robot's square; stops at the first handler
     /// that returns something other than nil, and returns what `read` makes of that.
-    fn tile_event<T>(
+    fn tile_event<A: IntoLuaMulti, T>(
         &self,
         event: TileEvent,
         id: RobotId,
-        args: impl Fn(&Table) -> mlua::Result<mlua::MultiValue>,
+        args: impl Fn(&'a Table) -> mlua::Result<A>,
         read: impl Fn(Value) -> std::result::Result<T, String>,
     ) -> Result<Option<T>> {
         let board = self.board();

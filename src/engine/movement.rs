@@ -2,6 +2,7 @@
 //! scripts told around each native step, placements, belt arrivals, and re-entry.
 
 use super::*;
+use crate::script::values::{self, Field};
 
 /// How a robot came to cross an edge, for `on_cross`'s `info`.
 struct Crossing {
@@ -96,13 +97,8 @@ impl<'a> Engine<'a> {
             return Ok(());
         }
         let info = |pushing: Option<bool>| -> Result<Table> {
-            let make = || -> mlua::Result<Table> {
-                let t = self.lua.create_table()?;
-                t.raw_set("dir", dir.name())?;
-                t.raw_set("pushing", pushing)?;
-                Ok(t)
-            };
-            make().map_err(|e| Error::Script(lua_message(&e)))
+            let fields = [("dir", dir.name().into()), ("pushing", pushing.into())];
+            values::table(self.lua, (), &fields).map_err(|e| Error::Script(lua_message(&e)))
         };
         for pair in chain.windows(2) {
             let (pusher, pushed) = (pair[0], pair[1]);
@@ -168,13 +164,8 @@ impl<'a> Engine<'a> {
             .iter()
             .filter_map(|r| Some((r, r.events.get(&RuleEvent::Rotate)?)));
         let info = |r: Rotation| -> Result<Table> {
-            let make = || -> mlua::Result<Table> {
-                let t = self.lua.create_table()?;
-                t.raw_set("rotation", r.name())?;
-                t.raw_set("by", by)?;
-                Ok(t)
-            };
-            make().map_err(|e| Error::Script(lua_message(&e)))
+            let fields = [("rotation", r.name().into()), ("by", by.into())];
+            values::table(self.lua, (), &fields).map_err(|e| Error::Script(lua_message(&e)))
         };
         for (rule, f) in rules {
             let Some(r) = rotation else { break };
@@ -205,16 +196,18 @@ impl<'a> Engine<'a> {
                 Ok(true)
             }
             None => {
-                self.world()
-                    .state
-                    .log(Some(id), "turn_prevented", detail! {"by" => by});
+                self.world().state.log(
+                    Some(id),
+                    "turn_prevented",
+                    || detail! {"by" => by.to_string()},
+                );
                 Ok(false)
             }
         }
     }
 
     /// Is the robot on the board, on square `at`? (A script may have moved it meanwhile.)
-    fn is_at(&self, id: RobotId, at: Pos) -> bool {
+    pub(super) fn is_at(&self, id: RobotId, at: Pos) -> bool {
         let w = self.link.world.borrow();
         let r = &w.state.robots[id];
         r.is_active() && r.at == at
@@ -241,20 +234,33 @@ impl<'a> Engine<'a> {
                 }
                 let side = if leaving { dir } else { dir.opposite() };
                 let info = || -> mlua::Result<Table> {
-                    let info = self.lua.create_table()?;
-                    info.raw_set("dir", dir.name())?;
-                    info.raw_set("side", side.name())?;
-                    info.raw_set("how", c.how.name())?;
-                    info.raw_set("leaving", leaving)?;
-                    info.raw_set("blocked", c.blocked)?;
-                    info.raw_set("remaining", c.remaining)?;
-                    if let Some(card) = &c.card {
-                        info.raw_set("card", card_table(self.lua, card)?)?;
-                    }
-                    if let Some(p) = c.pusher {
-                        info.raw_set("pusher", self.robot(p))?;
-                    }
-                    Ok(info)
+                    let card = c.card.map(|card| card_table(self.lua, &card)).transpose()?;
+                    let pusher = c.pusher.map(|p| self.robot(p));
+                    let fields = [
+                        ("dir", dir.name().into()),
+                        ("side", side.name().into()),
+                        ("how", c.how.name().into()),
+                        ("leaving", leaving.into()),
+                        ("blocked", c.blocked.into()),
+                        ("remaining", c.remaining.into()),
+                        (
+                            "card",
+                            if card.is_some() {
+                                Field::Ref(1)
+                            } else {
+                                Field::Nil
+                            },
+                        ),
+                        (
+                            "pusher",
+                            if pusher.is_some() {
+                                Field::Ref(2)
+                            } else {
+                                Field::Nil
+                            },
+                        ),
+                    ];
+                    values::table(self.lua, (card, pusher), &fields)
                 };
                 let info = info().map_err(|e| Error::Script(lua_message(&e)))?;
                 let what = || self.tile_handler_context(t, "on_cross", Some(robot));
@@ -293,24 +299,32 @@ impl<'a> Engine<'a> {
     /// (driving or jumping).
     pub fn arrive(&self, arrivals: &[Arrival]) -> Result<()> {
         let info = |a: &Arrival| -> mlua::Result<Table> {
-            let info = self.lua.create_table()?;
-            info.raw_set("how", a.how.name())?;
-            info.raw_set("dir", a.dir.name())?;
-            if let Some((id, card)) = self.link.executing.get() {
-                if matches!(a.how, How::Card | How::Jump) && id == a.robot {
-                    info.raw_set("card", card_table(self.lua, &card)?)?;
+            let card = match self.link.executing.get() {
+                Some((id, card)) if matches!(a.how, How::Card | How::Jump) && id == a.robot => {
+                    Some(card_table(self.lua, &card)?)
                 }
-            }
-            Ok(info)
+                _ => None,
+            };
+            let fields = [
+                ("how", a.how.name().into()),
+                ("dir", a.dir.name().into()),
+                (
+                    "card",
+                    if card.is_some() {
+                        Field::Ref(1)
+                    } else {
+                        Field::Nil
+                    },
+                ),
+            ];
+            values::table(self.lua, card, &fields)
         };
         let defs = self.link.defs.clone();
         for a in arrivals {
             self.tile_event(
                 TileEvent::Enter,
                 a.robot,
-                |tile| {
-                    (&self.link.ctx, tile, self.robot(a.robot), info(a)?).into_lua_multi(self.lua)
-                },
+                |tile| Ok((&self.link.ctx, tile, self.robot(a.robot), info(a)?)),
                 |_| Ok(()),
             )?;
             for rule in &defs.rules {
@@ -355,13 +369,11 @@ impl<'a> Engine<'a> {
             .filter(|a| self.is_at(a.robot, a.at))
             .collect();
         for a in &arrivals {
+            let dir = self.link.names.dir(a.dir);
             self.tile_event(
                 TileEvent::Conveyed,
                 a.robot,
-                |tile| {
-                    (&self.link.ctx, tile, self.robot(a.robot), a.dir.name())
-                        .into_lua_multi(self.lua)
-                },
+                |tile| Ok((&self.link.ctx, tile, self.robot(a.robot), dir)),
                 |_| Ok(()),
             )?;
         }

@@ -60,14 +60,7 @@ impl<'a> Engine<'a> {
         };
         let Some(uses) = held else { return Ok(None) };
         let max = self.link.defs.option_def(name).and_then(|d| d.uses);
-        let table = || -> mlua::Result<Table> {
-            let t = self.lua.create_table()?;
-            t.raw_set("name", name)?;
-            t.raw_set("uses", uses)?;
-            t.raw_set("max_uses", max)?;
-            Ok(t)
-        };
-        table()
+        crate::script::ctx::option_table(self.lua, name, uses, max)
             .map(Some)
             .map_err(|e| Error::Script(lua_message(&e)))
     }
@@ -172,7 +165,7 @@ impl<'a> Engine<'a> {
         self.world().state.log(
             Some(id),
             "chose",
-            detail! {"question" => key, "answer" => answer.clone(), "default" => default},
+            || detail! {"question" => key.to_string(), "answer" => answer.clone(), "default" => default},
         );
         Ok(answer)
     }

@@ -97,7 +97,7 @@ impl<'a> Engine<'a> {
                 self.tile_event(
                     when.tile_event(),
                     id,
-                    |tile| (&self.link.ctx, tile, self.robot(id)).into_lua_multi(self.lua),
+                    |tile| Ok((&self.link.ctx, tile, self.robot(id))),
                     |_| Ok(()),
                 )?;
             }
@@ -143,7 +143,7 @@ impl<'a> Engine<'a> {
         w.state.log(
             Some(id),
             "card_set",
-            detail! {"register" => register, "from" => shown(before), "to" => shown(card), "why" => why},
+            || detail! {"register" => register, "from" => shown(before), "to" => shown(card), "why" => why.to_string()},
         );
         Ok(())
     }

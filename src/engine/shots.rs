@@ -110,7 +110,7 @@ impl<'a> Engine<'a> {
                 self.world().state.log(
                     Some(shot.shooter),
                     "shot_missed",
-                    detail! {"option" => shot.option.clone(), "target" => target},
+                    || detail! {"option" => shot.option.clone(), "target" => target},
                 );
                 continue;
             }
@@ -120,7 +120,7 @@ impl<'a> Engine<'a> {
                 self.world().state.log(
                     Some(shot.shooter),
                     "shot_lost",
-                    detail! {"option" => shot.option.clone(), "target" => target},
+                    || detail! {"option" => shot.option.clone(), "target" => target},
                 );
                 continue;
             };
@@ -130,15 +130,14 @@ impl<'a> Engine<'a> {
             self.world().state.log(
                 Some(shot.shooter),
                 "shot",
-                detail! {"option" => shot.option.clone(), "target" => target},
+                || detail! {"option" => shot.option.clone(), "target" => target},
             );
-            let info = || -> mlua::Result<Table> {
-                let t = self.lua.create_table()?;
-                t.raw_set("dir", shot.dir.name())?;
-                t.raw_set("strength", shot.strength)?;
-                Ok(t)
-            };
-            let info = info().map_err(|e| Error::Script(lua_message(&e)))?;
+            let fields = [
+                ("dir", shot.dir.name().into()),
+                ("strength", shot.strength.into()),
+            ];
+            let info = crate::script::values::table(self.lua, (), &fields)
+                .map_err(|e| Error::Script(lua_message(&e)))?;
             let what = || self.option_context(def, "shot.fire", shot.shooter);
             self.call(
                 fire,

@@ -474,6 +474,14 @@ impl Scenario {
         Ok(game)
     }
 
+    /// Puts a started game back at `start` (its state before resolving) with the file's
+    /// answers to questions all still to give, to resolve it again (`rally run --repeat`,
+    /// `rally bench`). Returns the state it replaces.
+    pub fn rewind(&self, game: &mut Game, start: GameState) -> GameState {
+        game.set_chooser(Box::new(Fixed::new(&self.choices)));
+        game.restore(start)
+    }
+
     /// Resolves the scenario's registers (and end of turn) on a started game; with `turns`,
     /// plays the turns through the game's turn loop. Returns the failed expectations of
     /// `[after_turn.N]`, checked as each turn ended (the final `[expect]` are for

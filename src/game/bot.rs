@@ -6,7 +6,7 @@
 //! The search goes register by register (a beam search): each kept partial program is
 //! extended with one card of each kind left in the hand, the register is simulated, and the
 //! best partial programs are kept. The weak bot keeps one (greedy, fast enough for thousands
-//! of games a minute); the strong bot keeps several. Other robots' unlocked registers are
+//! of games a minute); the medium bot keeps 6 and the strong bot 16. Other robots' unlocked registers are
 //! secret while programming, so they idle in the simulation (their locked cards still run).
 //! There is no randomness: ties go to the first candidate, so bots are deterministic.
 
@@ -29,7 +29,10 @@ pub enum Strength {
     /// Greedy: the best card for each register in turn.
     #[default]
     Weak,
-    /// Keeps the best few partial programs at every register.
+    /// Keeps the best 6 partial programs at every register (the strong bot until the engine
+    /// got fast enough for the strong bot to look wider in the same time).
+    Medium,
+    /// Keeps the best 16 partial programs at every register.
     Strong,
 }
 
@@ -38,7 +41,8 @@ impl Strength {
     fn beam(self) -> usize {
         match self {
             Strength::Weak => 1,
-            Strength::Strong => 6,
+            Strength::Medium => 6,
+            Strength::Strong => 16,
         }
     }
 
@@ -46,13 +50,14 @@ impl Strength {
     pub fn power_down_at(self) -> i32 {
         match self {
             Strength::Weak => crate::decision::BotPolicy::POWER_DOWN_AT,
-            Strength::Strong => 5,
+            Strength::Medium | Strength::Strong => 5,
         }
     }
 
     pub fn name(self) -> &'static str {
         match self {
             Strength::Weak => "weak",
+            Strength::Medium => "medium",
             Strength::Strong => "strong",
         }
     }
@@ -198,12 +203,21 @@ impl Bot {
     pub fn plan(&mut self, game: &mut Game, hand: &Hand) -> Result<Vec<Card>> {
         let id = hand.robot;
         let needed = hand.open.len().min(hand.cards.len());
-        let original = game.state().clone();
         let board = game.board();
-        let start_flags = original.robots[id].flags;
-        let mut base = original.clone();
-        base.events.clear();
+        let base = {
+            // The game's events are not the bot's business: copy everything else, and log
+            // nothing while rehearsing (the bot reads only where the robots end up).
+            let mut state = game.state_mut();
+            let events = std::mem::take(&mut state.events);
+            let mut base = state.clone();
+            state.events = events;
+            base.quiet = true;
+            base
+        };
+        let start_flags = base.robots[id].flags;
         let start_value = self.value(&board, &base, id, start_flags);
+        // The game's own state waits aside; rehearsals run in copies.
+        let original = game.restore(base.clone());
         let mut beam = vec![Partial {
             cards: Vec::new(),
             state: base,
@@ -231,6 +245,10 @@ impl Bot {
         Ok(cards)
     }
 
+    /// The beam search: register by register, each kept partial program is extended with
+    /// each card kind left and the register rehearsed; the best `beam` partials go on.
+    /// States are copied into the game's own buffers (`clone_from`) and taken out of it only
+    /// for the candidates that make the beam, so a rehearsal allocates next to nothing.
     fn search(
         &mut self,
         game: &mut Game,
@@ -241,13 +259,29 @@ impl Bot {
     ) -> Result<()> {
         let id = hand.robot;
         let last_flag = board.flags().last().map_or(0, |(n, _)| *n);
+        let width = self.strength.beam();
+        // States of partials that left the beam, reused for the next ones kept.
+        let mut spare: Vec<GameState> = Vec::new();
         for register in 1..=crate::state::REGISTERS as u8 {
             let slot = register as usize - 1;
             let open = hand.open.contains(&slot);
+            // Kept sorted, best first; among equal values the earlier candidate (hand
+            // order) stays first, as a stable sort of every candidate would leave them.
             let mut next: Vec<Partial> = Vec::new();
+            let keep = |next: &mut Vec<Partial>, spare: &mut Vec<GameState>, p: Partial| {
+                let at = next.partition_point(|q| q.value >= p.value);
+                if at < width {
+                    next.insert(at, p);
+                    if next.len() > width {
+                        spare.extend(next.pop().map(|p| p.state));
+                    }
+                } else {
+                    spare.push(p.state);
+                }
+            };
             for partial in beam.drain(..) {
                 if partial.settled {
-                    next.push(partial);
+                    keep(&mut next, &mut spare, partial);
                     continue;
                 }
                 let choices: Vec<Option<Card>> = if open {
@@ -259,36 +293,47 @@ impl Bot {
                     vec![None]
                 };
                 if choices.is_empty() {
-                    next.push(partial);
+                    keep(&mut next, &mut spare, partial);
                     continue;
                 }
                 for choice in choices {
-                    let mut state = partial.state.clone();
-                    if let Some(card) = choice {
-                        state.robots[id]
-                            .program
-                            .resize(crate::state::REGISTERS, None);
-                        state.robots[id].program[slot] = Some(card);
+                    {
+                        let mut state = game.state_mut();
+                        state.clone_from(&partial.state);
+                        if let Some(card) = choice {
+                            let program = &mut state.robots[id].program;
+                            program.resize(crate::state::REGISTERS, None);
+                            program[slot] = Some(card);
+                        }
                     }
-                    game.restore(state);
-                    game.run_register(register)?;
-                    let after = game.state().clone();
-                    let value = self.value(board, &after, id, start_flags);
-                    let r = &after.robots[id];
-                    let settled = r.destroyed || r.flags >= last_flag;
+                    game.rehearse_register(register)?;
+                    let (value, settled) = {
+                        let after = game.state();
+                        let r = &after.robots[id];
+                        let settled = r.destroyed || r.flags >= last_flag;
+                        (self.value(board, &after, id, start_flags), settled)
+                    };
+                    if next.len() >= width && next.last().is_some_and(|p| p.value >= value) {
+                        continue;
+                    }
+                    let buffer = spare.pop().unwrap_or_else(|| GameState::new(Vec::new(), 0));
+                    let mut state = game.restore(buffer);
+                    state.events.clear();
                     let mut cards = partial.cards.clone();
                     cards.extend(choice);
-                    next.push(Partial {
-                        cards,
-                        state: after,
-                        value,
-                        settled,
-                    });
+                    keep(
+                        &mut next,
+                        &mut spare,
+                        Partial {
+                            cards,
+                            state,
+                            value,
+                            settled,
+                        },
+                    );
                 }
+                spare.push(partial.state);
             }
-            // Stable: among equal values the earlier candidate (hand order) stays first.
-            next.sort_by_key(|p| std::cmp::Reverse(p.value));
-            next.truncate(self.strength.beam());
             *beam = next;
         }
         Ok(())

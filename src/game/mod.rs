@@ -539,7 +539,11 @@ pub(crate) fn power_down(state: &mut GameState, id: RobotId) {
     let discarded = r.damage;
     r.damage = 0;
     r.program.iter_mut().for_each(|c| *c = None);
-    state.log(Some(id), "powered_down", detail! {"discarded" => discarded});
+    state.log(
+        Some(id),
+        "powered_down",
+        || detail! {"discarded" => discarded},
+    );
 }
 
 /// The turn loop itself, over a game it borrows: what [`Match`] runs, and what a scenario of
@@ -687,7 +691,7 @@ impl TurnLoop<'_> {
                 state.log(
                     Some(hand.robot),
                     "programmed",
-                    detail! {"program" => shown, "power_down" => power_down},
+                    || detail! {"program" => shown, "power_down" => power_down},
                 );
                 records.push(Dealt {
                     robot: state.robots[hand.robot].name.clone(),
@@ -778,7 +782,7 @@ impl TurnLoop<'_> {
                     let mut state = self.game.state_mut();
                     if state.robots[id].facing != facing {
                         state.robots[id].facing = facing;
-                        state.log(Some(id), "faced", detail! {"facing" => facing});
+                        state.log(Some(id), "faced", || detail! {"facing" => facing});
                     }
                 }
             } else if down && !was_destroyed {

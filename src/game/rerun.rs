@@ -86,7 +86,7 @@ fn recorded_answers(turns: &[TurnRecord]) -> BTreeMap<String, BTreeMap<String, A
             (&e.robot, text("question"), text("answer"))
         {
             answers
-                .entry(robot.clone())
+                .entry(robot.to_string())
                 .or_default()
                 .entry(question)
                 .or_default()

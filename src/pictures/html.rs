@@ -121,7 +121,7 @@ fn stage_label(m: &StepSnapshot, events: &[Event]) -> String {
     if let Some(robot) = &m.robot {
         let card = events
             .iter()
-            .find(|e| e.what == "card" && e.robot.as_ref() == Some(robot))
+            .find(|e| e.what == "card" && e.robot.as_deref() == Some(robot.as_str()))
             .and_then(|e| Card::parse(e.detail.get("card")?.as_str()?).ok());
         let robot = view::robot_words(robot);
         return match card {

@@ -128,12 +128,23 @@ pub fn invalid(lua: &mlua::Lua, ty: &str, got: &str) -> mlua::Error {
 /// The name of the host method running now, as the script called it (`move` in
 /// `ctx:move(...)`), if it was called as a method.
 fn method_name(lua: &mlua::Lua) -> Option<String> {
-    lua.inspect_stack(0, |d| {
-        let names = d.names();
-        (names.name_what == Some("method")).then(|| names.name.map(|n| n.to_string()))
-    })
-    .flatten()
-    .flatten()
+    let named = |level: usize| {
+        lua.inspect_stack(level, |d| {
+            let names = d.names();
+            let unnamed = names.name.is_none();
+            let method = (names.name_what == Some("method"))
+                .then(|| names.name.map(|n| n.to_string()))
+                .flatten();
+            (method, unnamed)
+        })
+    };
+    match named(0)? {
+        (Some(name), _) => Some(name),
+        // Called without a name: by the native method in front of it (`native.rs`), which
+        // the script called.
+        (None, true) => named(1)?.0,
+        (None, false) => None,
+    }
 }
 
 /// A count or amount below 0 given to a `ctx:` method (`ctx:damage(robot, -1)`): an error,

@@ -4,6 +4,8 @@
 //! data), so a handler call costs no copying of state. Every change a script makes goes
 //! through a `ctx:` method, which enforces the physical rules in `world.rs`.
 
+use super::native::{self, Read};
+use super::values::{self, Field};
 use super::{args, located, pos_table, store, views};
 use crate::cards::{Card, CardKind};
 use crate::engine::{Engine, Link};
@@ -13,7 +15,7 @@ use crate::state::RobotId;
 use crate::world::{How, Shot};
 use mlua::{
     AnyUserData, Lua, LuaSerdeExt, LuaString, Table, UserData, UserDataFields, UserDataMethods,
-    Value,
+    Value, Variadic,
 };
 use std::rc::Rc;
 
@@ -43,6 +45,13 @@ fn with_engine<R>(
 }
 
 fn robot_id(lua: &Lua, v: &AnyUserData) -> mlua::Result<RobotId> {
+    // Known by address among the game's views: no type check through the metatable.
+    let view = v.to_pointer() as usize;
+    if let Some(link) = lua.app_data_ref::<Rc<Link>>() {
+        if let Some(id) = link.robot_views.iter().position(|&r| r == view) {
+            return Ok(id);
+        }
+    }
     v.borrow::<RobotView>().map(|r| r.0).map_err(|_| {
         let got = if v.is::<Ctx>() {
             "ctx"
@@ -105,13 +114,33 @@ fn how_arg(lua: &Lua, s: Option<String>, default: How) -> mlua::Result<How> {
 
 /// A card as scripts see it: `{ name = "move2", priority = 700, distance = 2, rotation = nil }`.
 pub fn card_table(lua: &Lua, card: &Card) -> mlua::Result<Table> {
-    let t = lua.create_table()?;
-    t.raw_set("name", card.kind.name())?;
-    t.raw_set("priority", card.priority)?;
-    t.raw_set("distance", card.kind.distance())?;
-    t.raw_set("rotation", card.kind.rotation().map(|r| r.name()))?;
-    t.raw_set("back", card.kind == CardKind::Back)?;
-    Ok(t)
+    values::table(lua, (), &card_fields(card))
+}
+
+/// The fields of [`card_table`].
+pub fn card_fields(card: &Card) -> [(&'static str, Field<'static>); 5] {
+    [
+        ("name", card.kind.name().into()),
+        ("priority", card.priority.map(u32::from).into()),
+        ("distance", card.kind.distance().into()),
+        ("rotation", card.kind.rotation().map(|r| r.name()).into()),
+        ("back", (card.kind == CardKind::Back).into()),
+    ]
+}
+
+/// An option card as its handlers get it: `{ name =, uses =, max_uses = }`.
+pub fn option_table(
+    lua: &Lua,
+    name: &str,
+    uses: Option<u32>,
+    max_uses: Option<u32>,
+) -> mlua::Result<Table> {
+    let fields = [
+        ("name", name.into()),
+        ("uses", uses.into()),
+        ("max_uses", max_uses.into()),
+    ];
+    values::table(lua, (), &fields)
 }
 
 /// A card argument: `"move2@700"` or a card table.
@@ -206,46 +235,61 @@ fn set_var(
     Ok(())
 }
 
-impl UserData for RobotView {
-    fn add_fields<F: UserDataFields<Self>>(fields: &mut F) {
-        fn get<R>(
-            lua: &Lua,
-            id: RobotId,
-            f: impl FnOnce(&crate::state::Robot) -> R,
-        ) -> mlua::Result<R> {
+/// `robot[key]` as mlua reads it: every field, and the error for a key that is none. The
+/// fields that need no allocation are answered before this, natively (`native.rs`).
+fn robot_field_slow(lua: &Lua, (robot, key): (AnyUserData, Value)) -> mlua::Result<Value> {
+    let id = robot_id(lua, &robot)?;
+    let read = match &key {
+        Value::String(s) => {
             let link = link(lua)?;
             let world = link.world.borrow();
-            Ok(f(&world.state.robots[id]))
+            native::robot_field(&world.state.robots[id], &s.as_bytes())
         }
+        _ => None,
+    };
+    let Some(read) = read else {
+        let key = key.to_string()?;
+        let names = ROBOT_FIELDS.iter().map(|(name, _)| *name);
+        return Err(located(
+            lua,
+            format!(
+                "a robot has no field `{key}`{}; it has {}",
+                crate::error::suggest(&key, names.clone()),
+                names.collect::<Vec<_>>().join(", ")
+            ),
+        ));
+    };
+    let link = link(lua)?;
+    let world = link.world.borrow();
+    let r = &world.state.robots[id];
+    match read {
+        Read::Int(n) => Ok(Value::Integer(n)),
+        Read::Bool(b) => Ok(Value::Boolean(b)),
+        Read::Str(s) => lua.create_string(s).map(Value::String),
+        Read::Pos(p) => pos_table(lua, p).map(Value::Table),
+        Read::Name => lua.create_string(&r.name).map(Value::String),
+        // The names of the option cards it holds, in the order drawn.
+        Read::Options(_) => {
+            values::strings(lua, r.options.iter().map(|o| o.name.as_str())).map(Value::Table)
+        }
+        // A read-only copy: writing to it would be lost, so it is refused (`RobotVars`).
+        Read::Vars => {
+            let vars = lua.to_value(&r.vars)?;
+            drop(world);
+            views::read_only_vars(lua, vars)
+        }
+        Read::Segment => unreachable!("robots have no segment"),
+    }
+}
+
+impl UserData for RobotView {
+    fn add_fields<F: UserDataFields<Self>>(fields: &mut F) {
         // How Lua's own errors name it (`attempt to perform arithmetic on a robot value`).
         fields.add_meta_field(mlua::MetaMethod::Type, "robot");
-        fields.add_field_method_get("name", |lua, this| get(lua, this.0, |r| r.name.clone()));
-        fields.add_field_method_get("at", |lua, this| {
-            pos_table(lua, get(lua, this.0, |r| r.at)?)
-        });
-        fields.add_field_method_get("x", |lua, this| get(lua, this.0, |r| r.at.x));
-        fields.add_field_method_get("y", |lua, this| get(lua, this.0, |r| r.at.y));
-        fields.add_field_method_get("facing", |lua, this| get(lua, this.0, |r| r.facing.name()));
-        fields.add_field_method_get("damage", |lua, this| get(lua, this.0, |r| r.damage));
-        fields.add_field_method_get("lives", |lua, this| get(lua, this.0, |r| r.lives));
-        fields.add_field_method_get("flags", |lua, this| get(lua, this.0, |r| r.flags));
-        fields.add_field_method_get("archive", |lua, this| {
-            pos_table(lua, get(lua, this.0, |r| r.archive)?)
-        });
-        fields.add_field_method_get("destroyed", |lua, this| get(lua, this.0, |r| r.destroyed));
-        fields.add_field_method_get("powered_down", |lua, this| {
-            get(lua, this.0, |r| r.powered_down)
-        });
-        // The names of the option cards it holds, in the order drawn.
-        fields.add_field_method_get("options", |lua, this| {
-            get(lua, this.0, |r| {
-                r.options.iter().map(|o| o.name.clone()).collect::<Vec<_>>()
-            })
-        });
-        // A read-only copy: writing to it would be lost, so it is refused (`RobotVars`).
-        fields.add_field_method_get("vars", |lua, this| {
-            let vars = get(lua, this.0, |r| r.vars.clone())?;
-            views::read_only_vars(lua, lua.to_value(&vars)?)
+        // Its fields (`ROBOT_FIELDS`): no mlua field getters, whose `__index` would put a Lua
+        // function and a callback in front of every read.
+        fields.add_meta_field_with("__index", |lua| {
+            native::robot_reader(lua, lua.create_function(robot_field_slow)?)
         });
     }
 
@@ -254,19 +298,6 @@ impl UserData for RobotView {
             let link = link(lua)?;
             let name = link.world.borrow().state.robots[this.0].name.clone();
             Ok(format!("robot {name}"))
-        });
-        // Only fields that are not in `ROBOT_FIELDS` get here (mlua looks those up first).
-        methods.add_meta_method("__index", |lua, _, key: Value| -> mlua::Result<()> {
-            let key = key.to_string()?;
-            let names = ROBOT_FIELDS.iter().map(|(name, _)| *name);
-            Err(located(
-                lua,
-                format!(
-                    "a robot has no field `{key}`{}; it has {}",
-                    crate::error::suggest(&key, names.clone()),
-                    names.collect::<Vec<_>>().join(", ")
-                ),
-            ))
         });
         methods.add_meta_method(
             "__newindex",
@@ -317,35 +348,49 @@ pub const ROBOT_FIELDS: [(&str, &str); 13] = [
     ("vars", "use ctx:set_var(robot, key, value)"),
 ];
 
+/// `ctx[key]` for a key that is no method, as mlua reads it: a field ([`native::CTX_FIELDS`]),
+/// or the error for a key that is neither. The fields that need no allocation are answered
+/// before this, natively (`native.rs`).
+fn ctx_field_slow(lua: &Lua, (_, key): (Value, Value)) -> mlua::Result<Value> {
+    if let Value::String(s) = &key {
+        let link = link(lua)?;
+        let world = link.world.borrow();
+        match native::ctx_field(&world, &s.as_bytes()) {
+            Some(Read::Int(n)) => return Ok(Value::Integer(n)),
+            Some(Read::Str(_) | Read::Segment) => {
+                return lua.create_string(&*world.state.segment).map(Value::String)
+            }
+            Some(other) => unreachable!("ctx has no field of this kind: {other:?}"),
+            None => {}
+        }
+    }
+    let key = key.to_string()?;
+    let known = args::members("Ctx");
+    Err(located(
+        lua,
+        format!(
+            "ctx has no method or field `{key}`{} (the whole list: docs/api.md)",
+            crate::error::suggest(&key, known.iter().map(String::as_str))
+        ),
+    ))
+}
+
 impl UserData for Ctx {
     fn add_fields<F: UserDataFields<Self>>(fields: &mut F) {
         fields.add_meta_field(mlua::MetaMethod::Type, "ctx");
-        fields.add_field_method_get("register", |lua, _| {
-            Ok(link(lua)?.world.borrow().state.register)
-        });
-        fields.add_field_method_get("turn", |lua, _| Ok(link(lua)?.world.borrow().state.turn));
-        fields.add_field_method_get("width", |lua, _| Ok(link(lua)?.world.borrow().board.width));
-        fields.add_field_method_get("height", |lua, _| {
-            Ok(link(lua)?.world.borrow().board.height)
-        });
-        fields.add_field_method_get("segment", |lua, _| {
-            Ok(link(lua)?.world.borrow().state.segment.clone())
+        // What `ctx` looks its keys up in: a plain table, into which mlua puts the methods, so
+        // that `ctx:method()` costs one table read (field getters would make every lookup call
+        // a Lua function first). The fields, and unknown keys, go to that table's own
+        // `__index`.
+        fields.add_meta_field_with("__index", |lua| {
+            let index = lua.create_table()?;
+            let read = native::ctx_reader(lua, lua.create_function(ctx_field_slow)?)?;
+            index.set_metatable(Some(lua.create_table_from([("__index", read)])?))?;
+            Ok(index)
         });
     }
 
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
-        // Only names that are no field or method get here (mlua looks those up first).
-        methods.add_meta_method("__index", |lua, _, key: Value| -> mlua::Result<()> {
-            let key = key.to_string()?;
-            let known = args::members("Ctx");
-            Err(located(
-                lua,
-                format!(
-                    "ctx has no method or field `{key}`{} (the whole list: docs/api.md)",
-                    crate::error::suggest(&key, known.iter().map(String::as_str))
-                ),
-            ))
-        });
         methods.add_meta_method(
             "__newindex",
             |lua, _, (key, _): (Value, Value)| -> mlua::Result<()> {
@@ -362,14 +407,14 @@ impl UserData for Ctx {
         // --- Looking at the board -------------------------------------------------------
         methods.add_method("robots", |lua, _, ()| {
             let link = link(lua)?;
-            let active: Vec<AnyUserData> = {
+            let active: Variadic<&AnyUserData> = {
                 let w = link.world.borrow();
                 (0..w.state.robots.len())
                     .filter(|&i| w.state.robots[i].is_active())
-                    .map(|i| link.robots[i].clone())
+                    .map(|i| &link.robots[i])
                     .collect()
             };
-            Ok(active)
+            values::list(lua, active)
         });
         methods.add_method("robot_at", |lua, _, at: Table| {
             let at = square_arg(lua, &at)?;
@@ -381,11 +426,9 @@ impl UserData for Ctx {
             let at = square_arg(lua, &at)?;
             let link = link(lua)?;
             let board = link.world.borrow().board.clone();
-            Ok(board
-                .tiles_at(at)
-                .iter()
-                .map(|&t| link.tiles[t].clone())
-                .collect::<Vec<_>>())
+            let tiles: Variadic<&Table> =
+                board.tiles_at(at).iter().map(|&t| &link.tiles[t]).collect();
+            values::list(lua, tiles)
         });
         // Every tile of one element on the board, in board order (row, then column): a
         // portal finds its twin, a designer's element finds its partners.
@@ -524,11 +567,13 @@ impl UserData for Ctx {
                         ))
                     }
                 };
-                let cause: Option<String> = opts.as_ref().map_or(Ok(None), |o| o.get("cause"))?;
+                let (cause, through): (Option<String>, Option<u32>) = match &opts {
+                    Some(o) => (o.get(&link.names.cause)?, o.get(&link.names.through)?),
+                    None => (None, None),
+                };
                 let cause = cause
                     .map(|c| logged_text(lua, Some(c), "ctx:fire_beam: the cause", ""))
                     .transpose()?;
-                let through: Option<u32> = opts.as_ref().map_or(Ok(None), |o| o.get("through"))?;
                 let hits = link.world.borrow().trace_beam(
                     start,
                     dir,
@@ -549,9 +594,9 @@ impl UserData for Ctx {
                 for &target in &hits {
                     with_engine(lua, |e| e.shoot(target, strength, &cause, dir, shot))?;
                 }
-                let views: Vec<AnyUserData> =
-                    hits.iter().map(|&i| link.robots[i].clone()).collect();
-                Ok((views.first().cloned(), views))
+                let first = hits.first().map(|&i| link.robots[i].clone());
+                let views: Variadic<&AnyUserData> = hits.iter().map(|&i| &link.robots[i]).collect();
+                Ok((first, values::list(lua, views)?))
             },
         );
         methods.add_method(
@@ -620,14 +665,8 @@ impl UserData for Ctx {
             let held = link.world.borrow().state.robots[id].options.clone();
             held.iter()
                 .map(|o| {
-                    let t = lua.create_table()?;
-                    t.raw_set("name", o.name.as_str())?;
-                    t.raw_set("uses", o.uses_left)?;
-                    t.raw_set(
-                        "max_uses",
-                        link.defs.option_def(&o.name).and_then(|d| d.uses),
-                    )?;
-                    Ok(t)
+                    let max = link.defs.option_def(&o.name).and_then(|d| d.uses);
+                    option_table(lua, &o.name, o.uses_left, max)
                 })
                 .collect::<mlua::Result<Vec<Table>>>()
         });

@@ -6,12 +6,14 @@ pub(crate) mod args;
 pub mod builtin;
 pub mod ctx;
 pub mod decl;
+pub mod native;
 pub mod params;
 mod pattern;
 pub mod reference;
 pub mod sandbox;
 pub mod store;
 mod upvalues;
+pub mod values;
 pub mod variant;
 pub mod views;
 
@@ -177,6 +179,7 @@ impl RuleSet {
         let budget = Rc::new(Budget::new());
         let lua = sandbox::new_lua(budget.clone()).map_err(|e| Error::Script(lua_message(&e)))?;
         Keys::install(&lua).map_err(|e| Error::Script(lua_message(&e)))?;
+        TileMisses::install(&lua).map_err(|e| Error::Script(lua_message(&e)))?;
         ctx::install_random(&lua).map_err(|e| Error::Script(lua_message(&e)))?;
         let collected = Rc::new(RefCell::new(Collected::default()));
         let current_file = Rc::new(RefCell::new(String::new()));
@@ -365,27 +368,30 @@ impl RuleSet {
         let def = &self.elements[tile.element];
         let declared: Vec<String> = def.params.keys().cloned().collect();
         let element = def.name.clone();
-        let misses = self.lua.create_table()?;
-        misses.raw_set(
-            "__index",
-            self.lua
-                .create_function(move |lua, (_, key): (Value, Value)| {
-                    let key = key.to_string()?;
-                    if declared.contains(&key) {
-                        return Ok(Value::Nil);
-                    }
-                    let mut known: Vec<&str> = declared.iter().map(String::as_str).collect();
-                    known.extend(["at", "x", "y", "element"]);
-                    Err(located(
-                        lua,
-                        format!(
-                            "a `{element}` tile has no field `{key}`{}; it has {}",
-                            crate::error::suggest(&key, known.iter().copied()),
-                            known.join(", ")
-                        ),
-                    ))
-                })?,
-        )?;
+        let set = self
+            .lua
+            .create_table_from(declared.iter().map(|k| (k.as_str(), true)))?;
+        let fail = self
+            .lua
+            .create_function(move |lua, key: Value| -> mlua::Result<()> {
+                let key = key.to_string()?;
+                let mut known: Vec<&str> = declared.iter().map(String::as_str).collect();
+                known.extend(["at", "x", "y", "element"]);
+                Err(located(
+                    lua,
+                    format!(
+                        "a `{element}` tile has no field `{key}`{}; it has {}",
+                        crate::error::suggest(&key, known.iter().copied()),
+                        known.join(", ")
+                    ),
+                ))
+            })?;
+        let misses: Table = self
+            .lua
+            .app_data_ref::<TileMisses>()
+            .expect("made with the rule set")
+            .0
+            .call((set, fail))?;
         let fields = self
             .budget
             .unhooked(|| views::freeze(&self.lua, &data, View::Tile))?;
@@ -768,6 +774,20 @@ fn merge_named<T>(
         (None, Replace::No) => list.push(def),
     }
     Ok(())
+}
+
+/// `tiles.lua`: makes the metatable behind a tile's data (`RuleSet::tile_table`).
+struct TileMisses(mlua::Function);
+
+impl TileMisses {
+    fn install(lua: &Lua) -> mlua::Result<()> {
+        let make = lua
+            .load(include_str!("tiles.lua"))
+            .set_name("@rally/tiles.lua")
+            .eval()?;
+        lua.set_app_data(TileMisses(make));
+        Ok(())
+    }
 }
 
 /// Lua strings made once per rule set for the keys of squares, which scripts read and write

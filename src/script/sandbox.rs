@@ -14,9 +14,10 @@
 //! The limits are process-wide ([`Limits`]); `--limit NAME=VALUE` changes them.
 
 use super::views::{self, View};
+use crate::engine::Link;
 use mlua::{ffi, Function, Lua, LuaOptions, StdLib, Table, Value};
 use std::cell::{Cell, RefCell};
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -187,9 +188,6 @@ pub fn size_words(bytes: usize) -> String {
 /// What the hook counts between two of its calls.
 const HOOK_EVERY: u32 = 256;
 
-/// Says why the register in progress may log no more, if it may not.
-pub type QuotaWatch = Box<dyn Fn() -> Option<String>>;
-
 /// The budget of the top-level call in progress: instructions, time, memory and events.
 /// Once spent it stays spent until the next call begins: the hook raises again wherever the
 /// script goes on, and the protected-call functions of `sandbox.lua` pass the error on
@@ -211,8 +209,10 @@ pub struct Budget {
     call: Cell<u64>,
     /// Set while the scripts load (their top level runs).
     loading: Cell<bool>,
-    /// Why the register in progress may log no more (set by the game the rules are attached to).
-    quota: RefCell<Option<QuotaWatch>>,
+    /// The game the rule set is attached to: the hook asks it whether the register may go on
+    /// logging, and the native field readers (`native.rs`), which find this budget through
+    /// the state's extra space, read its state.
+    game: RefCell<Weak<Link>>,
 }
 
 impl Budget {
@@ -263,9 +263,14 @@ impl Budget {
         self.loading.set(loading);
     }
 
-    /// Has the hook ask `quota` whether the register may go on logging.
-    pub fn watch_quota(&self, quota: QuotaWatch) {
-        *self.quota.borrow_mut() = Some(quota);
+    /// Attaches the rule set to a game (the last one attached wins).
+    pub fn attach(&self, game: Weak<Link>) {
+        *self.game.borrow_mut() = game;
+    }
+
+    /// The game the rule set is attached to, if it is still there.
+    pub fn game(&self) -> Option<Rc<Link>> {
+        self.game.borrow().upgrade()
     }
 
     /// Charges `steps` of native work (pattern matching, moving table items) to the call.
@@ -310,7 +315,7 @@ impl Budget {
         } else if unsafe { over_memory(state, limits.memory) } {
             Some(memory_message())
         } else {
-            self.quota.borrow().as_ref().and_then(|quota| quota())
+            self.game().and_then(|game| game.over_quota())
         };
         // A call that filled the memory or spent the budget this deep is endless recursion.
         let why = why.map(|why| {
@@ -428,20 +433,32 @@ fn is_script(source: &[u8]) -> bool {
     source.starts_with(b"@") && !source.starts_with(b"@rally/")
 }
 
+/// The budget of the rule set whose state (or coroutine) `state` is, if the state is one of
+/// ours: [`new_lua`] puts it in the thread's extra space, which coroutines copy.
+///
+/// # Safety
+/// `state` is a live Lua state; the budget outlives the reference (it lives as long as the
+/// state, in its app data).
+pub unsafe fn budget_of<'a>(state: *mut ffi::lua_State) -> Option<&'a Budget> {
+    (*(ffi::lua_getextraspace(state) as *const *const Budget)).as_ref()
+}
+
 /// The count hook: a plain C function, not an mlua hook, because mlua settles the stack of
 /// the interrupted function when its hook raises an error, which runs that function's
 /// to-be-closed variables on the spot, with hooks off (an endless `__close` would never
 /// stop). The budget is found through the thread's extra space (copied into every
 /// coroutine), set by [`new_lua`].
 unsafe extern "C-unwind" fn hook(state: *mut ffi::lua_State, ar: *mut ffi::lua_Debug) {
-    let budget = *(ffi::lua_getextraspace(state) as *const *const Budget);
-    if budget.is_null() || !(*budget).over(state, ar) {
+    let Some(budget) = budget_of(state) else {
+        return;
+    };
+    if !budget.over(state, ar) {
         return;
     }
     // Push the message, then raise with nothing left to drop on this frame (lua_error
     // unwinds with longjmp).
     let (text, len) = {
-        let spent = (*budget).spent.borrow();
+        let spent = budget.spent.borrow();
         let why = spent.as_deref().unwrap_or("stopped");
         (why.as_ptr(), why.len())
     };

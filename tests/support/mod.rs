@@ -44,13 +44,18 @@ grid = """
 "R" = { element = "gear", turn = "right" }
 "#;
 
-/// Runs `rally ARGS` in `dir`, checks it succeeded and returns its standard output.
-pub fn rally_ok(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rally"))
+/// Runs `rally ARGS` in `dir`.
+pub fn rally(dir: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_rally"))
         .current_dir(dir)
         .args(args)
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+/// Runs `rally ARGS` in `dir`, checks it succeeded and returns its standard output.
+pub fn rally_ok(dir: &Path, args: &[&str]) -> String {
+    let out = rally(dir, args);
     assert!(
         out.status.success(),
         "rally {args:?}: {}{}",

@@ -124,10 +124,10 @@ pub fn views(board: &Board, frames: &[Frame]) -> Vec<FrameView> {
         }
         for e in &frame.events {
             if e.what == "card" {
-                acted.extend(e.robot.clone());
+                acted.extend(e.robot.as_deref().map(str::to_string));
             }
             if e.what == "won" && winner.is_none() {
-                winner.clone_from(&e.robot);
+                winner = e.robot.as_deref().map(str::to_string);
             }
         }
         out.push(view(board, frame, previous, &acted, winner.clone()));
@@ -192,7 +192,7 @@ fn view(
             .events
             .iter()
             .map(|e| EventView {
-                robot: e.robot.clone(),
+                robot: e.robot.as_deref().map(str::to_string),
                 what: e.what.to_string(),
                 text: describe(e),
             })
@@ -280,7 +280,10 @@ fn shots(robots: &[Robot], events: &[Event]) -> Vec<ShotView> {
         else {
             continue;
         };
-        let Some(target) = robots.iter().find(|r| Some(&r.name) == e.robot.as_ref()) else {
+        let Some(target) = robots
+            .iter()
+            .find(|r| Some(r.name.as_str()) == e.robot.as_deref())
+        else {
             continue;
         };
         let text = |k: &str| e.detail.get(k).and_then(Value::as_str).map(String::from);
