@@ -46,7 +46,7 @@ pub struct Frame {
 impl Frame {
     /// The frame after the start (`Phase::Program`) or the end of turn `turn`, or after a
     /// whole register.
-    fn of_phase(turn: u32, phase: Phase, robots: Vec<Robot>, events: Vec<Event>) -> Frame {
+    pub fn of_phase(turn: u32, phase: Phase, robots: Vec<Robot>, events: Vec<Event>) -> Frame {
         let (id, register, stage, label) = match phase {
             Phase::Register(r) => (
                 format!("t{turn}r{r}s1"),
@@ -74,7 +74,7 @@ impl Frame {
 /// which something happened), `t{turn}r{register}s1`, `s2`...; a register in which nothing
 /// happened is one frame. `events` are the register's events, counted as the steps count
 /// them; `after` are the robots once it is over.
-fn register_frames(
+pub fn register_frames(
     turn: u32,
     register: u8,
     steps: &[StepSnapshot],
@@ -249,10 +249,21 @@ pub fn board_svg(game: &Game) -> String {
 
 /// The whole page. `title` heads it; `description` (may be empty) says what it shows.
 pub fn page(game: &Game, title: &str, description: &str, frames: &[Frame]) -> String {
-    let board = game.board();
+    page_for(&game.board(), &board_svg(game), title, description, frames)
+}
+
+/// The page for `board`, drawn as `board_svg` ([`board_svg`]), without the game: the table
+/// server makes a finished game's replay page on another thread when someone asks for it.
+pub fn page_for(
+    board: &crate::board::Board,
+    board_svg: &str,
+    title: &str,
+    description: &str,
+    frames: &[Frame],
+) -> String {
     let data = Data {
         flags: board.flags().len(),
-        frames: view::views(&board, frames),
+        frames: view::views(board, frames),
     };
     // `<` escaped so no string in the data can close the script element.
     let json = serde_json::to_string(&data)
@@ -271,7 +282,7 @@ pub fn page(game: &Game, title: &str, description: &str, frames: &[Frame]) -> St
         &[
             ("TITLE", &crate::text::xml(title)),
             ("DESCRIPTION", &description),
-            ("BOARD", &board_svg(game)),
+            ("BOARD", board_svg),
             ("DATA", &json),
             ("BOARD_JS", BOARD_JS),
             ("VIEWER_JS", VIEWER_JS),

@@ -457,6 +457,71 @@ fn sentence(e: &Event) -> Option<String> {
             text("from"),
             text("to")
         ),
+        "powered_down" => format!(
+            "{who} is powered down: {} damage discarded",
+            text("discarded")
+        ),
+        "chose" => chose(&who, &text("question"), &text("answer")),
         _ => return None,
     })
+}
+
+/// A player's answer to a question (`game::questions`, a script's `ctx:choose`).
+fn chose(who: &str, question: &str, answer: &str) -> String {
+    use crate::game::questions::{POWER_DOWN, REENTER_FACING, REENTER_POWERED_DOWN, STAY_DOWN};
+    let yes = answer == "yes";
+    match question {
+        POWER_DOWN if yes => format!("{who} announces power down for next turn"),
+        POWER_DOWN => format!("{who} does not power down"),
+        STAY_DOWN if yes => format!("{who} stays powered down next turn"),
+        STAY_DOWN => format!("{who} powers up next turn"),
+        REENTER_FACING => format!("{who} chooses to face {answer}"),
+        REENTER_POWERED_DOWN if yes => format!("{who} re-enters powered down"),
+        REENTER_POWERED_DOWN => format!("{who} re-enters powered up"),
+        _ => format!("{who} answers {question}: {answer}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn event(what: &str, detail: Value) -> Event {
+        let mut e = json!({"turn": 1, "register": 0, "segment": "", "robot": "Ann", "what": what});
+        e.as_object_mut()
+            .unwrap()
+            .extend(detail.as_object().unwrap().clone());
+        serde_json::from_value(e).unwrap()
+    }
+
+    #[test]
+    fn the_turn_loops_questions_and_power_down_in_words() {
+        let said = |what: &str, detail: Value| describe(&event(what, detail));
+        let chose = |question: &str, answer: &str| {
+            said(
+                "chose",
+                json!({"question": question, "answer": answer, "default": false}),
+            )
+        };
+        assert_eq!(
+            chose("power_down", "yes"),
+            "Robot Ann announces power down for next turn"
+        );
+        assert_eq!(chose("stay_down", "no"), "Robot Ann powers up next turn");
+        assert_eq!(chose("reenter_facing", "W"), "Robot Ann chooses to face W");
+        assert_eq!(
+            chose("reenter_powered_down", "yes"),
+            "Robot Ann re-enters powered down"
+        );
+        assert_eq!(
+            chose("brakes", "yes"),
+            "Robot Ann answers brakes: yes",
+            "a script's question"
+        );
+        assert_eq!(
+            said("powered_down", json!({"discarded": 3})),
+            "Robot Ann is powered down: 3 damage discarded"
+        );
+    }
 }
