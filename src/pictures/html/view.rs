@@ -394,11 +394,13 @@ fn sentence(e: &Event) -> Option<String> {
             text("dir"),
             text("to")
         ),
-        "turned" => format!(
-            "{who} turns {}, now facing {}",
-            text("rotation"),
-            text("facing")
-        ),
+        "turned" => {
+            let turn = match text("rotation").as_str() {
+                "uturn" => "makes a U-turn".to_string(),
+                other => format!("turns {other}"),
+            };
+            format!("{who} {turn}, now facing {}", text("facing"))
+        }
         "faced" => format!("{who} now faces {}", text("facing")),
         "placed" => format!("{who} is put on {} ({})", text("to"), text("how")),
         "blocked" if get("wall").is_some() => format!("{who} is blocked by {}", wall()),
@@ -523,5 +525,17 @@ mod tests {
             said("powered_down", json!({"discarded": 3})),
             "Robot Ann is powered down: 3 damage discarded"
         );
+    }
+
+    #[test]
+    fn turns_in_words() {
+        let turned = |rotation: &str| {
+            describe(&event(
+                "turned",
+                json!({"rotation": rotation, "facing": "S"}),
+            ))
+        };
+        assert_eq!(turned("right"), "Robot Ann turns right, now facing S");
+        assert_eq!(turned("uturn"), "Robot Ann makes a U-turn, now facing S");
     }
 }
