@@ -83,7 +83,7 @@ fn the_viewer_plays_a_replay_log_in_a_browser() {
         .unwrap();
     let frames = html::frames(&replayed, &mut game).unwrap();
     // A frame per card and per step in which something happened, in the order of play.
-    let stages: Vec<&str> = frames.iter().map(|f| f.stage.as_str()).collect();
+    let stages: Vec<&str> = frames.iter().map(|f| f.moment.stage.as_str()).collect();
     assert_eq!(
         stages,
         [
@@ -150,9 +150,9 @@ fn the_viewer_plays_a_replay_log_in_a_browser() {
         assert_eq!(shown["slider"], json!(i), "slider after {i} steps");
         let label = shown["label"].as_str().unwrap();
         assert!(
-            label.starts_with(&frame.label),
+            label.starts_with(&frame.moment.label),
             "frame {i}: label {label:?}, expected {:?}",
-            frame.label
+            frame.moment.label
         );
         let on_screen: Vec<(String, [i32; 2], String)> = shown["robots"]
             .as_array()
@@ -173,20 +173,20 @@ fn the_viewer_plays_a_replay_log_in_a_browser() {
                 )
             })
             .collect();
-        assert_eq!(on_screen, expected(i), "frame {i} ({})", frame.label);
+        assert_eq!(on_screen, expected(i), "frame {i} ({})", frame.moment.label);
         assert_eq!(shown["rows"], json!(["A", "B"]), "the robots table");
         // The event list marks this frame's heading and events (a card frame's heading
         // names the card, so its `card` event is not repeated).
         let current = shown["current"].as_array().unwrap();
-        assert_eq!(current[0], json!(frame.label));
+        assert_eq!(current[0], json!(frame.moment.label));
         let listed = frame
             .events
             .iter()
-            .filter(|e| !(e.what == "card" && e.robot.as_deref() == frame.acting.as_deref()))
+            .filter(|e| !(e.what == "card" && e.robot.as_deref() == frame.moment.acting.as_deref()))
             .count();
         let listed = if frame.events.is_empty() { 1 } else { listed };
         assert_eq!(current.len(), 1 + listed, "frame {i}: {current:?}");
-        if frame.id == "t1r1s2" {
+        if frame.moment.id == "t1r1s2" {
             browser.screenshot("two_robots_card");
         }
     }
@@ -258,13 +258,13 @@ fn deep_links_laser_lines_and_the_board_fitted_to_the_window() {
         .iter()
         .enumerate()
         .find(|(_, v)| {
-            v.stage == "fire"
+            v.moment.stage == "fire"
                 && v.shots.iter().any(|s| s.shooter.is_some())
                 && v.beams.iter().any(|b| b.hit.is_some())
         })
         .expect("the tour has robots shooting robots, and one standing in a board laser");
     browser.resize(1280, 900);
-    browser.open(&format!("{url}#{}", lasers.id));
+    browser.open(&format!("{url}#{}", lasers.moment.id));
     let shown = run_settled(&browser, &read);
     browser.screenshot("tour_lasers");
     assert_eq!(shown["frame"], json!(at), "the link opens its frame");
@@ -320,7 +320,7 @@ fn deep_links_laser_lines_and_the_board_fitted_to_the_window() {
     // A register's link opens its first frame; the address follows the frame shown.
     browser.run("location.hash = '#t1r2'; return null;");
     let shown = run_settled(&browser, &read);
-    let first = views.iter().position(|v| v.id == "t1r2s1").unwrap();
+    let first = views.iter().position(|v| v.moment.id == "t1r2s1").unwrap();
     assert_eq!(shown["frame"], json!(first));
     assert_eq!(shown["hash"], json!("#t1r2s1"));
 
@@ -329,7 +329,7 @@ fn deep_links_laser_lines_and_the_board_fitted_to_the_window() {
     browser.click(&format!("#events li[data-frame=\"{at}\"]:not(.heading) a"));
     let shown = run_settled(&browser, &read);
     assert_eq!(shown["frame"], json!(at), "an event opens its frame");
-    assert_eq!(shown["hash"], json!(format!("#{}", lasers.id)));
+    assert_eq!(shown["hash"], json!(format!("#{}", lasers.moment.id)));
     assert!(
         shown["current"].as_u64().unwrap() > 1,
         "its events are marked"

@@ -25,20 +25,29 @@ pub const BOARD_JS: &str = include_str!("html/board.js");
 const VIEWER_JS: &str = include_str!("html/viewer.js");
 const TEMPLATE: &str = include_str!("html/viewer.html");
 
-/// One moment of the game: the robots as they stand then (with their programs), and what
-/// happened since the frame before.
-#[derive(Clone, Debug)]
-pub struct Frame {
-    /// Its name in links (`t1r2s3`, see [`view::FrameView::id`]).
+/// Where a frame stands in the game: its name in links and its place in the turn. Both the
+/// frame and the page's view of it ([`view::FrameView`]) carry it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Moment {
+    /// The frame's name in links: `t3r2s4` (turn 3, register 2, its 4th stage), `t3r0` (the
+    /// start of turn 3), `t3end` (its end).
     pub id: String,
     pub label: String,
     pub turn: u32,
     /// 1..=5, or 0 outside the registers.
     pub register: u8,
-    /// The step just resolved, `card`, `start` or `end` (see [`view::FrameView::stage`]).
+    /// The step of the order of play just resolved (`belts`, `fire`...), `card` for one
+    /// robot's card, `start` or `end` for the turn's ends.
     pub stage: String,
     /// The robot whose card this frame executes.
     pub acting: Option<String>,
+}
+
+/// One moment of the game: the robots as they stand then (with their programs), and what
+/// happened since the frame before.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    pub moment: Moment,
     pub robots: Vec<Robot>,
     pub events: Vec<Event>,
 }
@@ -58,12 +67,14 @@ impl Frame {
             Phase::Program | Phase::Over => (format!("t{turn}r0"), 0, "start", "Start".into()),
         };
         Frame {
-            id,
-            label,
-            turn,
-            register,
-            stage: stage.into(),
-            acting: None,
+            moment: Moment {
+                id,
+                label,
+                turn,
+                register,
+                stage: stage.into(),
+                acting: None,
+            },
             robots,
             events,
         }
@@ -102,12 +113,14 @@ pub fn register_frames(
         seen = upto;
         let stage = if m.robot.is_some() { "card" } else { &m.step };
         frames.push(Frame {
-            id: format!("t{turn}r{register}s{}", i + 1),
-            label: format!("Register {register} · {}", stage_label(m, &events)),
-            turn,
-            register,
-            stage: stage.to_string(),
-            acting: m.robot.clone(),
+            moment: Moment {
+                id: format!("t{turn}r{register}s{}", i + 1),
+                label: format!("Register {register} · {}", stage_label(m, &events)),
+                turn,
+                register,
+                stage: stage.to_string(),
+                acting: m.robot.clone(),
+            },
             robots: m.robots.clone(),
             events,
         });
@@ -227,7 +240,7 @@ pub fn game_frames(turns: &[TurnRecord]) -> Vec<Frame> {
                 )],
             };
             for frame in &mut stage {
-                frame.label = format!("Turn {} · {}", turn.turn, frame.label);
+                frame.moment.label = format!("Turn {} · {}", turn.turn, frame.moment.label);
             }
             frames.extend(stage);
             seen = upto;

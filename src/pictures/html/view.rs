@@ -9,7 +9,7 @@
 //! off the events), who shot whom (the `source` and `shooter` of the damage events), which
 //! cards are face up, and who has won.
 
-use super::Frame;
+use super::{Frame, Moment};
 use crate::board::Board;
 use crate::cards::{Card, CardKind};
 use crate::geometry::{Dir, Pos};
@@ -23,18 +23,8 @@ use std::collections::HashSet;
 /// One frame as the page draws it.
 #[derive(Clone, Debug, Serialize)]
 pub struct FrameView {
-    /// The frame's name in links: `t3r2s4` (turn 3, register 2, its 4th stage), `t3r0` (the
-    /// start of turn 3), `t3end` (its end).
-    pub id: String,
-    pub label: String,
-    pub turn: u32,
-    /// 1..=5, or 0 outside the registers.
-    pub register: u8,
-    /// The step of the order of play just resolved (`belts`, `fire`...), `card` for one
-    /// robot's card, `start` or `end` for the turn's ends.
-    pub stage: String,
-    /// The robot whose card this frame executes.
-    pub acting: Option<String>,
+    #[serde(flatten)]
+    pub moment: Moment,
     pub robots: Vec<RobotView>,
     /// Every board laser's beam as it stands in this frame.
     pub beams: Vec<BeamView>,
@@ -118,8 +108,8 @@ pub fn views(board: &Board, frames: &[Frame]) -> Vec<FrameView> {
     let mut register = (0, 0);
     for (i, frame) in frames.iter().enumerate() {
         let previous = i.checked_sub(1).map(|p| &frames[p].robots[..]);
-        if (frame.turn, frame.register) != register {
-            register = (frame.turn, frame.register);
+        if (frame.moment.turn, frame.moment.register) != register {
+            register = (frame.moment.turn, frame.moment.register);
             acted.clear();
         }
         for e in &frame.events {
@@ -143,7 +133,7 @@ fn view(
     winner: Option<String>,
 ) -> FrameView {
     let cards_done = !matches!(
-        frame.stage.as_str(),
+        frame.moment.stage.as_str(),
         "start" | "register_start" | "reveal" | "card"
     );
     let robots = frame
@@ -152,11 +142,11 @@ fn view(
         .enumerate()
         .map(|(i, r)| {
             let before = previous.and_then(|p| p.iter().find(|b| b.name == r.name));
-            let shown = match frame.stage.as_str() {
+            let shown = match frame.moment.stage.as_str() {
                 "start" => 0,
                 "end" => 5,
-                _ if cards_done || acted.contains(&r.name) => frame.register,
-                _ => frame.register.saturating_sub(1),
+                _ if cards_done || acted.contains(&r.name) => frame.moment.register,
+                _ => frame.moment.register.saturating_sub(1),
             };
             RobotView {
                 name: r.name.clone(),
@@ -179,12 +169,7 @@ fn view(
         })
         .collect();
     FrameView {
-        id: frame.id.clone(),
-        label: frame.label.clone(),
-        turn: frame.turn,
-        register: frame.register,
-        stage: frame.stage.clone(),
-        acting: frame.acting.clone(),
+        moment: frame.moment.clone(),
         robots,
         beams: beams(board, &frame.robots),
         shots: shots(&frame.robots, &frame.events),
