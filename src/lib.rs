@@ -20,6 +20,7 @@ pub mod reload;
 pub mod script;
 pub mod snippet;
 pub mod state;
+pub mod table;
 pub mod text;
 pub mod world;
 

@@ -217,6 +217,55 @@ enum Command {
         #[arg(long, conflicts_with = "resume")]
         new: bool,
     },
+    /// Serve a playtest table in the browser: a link per seat, bots in empty seats, hot reload for everyone
+    ///
+    /// Prints one link per seat, a spectators' link and a host link for each game, and serves
+    /// them until Ctrl-C. Each player opens their seat's link; the game starts when every
+    /// person's seat is taken (or the host presses Start: bots play the empty seats).
+    /// Without a game file, open the printed start page: pick a game file of --games-dir DIR,
+    /// variants and which seats wait for a person, and it opens the table and shows its links.
+    /// Games are saved after every register to SAVES/TABLE.save.json, with the links' tokens
+    /// beside it; `--resume` brings a table back and the same links work again.
+    ///
+    /// By default only this computer can connect (127.0.0.1): `--host 0.0.0.0` lets others
+    /// on your network in, at this computer's address.
+    ///
+    /// Examples:
+    ///   rally serve                                  # the start page: pick a game in the browser
+    ///   rally serve games/practice.toml
+    ///   rally serve games/practice.toml games/practice.toml --host 0.0.0.0 --port 8000
+    ///   rally serve --resume saves/practice.save.json
+    #[command(verbatim_doc_comment)]
+    Serve {
+        /// Game files (.toml); each becomes a table (none: pick one on the start page)
+        games: Vec<PathBuf>,
+        /// The folder of game files the start page offers
+        #[arg(long, value_name = "DIR", default_value = "games")]
+        games_dir: PathBuf,
+        /// The address to listen on; 0.0.0.0 lets others on your network (LAN) in
+        #[arg(long, default_value = "127.0.0.1")]
+        host: String,
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+        /// Bring back a table from its save (repeatable); its links stay the same
+        #[arg(long, value_name = "SAVE")]
+        resume: Vec<PathBuf>,
+        /// Folder for the saves, tokens and replays of new tables
+        #[arg(long, value_name = "DIR", default_value = "saves")]
+        saves: PathBuf,
+        /// The classic timer: seconds the last player has once all others are ready (0: off)
+        #[arg(long, value_name = "SECS", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=86_400))]
+        timer: u64,
+        /// Seconds an absent player's seat waits before a bot decides for it (0: it waits)
+        #[arg(long, value_name = "SECS", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=86_400))]
+        bot_after: u64,
+        /// Seconds a player has to answer a question before its default is taken
+        #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+        choice_timeout: u64,
+        /// Do not watch the rule files (no hot reload)
+        #[arg(long)]
+        no_reload: bool,
+    },
     /// Play bot-only games of a game file on every core and summarise them for balancing
     #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Sim {
@@ -510,6 +559,34 @@ fn main() -> ExitCode {
                 resume: resume.clone(),
                 save: save.clone(),
                 new: *new,
+            },
+            &common,
+        ),
+        Command::Serve {
+            games,
+            games_dir,
+            host,
+            port,
+            resume,
+            saves,
+            timer,
+            bot_after,
+            choice_timeout,
+            no_reload,
+        } => commands::serve::serve(
+            games,
+            &commands::serve::ServeOptions {
+                host: host.clone(),
+                port: *port,
+                resume: resume.clone(),
+                saves: saves.clone(),
+                games: games_dir.clone(),
+                settings: rally::table::protocol::Settings {
+                    bot_after: *bot_after,
+                    choice_timeout: *choice_timeout,
+                    timer: *timer,
+                },
+                reload: !no_reload,
             },
             &common,
         ),

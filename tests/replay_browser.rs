@@ -11,176 +11,26 @@
 //! the test says SKIPPED and why, on stderr, and passes; with `RALLY_REQUIRE_BROWSER=1` (CI,
 //! after installing) a missing browser is a failure instead.
 
+mod browser;
+
+use browser::Browser;
 use rally::commands::Common;
 use rally::formats::replay::ReplayLog;
 use rally::formats::scenario::Scenario;
 use rally::pictures::html;
 use serde_json::{json, Value};
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
 
 const SCENARIO: &str = "tests/pictures/replay_two_robots.toml";
 
-fn find(program: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|dir| dir.join(program))
-            .find(|p| p.is_file())
-    })
-}
-
-/// A ChromeDriver process with one headless Chromium session; both end when it drops.
-struct Browser {
-    driver: Child,
-    base: String,
-    session: String,
-}
-
-impl Browser {
-    fn start(chromium: &Path, chromedriver: &Path) -> Browser {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
-        let driver = Command::new(chromedriver)
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("chromedriver starts");
-        let base = format!("http://127.0.0.1:{port}");
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while ureq::get(&format!("{base}/status")).call().is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "chromedriver did not answer in 20 s"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        let mut browser = Browser {
-            driver,
-            base,
-            session: String::new(),
-        };
-        let created = browser.post(
-            "/session",
-            json!({"capabilities": {"alwaysMatch": {
-                "browserName": "chrome",
-                "goog:chromeOptions": {
-                    "binary": chromium,
-                    "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                             "--disable-dev-shm-usage", "--window-size=1400,1000"]
-                }
-            }}}),
-        );
-        browser.session = created["sessionId"]
-            .as_str()
-            .expect("a WebDriver session id")
-            .to_string();
-        browser
-    }
-
-    fn post(&self, path: &str, body: Value) -> Value {
-        let url = if self.session.is_empty() {
-            format!("{}{path}", self.base)
-        } else {
-            format!("{}/session/{}{path}", self.base, self.session)
-        };
-        let mut response = ureq::post(&url)
-            .config()
-            .http_status_as_error(false)
-            .build()
-            .send_json(&body)
-            .unwrap_or_else(|e| panic!("WebDriver {path}: {e}"));
-        let status = response.status();
-        let reply: Value = response.body_mut().read_json().expect("WebDriver JSON");
-        // A failing script or a missing element: WebDriver says what went wrong.
-        assert!(
-            status.is_success(),
-            "WebDriver {path}: {status}: {}",
-            reply["value"]
-        );
-        reply["value"].clone()
-    }
-
-    fn open(&self, url: &str) {
-        self.post("/url", json!({ "url": url }));
-    }
-
-    fn run(&self, script: &str) -> Value {
-        self.post("/execute/sync", json!({ "script": script, "args": [] }))
-    }
-
-    /// Runs `script` (a function body that returns a value) once the board's animation has
-    /// ended: the page's own signal (`board.settled()`), no sleeping.
-    fn run_settled(&self, script: &str) -> Value {
-        let wrapped = format!(
-            "const done = arguments[arguments.length - 1];\n\
-             window.rallyViewer.board.settled().then(() => done((function () {{ {script} }})()));"
-        );
-        self.post("/execute/async", json!({ "script": wrapped, "args": [] }))
-    }
-
-    fn resize(&self, width: u32, height: u32) {
-        self.post("/window/rect", json!({ "width": width, "height": height }));
-    }
-
-    /// With `RALLY_SCREENSHOTS=DIR`, saves what the browser shows as DIR/NAME.png.
-    fn screenshot(&self, name: &str) {
-        let Some(dir) = std::env::var_os("RALLY_SCREENSHOTS") else {
-            return;
-        };
-        let url = format!("{}/session/{}/screenshot", self.base, self.session);
-        let mut response = ureq::get(&url).call().expect("WebDriver screenshot");
-        let reply: Value = response.body_mut().read_json().expect("WebDriver JSON");
-        let png = base64_decode(reply["value"].as_str().expect("a base64 PNG"));
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(Path::new(&dir).join(format!("{name}.png")), png).unwrap();
-    }
-
-    fn click(&self, css: &str) {
-        let element = self.post("/element", json!({"using": "css selector", "value": css}));
-        let id = element
-            .as_object()
-            .and_then(|o| o.values().next())
-            .and_then(Value::as_str)
-            .unwrap_or_else(|| panic!("no element {css}"))
-            .to_string();
-        self.post(&format!("/element/{id}/click"), json!({}));
-    }
-}
-
-impl Drop for Browser {
-    fn drop(&mut self) {
-        if !self.session.is_empty() {
-            let _ = ureq::delete(&format!("{}/session/{}", self.base, self.session)).call();
-        }
-        let _ = self.driver.kill();
-        let _ = self.driver.wait();
-    }
-}
-
-/// Standard base64 (what WebDriver sends screenshots as).
-fn base64_decode(text: &str) -> Vec<u8> {
-    let value = |c: u8| match c {
-        b'A'..=b'Z' => c - b'A',
-        b'a'..=b'z' => c - b'a' + 26,
-        b'0'..=b'9' => c - b'0' + 52,
-        b'+' => 62,
-        _ => 63,
-    };
-    let digits: Vec<u8> = text.bytes().filter(|c| *c != b'=').map(value).collect();
-    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
-    for chunk in digits.chunks(4) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, &d)| n | u32::from(d) << (18 - 6 * i));
-        out.extend_from_slice(&n.to_be_bytes()[1..chunk.len()]);
-    }
-    out
+/// Runs `script` (a function body that returns a value) once the board's animation has
+/// ended: the page's own signal (`board.settled()`), no sleeping.
+fn run_settled(browser: &Browser, script: &str) -> Value {
+    let wrapped = format!(
+        "const done = arguments[arguments.length - 1];\n\
+         window.rallyViewer.board.settled().then(() => done((function () {{ {script} }})()));"
+    );
+    browser.post("/execute/async", json!({ "script": wrapped, "args": [] }))
 }
 
 /// What the page shows: the frame label, and per robot drawn its data attributes and whether
@@ -205,29 +55,9 @@ return { frame: Number(document.body.dataset.frame), label: document.getElementB
          slider: Number(document.getElementById('slider').value), robots, rows, current };
 "#;
 
-/// A browser session, or `None` (the test then says SKIPPED and why) when Chromium and
-/// ChromeDriver are not installed, unless `RALLY_REQUIRE_BROWSER=1` makes that a failure.
-fn browser(test: &str) -> Option<Browser> {
-    match (
-        find("chromium").or_else(|| find("chromium-browser")),
-        find("chromedriver"),
-    ) {
-        (Some(chromium), Some(chromedriver)) => Some(Browser::start(&chromium, &chromedriver)),
-        _ => {
-            let message =
-                "no chromium/chromedriver on PATH (install them with .ci/install-browser.sh)";
-            if std::env::var_os("RALLY_REQUIRE_BROWSER").is_some_and(|v| v == "1") {
-                panic!("RALLY_REQUIRE_BROWSER=1 but {message}");
-            }
-            eprintln!("SKIPPED {test}: {message}");
-            None
-        }
-    }
-}
-
 #[test]
 fn the_viewer_plays_a_replay_log_in_a_browser() {
-    let Some(browser) = browser("the_viewer_plays_a_replay_log_in_a_browser") else {
+    let Some(browser) = browser::session("the_viewer_plays_a_replay_log_in_a_browser") else {
         return;
     };
     // Record a replay log of the scenario, as `rally run --record` does.
@@ -253,7 +83,7 @@ fn the_viewer_plays_a_replay_log_in_a_browser() {
         .unwrap();
     let frames = html::frames(&replayed, &mut game).unwrap();
     // A frame per card and per step in which something happened, in the order of play.
-    let stages: Vec<&str> = frames.iter().map(|f| f.stage.as_str()).collect();
+    let stages: Vec<&str> = frames.iter().map(|f| f.moment.stage.as_str()).collect();
     assert_eq!(
         stages,
         [
@@ -315,14 +145,14 @@ fn the_viewer_plays_a_replay_log_in_a_browser() {
         if i > 0 {
             browser.click("#next");
         }
-        let shown = browser.run_settled(&script);
+        let shown = run_settled(&browser, &script);
         assert_eq!(shown["frame"], json!(i), "frame index after {i} steps");
         assert_eq!(shown["slider"], json!(i), "slider after {i} steps");
         let label = shown["label"].as_str().unwrap();
         assert!(
-            label.starts_with(&frame.label),
+            label.starts_with(&frame.moment.label),
             "frame {i}: label {label:?}, expected {:?}",
-            frame.label
+            frame.moment.label
         );
         let on_screen: Vec<(String, [i32; 2], String)> = shown["robots"]
             .as_array()
@@ -343,32 +173,32 @@ fn the_viewer_plays_a_replay_log_in_a_browser() {
                 )
             })
             .collect();
-        assert_eq!(on_screen, expected(i), "frame {i} ({})", frame.label);
+        assert_eq!(on_screen, expected(i), "frame {i} ({})", frame.moment.label);
         assert_eq!(shown["rows"], json!(["A", "B"]), "the robots table");
         // The event list marks this frame's heading and events (a card frame's heading
         // names the card, so its `card` event is not repeated).
         let current = shown["current"].as_array().unwrap();
-        assert_eq!(current[0], json!(frame.label));
+        assert_eq!(current[0], json!(frame.moment.label));
         let listed = frame
             .events
             .iter()
-            .filter(|e| !(e.what == "card" && e.robot.as_deref() == frame.acting.as_deref()))
+            .filter(|e| !(e.what == "card" && e.robot.as_deref() == frame.moment.acting.as_deref()))
             .count();
         let listed = if frame.events.is_empty() { 1 } else { listed };
         assert_eq!(current.len(), 1 + listed, "frame {i}: {current:?}");
-        if frame.id == "t1r1s2" {
+        if frame.moment.id == "t1r1s2" {
             browser.screenshot("two_robots_card");
         }
     }
     // Stepping past the end stays on the last frame.
     browser.click("#next");
     assert_eq!(
-        browser.run_settled(&script)["frame"],
+        run_settled(&browser, &script)["frame"],
         json!(frames.len() - 1)
     );
     // And the slider goes back to the start.
     browser.click("#first");
-    assert_eq!(browser.run_settled(&script)["frame"], json!(0));
+    assert_eq!(run_settled(&browser, &script)["frame"], json!(0));
 }
 
 /// What the page shows of the board: the frame, the shots (their lines' ends in screen
@@ -400,7 +230,9 @@ return { frame: Number(document.body.dataset.frame), hash: location.hash, shots,
 
 #[test]
 fn deep_links_laser_lines_and_the_board_fitted_to_the_window() {
-    let Some(browser) = browser("deep_links_laser_lines_and_the_board_fitted_to_the_window") else {
+    let Some(browser) =
+        browser::session("deep_links_laser_lines_and_the_board_fitted_to_the_window")
+    else {
         return;
     };
     // The tour: a 12×12 board whose bottom row a 900 pixels high window used to cut.
@@ -426,14 +258,14 @@ fn deep_links_laser_lines_and_the_board_fitted_to_the_window() {
         .iter()
         .enumerate()
         .find(|(_, v)| {
-            v.stage == "fire"
+            v.moment.stage == "fire"
                 && v.shots.iter().any(|s| s.shooter.is_some())
                 && v.beams.iter().any(|b| b.hit.is_some())
         })
         .expect("the tour has robots shooting robots, and one standing in a board laser");
     browser.resize(1280, 900);
-    browser.open(&format!("{url}#{}", lasers.id));
-    let shown = browser.run_settled(&read);
+    browser.open(&format!("{url}#{}", lasers.moment.id));
+    let shown = run_settled(&browser, &read);
     browser.screenshot("tour_lasers");
     assert_eq!(shown["frame"], json!(at), "the link opens its frame");
     // Every shot is drawn from its shooter's square (or the emitter's) to its target's.
@@ -482,22 +314,22 @@ fn deep_links_laser_lines_and_the_board_fitted_to_the_window() {
     for bad in ["%E0%A4%A", "t99r9s9", "<b>"] {
         browser.open("about:blank"); // a fresh load, not a jump within the page
         browser.open(&format!("{url}#{bad}"));
-        assert_eq!(browser.run_settled(&read)["frame"], json!(0), "#{bad}");
+        assert_eq!(run_settled(&browser, &read)["frame"], json!(0), "#{bad}");
     }
 
     // A register's link opens its first frame; the address follows the frame shown.
     browser.run("location.hash = '#t1r2'; return null;");
-    let shown = browser.run_settled(&read);
-    let first = views.iter().position(|v| v.id == "t1r2s1").unwrap();
+    let shown = run_settled(&browser, &read);
+    let first = views.iter().position(|v| v.moment.id == "t1r2s1").unwrap();
     assert_eq!(shown["frame"], json!(first));
     assert_eq!(shown["hash"], json!("#t1r2s1"));
 
     // The event list links back: from the last frame, an earlier frame's event opens it.
     browser.click("#last");
     browser.click(&format!("#events li[data-frame=\"{at}\"]:not(.heading) a"));
-    let shown = browser.run_settled(&read);
+    let shown = run_settled(&browser, &read);
     assert_eq!(shown["frame"], json!(at), "an event opens its frame");
-    assert_eq!(shown["hash"], json!(format!("#{}", lasers.id)));
+    assert_eq!(shown["hash"], json!(format!("#{}", lasers.moment.id)));
     assert!(
         shown["current"].as_u64().unwrap() > 1,
         "its events are marked"

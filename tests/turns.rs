@@ -149,7 +149,7 @@ fn the_replay_viewer_shows_a_scenario_of_several_turns_turn_by_turn() {
     let sources = scenario.sources(&root.join("scripts"), &root.join("variants"), &[]);
     let mut game = scenario.start(RuleSet::load(&sources).unwrap()).unwrap();
     let frames = rally::pictures::html::frames(&scenario, &mut game).unwrap();
-    let labels: Vec<&str> = frames.iter().map(|f| f.label.as_str()).collect();
+    let labels: Vec<&str> = frames.iter().map(|f| f.moment.label.as_str()).collect();
     assert_eq!(labels[0], "Turn 1 · Start", "{labels:?}");
     for turn in 1..=3 {
         let end = format!("Turn {turn} · End of turn");

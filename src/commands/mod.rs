@@ -10,6 +10,7 @@ pub mod output;
 pub mod play;
 pub mod render;
 pub mod run;
+pub mod serve;
 pub mod sim;
 pub mod test;
 pub mod types;

@@ -215,14 +215,7 @@ fn default_save(game: &Path) -> PathBuf {
 
 /// `saves/x.save.json` → `saves/x.replay.json`.
 fn replay_path(save: &Path) -> PathBuf {
-    let name = save
-        .file_name()
-        .map_or("game".into(), |n| n.to_string_lossy().to_string());
-    let stem = name
-        .strip_suffix(".save.json")
-        .or_else(|| name.strip_suffix(".json"))
-        .unwrap_or(&name);
-    save.with_file_name(format!("{stem}.replay.json"))
+    save::beside(save, "replay.json")
 }
 
 fn title(m: &Match) -> String {

@@ -457,6 +457,12 @@ impl Stage {
 /// other decision (power down, re-entry, the scripts' questions) is a question to the
 /// game's chooser ([`crate::decision`], [`questions`]).
 pub trait Seats {
+    /// The turn's hands were just dealt, before the first [`Seats::program`]. Seats whose
+    /// players program at the same time (a table of browsers, `crate::table`) hand them all
+    /// out here and collect the programs; seats that answer one at a time ignore it.
+    fn hands_dealt(&mut self, _game: &mut Game, _hands: &[Hand]) -> Result<()> {
+        Ok(())
+    }
     /// The cards for the hand's open registers, in order (see [`deal::check_program`]).
     fn program(&mut self, game: &mut Game, hand: &Hand) -> Result<Vec<Card>>;
     /// The deal, if the seats fix it in advance (a scenario stacks the deck); `None`, the
@@ -648,6 +654,7 @@ impl TurnLoop<'_> {
             .iter()
             .map(|&id| deal::hand(&self.game.state(), id))
             .collect();
+        seats.hands_dealt(self.game, &hands)?;
         let mut programs = Vec::with_capacity(hands.len());
         for hand in &hands {
             let chosen = seats.program(self.game, hand)?;

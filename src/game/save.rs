@@ -344,6 +344,24 @@ impl Save {
     }
 }
 
+/// `saves/x.save.json` → `saves/x.SUFFIX`: the files kept beside a save (its replay, a
+/// table's tokens).
+pub fn beside(save: &Path, suffix: &str) -> PathBuf {
+    save.with_file_name(format!("{}.{suffix}", name(save)))
+}
+
+/// `saves/x.save.json` (or `x.json`) → `x`: the name a save and the files beside it share.
+pub fn name(save: &Path) -> String {
+    let file = save
+        .file_name()
+        .map_or("game".into(), |n| n.to_string_lossy().to_string());
+    let stem = file
+        .strip_suffix(".save.json")
+        .or_else(|| file.strip_suffix(".json"))
+        .unwrap_or(&file);
+    stem.to_string()
+}
+
 /// Writes JSON to `path` atomically.
 pub fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
     let text = serde_json::to_string_pretty(value).map_err(|e| Error::File {

@@ -25,20 +25,29 @@ pub const BOARD_JS: &str = include_str!("html/board.js");
 const VIEWER_JS: &str = include_str!("html/viewer.js");
 const TEMPLATE: &str = include_str!("html/viewer.html");
 
-/// One moment of the game: the robots as they stand then (with their programs), and what
-/// happened since the frame before.
-#[derive(Clone, Debug)]
-pub struct Frame {
-    /// Its name in links (`t1r2s3`, see [`view::FrameView::id`]).
+/// Where a frame stands in the game: its name in links and its place in the turn. Both the
+/// frame and the page's view of it ([`view::FrameView`]) carry it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Moment {
+    /// The frame's name in links: `t3r2s4` (turn 3, register 2, its 4th stage), `t3r0` (the
+    /// start of turn 3), `t3end` (its end).
     pub id: String,
     pub label: String,
     pub turn: u32,
     /// 1..=5, or 0 outside the registers.
     pub register: u8,
-    /// The step just resolved, `card`, `start` or `end` (see [`view::FrameView::stage`]).
+    /// The step of the order of play just resolved (`belts`, `fire`...), `card` for one
+    /// robot's card, `start` or `end` for the turn's ends.
     pub stage: String,
     /// The robot whose card this frame executes.
     pub acting: Option<String>,
+}
+
+/// One moment of the game: the robots as they stand then (with their programs), and what
+/// happened since the frame before.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    pub moment: Moment,
     pub robots: Vec<Robot>,
     pub events: Vec<Event>,
 }
@@ -46,7 +55,7 @@ pub struct Frame {
 impl Frame {
     /// The frame after the start (`Phase::Program`) or the end of turn `turn`, or after a
     /// whole register.
-    fn of_phase(turn: u32, phase: Phase, robots: Vec<Robot>, events: Vec<Event>) -> Frame {
+    pub fn of_phase(turn: u32, phase: Phase, robots: Vec<Robot>, events: Vec<Event>) -> Frame {
         let (id, register, stage, label) = match phase {
             Phase::Register(r) => (
                 format!("t{turn}r{r}s1"),
@@ -58,12 +67,14 @@ impl Frame {
             Phase::Program | Phase::Over => (format!("t{turn}r0"), 0, "start", "Start".into()),
         };
         Frame {
-            id,
-            label,
-            turn,
-            register,
-            stage: stage.into(),
-            acting: None,
+            moment: Moment {
+                id,
+                label,
+                turn,
+                register,
+                stage: stage.into(),
+                acting: None,
+            },
             robots,
             events,
         }
@@ -74,7 +85,7 @@ impl Frame {
 /// which something happened), `t{turn}r{register}s1`, `s2`...; a register in which nothing
 /// happened is one frame. `events` are the register's events, counted as the steps count
 /// them; `after` are the robots once it is over.
-fn register_frames(
+pub fn register_frames(
     turn: u32,
     register: u8,
     steps: &[StepSnapshot],
@@ -102,12 +113,14 @@ fn register_frames(
         seen = upto;
         let stage = if m.robot.is_some() { "card" } else { &m.step };
         frames.push(Frame {
-            id: format!("t{turn}r{register}s{}", i + 1),
-            label: format!("Register {register} · {}", stage_label(m, &events)),
-            turn,
-            register,
-            stage: stage.to_string(),
-            acting: m.robot.clone(),
+            moment: Moment {
+                id: format!("t{turn}r{register}s{}", i + 1),
+                label: format!("Register {register} · {}", stage_label(m, &events)),
+                turn,
+                register,
+                stage: stage.to_string(),
+                acting: m.robot.clone(),
+            },
             robots: m.robots.clone(),
             events,
         });
@@ -227,7 +240,7 @@ pub fn game_frames(turns: &[TurnRecord]) -> Vec<Frame> {
                 )],
             };
             for frame in &mut stage {
-                frame.label = format!("Turn {} · {}", turn.turn, frame.label);
+                frame.moment.label = format!("Turn {} · {}", turn.turn, frame.moment.label);
             }
             frames.extend(stage);
             seen = upto;
@@ -249,10 +262,21 @@ pub fn board_svg(game: &Game) -> String {
 
 /// The whole page. `title` heads it; `description` (may be empty) says what it shows.
 pub fn page(game: &Game, title: &str, description: &str, frames: &[Frame]) -> String {
-    let board = game.board();
+    page_for(&game.board(), &board_svg(game), title, description, frames)
+}
+
+/// The page for `board`, drawn as `board_svg` ([`board_svg`]), without the game: the table
+/// server makes a finished game's replay page on another thread when someone asks for it.
+pub fn page_for(
+    board: &crate::board::Board,
+    board_svg: &str,
+    title: &str,
+    description: &str,
+    frames: &[Frame],
+) -> String {
     let data = Data {
         flags: board.flags().len(),
-        frames: view::views(&board, frames),
+        frames: view::views(board, frames),
     };
     // `<` escaped so no string in the data can close the script element.
     let json = serde_json::to_string(&data)
@@ -271,7 +295,7 @@ pub fn page(game: &Game, title: &str, description: &str, frames: &[Frame]) -> St
         &[
             ("TITLE", &crate::text::xml(title)),
             ("DESCRIPTION", &description),
-            ("BOARD", &board_svg(game)),
+            ("BOARD", board_svg),
             ("DATA", &json),
             ("BOARD_JS", BOARD_JS),
             ("VIEWER_JS", VIEWER_JS),

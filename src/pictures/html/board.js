@@ -276,7 +276,9 @@ const RallyBoard = (function () {
       const start = performance.now();
       svg.classList.add("rb-animating");
       const tick = (now) => {
-        const t = Math.min(1, (now - start) / total);
+        // A frame's timestamp is when the frame began, which may be before `start`: without
+        // the floor, t < 0 points past the path's start and the animation never ends.
+        const t = Math.max(0, Math.min(1, (now - start) / total));
         for (const { g, r } of moving) pose(g, r, t);
         if (t < 1) running.frame = requestAnimationFrame(tick);
         else finish();

@@ -9,7 +9,7 @@
 //! off the events), who shot whom (the `source` and `shooter` of the damage events), which
 //! cards are face up, and who has won.
 
-use super::Frame;
+use super::{Frame, Moment};
 use crate::board::Board;
 use crate::cards::{Card, CardKind};
 use crate::geometry::{Dir, Pos};
@@ -23,18 +23,8 @@ use std::collections::HashSet;
 /// One frame as the page draws it.
 #[derive(Clone, Debug, Serialize)]
 pub struct FrameView {
-    /// The frame's name in links: `t3r2s4` (turn 3, register 2, its 4th stage), `t3r0` (the
-    /// start of turn 3), `t3end` (its end).
-    pub id: String,
-    pub label: String,
-    pub turn: u32,
-    /// 1..=5, or 0 outside the registers.
-    pub register: u8,
-    /// The step of the order of play just resolved (`belts`, `fire`...), `card` for one
-    /// robot's card, `start` or `end` for the turn's ends.
-    pub stage: String,
-    /// The robot whose card this frame executes.
-    pub acting: Option<String>,
+    #[serde(flatten)]
+    pub moment: Moment,
     pub robots: Vec<RobotView>,
     /// Every board laser's beam as it stands in this frame.
     pub beams: Vec<BeamView>,
@@ -118,8 +108,8 @@ pub fn views(board: &Board, frames: &[Frame]) -> Vec<FrameView> {
     let mut register = (0, 0);
     for (i, frame) in frames.iter().enumerate() {
         let previous = i.checked_sub(1).map(|p| &frames[p].robots[..]);
-        if (frame.turn, frame.register) != register {
-            register = (frame.turn, frame.register);
+        if (frame.moment.turn, frame.moment.register) != register {
+            register = (frame.moment.turn, frame.moment.register);
             acted.clear();
         }
         for e in &frame.events {
@@ -143,7 +133,7 @@ fn view(
     winner: Option<String>,
 ) -> FrameView {
     let cards_done = !matches!(
-        frame.stage.as_str(),
+        frame.moment.stage.as_str(),
         "start" | "register_start" | "reveal" | "card"
     );
     let robots = frame
@@ -152,11 +142,11 @@ fn view(
         .enumerate()
         .map(|(i, r)| {
             let before = previous.and_then(|p| p.iter().find(|b| b.name == r.name));
-            let shown = match frame.stage.as_str() {
+            let shown = match frame.moment.stage.as_str() {
                 "start" => 0,
                 "end" => 5,
-                _ if cards_done || acted.contains(&r.name) => frame.register,
-                _ => frame.register.saturating_sub(1),
+                _ if cards_done || acted.contains(&r.name) => frame.moment.register,
+                _ => frame.moment.register.saturating_sub(1),
             };
             RobotView {
                 name: r.name.clone(),
@@ -179,12 +169,7 @@ fn view(
         })
         .collect();
     FrameView {
-        id: frame.id.clone(),
-        label: frame.label.clone(),
-        turn: frame.turn,
-        register: frame.register,
-        stage: frame.stage.clone(),
-        acting: frame.acting.clone(),
+        moment: frame.moment.clone(),
         robots,
         beams: beams(board, &frame.robots),
         shots: shots(&frame.robots, &frame.events),
@@ -394,11 +379,13 @@ fn sentence(e: &Event) -> Option<String> {
             text("dir"),
             text("to")
         ),
-        "turned" => format!(
-            "{who} turns {}, now facing {}",
-            text("rotation"),
-            text("facing")
-        ),
+        "turned" => {
+            let turn = match text("rotation").as_str() {
+                "uturn" => "makes a U-turn".to_string(),
+                other => format!("turns {other}"),
+            };
+            format!("{who} {turn}, now facing {}", text("facing"))
+        }
         "faced" => format!("{who} now faces {}", text("facing")),
         "placed" => format!("{who} is put on {} ({})", text("to"), text("how")),
         "blocked" if get("wall").is_some() => format!("{who} is blocked by {}", wall()),
@@ -457,6 +444,83 @@ fn sentence(e: &Event) -> Option<String> {
             text("from"),
             text("to")
         ),
+        "powered_down" => format!(
+            "{who} is powered down: {} damage discarded",
+            text("discarded")
+        ),
+        "chose" => chose(&who, &text("question"), &text("answer")),
         _ => return None,
     })
+}
+
+/// A player's answer to a question (`game::questions`, a script's `ctx:choose`).
+fn chose(who: &str, question: &str, answer: &str) -> String {
+    use crate::game::questions::{POWER_DOWN, REENTER_FACING, REENTER_POWERED_DOWN, STAY_DOWN};
+    let yes = answer == "yes";
+    match question {
+        POWER_DOWN if yes => format!("{who} announces power down for next turn"),
+        POWER_DOWN => format!("{who} does not power down"),
+        STAY_DOWN if yes => format!("{who} stays powered down next turn"),
+        STAY_DOWN => format!("{who} powers up next turn"),
+        REENTER_FACING => format!("{who} chooses to face {answer}"),
+        REENTER_POWERED_DOWN if yes => format!("{who} re-enters powered down"),
+        REENTER_POWERED_DOWN => format!("{who} re-enters powered up"),
+        _ => format!("{who} answers {question}: {answer}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn event(what: &str, detail: Value) -> Event {
+        let mut e = json!({"turn": 1, "register": 0, "segment": "", "robot": "Ann", "what": what});
+        e.as_object_mut()
+            .unwrap()
+            .extend(detail.as_object().unwrap().clone());
+        serde_json::from_value(e).unwrap()
+    }
+
+    #[test]
+    fn the_turn_loops_questions_and_power_down_in_words() {
+        let said = |what: &str, detail: Value| describe(&event(what, detail));
+        let chose = |question: &str, answer: &str| {
+            said(
+                "chose",
+                json!({"question": question, "answer": answer, "default": false}),
+            )
+        };
+        assert_eq!(
+            chose("power_down", "yes"),
+            "Robot Ann announces power down for next turn"
+        );
+        assert_eq!(chose("stay_down", "no"), "Robot Ann powers up next turn");
+        assert_eq!(chose("reenter_facing", "W"), "Robot Ann chooses to face W");
+        assert_eq!(
+            chose("reenter_powered_down", "yes"),
+            "Robot Ann re-enters powered down"
+        );
+        assert_eq!(
+            chose("brakes", "yes"),
+            "Robot Ann answers brakes: yes",
+            "a script's question"
+        );
+        assert_eq!(
+            said("powered_down", json!({"discarded": 3})),
+            "Robot Ann is powered down: 3 damage discarded"
+        );
+    }
+
+    #[test]
+    fn turns_in_words() {
+        let turned = |rotation: &str| {
+            describe(&event(
+                "turned",
+                json!({"rotation": rotation, "facing": "S"}),
+            ))
+        };
+        assert_eq!(turned("right"), "Robot Ann turns right, now facing S");
+        assert_eq!(turned("uturn"), "Robot Ann makes a U-turn, now facing S");
+    }
 }

@@ -1,0 +1,144 @@
+//! `rally serve [GAME...]` / `rally serve --resume SAVE`: the playtest table. Each game
+//! file (or save) becomes a table on its own thread; the command prints one link per seat, a
+//! spectators' link and a host link for each, and the start page's link (the host opens more
+//! tables there: a game file, its variants and seats), and serves them until Ctrl-C. Games
+//! are saved after every register beside their tokens, so `--resume` brings a table back
+//! with the same links.
+
+use super::Common;
+use crate::error::{Error, Result};
+use crate::table::protocol::Settings;
+use crate::table::server::Server;
+use crate::table::start::Offer;
+use crate::table::{self, Launch, Lobby, Tokens};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+pub struct ServeOptions {
+    pub host: String,
+    pub port: u16,
+    pub resume: Vec<PathBuf>,
+    /// Where games are saved: FOLDER/TABLE.save.json.
+    pub saves: PathBuf,
+    /// The folder of game files the start page offers.
+    pub games: PathBuf,
+    pub settings: Settings,
+    /// Watch the rule files (hot reload).
+    pub reload: bool,
+}
+
+/// Opens a table per game and per save, prints the links and serves until Ctrl-C.
+pub fn serve(games: &[PathBuf], opts: &ServeOptions, common: &Common) -> Result<bool> {
+    let offer = Offer {
+        games: opts.games.clone(),
+        saves: opts.saves.clone(),
+        common: common.clone(),
+        settings: opts.settings,
+        reload: opts.reload,
+        token: table::token()?,
+    };
+    let start_token = offer.token.clone();
+    let lobby = Arc::new(Lobby::with_offer(offer));
+    let launches = launches(&lobby, games, opts, common)?;
+    let server = Server::start(lobby.clone(), &opts.host, opts.port)?;
+    let base = server.base_url();
+    println!(
+        "rally serve on {base}: {} table(s). Ctrl-C stops; every game is saved after each register.",
+        launches.len()
+    );
+    if opts.host == "127.0.0.1" || opts.host == "localhost" {
+        println!("Only this computer can connect: `--host 0.0.0.0` lets others on your network in (give them this computer's address).");
+    }
+    for launch in launches {
+        let save = launch.save.clone();
+        let info = lobby.open(launch)?;
+        println!(
+            "\n{} — table `{}`, saved to {}",
+            info.title,
+            info.id,
+            save.display()
+        );
+        for (who, link) in table::links(&base, &info) {
+            println!("  {who:<40} {link}");
+        }
+    }
+    let start = format!("{base}/#{start_token}");
+    if lobby.list().is_empty() {
+        println!(
+            "\nNo table yet: open the start page to pick a game file of `{}`, its variants and seats:\n  {start}",
+            crate::formats::files::describe_folder(&opts.games)
+        );
+    } else {
+        println!("\nThe start page opens more tables (keep its link to yourself):\n  {start}");
+    }
+    wait_for_ctrl_c();
+    println!("\nStopping: the games are saved; `rally serve --resume SAVE` brings a table back.");
+    drop(server);
+    Ok(true)
+}
+
+fn wait_for_ctrl_c() {
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        return;
+    };
+    let _ = runtime.block_on(tokio::signal::ctrl_c());
+}
+
+/// One launch per game file and per save, with ids from their names (made unique).
+fn launches(
+    lobby: &Lobby,
+    games: &[PathBuf],
+    opts: &ServeOptions,
+    common: &Common,
+) -> Result<Vec<Launch>> {
+    let reserve = |name: String| {
+        lobby.reserve(&name).ok_or_else(|| {
+            Error::Other(format!(
+                "at most {} tables on one server",
+                table::start::MAX_TABLES
+            ))
+        })
+    };
+    let mut out = Vec::new();
+    for path in &opts.resume {
+        let (save, tokens) = table::thread::resume(path)?;
+        let id = reserve(table::table_name(path))?;
+        let seats = save.state.robots.len();
+        let tokens = match tokens {
+            Some(t) if t.seats.len() == seats => t,
+            _ => Tokens::new(seats)?,
+        };
+        out.push(Launch {
+            id,
+            game: save.game.clone(),
+            extra: save.extra_variants.clone(),
+            resume: Some(save),
+            common: common.clone(),
+            save: path.clone(),
+            tokens,
+            settings: opts.settings,
+            reload: opts.reload,
+            people: None,
+        });
+    }
+    for game in games {
+        let id = reserve(table::table_name(game))?;
+        let setup = crate::game::Setup::load(game)?;
+        out.push(Launch {
+            save: opts.saves.join(format!("{id}.save.json")),
+            id,
+            game: game.clone(),
+            resume: None,
+            extra: common.extra_variants.clone(),
+            common: common.clone(),
+            tokens: Tokens::new(setup.seats.len())?,
+            settings: opts.settings,
+            reload: opts.reload,
+            people: None,
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,294 @@
+//! What the pages draw, built so that no card leaves the server before it is face up.
+//!
+//! A stage of the turn becomes the frames the drawing module plays (`html::view`, as in the
+//! replay viewer): one per card and per step in which something happened, with the events in
+//! words. The robots' programs keep only the registers revealed so far, and every card still
+//! face down (in a hand, in a later register, drawn from the deck, kept on an option) is
+//! blotted out of the events ([`Secrets`]) before they are put in words.
+
+use crate::board::Board;
+use crate::cards::Card;
+use crate::game::{Phase, Stage};
+use crate::pictures::html::view::{self, FrameView};
+use crate::pictures::html::Frame;
+use crate::state::{Detail, Event, Robot, StepSnapshot, REGISTERS};
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+use std::collections::HashSet;
+
+/// What a face-down card reads as in the events the pages get.
+pub const FACE_DOWN: &str = "a face-down card";
+
+/// The cards the pages must not see yet, as events spell them (`move2@700`).
+pub struct Secrets(HashSet<String>);
+
+impl Secrets {
+    /// The cards of this turn's `hands` and of every program in `robots` that are not in
+    /// registers 1..=`revealed` of `now` (the robots once the stage is over).
+    pub fn new<'a>(
+        hands: impl IntoIterator<Item = &'a Card>,
+        robots: impl IntoIterator<Item = &'a Robot>,
+        now: &[Robot],
+        revealed: usize,
+    ) -> Secrets {
+        let programmed = robots.into_iter().flat_map(|r| r.program.iter().flatten());
+        let mut hidden: HashSet<String> = hands
+            .into_iter()
+            .chain(programmed)
+            .map(Card::to_string)
+            .collect();
+        for r in now {
+            for card in r.program.iter().take(revealed).flatten() {
+                hidden.remove(&card.to_string());
+            }
+        }
+        Secrets(hidden)
+    }
+
+    /// `e` with every face-down card in its details replaced by [`FACE_DOWN`].
+    pub fn blot(&self, e: &Event) -> Event {
+        let mut detail = Detail::new();
+        for (key, value) in e.detail.iter() {
+            detail.insert(key.to_string(), self.blot_value(value));
+        }
+        Event {
+            detail,
+            ..e.clone()
+        }
+    }
+
+    fn blot_value(&self, value: &Value) -> Value {
+        match value {
+            Value::String(s) if self.0.contains(s) => Value::String(FACE_DOWN.into()),
+            Value::Array(items) => Value::Array(items.iter().map(|v| self.blot_value(v)).collect()),
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .map(|(k, v)| (k.clone(), self.blot_value(v)))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+}
+
+/// `robots` with their programs cut to registers 1..=`revealed` (the later ones empty).
+fn face_up(robots: &[Robot], revealed: usize) -> Vec<Robot> {
+    robots
+        .iter()
+        .map(|r| Robot {
+            program: (0..REGISTERS)
+                .map(|i| r.program.get(i).copied().flatten().filter(|_| i < revealed))
+                .collect(),
+            ..r.clone()
+        })
+        .collect()
+}
+
+/// The `stage` message every page gets after a stage of turn `turn` (the end of a turn
+/// already counts the next): its label, the cards revealed in a register, and its frames.
+/// `before` are the robots as the pages last saw them, `now` the robots after the stage.
+pub fn stage(
+    board: &Board,
+    turn: u32,
+    stage: &Stage,
+    before: &[Robot],
+    now: &[Robot],
+    secrets: &Secrets,
+) -> String {
+    let (phase, revealed) = match stage {
+        Stage::Programmed { .. } => (Phase::Program, 0),
+        Stage::Register { register, .. } => (Phase::Register(*register), *register as usize),
+        Stage::EndOfTurn { .. } => (Phase::EndOfTurn, REGISTERS),
+    };
+    // The deal's `programmed` events are whole programs: nothing in them is face up yet.
+    // Declining power down is no news.
+    let events: Vec<Event> = stage
+        .events()
+        .iter()
+        .filter(|e| e.what != "programmed" && !declined_power_down(e))
+        .map(|e| secrets.blot(e))
+        .collect();
+    let mut frames = vec![Frame::of_phase(
+        turn,
+        phase,
+        face_up(before, revealed),
+        Vec::new(),
+    )];
+    match stage {
+        Stage::Register {
+            register, steps, ..
+        } => {
+            let steps: Vec<StepSnapshot> = steps
+                .iter()
+                .map(|s| StepSnapshot {
+                    robots: face_up(&s.robots, revealed),
+                    ..s.clone()
+                })
+                .collect();
+            frames.extend(crate::pictures::html::register_frames(
+                turn,
+                *register,
+                &steps,
+                &events,
+                face_up(now, revealed),
+            ));
+        }
+        _ => frames.push(Frame::of_phase(turn, phase, face_up(now, revealed), events)),
+    }
+    let views: Vec<FrameView> = view::views(board, &frames).split_off(1);
+    let register = match phase {
+        Phase::Register(r) => r,
+        _ => 0,
+    };
+    let revealed = now
+        .iter()
+        .filter(|_| register > 0)
+        .filter_map(|r| {
+            r.card(register).map(|card| Revealed {
+                robot: &r.name,
+                card,
+            })
+        })
+        .collect();
+    let label = match phase {
+        Phase::Register(r) => format!("Register {r}"),
+        Phase::EndOfTurn => "End of turn".into(),
+        _ => "Start".into(),
+    };
+    // Serialized straight from the views: a turn's stages are most of what the table thread
+    // builds, and going through `serde_json::Value` cost as much again.
+    serde_json::to_string(&StageMessage {
+        kind: "stage",
+        turn,
+        label: format!("Turn {turn} · {label}"),
+        register,
+        revealed,
+        frames: views,
+    })
+    .expect("stages serialize")
+}
+
+/// The `stage` message.
+#[derive(Serialize)]
+struct StageMessage<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    turn: u32,
+    label: String,
+    register: u8,
+    /// The register's cards, face up now.
+    revealed: Vec<Revealed<'a>>,
+    frames: Vec<FrameView>,
+}
+
+#[derive(Serialize)]
+struct Revealed<'a> {
+    robot: &'a str,
+    card: Card,
+}
+
+/// A damaged robot not powering down: asked of every damaged robot every turn, and no news
+/// at a table (players announce power down; they do not announce not doing it).
+fn declined_power_down(e: &Event) -> bool {
+    e.what == "chose"
+        && e.detail.get("question").and_then(Value::as_str)
+            == Some(crate::game::questions::POWER_DOWN)
+        && e.detail.get("answer").and_then(Value::as_str) == Some("no")
+}
+
+/// The robots as they stand, for the state every page gets: no paths, no programs (the
+/// stages show the cards as they are revealed; the seats show the locked ones).
+/// Serialized once for every page's state frame.
+pub fn standing(board: &Board, turn: u32, robots: &[Robot]) -> Box<RawValue> {
+    let robots = face_up(robots, 0);
+    let frame = Frame::of_phase(turn, Phase::Program, robots, Vec::new());
+    let view = view::views(board, &[frame])
+        .pop()
+        .expect("a view per frame");
+    serde_json::value::to_raw_value(&view).expect("views serialize")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::Robot;
+    use serde_json::json;
+
+    fn card(text: &str) -> Card {
+        Card::parse(text).unwrap()
+    }
+
+    #[test]
+    fn only_face_up_cards_stay_in_the_events() {
+        let mut ann = Robot::new(
+            "Ann",
+            crate::geometry::Pos::new(0, 0),
+            crate::geometry::Dir::N,
+        );
+        ann.program = [
+            "move1@100",
+            "move2@200",
+            "move3@300",
+            "back@400",
+            "left@500",
+        ]
+        .iter()
+        .map(|c| Some(card(c)))
+        .collect();
+        let hand = [card("uturn@10"), card("move1@100")];
+        let secrets = Secrets::new(&hand, [&ann], std::slice::from_ref(&ann), 2);
+        let mut detail = Detail::new();
+        detail.insert("card", json!("move2@200"));
+        detail.insert("to", json!("move3@300"));
+        detail.insert("program", json!(["move1@100", "back@400", "uturn@10"]));
+        detail.insert("options", json!({"kept": "left@500"}));
+        let e = Event {
+            turn: 1,
+            register: 2,
+            segment: "robots_move".into(),
+            robot: Some("Ann".into()),
+            what: "card_swapped".into(),
+            detail,
+        };
+        let blotted = secrets.blot(&e);
+        assert_eq!(
+            blotted.detail.get("card"),
+            Some(&json!("move2@200")),
+            "face up"
+        );
+        assert_eq!(
+            blotted.detail.get("to"),
+            Some(&json!(FACE_DOWN)),
+            "register 3"
+        );
+        assert_eq!(
+            blotted.detail.get("program"),
+            Some(&json!(["move1@100", FACE_DOWN, FACE_DOWN])),
+            "register 4 and the hand's leftover"
+        );
+        assert_eq!(
+            blotted.detail.get("options"),
+            Some(&json!({"kept": FACE_DOWN}))
+        );
+    }
+    #[test]
+    fn declining_power_down_is_no_news_announcing_it_is() {
+        let chose = |question: &str, answer: &str| {
+            let mut detail = Detail::new();
+            detail.insert("question", json!(question));
+            detail.insert("answer", json!(answer));
+            Event {
+                turn: 1,
+                register: 0,
+                segment: "".into(),
+                robot: Some("Ann".into()),
+                what: "chose".into(),
+                detail,
+            }
+        };
+        assert!(declined_power_down(&chose("power_down", "no")));
+        assert!(!declined_power_down(&chose("power_down", "yes")));
+        assert!(!declined_power_down(&chose("stay_down", "no")));
+    }
+}

@@ -1,0 +1,232 @@
+//! What browsers and the table say to each other over the WebSocket: JSON objects with a
+//! `type`. Messages from a browser are parsed strictly here (size, JSON, known type, known
+//! fields, a card's spelling) before anything reaches the table; whether a message is
+//! allowed *now* (the card is in your hand, it is your turn to answer) is the table thread's
+//! business (`table::run`), since only it knows the game.
+//!
+//! Frames to a browser are built per connection: a seat's frame carries its own hand and
+//! program and nobody else's ([`View`]).
+
+use crate::cards::Card;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The largest message a browser may send: a message of the protocol is well under 200
+/// bytes; anything near this is a mistake or an attack.
+pub const MAX_MESSAGE: usize = 4096;
+
+/// A message from a browser, checked for shape.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Incoming {
+    /// Put a card from the hand into an empty register (1..=5).
+    Place { register: u8, card: CardText },
+    /// Take the card out of a register.
+    Clear { register: u8 },
+    /// Announce (or take back) power down for the next turn.
+    PowerDown { on: bool },
+    /// The program is complete.
+    Ready {},
+    /// The answer to question `question` (one of its choices).
+    Answer { question: u64, choice: String },
+    /// Host: start the game now; seats nobody has taken are played by bots.
+    Start {},
+    /// Host: table settings. Absent fields stay as they are.
+    Settings {
+        /// Seconds a seat may be empty during a decision before a bot decides for it
+        /// (0: wait for the player).
+        bot_after: Option<u64>,
+        /// Seconds a player has to answer a question before the default is taken.
+        choice_timeout: Option<u64>,
+        /// The classic timer: seconds the last player has once all others are ready
+        /// (0: off).
+        timer: Option<u64>,
+    },
+}
+
+impl Incoming {
+    /// Only the host may send these.
+    pub fn is_host_action(&self) -> bool {
+        matches!(self, Incoming::Start {} | Incoming::Settings { .. })
+    }
+}
+
+/// A card as a browser names it (`move2@700`), checked for spelling when the message is read.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(try_from = "String")]
+pub struct CardText(pub Card);
+
+impl TryFrom<String> for CardText {
+    type Error = String;
+    fn try_from(text: String) -> Result<CardText, String> {
+        let card = Card::parse(&text)?;
+        if card.priority.is_none() {
+            return Err(format!(
+                "card `{text}` needs its priority (`{text}@PRIORITY`)"
+            ));
+        }
+        Ok(CardText(card))
+    }
+}
+
+/// Reads one text message from a browser: its size, then its JSON and shape. The error is
+/// the sentence the browser's error frame carries.
+pub fn parse(text: &str) -> Result<Incoming, String> {
+    if text.len() > MAX_MESSAGE {
+        return Err(format!(
+            "message too large ({} bytes; at most {MAX_MESSAGE})",
+            text.len()
+        ));
+    }
+    let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    let Some(kind) = value.get("type").and_then(Value::as_str) else {
+        return Err("a message is a JSON object with a \"type\"".into());
+    };
+    let kind = kind.to_string();
+    serde_json::from_value(value).map_err(|e| format!("bad `{kind}` message: {e}"))
+}
+
+/// An error frame: shown to the user who sent the message; nothing changed.
+pub fn error_frame(message: &str) -> String {
+    serde_json::json!({ "type": "error", "message": message }).to_string()
+}
+
+/// One seat as everybody sees it.
+#[derive(Clone, Debug, Serialize)]
+pub struct SeatView {
+    pub name: String,
+    pub color: &'static str,
+    /// "person" or "bot" (a bot standing in for an absent person says "bot").
+    pub driver: &'static str,
+    pub connected: bool,
+    /// "waiting", "programming", "ready", "deciding", "out" or "" between turns.
+    pub status: &'static str,
+    /// The cards in locked registers (face up), `null` for the others.
+    pub locked: Vec<Option<String>>,
+    /// Its robot's option cards, with the uses left where they are counted.
+    pub options: Vec<String>,
+}
+
+/// A seat's own desk: only ever in that seat's frames.
+#[derive(Clone, Debug, Serialize)]
+pub struct DeskView {
+    pub hand: Vec<String>,
+    pub registers: Vec<Option<String>>,
+    pub locked: Vec<bool>,
+    pub power_down: bool,
+    pub can_power_down: bool,
+    pub ready: bool,
+}
+
+/// A question for one player (`ctx:choose`, re-entry, staying powered down).
+#[derive(Clone, Debug, Serialize)]
+pub struct QuestionView {
+    pub id: u64,
+    pub robot: String,
+    pub key: String,
+    pub text: String,
+    pub choices: Vec<String>,
+    pub default: String,
+    /// Milliseconds left before the default is taken.
+    pub timeout_ms: u64,
+}
+
+/// The table as one connection sees it now.
+#[derive(Clone, Debug, Serialize)]
+pub struct View<'a> {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// "seat", "host" or "spectator".
+    pub role: &'static str,
+    /// The seat's robot (seats only).
+    pub seat: Option<String>,
+    pub turn: u32,
+    /// "waiting" (for players), "programming", "resolving", "deciding", "paused", "over".
+    pub phase: &'static str,
+    pub rules: u64,
+    pub seats: Vec<SeatView>,
+    pub desk: Option<DeskView>,
+    pub question: Option<QuestionView>,
+    /// Milliseconds left on the classic timer, when it runs.
+    pub timer_ms: Option<u64>,
+    pub settings: Settings,
+    /// Why the table is paused: the script error for the host, a sentence for the others.
+    pub paused: Option<String>,
+    /// The host's: why the rule files last saved do not load (file:line), until a save
+    /// that loads; the table plays on with the last good rules meanwhile.
+    pub reload_error: Option<String>,
+    pub outcome: Option<String>,
+    /// Where the finished game's replay is shown.
+    pub replay: Option<String>,
+    /// The robots now, as the drawing module (`board.js`) draws them (and the seats
+    /// table shows their damage, lives and flags): a `html::view::FrameView`, serialized
+    /// once for all the pages (`frames::standing`).
+    pub frame: &'a serde_json::value::RawValue,
+}
+
+/// The longest any setting may be, in seconds: a day.
+pub const MAX_SECONDS: u64 = 86_400;
+
+/// What the host can set.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Settings {
+    /// Seconds before a bot decides for an absent player; 0: wait for them.
+    pub bot_after: u64,
+    /// Seconds a player has to answer a question.
+    pub choice_timeout: u64,
+    /// The classic timer in seconds; 0: off.
+    pub timer: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            bot_after: 0,
+            choice_timeout: 30,
+            timer: 0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_are_read_strictly() {
+        assert_eq!(parse(r#"{"type":"ready"}"#), Ok(Incoming::Ready {}));
+        assert_eq!(
+            parse(r#"{"type":"place","register":2,"card":"move2@700"}"#),
+            Ok(Incoming::Place {
+                register: 2,
+                card: CardText(Card::parse("move2@700").unwrap())
+            })
+        );
+        let bad = [
+            ("{", "not JSON"),
+            ("[1]", "a JSON object with a \"type\""),
+            (r#"{"type":"dance"}"#, "unknown variant `dance`"),
+            (r#"{"type":"ready","extra":1}"#, "unknown field `extra`"),
+            (r#"{"type":"place","register":2}"#, "missing field `card`"),
+            (
+                r#"{"type":"place","register":2,"card":"jump@1"}"#,
+                "unknown card `jump`",
+            ),
+            (
+                r#"{"type":"place","register":2,"card":"move1"}"#,
+                "needs its priority",
+            ),
+            (
+                r#"{"type":"place","register":-1,"card":"move1@10"}"#,
+                "invalid value",
+            ),
+            (r#"{"type":"clear","register":300}"#, "invalid value"),
+        ];
+        for (text, expected) in bad {
+            let e = parse(text).unwrap_err();
+            assert!(e.contains(expected), "{text}: {e}");
+        }
+        let huge = format!(r#"{{"type":"ready","pad":"{}"}}"#, "x".repeat(MAX_MESSAGE));
+        assert!(parse(&huge).unwrap_err().contains("too large"));
+    }
+}

@@ -1,0 +1,1092 @@
+//! The table thread: the only place a table's game changes. It owns the [`Match`], its rule
+//! set (Lua is not `Send`), its hot reloader and the bots, and talks to the async side over
+//! channels: [`Command`]s in, frames (JSON text) out, one sender per connection.
+//!
+//! The turn loop is `Match::advance`, as in `rally play`; the table plugs in as its
+//! [`Seats`] and as the game's [`Chooser`]. Wherever the game waits for people (the
+//! programming phase, a question, a pause on a script error), the thread *pumps*: it handles
+//! the commands that arrive (connections, moves, answers, host settings) until what it waits
+//! for has happened or a deadline passed. Every frame is built for its connection
+//! ([`Table::view`]): a seat sees its own hand and program, nobody else's.
+
+use super::desk::Desk;
+use super::frames::{self, Secrets};
+use super::protocol::{
+    error_frame, DeskView, Incoming, QuestionView, SeatView, Settings, View, MAX_SECONDS,
+};
+use super::saver::Saver;
+use super::{Launch, ReplayPage, Role, TableInfo, Tokens};
+use crate::board::Board;
+use crate::cards::Card;
+use crate::decision::{BotPolicy, Chooser, Question};
+use crate::engine::Game;
+use crate::error::{Error, Result};
+use crate::game::bot::Bots;
+use crate::game::deal::{self, Hand};
+use crate::game::save::{self, Save};
+use crate::game::{questions, Driver, Match, Phase, Seats, Setup, Stage};
+use crate::reload::{HotReload, Reloaded, WatchOptions};
+use crate::state::{Robot, RobotId, REGISTERS};
+use serde_json::json;
+use serde_json::value::RawValue;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, SyncSender};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+/// Frames queued for one connection. Bounded: a browser that stops reading is dropped (it
+/// reconnects and gets the whole table again) rather than growing the server's memory.
+pub type Outbox = tokio::sync::mpsc::Sender<String>;
+
+/// Frames a connection may have queued before it counts as gone.
+pub const OUTBOX_FRAMES: usize = 256;
+
+/// What the async side tells a table.
+pub enum Command {
+    /// A browser connected with a valid token.
+    Connect {
+        conn: u64,
+        role: Role,
+        out: Outbox,
+    },
+    Disconnect {
+        conn: u64,
+    },
+    /// A message that parsed (`protocol::parse`); whether it is allowed now is checked here.
+    Message {
+        conn: u64,
+        message: Incoming,
+    },
+    /// The saver wrote the game, or why it could not.
+    Saved(std::result::Result<(), String>),
+    /// The server stops: leave the game as saved.
+    Shutdown,
+}
+
+/// How often a waiting table looks at its rule files.
+const RELOAD_TICK: Duration = Duration::from_millis(100);
+
+/// Where the table is, as the pages show it.
+#[derive(Clone, Debug, PartialEq)]
+enum Stand {
+    /// Waiting for the people to take their seats (or the host to start).
+    Waiting,
+    Programming,
+    Resolving,
+    /// A script failed in the middle of a stage; the message is for the host.
+    Paused(String),
+    Over,
+}
+
+/// A browser connected to the table.
+struct Connection {
+    role: Role,
+    out: Outbox,
+    /// The last state frame it was sent: an unchanged state is not sent again (a card
+    /// placed at one seat changes nobody else's view).
+    shown: String,
+}
+
+/// A person's seat (bots' seats are never absent).
+struct SeatState {
+    name: String,
+    person: bool,
+    connections: usize,
+    /// When the last connection went away (or the table started without them).
+    absent_since: Option<Instant>,
+    /// Nobody had taken the seat when the game started: a bot plays it until someone does.
+    empty: bool,
+}
+
+/// A question waiting for its answer.
+struct Pending {
+    view: QuestionView,
+    robot: RobotId,
+    deadline: Instant,
+    answer: Option<String>,
+}
+
+/// Everything the table thread keeps besides the game itself.
+pub(super) struct Table {
+    info: Arc<TableInfo>,
+    rx: Receiver<Command>,
+    conns: BTreeMap<u64, Connection>,
+    seats: Vec<SeatState>,
+    settings: Settings,
+    stand: Stand,
+    desks: Vec<Option<Desk>>,
+    timer: Option<Instant>,
+    question: Option<Pending>,
+    next_question: u64,
+    /// The robots as the pages last saw them (questions come mid-register, when the game
+    /// itself is busy).
+    robots: Vec<Robot>,
+    turn: u32,
+    generation: u64,
+    board: Rc<Board>,
+    board_svg: String,
+    outcome: Option<String>,
+    /// How bots answer questions for the seats they play.
+    bots: BotPolicy,
+    started: bool,
+    closed: bool,
+    /// Why the last save failed, while saving fails.
+    save_failure: Option<String>,
+    standing: Option<Standing>,
+    /// Why the rule files saved last do not load (for the host), until a save that loads.
+    reload_error: Option<String>,
+}
+
+/// The robots' standing frame as last serialized, and what it was made of.
+struct Standing {
+    turn: u32,
+    generation: u64,
+    robots: Vec<Robot>,
+    frame: Rc<RawValue>,
+}
+
+type Shared = Rc<RefCell<Table>>;
+
+/// Runs a table to the end of the game, then keeps serving its final state until the server
+/// shuts down. `ready` gets the table's public description, or why it could not start.
+pub(super) fn run(
+    launch: Launch,
+    saver: Arc<Saver>,
+    me: Sender<Command>,
+    rx: Receiver<Command>,
+    ready: SyncSender<std::result::Result<Arc<TableInfo>, String>>,
+) {
+    super::yield_to_the_network();
+    let (mut m, hot) = match start(&launch) {
+        Ok(started) => started,
+        Err(e) => {
+            let _ = ready.send(Err(e.to_string()));
+            return;
+        }
+    };
+    let info = Arc::new(TableInfo {
+        id: launch.id.clone(),
+        title: title(&m, &launch.extra),
+        seats: m.setup.seats.iter().map(|s| s.name.clone()).collect(),
+        people: m
+            .setup
+            .seats
+            .iter()
+            .map(|s| s.driver == Driver::Human)
+            .collect(),
+        tokens: launch.tokens.clone(),
+        replay: OnceLock::new(),
+    });
+    if ready.send(Ok(info.clone())).is_err() {
+        return;
+    }
+    let table = Rc::new(RefCell::new(Table {
+        seats: m
+            .setup
+            .seats
+            .iter()
+            .map(|s| SeatState {
+                name: s.name.clone(),
+                person: s.driver == Driver::Human,
+                connections: 0,
+                absent_since: None,
+                empty: false,
+            })
+            .collect(),
+        info,
+        rx,
+        conns: BTreeMap::new(),
+        settings: launch.settings,
+        stand: Stand::Waiting,
+        desks: vec![None; m.setup.seats.len()],
+        timer: None,
+        question: None,
+        next_question: 1,
+        robots: m.game.state().robots.clone(),
+        turn: m.game.state().turn,
+        generation: 1,
+        board: m.game.board(),
+        board_svg: crate::pictures::html::board_svg(&m.game),
+        outcome: None,
+        bots: m.setup.bot_policy(),
+        started: false,
+        closed: false,
+        save_failure: None,
+        standing: None,
+        reload_error: None,
+    }));
+    m.game.set_chooser(Box::new(TableChooser(table.clone())));
+    let mut seats = TableSeats {
+        bots: Bots::new(m.setup.seats.iter().map(|s| s.strength)),
+        table: table.clone(),
+        hot,
+    };
+    if let Err(e) = play(&mut m, &mut seats, &launch, &saver, &me) {
+        tracing::error!("table {}: {e}", launch.id);
+        let mut t = table.borrow_mut();
+        t.stand = Stand::Paused(format!("the table stopped: {e}"));
+        t.broadcast();
+    }
+    // The game is over (or stopped): keep answering until the server shuts down.
+    let mut t = table.borrow_mut();
+    while !t.closed {
+        t.pump(None);
+    }
+}
+
+/// The game, from its file or its save, and the reloader for its rules.
+fn start(launch: &Launch) -> Result<(Match, Option<HotReload>)> {
+    let game_path = match &launch.resume {
+        Some(save) => save.game.clone(),
+        None => launch.game.clone(),
+    };
+    let mut setup = Setup::load(&game_path)?;
+    if let Some(people) = &launch.people {
+        for (seat, &person) in setup.seats.iter_mut().zip(people) {
+            seat.driver = if person { Driver::Human } else { Driver::Bot };
+        }
+    }
+    let choices = setup.choices(&launch.extra);
+    let common = crate::commands::Common {
+        extra_variants: Vec::new(),
+        ..launch.common.clone()
+    };
+    let rules = common.rules(Some(&game_path), choices.clone())?;
+    let m = match &launch.resume {
+        Some(save) => Match::resume(setup, rules, save.clone())?,
+        None => Match::start(setup, rules)?,
+    };
+    let hot = if launch.reload {
+        let (scripts, variants) = common.folders(Some(&game_path))?;
+        let sources = crate::script::Sources {
+            scripts,
+            variants,
+            choices,
+        };
+        match HotReload::new(sources, &WatchOptions::default()) {
+            Ok(hot) => Some(hot),
+            Err(e) => {
+                tracing::warn!("hot reload is off for table {}: {e}", launch.id);
+                None
+            }
+        }
+    } else {
+        None
+    };
+    Ok((m, hot))
+}
+
+/// `practice on Practice Floor`, with the variants added on top of the game file's:
+/// `practice on Practice Floor + ice-rink`.
+fn title(m: &Match, extra: &[String]) -> String {
+    let stem = m
+        .setup
+        .path
+        .file_stem()
+        .map_or("game".into(), |s| s.to_string_lossy().to_string());
+    let added = extra.iter().map(|v| format!(" + {v}")).collect::<String>();
+    format!("{stem} on {}{added}", m.game.board().name)
+}
+
+/// The turn loop: wait for the players, then advance stage by stage, telling every page
+/// what happened and saving after each stage, until the game is over.
+fn play(
+    m: &mut Match,
+    seats: &mut TableSeats,
+    launch: &Launch,
+    saver: &Saver,
+    me: &Sender<Command>,
+) -> Result<()> {
+    let table = seats.table.clone();
+    // Wait for every person to take a seat, or for the host to start.
+    loop {
+        let mut t = table.borrow_mut();
+        if t.closed {
+            return Ok(());
+        }
+        // A table of bots alone waits for the host: it would be over before anyone looked.
+        let people: Vec<&SeatState> = t.seats.iter().filter(|s| s.person).collect();
+        let seated = !people.is_empty() && people.iter().all(|s| s.connections > 0);
+        if t.started || seated {
+            t.started = true;
+            let now = Instant::now();
+            for s in t
+                .seats
+                .iter_mut()
+                .filter(|s| s.person && s.connections == 0)
+            {
+                s.empty = true;
+                s.absent_since = Some(now);
+            }
+            break;
+        }
+        t.pump(None);
+    }
+    while !m.is_over() {
+        if table.borrow().closed {
+            return Ok(());
+        }
+        seats.reload(&mut m.game);
+        let turn = m.game.state().turn;
+        {
+            let mut t = table.borrow_mut();
+            t.stand = Stand::Resolving;
+            t.turn = turn;
+        }
+        let stage = match m.advance(seats) {
+            Ok(stage) => stage,
+            Err(_) if table.borrow().closed => return Ok(()),
+            Err(Error::Script(message)) if seats.hot.is_some() => {
+                seats.pause(&mut m.game, message);
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        {
+            let mut t = table.borrow_mut();
+            let now = m.game.state().robots.clone();
+            let message = t.stage_message(turn, &stage, &now);
+            t.robots = now;
+            t.turn = m.game.state().turn;
+            t.send_all(&message);
+        }
+        // A save still waiting in the saver's queue would be replaced by this one unwritten:
+        // while the registers follow one another, copying the game for it is wasted (the
+        // history grows all game). Before the table waits for people, or at the end, the
+        // game is saved as it stands.
+        let resolving = matches!(m.progress.phase, Phase::Register(_) | Phase::EndOfTurn);
+        if resolving && saver.is_waiting(&launch.save) {
+            continue;
+        }
+        let data = m.save(&launch.extra);
+        save_later(saver, &launch.save, me, move |path| {
+            save::write_json(path, &data)
+        });
+    }
+    // The replay is written by the saver and its page made when first asked for: the end
+    // of a game costs its table little, beside other tables still playing.
+    let replay = Arc::new(m.replay(&launch.extra));
+    let written = replay.clone();
+    save_later(saver, &launch.replay_path(), me, move |path| {
+        save::write_json(path, &*written)
+    });
+    let outcome = m.progress.outcome.as_ref().map(|o| o.text());
+    let page = {
+        let t = table.borrow();
+        ReplayPage::new(
+            (*t.board).clone(),
+            t.board_svg.clone(),
+            format!("{} — replay", t.info.title),
+            outcome.clone().unwrap_or_default(),
+            replay,
+        )
+    };
+    let mut t = table.borrow_mut();
+    let _ = t.info.replay.set(Arc::new(page));
+    t.outcome = outcome;
+    t.stand = Stand::Over;
+    t.broadcast();
+    Ok(())
+}
+
+/// Has the saver write `path` with `write`; the table hears how it went (`Command::Saved`).
+fn save_later(
+    saver: &Saver,
+    path: &std::path::Path,
+    me: &Sender<Command>,
+    write: impl FnOnce(&std::path::Path) -> Result<()> + Send + 'static,
+) {
+    let (file, me) = (path.to_path_buf(), me.clone());
+    saver.save(
+        path,
+        Box::new(move || {
+            let saved = write(&file).map_err(|e| e.to_string());
+            let _ = me.send(Command::Saved(saved));
+        }),
+    );
+}
+
+impl Table {
+    /// The message every page gets after `stage` of turn `turn`: the robots go from where
+    /// the pages last saw them to `now`, and nothing face down is in it.
+    fn stage_message(&self, turn: u32, stage: &Stage, now: &[Robot]) -> String {
+        let hands = self.desks.iter().flatten().flat_map(|d| &d.hand.cards);
+        let steps = match stage {
+            Stage::Register { steps, .. } => steps.as_slice(),
+            _ => &[],
+        };
+        let programs = self
+            .robots
+            .iter()
+            .chain(steps.iter().flat_map(|s| &s.robots))
+            .chain(now);
+        let revealed = match stage {
+            Stage::Programmed { .. } => 0,
+            Stage::Register { register, .. } => *register as usize,
+            Stage::EndOfTurn { .. } => REGISTERS,
+        };
+        let secrets = Secrets::new(hands, programs, now, revealed);
+        frames::stage(&self.board, turn, stage, &self.robots, now, &secrets)
+    }
+
+    /// Handles the commands that arrive within `wait` (`None`: until one arrives), then
+    /// every command already queued behind it.
+    fn pump(&mut self, wait: Option<Duration>) {
+        let first = match wait {
+            None => self.rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            Some(w) => self.rx.recv_timeout(w),
+        };
+        match first {
+            Ok(command) => self.handle(command),
+            Err(RecvTimeoutError::Timeout) => return,
+            Err(RecvTimeoutError::Disconnected) => {
+                self.closed = true;
+                return;
+            }
+        }
+        while let Ok(command) = self.rx.try_recv() {
+            self.handle(command);
+        }
+    }
+
+    fn handle(&mut self, command: Command) {
+        match command {
+            Command::Connect { conn, role, out } => {
+                if let Role::Seat(r) = role {
+                    let seat = &mut self.seats[r];
+                    seat.connections += 1;
+                    seat.absent_since = None;
+                    seat.empty = false;
+                }
+                let welcome = json!({
+                    "type": "welcome",
+                    "table": self.info.id,
+                    "title": self.info.title,
+                    "board": self.board_svg,
+                })
+                .to_string();
+                self.conns.insert(
+                    conn,
+                    Connection {
+                        role,
+                        out,
+                        shown: String::new(),
+                    },
+                );
+                self.send(conn, welcome);
+                self.broadcast();
+            }
+            Command::Disconnect { conn } => {
+                if let Some(Role::Seat(r)) = self.conns.remove(&conn).map(|c| c.role) {
+                    self.left(r);
+                }
+                self.broadcast();
+            }
+            Command::Message { conn, message } => {
+                let Some(role) = self.conns.get(&conn).map(|c| c.role) else {
+                    return;
+                };
+                match self.act(role, message) {
+                    Ok(()) => self.broadcast(),
+                    Err(e) => self.send(conn, error_frame(&e)),
+                }
+            }
+            Command::Saved(saved) => self.saved(saved),
+            Command::Shutdown => self.closed = true,
+        }
+    }
+
+    /// Tells the host when saving starts failing and when it works again (not at every
+    /// stage that fails the same way).
+    fn saved(&mut self, saved: std::result::Result<(), String>) {
+        if saved.as_ref().err() == self.save_failure.as_ref() {
+            return;
+        }
+        let (level, text) = match &saved {
+            Err(e) => (
+                "error",
+                format!("✗ the game could not be saved: {e}\n  the table plays on and tries again after the next stage"),
+            ),
+            Ok(()) => ("info", "the game is saved again".to_string()),
+        };
+        self.save_failure = saved.err();
+        let notice = json!({"type": "notice", "level": level, "text": text}).to_string();
+        self.send_host(&notice);
+    }
+
+    fn left(&mut self, robot: RobotId) {
+        let seat = &mut self.seats[robot];
+        seat.connections = seat.connections.saturating_sub(1);
+        if seat.connections == 0 {
+            seat.absent_since = Some(Instant::now());
+        }
+    }
+
+    /// One message from a connection with `role`: allowed now, or the sentence saying why not.
+    fn act(&mut self, role: Role, message: Incoming) -> std::result::Result<(), String> {
+        if message.is_host_action() && role != Role::Host {
+            return Err("only the host can do that (open the host link)".into());
+        }
+        let robot = match role {
+            Role::Seat(r) => Some(r),
+            _ => None,
+        };
+        match message {
+            Incoming::Start {} => {
+                if self.started {
+                    return Err("the game has already started".into());
+                }
+                self.started = true;
+                Ok(())
+            }
+            Incoming::Settings {
+                bot_after,
+                choice_timeout,
+                timer,
+            } => {
+                for (name, value) in [
+                    ("bot_after", bot_after),
+                    ("choice_timeout", choice_timeout),
+                    ("timer", timer),
+                ] {
+                    if value.is_some_and(|v| v > MAX_SECONDS) {
+                        return Err(format!("{name}: at most {MAX_SECONDS} seconds"));
+                    }
+                }
+                if choice_timeout == Some(0) {
+                    return Err("choice_timeout: at least 1 second".into());
+                }
+                let s = &mut self.settings;
+                s.bot_after = bot_after.unwrap_or(s.bot_after);
+                s.choice_timeout = choice_timeout.unwrap_or(s.choice_timeout);
+                s.timer = timer.unwrap_or(s.timer);
+                if s.timer == 0 {
+                    self.timer = None;
+                }
+                Ok(())
+            }
+            Incoming::Answer { question, choice } => {
+                let Some(robot) = robot else {
+                    return Err("only a seat answers questions".into());
+                };
+                let pending = self
+                    .question
+                    .as_mut()
+                    .filter(|p| p.robot == robot && p.view.id == question && p.answer.is_none())
+                    .ok_or("there is no such question for you now")?;
+                if !pending.view.choices.contains(&choice) {
+                    return Err(format!(
+                        "`{choice}` is not an answer: choose one of {}",
+                        pending.view.choices.join(", ")
+                    ));
+                }
+                pending.answer = Some(choice);
+                Ok(())
+            }
+            Incoming::Place { .. }
+            | Incoming::Clear { .. }
+            | Incoming::PowerDown { .. }
+            | Incoming::Ready {} => {
+                let Some(robot) = robot else {
+                    return Err("only a seat programs (this link watches)".into());
+                };
+                if self.stand != Stand::Programming {
+                    return Err("this is not the time to program: wait for the next turn".into());
+                }
+                let damage = self.robots[robot].damage;
+                let desk = self.desks[robot]
+                    .as_mut()
+                    .ok_or("your robot does not program this turn")?;
+                match message {
+                    Incoming::Place { register, card } => desk.place(register, card.0),
+                    Incoming::Clear { register } => desk.clear(register),
+                    Incoming::PowerDown { on } => desk.set_power_down(on, damage),
+                    _ => desk.set_ready(),
+                }
+            }
+        }
+    }
+
+    /// Whether a bot decides for `robot` now: a bot's seat nobody has taken, a person's seat
+    /// nobody took, or one whose player has been away longer than the host allows.
+    fn bot_decides(&self, robot: RobotId) -> bool {
+        let s = &self.seats[robot];
+        if s.connections > 0 {
+            return false;
+        }
+        !s.person
+            || s.empty
+            || (self.settings.bot_after > 0
+                && s.absent_since
+                    .is_some_and(|t| t.elapsed() >= Duration::from_secs(self.settings.bot_after)))
+    }
+
+    /// When an absent player's seat passes to a bot, if it will.
+    fn bot_deadline(&self, robot: RobotId) -> Option<Instant> {
+        let s = &self.seats[robot];
+        if !s.person || s.connections > 0 || self.settings.bot_after == 0 {
+            return None;
+        }
+        s.absent_since
+            .map(|t| t + Duration::from_secs(self.settings.bot_after))
+    }
+
+    fn send(&mut self, conn: u64, frame: String) {
+        let Some(c) = self.conns.get(&conn) else {
+            return;
+        };
+        if c.out.try_send(frame).is_err() {
+            // Full or closed: the browser is gone or not reading; it gets everything again
+            // when it reconnects.
+            let role = c.role;
+            self.conns.remove(&conn);
+            if let Role::Seat(r) = role {
+                self.left(r);
+            }
+        }
+    }
+
+    /// The same frame to every connection.
+    fn send_all(&mut self, frame: &str) {
+        let conns: Vec<u64> = self.conns.keys().copied().collect();
+        for conn in conns {
+            self.send(conn, frame.to_string());
+        }
+    }
+
+    /// A frame for the host pages only.
+    fn send_host(&mut self, frame: &str) {
+        let hosts: Vec<u64> = self
+            .conns
+            .iter()
+            .filter(|(_, c)| c.role == Role::Host)
+            .map(|(c, _)| *c)
+            .collect();
+        for conn in hosts {
+            self.send(conn, frame.to_string());
+        }
+    }
+
+    /// Every connection's view of the table now.
+    fn broadcast(&mut self) {
+        let board = self.standing();
+        let conns: Vec<(u64, Role)> = self.conns.iter().map(|(&id, c)| (id, c.role)).collect();
+        for (conn, role) in conns {
+            let frame = serde_json::to_string(&self.view(role, &board)).expect("views serialize");
+            let Some(c) = self.conns.get_mut(&conn) else {
+                continue;
+            };
+            if c.shown != frame {
+                c.shown.clone_from(&frame);
+                self.send(conn, frame);
+            }
+        }
+    }
+
+    /// The robots as they stand, serialized for the state frames: again only when they
+    /// changed (at stage boundaries), not at every card placed.
+    fn standing(&mut self) -> Rc<RawValue> {
+        let current = self.standing.as_ref().filter(|s| {
+            (s.turn, s.generation) == (self.turn, self.generation) && s.robots == self.robots
+        });
+        if let Some(s) = current {
+            return s.frame.clone();
+        }
+        let frame: Rc<RawValue> = frames::standing(&self.board, self.turn, &self.robots).into();
+        self.standing = Some(Standing {
+            turn: self.turn,
+            generation: self.generation,
+            robots: self.robots.clone(),
+            frame: frame.clone(),
+        });
+        frame
+    }
+
+    fn view<'a>(&self, role: Role, frame: &'a RawValue) -> View<'a> {
+        let now = Instant::now();
+        let robot = match role {
+            Role::Seat(r) => Some(r),
+            _ => None,
+        };
+        let seats = self
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let r = &self.robots[i];
+                let desk = self.desks[i].as_ref();
+                let status = match (&self.stand, desk) {
+                    (Stand::Waiting, _) if s.person && s.connections == 0 => "waiting",
+                    _ if self.question.as_ref().is_some_and(|q| q.robot == i) => "deciding",
+                    _ if r.destroyed && r.lives <= 0 => "out",
+                    (Stand::Programming, Some(d)) if d.ready => "ready",
+                    (Stand::Programming, Some(_)) => "programming",
+                    _ => "",
+                };
+                let locked = (0..REGISTERS)
+                    .map(|j| {
+                        let locked_card = desk
+                            .map(|d| d.locked[j].then_some(d.registers[j]).flatten())
+                            .unwrap_or_else(|| {
+                                deal::is_locked(r.damage, j)
+                                    .then(|| r.program.get(j).copied().flatten())
+                                    .flatten()
+                            });
+                        locked_card.map(|c| c.to_string())
+                    })
+                    .collect();
+                SeatView {
+                    name: s.name.clone(),
+                    color: crate::pictures::svg::robot_color(i, r),
+                    driver: if self.bot_decides(i) { "bot" } else { "person" },
+                    connected: !s.person || s.connections > 0,
+                    status,
+                    locked,
+                    options: r
+                        .options
+                        .iter()
+                        .map(|o| match o.uses_left {
+                            Some(n) => format!("{} ({n} left)", o.name),
+                            None => o.name.clone(),
+                        })
+                        .collect(),
+                }
+            })
+            .collect();
+        let desk = robot.and_then(|r| {
+            let d = self.desks[r].as_ref()?;
+            (self.stand == Stand::Programming).then(|| DeskView {
+                hand: d.hand.cards.iter().map(Card::to_string).collect(),
+                registers: d
+                    .registers
+                    .iter()
+                    .map(|c| c.map(|c| c.to_string()))
+                    .collect(),
+                locked: d.locked.to_vec(),
+                power_down: d.power_down,
+                can_power_down: self.robots[r].damage > 0,
+                ready: d.ready,
+            })
+        });
+        let question = self
+            .question
+            .as_ref()
+            .filter(|q| Some(q.robot) == robot && q.answer.is_none())
+            .map(|q| QuestionView {
+                timeout_ms: q.deadline.saturating_duration_since(now).as_millis() as u64,
+                ..q.view.clone()
+            });
+        let reload_error = self.reload_error.clone().filter(|_| role == Role::Host);
+        let paused = match &self.stand {
+            Stand::Paused(message) if role == Role::Host => Some(message.clone()),
+            Stand::Paused(_) => Some("a rule script failed: the host is fixing it".into()),
+            _ => None,
+        };
+        View {
+            kind: "state",
+            role: match role {
+                Role::Seat(_) => "seat",
+                Role::Host => "host",
+                Role::Spectator => "spectator",
+            },
+            seat: robot.map(|r| self.seats[r].name.clone()),
+            turn: self.turn,
+            phase: match (&self.stand, &self.question) {
+                (Stand::Waiting, _) => "waiting",
+                (Stand::Over, _) => "over",
+                (Stand::Paused(_), _) => "paused",
+                (_, Some(_)) => "deciding",
+                (Stand::Programming, _) => "programming",
+                (Stand::Resolving, _) => "resolving",
+            },
+            rules: self.generation,
+            seats,
+            desk,
+            question,
+            timer_ms: self
+                .timer
+                .map(|t| t.saturating_duration_since(now).as_millis() as u64),
+            settings: self.settings,
+            paused,
+            reload_error,
+            outcome: self.outcome.clone(),
+            replay: self
+                .outcome
+                .is_some()
+                .then(|| format!("/t/{}/replay", self.info.id)),
+            frame,
+        }
+    }
+}
+
+/// The table as the game's [`Seats`]: the programming phase for everyone at once (the
+/// decisions around it, power down included, come through [`TableChooser`]).
+struct TableSeats {
+    table: Shared,
+    bots: Bots,
+    hot: Option<HotReload>,
+}
+
+impl TableSeats {
+    /// Picks up saved rule files at a stage boundary and tells the pages.
+    fn reload(&mut self, game: &mut Game) {
+        let Some(reloaded) = self.hot.as_mut().and_then(|h| h.at_boundary(game)) else {
+            return;
+        };
+        let mut t = self.table.borrow_mut();
+        match &reloaded {
+            Reloaded::Swapped {
+                generation,
+                changed,
+                ..
+            } => {
+                t.generation = *generation;
+                t.reload_error = None;
+                t.board = game.board();
+                t.board_svg = crate::pictures::html::board_svg(game);
+                let files: Vec<String> = changed
+                    .iter()
+                    .map(|p| crate::script::display_path(p))
+                    .collect();
+                let board = json!({"type": "board", "board": t.board_svg}).to_string();
+                t.send_all(&board);
+                let notice = json!({
+                    "type": "notice",
+                    "level": "info",
+                    "text": format!("rules v{generation} from the next register ({} changed)", files.join(", ")),
+                    "rules": generation,
+                    "files": files,
+                })
+                .to_string();
+                t.send_all(&notice);
+                t.broadcast();
+            }
+            Reloaded::Failed { .. } => {
+                let text = reloaded.to_string();
+                let notice = json!({"type": "notice", "level": "error", "text": text}).to_string();
+                t.send_host(&notice);
+                // It stays on the host page (a notice goes away) until a save that loads.
+                t.reload_error = Some(text);
+                t.broadcast();
+            }
+        }
+    }
+
+    /// A script failed mid-stage (rolled back): wait until a fixed rule set loads.
+    fn pause(&mut self, game: &mut Game, message: String) {
+        let before = self.table.borrow().generation;
+        {
+            let mut t = self.table.borrow_mut();
+            t.stand = Stand::Paused(format!(
+                "✗ {message}\n  paused: save a fixed script to go on"
+            ));
+            t.broadcast();
+        }
+        loop {
+            self.reload(game);
+            let mut t = self.table.borrow_mut();
+            if t.closed || t.generation != before {
+                t.stand = Stand::Resolving;
+                t.broadcast();
+                return;
+            }
+            t.pump(Some(RELOAD_TICK));
+        }
+    }
+
+    /// How long to wait for commands before looking at deadlines and rule files again.
+    fn tick(&self, deadline: Option<Instant>) -> Option<Duration> {
+        let now = Instant::now();
+        let until = deadline.map(|d| d.saturating_duration_since(now));
+        match (until, self.hot.is_some()) {
+            (Some(u), true) => Some(u.min(RELOAD_TICK)),
+            (None, true) => Some(RELOAD_TICK),
+            (u, false) => u,
+        }
+    }
+}
+
+impl Seats for TableSeats {
+    /// The programming phase: every seat gets its hand at once; bots program at once;
+    /// people place cards until all are ready (or the timer, or a bot taking an absent
+    /// player's seat, finishes a program).
+    fn hands_dealt(&mut self, game: &mut Game, hands: &[Hand]) -> Result<()> {
+        {
+            let mut t = self.table.borrow_mut();
+            let state = game.state();
+            t.robots = state.robots.clone();
+            t.turn = state.turn;
+            t.desks = vec![None; state.robots.len()];
+            for hand in hands {
+                t.desks[hand.robot] =
+                    Some(Desk::new(hand.clone(), &state.robots[hand.robot].program));
+            }
+            t.stand = Stand::Programming;
+            t.timer = None;
+        }
+        // Every page learns that programming is open (each seat gets its hand) once the bots
+        // have programmed, even when no bot has anything to program.
+        let mut shown = false;
+        loop {
+            // Bots program for their seats and for absent players, now.
+            let for_bots: Vec<Hand> = {
+                let t = self.table.borrow();
+                hands
+                    .iter()
+                    .filter(|h| !t.desks[h.robot].as_ref().is_some_and(|d| d.ready))
+                    .filter(|h| t.bot_decides(h.robot))
+                    .cloned()
+                    .collect()
+            };
+            for hand in &for_bots {
+                let program = self.bots.program(game, hand)?;
+                let mut t = self.table.borrow_mut();
+                t.desks[hand.robot]
+                    .as_mut()
+                    .expect("dealt")
+                    .set_program(&program);
+            }
+            let mut t = self.table.borrow_mut();
+            if !for_bots.is_empty() || !shown {
+                t.broadcast();
+                shown = true;
+            }
+            if t.closed {
+                return Err(Error::Other("the server is shutting down".into()));
+            }
+            let waiting: Vec<RobotId> = t
+                .desks
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| d.as_ref().is_some_and(|d| !d.ready))
+                .map(|(i, _)| i)
+                .collect();
+            if waiting.is_empty() {
+                break;
+            }
+            // The classic timer: once all but one are ready, the last has `timer` seconds.
+            if t.settings.timer > 0 && waiting.len() == 1 && t.timer.is_none() {
+                t.timer = Some(Instant::now() + Duration::from_secs(t.settings.timer));
+                t.broadcast();
+            }
+            if t.timer.is_some_and(|d| Instant::now() >= d) {
+                for &r in &waiting {
+                    t.desks[r].as_mut().expect("dealt").fill_and_ready();
+                }
+                t.timer = None;
+                t.broadcast();
+                continue;
+            }
+            let deadline = waiting
+                .iter()
+                .filter_map(|&r| t.bot_deadline(r))
+                .chain(t.timer)
+                .min();
+            drop(t);
+            let wait = self.tick(deadline);
+            self.table.borrow_mut().pump(wait);
+            self.reload(game);
+        }
+        let mut t = self.table.borrow_mut();
+        t.stand = Stand::Resolving;
+        t.timer = None;
+        Ok(())
+    }
+
+    fn program(&mut self, _game: &mut Game, hand: &Hand) -> Result<Vec<Card>> {
+        let t = self.table.borrow();
+        Ok(t.desks[hand.robot]
+            .as_ref()
+            .map_or(Vec::new(), Desk::program))
+    }
+}
+
+/// Asks `robot`'s player `q` and waits for the answer, the timeout (the default), or a
+/// bot taking the seat over.
+fn ask(table: &Shared, q: &Question) -> Option<String> {
+    let bot = table.borrow().bot_decides(q.robot);
+    if bot {
+        return table.borrow_mut().bots.choose(q);
+    }
+    {
+        let mut t = table.borrow_mut();
+        let id = t.next_question;
+        t.next_question += 1;
+        let timeout = Duration::from_secs(t.settings.choice_timeout);
+        t.question = Some(Pending {
+            view: QuestionView {
+                id,
+                robot: q.robot_name.clone(),
+                key: q.key.clone(),
+                text: if q.text.is_empty() {
+                    q.key.clone()
+                } else {
+                    q.text.clone()
+                },
+                choices: q.choices.clone(),
+                default: q.default_answer().to_string(),
+                timeout_ms: timeout.as_millis() as u64,
+            },
+            robot: q.robot,
+            deadline: Instant::now() + timeout,
+            answer: None,
+        });
+        t.broadcast();
+    }
+    let answer = loop {
+        let mut t = table.borrow_mut();
+        let p = t.question.as_ref().expect("asked");
+        if let Some(a) = &p.answer {
+            break Some(a.clone());
+        }
+        if t.closed || Instant::now() >= p.deadline {
+            break None;
+        }
+        if t.bot_decides(q.robot) {
+            break t.bots.choose(q);
+        }
+        let deadline = [Some(p.deadline), t.bot_deadline(q.robot)]
+            .into_iter()
+            .flatten()
+            .min();
+        let wait = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+        t.pump(wait);
+    };
+    let mut t = table.borrow_mut();
+    t.question = None;
+    t.broadcast();
+    answer
+}
+
+/// The game's chooser at a table: every question (the scripts' `ctx:choose`, and the turn
+/// loop's power down, staying down and re-entry, `game::questions`) goes to the robot's
+/// player as a dialog; bots, absent players and rehearsals get the bots' answers. Power
+/// down was already announced on the desk while programming: that is the answer.
+struct TableChooser(Shared);
+
+impl Chooser for TableChooser {
+    fn choose(&mut self, q: &Question) -> Option<String> {
+        if q.rehearsal {
+            return self.0.borrow_mut().bots.choose(q);
+        }
+        if q.key == questions::POWER_DOWN {
+            let t = self.0.borrow();
+            let announced = t.desks[q.robot].as_ref().map(|d| d.power_down);
+            if let (false, Some(down)) = (t.bot_decides(q.robot), announced) {
+                return Some(if down { "yes" } else { "no" }.into());
+            }
+        }
+        ask(&self.0, q)
+    }
+}
+
+/// Loads a save for `--resume`, with its tokens (written beside it when the table began).
+pub fn resume(path: &std::path::Path) -> Result<(Save, Option<Tokens>)> {
+    let save = Save::load(path)?;
+    let tokens = std::fs::read_to_string(super::tokens_path(path))
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok());
+    Ok((save, tokens))
+}

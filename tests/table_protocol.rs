@@ -1,0 +1,744 @@
+//! The table's rules, over real WebSockets against a real server on loopback: links need
+//! their token, every bad message gets an error frame and changes nothing, hidden cards stay
+//! hidden (every frame another client receives is read), a dropped player loses nothing,
+//! and a table comes back from its save with the same links.
+
+mod support;
+mod table_client;
+
+use rally::table::protocol::Settings;
+use rally::table::server::Server;
+use rally::table::Tokens;
+use serde_json::{json, Value};
+use table_client::{serve, Client, Workspace};
+use tokio_tungstenite::tungstenite::Message;
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// A server with one table `t` of `ws`'s game, and its links' tokens.
+fn table(ws: &Workspace, settings: Settings) -> (Server, Tokens) {
+    let (server, infos) = serve(vec![ws.launch("t", settings, false)]);
+    (server, infos[0].tokens.clone())
+}
+
+/// Every `"card"` string (quoted as in JSON) in a frame's text.
+fn mentions(frame: &Value, card: &str) -> bool {
+    frame.to_string().contains(&format!("\"{card}\""))
+        || frame.to_string().contains(&format!("{card}\""))
+}
+
+#[test]
+fn links_need_their_token_and_roles_are_kept_apart() {
+    let ws = Workspace::new();
+    let (server, tokens) = table(&ws, Settings::default());
+    runtime().block_on(async {
+        for token in ["", "0123456789abcdef0123456789abcdef", &tokens.host[..31]] {
+            let refused = Client::try_connect(&server, "t", token).await;
+            let Err(tokio_tungstenite::tungstenite::Error::Http(response)) = refused else {
+                panic!("token {token:?} was not refused");
+            };
+            assert_eq!(response.status(), 403);
+        }
+        assert!(Client::try_connect(&server, "nope", &tokens.host)
+            .await
+            .is_err());
+        let role = ureq::get(&format!("http://{}/t/t/role?token=bad", server.addr)).call();
+        assert!(role.is_err(), "the role of a bad token is refused");
+
+        let mut spectator = Client::connect(&server, "t", &tokens.spectator).await;
+        assert_eq!(spectator.state["role"], "spectator");
+        spectator.send(json!({"type": "start"})).await;
+        assert!(spectator.error().await.contains("only the host"));
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        assert_eq!(ann.state["seat"], "Ann");
+        ann.send(json!({"type": "settings", "timer": 30})).await;
+        assert!(ann.error().await.contains("only the host"));
+        // Waiting for Bob: programming is not open yet.
+        ann.send(json!({"type": "ready"})).await;
+        assert!(ann.error().await.contains("not the time to program"));
+        let mut host = Client::connect(&server, "t", &tokens.host).await;
+        host.send(json!({"type": "settings", "timer": 100000}))
+            .await;
+        assert!(host.error().await.contains("at most 86400"));
+        host.send(json!({"type": "start"})).await;
+        // Bob never came: a bot plays his seat; Ann programs.
+        ann.state_where(|s| s["phase"] == "programming").await;
+        assert_eq!(ann.state["seats"][1]["driver"], "bot");
+        spectator.send(json!({"type": "ready"})).await;
+        assert!(spectator.error().await.contains("only a seat programs"));
+        host.send(json!({"type": "start"})).await;
+        assert!(host.error().await.contains("already started"));
+    });
+}
+
+#[test]
+fn every_bad_message_gets_an_error_frame_and_changes_nothing() {
+    let ws = Workspace::new();
+    let (server, tokens) = table(&ws, Settings::default());
+    runtime().block_on(async {
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        ann.dealt().await;
+        bob.state_where(|s| s["desk"].is_object()).await;
+        let hand = ann.hand();
+        let bobs = bob.hand();
+        ann.send(json!({"type": "place", "register": 1, "card": hand[0]}))
+            .await;
+        let placed = ann
+            .state_where(|s| !s["desk"]["registers"][0].is_null())
+            .await;
+        let frames_before = bob.frames.len();
+
+        let oversized = format!(r#"{{"type":"ready","pad":"{}"}}"#, "x".repeat(5000));
+        let bad: Vec<(String, &str)> = vec![
+            ("{not json".into(), "not JSON"),
+            ("42".into(), "a JSON object with a \"type\""),
+            (r#"{"type":"fly"}"#.into(), "unknown variant `fly`"),
+            (
+                r#"{"type":"ready","also":1}"#.into(),
+                "unknown field `also`",
+            ),
+            (
+                r#"{"type":"place","register":2,"card":"warp@10"}"#.into(),
+                "unknown card",
+            ),
+            (
+                json!({"type":"place","register":2,"card":bobs[0]}).to_string(),
+                "not in your hand",
+            ),
+            (
+                json!({"type":"place","register":1,"card":hand[1]}).to_string(),
+                "register 1 already holds",
+            ),
+            (
+                json!({"type":"place","register":2,"card":hand[0]}).to_string(),
+                "already in register 1",
+            ),
+            (
+                json!({"type":"place","register":9,"card":hand[1]}).to_string(),
+                "no register 9",
+            ),
+            (
+                json!({"type":"clear","register":3}).to_string(),
+                "already empty",
+            ),
+            (json!({"type":"ready"}).to_string(), "fill 4 more"),
+            (
+                json!({"type":"power_down","on":true}).to_string(),
+                "undamaged",
+            ),
+            (
+                json!({"type":"answer","question":1,"choice":"yes"}).to_string(),
+                "no such question",
+            ),
+            (oversized, "too large"),
+        ];
+        for (text, expected) in &bad {
+            ann.send_text(text.clone()).await;
+            let error = ann.error().await;
+            assert!(error.contains(expected), "{text:.60}: {error}");
+        }
+        ann.send_raw(Message::binary(vec![1, 2, 3])).await;
+        assert!(ann.error().await.contains("binary"));
+        // Nothing changed: the next change Ann makes shows only itself, and Bob saw none of
+        // it (his view did not change, so he got no frame until his own move).
+        ann.send(json!({"type": "place", "register": 2, "card": hand[1]}))
+            .await;
+        let after = ann
+            .state_where(|s| !s["desk"]["registers"][1].is_null())
+            .await;
+        let mut expected = placed["desk"]["registers"].clone();
+        expected[1] = json!(hand[1]);
+        assert_eq!(after["desk"]["registers"], expected);
+        assert_eq!(after["desk"]["hand"], placed["desk"]["hand"]);
+        bob.send(json!({"type": "place", "register": 2, "card": bobs[1]}))
+            .await;
+        bob.state_where(|s| !s["desk"]["registers"][1].is_null())
+            .await;
+        assert_eq!(
+            bob.frames.len(),
+            frames_before + 1,
+            "Bob got only the state after his own move: {:?}",
+            &bob.frames[frames_before..]
+        );
+
+        // A flood: the first messages pass, the rest get one error frame; the table still
+        // answers Bob.
+        for _ in 0..200 {
+            ann.send(json!({"type": "clear", "register": 5})).await;
+        }
+        let mut flood = 0;
+        let mut errors = 0;
+        while flood == 0 {
+            let e = ann.error().await;
+            errors += 1;
+            if e.contains("too many messages") {
+                flood += 1;
+            }
+        }
+        assert!(
+            errors <= 60,
+            "one error per message that passed, one for the flood"
+        );
+        bob.send(json!({"type": "place", "register": 1, "card": bobs[0]}))
+            .await;
+        bob.state_where(|s| !s["desk"]["registers"][0].is_null())
+            .await;
+
+        // Over the transport's limit: the connection is closed with a reason.
+        ann.send_text("x".repeat(70_000)).await;
+        while ann.next().await.is_some() {}
+        let closed = ann.frames.last().unwrap();
+        assert_eq!(closed["code"], 1009, "{closed}");
+        // Ann comes back with her link and finds her registers as she left them.
+        let back = Client::connect(&server, "t", &tokens.seats[0]).await;
+        assert_eq!(back.state["desk"]["registers"], expected);
+    });
+}
+
+#[test]
+fn hidden_cards_never_reach_another_seat_or_a_spectator() {
+    let ws = Workspace::new();
+    let (server, tokens) = table(&ws, Settings::default());
+    runtime().block_on(async {
+        let mut spectator = Client::connect(&server, "t", &tokens.spectator).await;
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        ann.state_where(|s| s["desk"].is_object()).await;
+        let hand = ann.hand();
+        assert_eq!(hand.len(), 9);
+        // Ann plays her last five cards, so the first four stay in her hand, unseen.
+        let played: Vec<String> = hand[4..].to_vec();
+        for (i, card) in played.iter().enumerate() {
+            ann.send(json!({"type": "place", "register": i + 1, "card": card}))
+                .await;
+        }
+        ann.send(json!({"type": "ready"})).await;
+        bob.program_and_ready().await;
+        for client in [&mut ann, &mut bob, &mut spectator] {
+            client
+                .until(|f| f["type"] == "stage" && f["label"] == "Turn 1 · End of turn")
+                .await;
+        }
+        for (who, client) in [("Bob", &bob), ("the spectator", &spectator)] {
+            for frame in &client.frames {
+                for card in &hand[..4] {
+                    assert!(
+                        !mentions(frame, card),
+                        "{who} saw Ann's card {card}: {frame}"
+                    );
+                }
+                // A played card shows only once its register is revealed.
+                for (i, card) in played.iter().enumerate() {
+                    if mentions(frame, card) {
+                        assert_eq!(frame["type"], "stage", "{who} saw {card} in {frame}");
+                        let end = frame["label"].as_str().unwrap().ends_with("End of turn");
+                        assert!(
+                            end || frame["register"].as_u64().unwrap() > i as u64,
+                            "{frame}"
+                        );
+                    }
+                }
+            }
+        }
+        // A spectator never gets a desk; Bob's desk is his own hand.
+        assert!(spectator.frames.iter().all(|f| f["desk"].is_null()));
+        assert!(bob
+            .frames
+            .iter()
+            .filter(|f| f["desk"].is_object())
+            .all(|f| f["seat"] == "Bob"));
+        // The deal's "programmed" events (whole programs) are not sent.
+        assert!(spectator
+            .frames
+            .iter()
+            .all(|f| !f.to_string().contains("\"programmed\"")));
+    });
+}
+
+#[test]
+fn a_dropped_player_loses_nothing_and_a_bot_steps_in_when_the_host_says() {
+    let ws = Workspace::new();
+    let settings = Settings {
+        bot_after: 0,
+        ..Settings::default()
+    };
+    let (server, tokens) = table(&ws, settings);
+    runtime().block_on(async {
+        let mut host = Client::connect(&server, "t", &tokens.host).await;
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        ann.state_where(|s| s["desk"].is_object()).await;
+        let hand = ann.hand();
+        ann.send(json!({"type": "place", "register": 3, "card": hand[2]}))
+            .await;
+        ann.state_where(|s| !s["desk"]["registers"][2].is_null())
+            .await;
+        ann.close().await;
+        bob.close().await;
+        host.state_where(|s| {
+            s["seats"][0]["connected"] == false && s["seats"][1]["connected"] == false
+        })
+        .await;
+        // The seat waits: Ann comes back to her hand and her register 3.
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        assert_eq!(ann.state["desk"]["hand"], json!(hand));
+        assert_eq!(ann.state["desk"]["registers"][2], json!(hand[2]));
+        assert_eq!(ann.state["turn"], 1);
+        // Bob stays away; the host lets a bot take an absent seat after a second.
+        host.send(json!({"type": "settings", "bot_after": 1})).await;
+        ann.program_and_ready().await;
+        let state = ann
+            .state_where(|s| s["turn"] == 2 && s["phase"] == "programming")
+            .await;
+        assert_eq!(state["seats"][1]["driver"], "bot");
+    });
+}
+
+#[test]
+fn a_table_comes_back_from_its_save_with_the_same_links() {
+    let ws = Workspace::new();
+    let launch = ws.launch("t", Settings::default(), false);
+    let save = launch.save.clone();
+    let (server, infos) = serve(vec![launch]);
+    let tokens = infos[0].tokens.clone();
+    let (ann_cards, first_hand) = runtime().block_on(async {
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        ann.program_and_ready().await;
+        bob.program_and_ready().await;
+        let state = ann
+            .state_where(|s| s["turn"] == 2 && s["desk"].is_object())
+            .await;
+        (state["frame"]["robots"].clone(), ann.hand())
+    });
+    drop(server);
+
+    let (save_data, saved_tokens) = rally::table::thread::resume(&save).unwrap();
+    let saved_tokens = saved_tokens.expect("the tokens were kept beside the save");
+    assert_eq!(saved_tokens.seats, tokens.seats);
+    let mut launch = ws.launch("t", Settings::default(), false);
+    launch.resume = Some(save_data);
+    launch.tokens = saved_tokens;
+    let (server, _) = serve(vec![launch]);
+    runtime().block_on(async {
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let _bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        let state = ann.state_where(|s| s["desk"].is_object()).await;
+        assert_eq!(state["turn"], 2);
+        assert_eq!(
+            state["frame"]["robots"], ann_cards,
+            "the robots as they were"
+        );
+        assert_eq!(ann.hand(), first_hand, "the same deal of turn 2");
+    });
+}
+
+#[test]
+fn a_save_that_cannot_be_written_is_shown_to_the_host_and_the_table_plays_on() {
+    let ws = Workspace::new();
+    let launch = ws.launch("t", Settings::default(), false);
+    let save = launch.save.clone();
+    let (server, infos) = serve(vec![launch]);
+    let tokens = &infos[0].tokens;
+    // Something else took the save's place: a folder with a file in it.
+    std::fs::create_dir_all(save.join("in-the-way")).unwrap();
+    runtime().block_on(async {
+        let mut host = Client::connect(&server, "t", &tokens.host).await;
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        ann.program_and_ready().await;
+        bob.program_and_ready().await;
+        let notice = host
+            .until(|f| f["type"] == "notice" && f["level"] == "error")
+            .await;
+        let text = notice["text"].as_str().unwrap();
+        assert!(text.contains("could not be saved"), "{text}");
+        assert!(text.contains("t.save.json"), "{text}");
+        // Only the host is told; the turn goes on for everyone.
+        ann.state_where(|s| s["turn"] == 2 && s["phase"] == "programming")
+            .await;
+        assert!(ann.frames.iter().all(|f| f["type"] != "notice"));
+        // The way is cleared: the next stages are saved again.
+        std::fs::remove_dir_all(&save).unwrap();
+        bob.state_where(|s| s["turn"] == 2 && s["phase"] == "programming")
+            .await;
+        ann.program_and_ready().await;
+        bob.program_and_ready().await;
+        let notice = host.until(|f| f["type"] == "notice").await;
+        assert_eq!(notice["text"], "the game is saved again", "{notice}");
+        let failures = host
+            .frames
+            .iter()
+            .filter(|f| f["type"] == "notice" && f["level"] == "error")
+            .count();
+        assert_eq!(failures, 1, "one notice, not one per stage that failed");
+        ann.until(|f| f["type"] == "stage" && f["label"] == "Turn 2 · End of turn")
+            .await;
+    });
+    server.lobby.flush_saves();
+    let (saved, _) = rally::table::thread::resume(&save).unwrap();
+    assert_eq!(saved.state.turn, 3);
+}
+
+#[test]
+fn a_table_of_bots_alone_waits_for_the_host() {
+    let ws = Workspace::new();
+    let mut launch = ws.launch("t", Settings::default(), false);
+    launch.people = Some(vec![false, false, false]);
+    let (server, infos) = serve(vec![launch]);
+    let tokens = &infos[0].tokens;
+    runtime().block_on(async {
+        // Nobody is waited for, yet nothing has been played: the game would be over before
+        // anyone looked.
+        let mut host = Client::connect(&server, "t", &tokens.host).await;
+        assert_eq!(host.state["phase"], "waiting", "{}", host.state);
+        assert_eq!(host.state["turn"], 1);
+        host.send(json!({"type": "start"})).await;
+        host.until(|f| f["type"] == "stage" && f["label"] == "Turn 1 · End of turn")
+            .await;
+    });
+}
+
+#[test]
+fn a_question_goes_to_its_player_alone_and_its_default_comes_after_the_timeout() {
+    let ws = Workspace::new();
+    // Ann holds Conditional Program: once programmed, she is asked which leftover card to keep.
+    let game = std::fs::read_to_string(ws.path("table.toml"))
+        .unwrap()
+        .replace(
+            "name = \"Ann\"\n",
+            "name = \"Ann\"\noptions = [\"conditional_program\"]\n",
+        );
+    std::fs::write(ws.path("options.toml"), game).unwrap();
+    let settings = Settings {
+        choice_timeout: 1,
+        ..Settings::default()
+    };
+    let mut launch = ws.launch("t", settings, false);
+    launch.game = ws.path("options.toml");
+    let (server, infos) = serve(vec![launch]);
+    let tokens = &infos[0].tokens;
+    runtime().block_on(async {
+        let mut spectator = Client::connect(&server, "t", &tokens.spectator).await;
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        let played = ann.program_and_ready().await;
+        bob.program_and_ready().await;
+        let asked = ann.state_where(|s| s["question"].is_object()).await;
+        let q = asked["question"].clone();
+        assert_eq!(q["key"], "conditional_program", "{q}");
+        assert_eq!(q["default"], "no");
+        let choices: Vec<String> = serde_json::from_value(q["choices"].clone()).unwrap();
+        assert_eq!(choices[0], "no");
+        let leftovers = &choices[1..];
+        assert_eq!(leftovers.len(), 4, "the four cards not played: {choices:?}");
+        assert!(leftovers.iter().all(|c| !played.contains(c)), "{choices:?}");
+        // Bob sees Ann deciding, not her question; he cannot answer it.
+        let deciding = bob
+            .state_where(|s| s["seats"][0]["status"] == "deciding")
+            .await;
+        assert!(deciding["question"].is_null(), "{deciding}");
+        let id = q["id"].clone();
+        bob.send(json!({"type": "answer", "question": id, "choice": "no"}))
+            .await;
+        assert!(bob.error().await.contains("no such question for you"));
+        ann.send(json!({"type": "answer", "question": id, "choice": "warp@1"}))
+            .await;
+        assert!(ann.error().await.contains("is not an answer"));
+        ann.send(json!({"type": "answer", "question": id, "choice": leftovers[0]}))
+            .await;
+        // Keeping a card, she is asked before the registers whether to swap it in (and
+        // whether to scrap the option to stop damage): the default each time.
+        let mut keys = Vec::new();
+        loop {
+            let frame = ann
+                .until(|f| {
+                    (f["type"] == "state" && f["question"].is_object())
+                        || (f["type"] == "stage" && f["label"] == "Turn 1 · End of turn")
+                })
+                .await;
+            if frame["type"] == "stage" {
+                break;
+            }
+            let q = &frame["question"];
+            keys.push(q["key"].as_str().unwrap().to_string());
+            ann.send(json!({"type": "answer", "question": q["id"], "choice": q["default"]}))
+                .await;
+        }
+        assert!(keys.iter().any(|k| k == "conditional_swap"), "{keys:?}");
+        // Nobody else ever got a question, and the card she kept stayed face down.
+        spectator
+            .until(|f| f["type"] == "stage" && f["label"] == "Turn 1 · End of turn")
+            .await;
+        for (who, client) in [("Bob", &bob), ("the spectator", &spectator)] {
+            for frame in &client.frames {
+                assert!(frame["question"].is_null(), "{who}: {frame}");
+                assert!(
+                    !frame.to_string().contains(&format!("\"{}\"", leftovers[0])),
+                    "{who} saw the kept card: {frame}"
+                );
+            }
+        }
+        let kept = spectator.frames.iter().any(|f| {
+            f["type"] == "stage" && f.to_string().contains(rally::table::frames::FACE_DOWN)
+        });
+        assert!(kept, "the spectator is told a card was kept, face down");
+        // Turn 2: Ann does not answer; after the timeout the default (keep nothing) is taken.
+        ann.state_where(|s| s["turn"] == 2 && s["phase"] == "programming")
+            .await;
+        bob.state_where(|s| s["turn"] == 2 && s["phase"] == "programming")
+            .await;
+        ann.program_and_ready().await;
+        bob.program_and_ready().await;
+        ann.state_where(|s| s["question"]["key"] == "conditional_program")
+            .await;
+        let end = ann
+            .until(|f| f["type"] == "stage" && f["label"] == "Turn 2 · End of turn")
+            .await;
+        let answered = end.to_string();
+        assert!(
+            !answered.contains("conditional_swap"),
+            "nothing kept, nothing to swap"
+        );
+    });
+}
+
+#[test]
+fn a_script_error_in_a_register_pauses_the_table_until_a_fix_is_saved() {
+    let ws = Workspace::new();
+    let (server, infos) = serve(vec![ws.launch("t", Settings::default(), true)]);
+    let tokens = &infos[0].tokens;
+    let lasers = ws.path("scripts/rules/robot_lasers.lua");
+    let good = std::fs::read_to_string(&lasers).unwrap();
+    runtime().block_on(async {
+        let mut host = Client::connect(&server, "t", &tokens.host).await;
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        ann.dealt().await;
+        // A save that loads, with a mistake that shows only when the lasers fire.
+        std::fs::write(
+            &lasers,
+            good.replace("ctx:fire_robot_lasers()", "ctx:fire_robot_lasers(nil + 1)"),
+        )
+        .unwrap();
+        ann.until(|f| f["type"] == "notice" && f["rules"] == 2)
+            .await;
+        ann.program_and_ready().await;
+        bob.program_and_ready().await;
+        let paused = host.state_where(|s| s["phase"] == "paused").await;
+        let error = paused["paused"].as_str().unwrap();
+        assert!(error.contains("robot_lasers.lua:"), "{error}");
+        let seen = ann.state_where(|s| s["phase"] == "paused").await;
+        assert_eq!(
+            seen["paused"],
+            "a rule script failed: the host is fixing it"
+        );
+        // Register 1 was rolled back: no stage of it reached anyone.
+        assert!(!ann
+            .frames
+            .iter()
+            .any(|f| f["type"] == "stage" && f["label"] == "Turn 1 · Register 1"));
+        // The fix: the table goes on with rules v3 and plays register 1 again.
+        std::fs::write(&lasers, &good).unwrap();
+        ann.until(|f| f["type"] == "stage" && f["label"] == "Turn 1 · Register 1")
+            .await;
+        assert_eq!(ann.state["rules"], 3, "{}", ann.state);
+        ann.until(|f| f["type"] == "stage" && f["label"] == "Turn 1 · End of turn")
+            .await;
+    });
+}
+
+#[test]
+fn the_classic_timer_fills_the_last_program_with_the_cards_as_dealt() {
+    let ws = Workspace::new();
+    let settings = Settings {
+        timer: 1,
+        ..Settings::default()
+    };
+    let (server, tokens) = table(&ws, settings);
+    runtime().block_on(async {
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        let dealt = bob
+            .state_where(|s| s["phase"] == "programming" && s["desk"].is_object())
+            .await;
+        let hand = bob.hand();
+        assert!(
+            dealt["timer_ms"].is_null(),
+            "no timer while two are programming"
+        );
+        // Bob puts his third card in register 1 and then dawdles.
+        bob.send(json!({"type": "place", "register": 1, "card": hand[2]}))
+            .await;
+        bob.state_where(|s| !s["desk"]["registers"][0].is_null())
+            .await;
+        ann.program_and_ready().await;
+        let timed = bob.state_where(|s| s["timer_ms"].is_u64()).await;
+        assert!(timed["timer_ms"].as_u64().unwrap() <= 1000, "{timed}");
+        // The timer runs out: his open registers get the cards left, in the order dealt.
+        let expected = [&hand[2], &hand[0], &hand[1], &hand[3], &hand[4]];
+        for (i, card) in expected.iter().enumerate() {
+            let label = format!("Turn 1 · Register {}", i + 1);
+            let stage = bob
+                .until(|f| f["type"] == "stage" && f["label"] == label.as_str())
+                .await;
+            let bobs = stage["revealed"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["robot"] == "Bob")
+                .unwrap()["card"]
+                .clone();
+            assert_eq!(bobs, json!(card), "register {}", i + 1);
+        }
+    });
+}
+
+#[test]
+fn power_down_announced_on_the_desk_is_the_answer_and_takes_effect_next_turn() {
+    let ws = Workspace::new();
+    let (server, tokens) = table(&ws, Settings::default());
+    runtime().block_on(async {
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        ann.program_and_ready().await;
+        bob.program_and_ready().await;
+        // Turn 1 left Ann damaged: she may announce power down while she programs.
+        let turn2 = ann
+            .state_where(|s| s["turn"] == 2 && s["desk"]["ready"] == false)
+            .await;
+        assert_eq!(turn2["desk"]["can_power_down"], true, "{turn2}");
+        ann.send(json!({"type": "power_down", "on": true})).await;
+        ann.state_where(|s| s["desk"]["power_down"] == true).await;
+        ann.program_and_ready().await;
+        bob.state_where(|s| s["turn"] == 2 && s["desk"]["ready"] == false)
+            .await;
+        bob.program_and_ready().await;
+        // No dialog asks her again; in turn 3 her robot is powered down, its damage gone,
+        // and she has nothing to program.
+        let turn3 = ann
+            .state_where(|s| s["turn"] == 3 && s["phase"] == "programming")
+            .await;
+        assert!(turn3["desk"].is_null(), "{turn3}");
+        let robot = &turn3["frame"]["robots"][0];
+        assert_eq!(robot["powered_down"], true, "{robot}");
+        assert_eq!(robot["damage"], 0, "{robot}");
+        assert!(
+            ann.frames.iter().all(|f| f["question"].is_null()),
+            "Ann was asked"
+        );
+        // At the end of turn 3 she is asked, alone, whether she stays down.
+        bob.state_where(|s| s["turn"] == 3 && s["desk"].is_object())
+            .await;
+        bob.program_and_ready().await;
+        let asked = ann.state_where(|s| s["question"].is_object()).await;
+        let q = &asked["question"];
+        assert_eq!(q["key"], "stay_down", "{q}");
+        assert_eq!(q["choices"], json!(["no", "yes"]));
+        ann.send(json!({"type": "answer", "question": q["id"], "choice": "yes"}))
+            .await;
+        bob.until(|f| f["type"] == "stage" && f["label"] == "Turn 3 · End of turn")
+            .await;
+        assert!(bob.frames.iter().all(|f| f["question"].is_null()));
+    });
+}
+
+#[test]
+fn a_robot_back_from_a_pit_faces_the_way_its_player_picks_or_keeps_its_facing_after_the_timeout() {
+    let ws = Workspace::new();
+    // A row of pits in front of the docks: whoever moves forward first falls in.
+    let board = std::fs::read_to_string(ws.path("table_board.toml"))
+        .unwrap()
+        .replace("w  .  .  .  .  .  .  e\nsw", "w  P  P  P  P  P  P  e\nsw")
+        .replace("[legend]\n", "[legend]\n\"P\" = \"pit\"\n");
+    std::fs::write(ws.path("table_board.toml"), board).unwrap();
+    let settings = Settings {
+        choice_timeout: 1,
+        ..Settings::default()
+    };
+    let (server, tokens) = table(&ws, settings);
+    runtime().block_on(async {
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        walk_forward(&mut ann).await;
+        walk_forward(&mut bob).await;
+        // Ann picks east; Bob lets the timeout keep his facing (the default, listed first).
+        let asked = ann.state_where(|s| s["question"].is_object()).await;
+        let q = &asked["question"];
+        assert_eq!(q["key"], "reenter_facing", "{q}");
+        let facings: Vec<&str> = q["choices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
+        assert_eq!(facings.len(), 4, "{q}");
+        assert_eq!(q["default"], facings[0]);
+        let pick = if facings[0] == "E" { "W" } else { "E" };
+        ann.send(json!({"type": "answer", "question": q["id"], "choice": pick}))
+            .await;
+        let asked = ann
+            .state_where(|s| s["question"]["key"] == "reenter_powered_down")
+            .await;
+        let q = &asked["question"];
+        assert_eq!(q["default"], "no");
+        ann.send(json!({"type": "answer", "question": q["id"], "choice": "no"}))
+            .await;
+        let bobs = bob
+            .state_where(|s| s["question"]["key"] == "reenter_facing")
+            .await;
+        let kept = bobs["question"]["default"].clone();
+        let turn2 = bob
+            .state_where(|s| s["turn"] == 2 && s["desk"].is_object())
+            .await;
+        let robots = &turn2["frame"]["robots"];
+        assert_eq!(robots[0]["facing"], pick, "{robots}");
+        assert_eq!(robots[0]["powered_down"], false, "{robots}");
+        assert_eq!(robots[1]["facing"], kept, "{robots}");
+        assert_eq!(robots[1]["lives"], 2, "{robots}");
+    });
+}
+
+/// Programs a move card first (the robots start facing the pits), then four more; Ready.
+async fn walk_forward(client: &mut Client) {
+    let mut hand = client.dealt().await;
+    let first = hand
+        .iter()
+        .position(|c| c.starts_with("move"))
+        .expect("a move card in the hand");
+    let card = hand.remove(first);
+    hand.insert(0, card);
+    client.play(&hand[..5]).await;
+}
+
+#[test]
+fn a_table_where_people_took_every_seat_deals_them_their_hands() {
+    let ws = Workspace::new();
+    let (server, tokens) = table(&ws, Settings::default());
+    runtime().block_on(async {
+        // Cog's seat is a bot's; a person takes it, so no bot programs anything.
+        let mut cog = Client::connect(&server, "t", &tokens.seats[2]).await;
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        for client in [&mut ann, &mut bob, &mut cog] {
+            assert_eq!(client.dealt().await.len(), 9);
+        }
+        ann.program_and_ready().await;
+        bob.program_and_ready().await;
+        cog.program_and_ready().await;
+        let turn2 = cog
+            .state_where(|s| s["turn"] == 2 && s["desk"].is_object())
+            .await;
+        assert_eq!(
+            turn2["desk"]["ready"], false,
+            "Cog's player programs: {turn2}"
+        );
+    });
+}
