@@ -176,20 +176,31 @@ unsafe extern "C-unwind" fn ctx_index(state: *mut ffi::lua_State) -> c_int {
     index(state, quick_ctx)
 }
 
+/// The game, if this is a ctx method call (argument 1 ctx) with `args` arguments in all.
+unsafe fn ctx_call(
+    state: *mut ffi::lua_State,
+    args: std::ops::RangeInclusive<c_int>,
+) -> Option<std::rc::Rc<Link>> {
+    if !args.contains(&ffi::lua_gettop(state)) {
+        return None;
+    }
+    let game = sandbox::budget_of(state)?.game()?;
+    (ffi::lua_touserdata(state, 1) as usize == game.ctx_view).then_some(game)
+}
+
+/// The UTF-8 text argument at `index`, if it is a string.
+unsafe fn text_arg<'a>(state: *mut ffi::lua_State, index: c_int) -> Option<&'a str> {
+    std::str::from_utf8(string_key(state, index)?).ok()
+}
+
 /// `ctx:NAME(robot, dir)` for a method that only queues a move: done here when the call is
 /// exactly that (ctx, one of the game's robots, a direction), else by mlua's method, the
 /// upvalue, which does the same or says what is wrong.
 unsafe fn queue(state: *mut ffi::lua_State, act: fn(&mut World, RobotId, Dir)) -> c_int {
     let quick = || -> Option<()> {
-        if ffi::lua_gettop(state) != 3 {
-            return None;
-        }
-        let game = sandbox::budget_of(state)?.game()?;
-        if ffi::lua_touserdata(state, 1) as usize != game.ctx_view {
-            return None;
-        }
+        let game = ctx_call(state, 3..=3)?;
         let id = robot_arg(state, &game, 2)?;
-        let dir = Dir::parse(std::str::from_utf8(string_key(state, 3)?).ok()?)?;
+        let dir = Dir::parse(text_arg(state, 3)?)?;
         act(&mut *game.world.try_borrow_mut().ok()?, id, dir);
         Some(())
     };
@@ -220,20 +231,14 @@ unsafe fn slow_method(state: *mut ffi::lua_State) -> c_int {
 /// `ctx:rotate(robot, rotation, by)` when no rule or held option may change the turn (no
 /// `on_rotate` to call): the robot turned, as the engine would; `None` for anything else.
 unsafe fn quick_rotate(state: *mut ffi::lua_State) -> Option<()> {
-    if !(3..=4).contains(&ffi::lua_gettop(state)) {
-        return None;
-    }
-    let game = sandbox::budget_of(state)?.game()?;
-    if ffi::lua_touserdata(state, 1) as usize != game.ctx_view {
-        return None;
-    }
+    let game = ctx_call(state, 3..=4)?;
     let id = robot_arg(state, &game, 2)?;
-    let rotation = Rotation::parse(std::str::from_utf8(string_key(state, 3)?).ok()?)?;
+    let rotation = Rotation::parse(text_arg(state, 3)?)?;
     // `by` only names the turn to handlers; still, mlua's method refuses what is no text.
     match ffi::lua_type(state, 4) {
         ffi::LUA_TNONE | ffi::LUA_TNIL => {}
         _ => {
-            std::str::from_utf8(string_key(state, 4)?).ok()?;
+            text_arg(state, 4)?;
         }
     }
     let defs = &game.defs;
@@ -263,11 +268,8 @@ unsafe extern "C-unwind" fn rotate(state: *mut ffi::lua_State) -> c_int {
 /// `ctx:robot_at(square)` for a tile's `at` or a plain `{ x =, y = }` of integers: `Some`
 /// robot or nobody; `None` for anything mlua's method must read or refuse.
 unsafe fn quick_robot_at(state: *mut ffi::lua_State) -> Option<Option<RobotId>> {
-    if ffi::lua_gettop(state) != 2 || ffi::lua_type(state, 2) != ffi::LUA_TTABLE {
-        return None;
-    }
-    let game = sandbox::budget_of(state)?.game()?;
-    if ffi::lua_touserdata(state, 1) as usize != game.ctx_view {
+    let game = ctx_call(state, 2..=2)?;
+    if ffi::lua_type(state, 2) != ffi::LUA_TTABLE {
         return None;
     }
     let at = match game.squares.get(&(ffi::lua_topointer(state, 2) as usize)) {
@@ -337,9 +339,9 @@ unsafe fn flat_details<'a>(state: *mut ffi::lua_State, index: c_int) -> Option<D
     ffi::lua_pushnil(state);
     while ffi::lua_next(state, index) != 0 {
         let field = (|| {
-            let key = std::str::from_utf8(string_key(state, -2)?).ok()?;
+            let key = text_arg(state, -2)?;
             let value = match ffi::lua_type(state, -1) {
-                ffi::LUA_TSTRING => Detail::Text(std::str::from_utf8(string_key(state, -1)?).ok()?),
+                ffi::LUA_TSTRING => Detail::Text(text_arg(state, -1)?),
                 ffi::LUA_TBOOLEAN => Detail::Bool(ffi::lua_toboolean(state, -1) != 0),
                 _ => Detail::Int(int_arg::<i64>(state, -1)??),
             };
@@ -366,19 +368,12 @@ unsafe fn flat_details<'a>(state: *mut ffi::lua_State, index: c_int) -> Option<D
 /// mlua's method would; `None`, untouched, for anything that method must judge or refuse.
 unsafe fn quick_log(state: *mut ffi::lua_State) -> Option<()> {
     const SHORT: usize = 256;
-    let top = ffi::lua_gettop(state);
-    if !(3..=4).contains(&top) {
-        return None;
-    }
-    let game = sandbox::budget_of(state)?.game()?;
-    if ffi::lua_touserdata(state, 1) as usize != game.ctx_view {
-        return None;
-    }
+    let game = ctx_call(state, 3..=4)?;
     let robot = match ffi::lua_type(state, 2) {
         ffi::LUA_TNIL => None,
         _ => Some(robot_arg(state, &game, 2)?),
     };
-    let what = std::str::from_utf8(string_key(state, 3)?).ok()?;
+    let what = text_arg(state, 3)?;
     if what.len() > SHORT {
         return None;
     }
@@ -449,17 +444,11 @@ unsafe fn int_arg<T: TryFrom<i64>>(state: *mut ffi::lua_State, index: c_int) -> 
 /// for any call that method must judge (a square not given as a tile's `at`, a table with a
 /// metatable, a long cause, a number that is not a plain integer, damage applied at once).
 unsafe fn quick_beam(state: *mut ffi::lua_State) -> Option<Hits> {
-    let top = ffi::lua_gettop(state);
-    if !(3..=5).contains(&top) {
+    let game = ctx_call(state, 3..=5)?;
+    if !game.world.try_borrow().ok()?.defer_damage {
         return None;
     }
-    let game = sandbox::budget_of(state)?.game()?;
-    if ffi::lua_touserdata(state, 1) as usize != game.ctx_view
-        || !game.world.try_borrow().ok()?.defer_damage
-    {
-        return None;
-    }
-    let dir = Dir::parse(std::str::from_utf8(string_key(state, 3)?).ok()?)?;
+    let dir = Dir::parse(text_arg(state, 3)?)?;
     let strength: i32 = int_arg(state, 4)?.unwrap_or(1);
     if strength < 0 {
         return None;
