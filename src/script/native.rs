@@ -1,7 +1,9 @@
 //! What scripts do on every hot path, done by plain C functions that reach the game directly:
 //! reading a robot's or ctx's fields (`robot.x`, `ctx.register`), the belt and pusher
 //! primitives, which only queue a move (`ctx:convey`, `ctx:queue_push`), and a board laser's
-//! beam in the laser step, where its hits are only queued (`ctx:fire_beam`).
+//! beam in the laser step, where its hits are only queued (`ctx:fire_beam`), a turn no
+//! `on_rotate` handler may change (`ctx:rotate`, gears), `ctx:robot_at`, and `ctx:log` with
+//! flat details.
 //!
 //! Through mlua a field read was a Lua function (mlua's `__index`) and a Rust callback, about
 //! 200 ns, more than most handlers spend on their own work (`#robot.options`, read by the
@@ -17,9 +19,10 @@
 //! needs dropping is alive when a Lua API call may raise (an out-of-memory error unwinds with
 //! `longjmp`). Both read through the same [`robot_field`] and [`ctx_field`].
 
+use super::decl::RuleEvent;
 use super::sandbox;
 use crate::engine::Link;
-use crate::geometry::{Dir, Pos};
+use crate::geometry::{Dir, Pos, Rotation};
 use crate::state::{Robot, RobotId};
 use crate::world::{Hit, Shot, World};
 use mlua::{ffi, Function, Lua};
@@ -173,31 +176,38 @@ unsafe extern "C-unwind" fn ctx_index(state: *mut ffi::lua_State) -> c_int {
     index(state, quick_ctx)
 }
 
+/// The game, if this is a ctx method call (argument 1 ctx) with `args` arguments in all.
+unsafe fn ctx_call(
+    state: *mut ffi::lua_State,
+    args: std::ops::RangeInclusive<c_int>,
+) -> Option<std::rc::Rc<Link>> {
+    if !args.contains(&ffi::lua_gettop(state)) {
+        return None;
+    }
+    let game = sandbox::budget_of(state)?.game()?;
+    (ffi::lua_touserdata(state, 1) as usize == game.ctx_view).then_some(game)
+}
+
+/// The UTF-8 text argument at `index`, if it is a string.
+unsafe fn text_arg<'a>(state: *mut ffi::lua_State, index: c_int) -> Option<&'a str> {
+    std::str::from_utf8(string_key(state, index)?).ok()
+}
+
 /// `ctx:NAME(robot, dir)` for a method that only queues a move: done here when the call is
 /// exactly that (ctx, one of the game's robots, a direction), else by mlua's method, the
 /// upvalue, which does the same or says what is wrong.
 unsafe fn queue(state: *mut ffi::lua_State, act: fn(&mut World, RobotId, Dir)) -> c_int {
     let quick = || -> Option<()> {
-        if ffi::lua_gettop(state) != 3 {
-            return None;
-        }
-        let game = sandbox::budget_of(state)?.game()?;
-        if ffi::lua_touserdata(state, 1) as usize != game.ctx_view {
-            return None;
-        }
+        let game = ctx_call(state, 3..=3)?;
         let id = robot_arg(state, &game, 2)?;
-        let dir = Dir::parse(std::str::from_utf8(string_key(state, 3)?).ok()?)?;
+        let dir = Dir::parse(text_arg(state, 3)?)?;
         act(&mut *game.world.try_borrow_mut().ok()?, id, dir);
         Some(())
     };
     if quick().is_some() {
         return 0;
     }
-    let n = ffi::lua_gettop(state);
-    ffi::lua_pushvalue(state, ffi::lua_upvalueindex(1));
-    ffi::lua_insert(state, 1);
-    ffi::lua_call(state, n, ffi::LUA_MULTRET);
-    ffi::lua_gettop(state)
+    slow_method(state)
 }
 
 unsafe extern "C-unwind" fn convey(state: *mut ffi::lua_State) -> c_int {
@@ -206,6 +216,204 @@ unsafe extern "C-unwind" fn convey(state: *mut ffi::lua_State) -> c_int {
 
 unsafe extern "C-unwind" fn queue_push(state: *mut ffi::lua_State) -> c_int {
     queue(state, World::queue_push)
+}
+
+/// Calls mlua's method (the upvalue) with this call's arguments and returns what it returns:
+/// the slow path of a native method, which does the same or says what is wrong.
+unsafe fn slow_method(state: *mut ffi::lua_State) -> c_int {
+    let n = ffi::lua_gettop(state);
+    ffi::lua_pushvalue(state, ffi::lua_upvalueindex(1));
+    ffi::lua_insert(state, 1);
+    ffi::lua_call(state, n, ffi::LUA_MULTRET);
+    ffi::lua_gettop(state)
+}
+
+/// `ctx:rotate(robot, rotation, by)` when no rule or held option may change the turn (no
+/// `on_rotate` to call): the robot turned, as the engine would; `None` for anything else.
+unsafe fn quick_rotate(state: *mut ffi::lua_State) -> Option<()> {
+    let game = ctx_call(state, 3..=4)?;
+    let id = robot_arg(state, &game, 2)?;
+    let rotation = Rotation::parse(text_arg(state, 3)?)?;
+    // `by` only names the turn to handlers; still, mlua's method refuses what is no text.
+    match ffi::lua_type(state, 4) {
+        ffi::LUA_TNONE | ffi::LUA_TNIL => {}
+        _ => {
+            text_arg(state, 4)?;
+        }
+    }
+    let defs = &game.defs;
+    let mut world = game.world.try_borrow_mut().ok()?;
+    let hooked = defs
+        .rules
+        .iter()
+        .any(|r| r.events.contains_key(&RuleEvent::Rotate))
+        || (!world.state.robots.get(id)?.options.is_empty()
+            && defs.options.iter().any(|o| o.on_rotate.is_some()));
+    if hooked {
+        return None;
+    }
+    world.rotate(id, rotation);
+    Some(())
+}
+
+unsafe extern "C-unwind" fn rotate(state: *mut ffi::lua_State) -> c_int {
+    // Everything `quick_rotate` held is dropped before the calls below, which may raise.
+    if quick_rotate(state).is_none() {
+        return slow_method(state);
+    }
+    ffi::lua_pushboolean(state, 1);
+    1
+}
+
+/// `ctx:robot_at(square)` for a tile's `at` or a plain `{ x =, y = }` of integers: `Some`
+/// robot or nobody; `None` for anything mlua's method must read or refuse.
+unsafe fn quick_robot_at(state: *mut ffi::lua_State) -> Option<Option<RobotId>> {
+    let game = ctx_call(state, 2..=2)?;
+    if ffi::lua_type(state, 2) != ffi::LUA_TTABLE {
+        return None;
+    }
+    let at = match game.squares.get(&(ffi::lua_topointer(state, 2) as usize)) {
+        Some(&at) => at,
+        None => {
+            if ffi::lua_getmetatable(state, 2) != 0 {
+                ffi::lua_pop(state, 1);
+                return None;
+            }
+            // Read raw (no metatable to consult), then popped.
+            ffi::lua_getfield(state, 2, c"x".as_ptr());
+            ffi::lua_getfield(state, 2, c"y".as_ptr());
+            let (x, y) = (int_arg::<i32>(state, -2), int_arg::<i32>(state, -1));
+            ffi::lua_pop(state, 2);
+            Pos::new(x??, y??)
+        }
+    };
+    let id = game.world.try_borrow().ok()?.robot_at(at);
+    Some(id)
+}
+
+unsafe extern "C-unwind" fn robot_at(state: *mut ffi::lua_State) -> c_int {
+    // Everything `quick_robot_at` held is dropped before the calls below, which may raise.
+    match quick_robot_at(state) {
+        None => slow_method(state),
+        Some(None) => {
+            ffi::lua_pushnil(state);
+            1
+        }
+        Some(Some(id)) => {
+            ffi::lua_getfield(state, ffi::LUA_REGISTRYINDEX, ROBOT_VIEWS.as_ptr());
+            ffi::lua_rawgeti(state, -1, id as ffi::lua_Integer + 1);
+            1
+        }
+    }
+}
+
+/// The most fields of a detail table a native `ctx:log` copies (beyond, mlua's method does).
+const MAX_DETAILS: usize = 8;
+
+/// A detail's value: a Lua string (its bytes stay in the detail table), integer or boolean.
+#[derive(Clone, Copy)]
+enum Detail<'a> {
+    Text(&'a str),
+    Int(i64),
+    Bool(bool),
+}
+
+/// A detail table's fields, in a fixed array (nothing to drop), and their stored size.
+struct Details<'a> {
+    fields: [(&'a str, Detail<'a>); MAX_DETAILS],
+    n: usize,
+    size: usize,
+}
+
+/// The detail table at `index`, if it is flat and small (no metatable; at most
+/// [`MAX_DETAILS`] fields, each a UTF-8 name with a UTF-8 text, an integer or a boolean):
+/// its fields and the size `store::to_json` gives it. Only reads the stack: `lua_next` on a
+/// traversal it started itself never raises.
+unsafe fn flat_details<'a>(state: *mut ffi::lua_State, index: c_int) -> Option<Details<'a>> {
+    if ffi::lua_getmetatable(state, index) != 0 {
+        ffi::lua_pop(state, 1);
+        return None;
+    }
+    let mut fields = [("", Detail::Int(0)); MAX_DETAILS];
+    let (mut n, mut size) = (0, 2);
+    ffi::lua_pushnil(state);
+    while ffi::lua_next(state, index) != 0 {
+        let field = (|| {
+            let key = text_arg(state, -2)?;
+            let value = match ffi::lua_type(state, -1) {
+                ffi::LUA_TSTRING => Detail::Text(text_arg(state, -1)?),
+                ffi::LUA_TBOOLEAN => Detail::Bool(ffi::lua_toboolean(state, -1) != 0),
+                _ => Detail::Int(int_arg::<i64>(state, -1)??),
+            };
+            Some((key, value))
+        })();
+        ffi::lua_pop(state, 1);
+        let Some((key, value)) = field.filter(|_| n < MAX_DETAILS) else {
+            ffi::lua_pop(state, 1);
+            return None;
+        };
+        size += 1 + key.len() + 3;
+        size += match value {
+            Detail::Text(t) => t.len() + 2,
+            Detail::Int(_) => 8,
+            Detail::Bool(_) => 5,
+        };
+        fields[n] = (key, value);
+        n += 1;
+    }
+    Some(Details { fields, n, size })
+}
+
+/// `ctx:log(robot, what, details)` with a short name and flat details (or none), logged as
+/// mlua's method would; `None`, untouched, for anything that method must judge or refuse.
+unsafe fn quick_log(state: *mut ffi::lua_State) -> Option<()> {
+    const SHORT: usize = 256;
+    let game = ctx_call(state, 3..=4)?;
+    let robot = match ffi::lua_type(state, 2) {
+        ffi::LUA_TNIL => None,
+        _ => Some(robot_arg(state, &game, 2)?),
+    };
+    let what = text_arg(state, 3)?;
+    if what.len() > SHORT {
+        return None;
+    }
+    let details = match ffi::lua_type(state, 4) {
+        ffi::LUA_TNONE | ffi::LUA_TNIL => None,
+        ffi::LUA_TTABLE => Some(flat_details(state, 4)?),
+        _ => return None,
+    };
+    let mut world = game.world.try_borrow_mut().ok()?;
+    // No Lua call from here on: what is built below is dropped before any may raise.
+    let mut detail = serde_json::Map::new();
+    if let Some(Details {
+        mut fields,
+        n,
+        size,
+    }) = details
+    {
+        if size > sandbox::limits().value || !game.quota.log_within(size) {
+            return None;
+        }
+        // Keys sorted, as `store::to_json` does (the same game, the same output).
+        fields[..n].sort_unstable_by(|a, b| a.0.cmp(b.0));
+        for &(key, value) in &fields[..n] {
+            let value = match value {
+                Detail::Text(t) => serde_json::Value::String(t.to_string()),
+                Detail::Int(i) => serde_json::Value::Number(i.into()),
+                Detail::Bool(b) => serde_json::Value::Bool(b),
+            };
+            detail.insert(key.to_string(), value);
+        }
+    }
+    world.state.log(robot, what.to_string(), detail);
+    Some(())
+}
+
+unsafe extern "C-unwind" fn log(state: *mut ffi::lua_State) -> c_int {
+    match quick_log(state) {
+        Some(()) => 0,
+        None => slow_method(state),
+    }
 }
 
 /// The most robots one native beam may hit (a beam goes through `through` robots or walls;
@@ -236,17 +444,11 @@ unsafe fn int_arg<T: TryFrom<i64>>(state: *mut ffi::lua_State, index: c_int) -> 
 /// for any call that method must judge (a square not given as a tile's `at`, a table with a
 /// metatable, a long cause, a number that is not a plain integer, damage applied at once).
 unsafe fn quick_beam(state: *mut ffi::lua_State) -> Option<Hits> {
-    let top = ffi::lua_gettop(state);
-    if !(3..=5).contains(&top) {
+    let game = ctx_call(state, 3..=5)?;
+    if !game.world.try_borrow().ok()?.defer_damage {
         return None;
     }
-    let game = sandbox::budget_of(state)?.game()?;
-    if ffi::lua_touserdata(state, 1) as usize != game.ctx_view
-        || !game.world.try_borrow().ok()?.defer_damage
-    {
-        return None;
-    }
-    let dir = Dir::parse(std::str::from_utf8(string_key(state, 3)?).ok()?)?;
+    let dir = Dir::parse(text_arg(state, 3)?)?;
     let strength: i32 = int_arg(state, 4)?.unwrap_or(1);
     if strength < 0 {
         return None;
@@ -320,11 +522,7 @@ pub const ROBOT_VIEWS: &std::ffi::CStr = c"rally.robot_views";
 unsafe extern "C-unwind" fn fire_beam(state: *mut ffi::lua_State) -> c_int {
     // Everything `quick_beam` held is dropped before the calls below, which may raise.
     let Some(hits) = quick_beam(state) else {
-        let n = ffi::lua_gettop(state);
-        ffi::lua_pushvalue(state, ffi::lua_upvalueindex(1));
-        ffi::lua_insert(state, 1);
-        ffi::lua_call(state, n, ffi::LUA_MULTRET);
-        return ffi::lua_gettop(state);
+        return slow_method(state);
     };
     ffi::lua_settop(state, 0);
     ffi::lua_getfield(state, ffi::LUA_REGISTRYINDEX, ROBOT_VIEWS.as_ptr());
@@ -346,16 +544,20 @@ unsafe extern "C-unwind" fn fire_beam(state: *mut ffi::lua_State) -> c_int {
 /// Marks a Lua state whose ctx methods are the native ones.
 struct NativeMethods;
 
-/// Puts the native `ctx:convey`, `ctx:queue_push` and `ctx:fire_beam` in ctx's method table
+/// Puts the native `ctx:convey`, `ctx:queue_push`, `ctx:fire_beam`, `ctx:rotate`,
+/// `ctx:robot_at` and `ctx:log` in ctx's method table
 /// `methods`, in front of mlua's (their upvalues). Once per Lua state.
 pub fn install_methods(lua: &Lua, methods: &mlua::Table) -> mlua::Result<()> {
     if lua.app_data_ref::<NativeMethods>().is_some() {
         return Ok(());
     }
-    let natives: [(&str, ffi::lua_CFunction); 3] = [
+    let natives: [(&str, ffi::lua_CFunction); 6] = [
         ("convey", convey),
         ("queue_push", queue_push),
         ("fire_beam", fire_beam),
+        ("rotate", rotate),
+        ("robot_at", robot_at),
+        ("log", log),
     ];
     for (name, f) in natives {
         let slow: Function = methods.raw_get(name)?;

@@ -243,6 +243,17 @@ impl Quota {
         })
     }
 
+    /// Counts `bytes` of text or details logged, if they stay within the limit (else counts
+    /// nothing: [`Quota::log`] then says what is wrong).
+    pub fn log_within(&self, bytes: usize) -> bool {
+        let logged = self.logged.get().saturating_add(bytes);
+        let fits = logged <= limits().log;
+        if fits {
+            self.logged.set(logged);
+        }
+        fits
+    }
+
     /// Counts `bytes` of text or details logged.
     pub fn log(&self, lua: &Lua, bytes: usize) -> mlua::Result<()> {
         let logged = self.logged.get().saturating_add(bytes);

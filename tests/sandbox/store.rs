@@ -73,3 +73,49 @@ fn stored_values_read_back_exactly() {
         serde_json::json!({ "list": [1, 2.5, "three"], "empty": {}, "flag": false, "deep": { "a": { "b": 1 } } })
     );
 }
+
+#[test]
+fn flat_details_are_logged_alike_by_the_native_and_the_mlua_method() {
+    // Flat details take the native `ctx:log`; a metatable, a float or a ninth field mlua's.
+    let out = Attack::on_card(
+        "local flat = { b = 'x', a = 1, c = true }\n\
+         ctx:log(robot, 'native', flat)\n\
+         ctx:log(robot, 'mlua', setmetatable({ b = 'x', a = 1, c = true }, {}))\n\
+         ctx:log(nil, 'floats', { a = 2.0 })\n\
+         ctx:log(robot, 'nine', { a=1, b=2, c=3, d=4, e=5, f=6, g=7, h=8, i=9 })",
+    )
+    .run(&[]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    for line in [
+        "native a=1 b=x c=true",
+        "mlua a=1 b=x c=true",
+        "floats a=2.0",
+        "nine a=1 b=2 c=3 d=4 e=5 f=6 g=7 h=8 i=9",
+    ] {
+        assert!(out.stdout.contains(line), "{line}\n{}", out.stdout);
+    }
+}
+
+#[test]
+fn native_robot_at_and_rotate_answer_as_the_mlua_methods() {
+    // A plain `{ x =, y = }` and a tile's `at` take the native path; a list and a float mlua's.
+    let out = Attack::on_card(
+        "local function at(s) local r = ctx:robot_at(s) return r and r.name or 'nobody' end\n\
+         ctx:log(nil, 'at', { xy = at({ x = 0, y = 0 }), tile = at(tile.at), list = at({ 0, 0 }),\n\
+           float = at({ x = 0.0, y = 0 }), empty = at({ x = 1, y = 0 }) })\n\
+         ctx:rotate(robot, 'left')\n\
+         ctx:rotate(robot, 'R', 'me')\n\
+         ctx:log(robot, 'facing', { now = robot.facing })",
+    )
+    .run(&[]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    for line in ["at empty=nobody float=A list=A tile=A xy=A", "facing now=E"] {
+        assert!(out.stdout.contains(line), "{line}\n{}", out.stdout);
+    }
+    Attack::on_card("ctx:rotate(robot, 'sideways')")
+        .run(&[])
+        .refused(2, "argument `rotation` must be a rotation");
+    Attack::on_card("ctx:rotate(robot, 'left', {})")
+        .run(&[])
+        .refused(2, "ctx:rotate");
+}
