@@ -456,7 +456,12 @@ unsafe fn quick_beam(state: *mut ffi::lua_State) -> Option<Hits> {
     let (mut cause, mut through): (Option<&[u8]>, u32) = (None, 0);
     match ffi::lua_type(state, 5) {
         ffi::LUA_TNONE | ffi::LUA_TNIL => {}
-        ffi::LUA_TTABLE if ffi::lua_getmetatable(state, 5) == 0 => {
+        ffi::LUA_TTABLE => {
+            if ffi::lua_getmetatable(state, 5) != 0 {
+                // Popped, so that mlua's method gets the call's own arguments.
+                ffi::lua_pop(state, 1);
+                return None;
+            }
             // Read raw (no metatable to consult), then popped: the strings stay in the table.
             ffi::lua_getfield(state, 5, c"cause".as_ptr());
             let text = match ffi::lua_type(state, -1) {
