@@ -34,9 +34,9 @@ pub struct Source {
 }
 
 impl Source {
-    /// Reads a file through [`crate::formats::files`]: regular files only, of bounded size.
+    /// Reads a file through [`crate::files`]: regular files only, of bounded size.
     pub fn read(path: &Path) -> Result<Source> {
-        let text = crate::formats::files::read_text(path)?;
+        let text = crate::files::read_text(path)?;
         Ok(Source {
             path: path.to_path_buf(),
             text,

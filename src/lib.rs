@@ -11,6 +11,7 @@ pub mod decision;
 pub mod diff;
 pub mod engine;
 pub mod error;
+pub mod files;
 pub mod formats;
 pub mod game;
 pub mod geometry;

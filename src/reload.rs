@@ -26,7 +26,8 @@
 
 use crate::engine::Game;
 use crate::error::{Error, Result};
-use crate::script::{display_path, RuleSet, Sources};
+use crate::files::display_path;
+use crate::script::{RuleSet, Sources};
 use notify::{EventKind, RecursiveMode};
 use notify_debouncer_full::{
     new_debouncer, new_debouncer_opt, DebounceEventResult, Debouncer, NoCache, RecommendedCache,
@@ -498,7 +499,7 @@ fn is_temporary(path: &Path) -> bool {
 }
 
 fn walk(dir: &Path, found: &mut BTreeMap<PathBuf, u64>) {
-    for path in crate::formats::files::walk(dir, &is_rule_file).unwrap_or_default() {
+    for path in crate::files::walk(dir, &is_rule_file).unwrap_or_default() {
         if let Some(h) = hash_file(&path) {
             found.insert(path, h);
         }
@@ -508,7 +509,7 @@ fn walk(dir: &Path, found: &mut BTreeMap<PathBuf, u64>) {
 /// The hash of a file's content; `None` when it is gone or not a regular file (a FIFO named
 /// `x.lua` must not block the watcher).
 fn hash_file(path: &Path) -> Option<u64> {
-    let bytes = crate::formats::files::read_bytes(path).ok()?;
+    let bytes = crate::files::read_bytes(path).ok()?;
     let mut h = DefaultHasher::new();
     h.write(&bytes);
     Some(h.finish())

@@ -161,7 +161,7 @@ pub fn variants(names: &[String], as_json: bool, common: &Common) -> Result<()> 
     if as_json {
         print_json(json!({
             "version": JSON_VERSION,
-            "folder": crate::formats::files::describe_folder(&dir),
+            "folder": crate::files::describe_folder(&dir),
             "variants": found.iter().map(|v| json!({
                 "name": v.name,
                 "description": v.description,
@@ -170,14 +170,14 @@ pub fn variants(names: &[String], as_json: bool, common: &Common) -> Result<()> 
                     "name": s.name, "before": s.before, "after": s.after, "describe": s.describe,
                 })).collect::<Vec<_>>(),
                 "conflicts": v.conflicts,
-                "files": v.files.iter().map(|f| crate::script::display_path(f)).collect::<Vec<_>>(),
+                "files": v.files.iter().map(|f| crate::files::display_path(f)).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
         }));
         return Ok(());
     }
     println!(
         "Variants in {} ({}):",
-        crate::formats::files::describe_folder(&dir),
+        crate::files::describe_folder(&dir),
         found.len()
     );
     for v in &found {

@@ -71,7 +71,7 @@ fn find_folder(name: &str, file: Option<&Path>) -> Result<PathBuf> {
             "scripts" => ["elements", "rules", "options"]
                 .iter()
                 .any(|sub| candidate.join(sub).is_dir()),
-            _ => crate::formats::files::list(&candidate)
+            _ => crate::files::list(&candidate)
                 .iter()
                 .any(|v| v.join("variant.toml").exists()),
         }
@@ -103,7 +103,7 @@ fn find_folder(name: &str, file: Option<&Path>) -> Result<PathBuf> {
     if holds_rules(Path::new("")) {
         return Ok(PathBuf::from(name));
     }
-    Ok(crate::script::builtin::folder(name))
+    Ok(crate::files::builtin::folder(name))
 }
 
 /// A folder every user may write to (`/tmp`): nothing found there or above is trusted.

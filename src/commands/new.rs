@@ -187,7 +187,7 @@ fn has_scripts(dir: &Path) -> bool {
 
 /// ... and a `variants/` with a variant in it.
 fn has_variants(dir: &Path) -> bool {
-    crate::formats::files::list(&dir.join("variants"))
+    crate::files::list(&dir.join("variants"))
         .iter()
         .any(|v| v.join("variant.toml").is_file())
 }
@@ -212,7 +212,7 @@ fn check_clash(what: &What, dir: &Path, fresh: bool) -> Result<()> {
     match what {
         What::Element(name) => {
             let scripts = if fresh {
-                crate::script::builtin::folder("scripts")
+                crate::files::builtin::folder("scripts")
             } else {
                 dir.join("scripts")
             };
@@ -238,12 +238,12 @@ fn check_clash(what: &What, dir: &Path, fresh: bool) -> Result<()> {
             let variants = if has_variants(dir) {
                 dir.join("variants")
             } else {
-                crate::script::builtin::folder("variants")
+                crate::files::builtin::folder("variants")
             };
-            if crate::formats::files::is_dir(&variants.join(name)) {
+            if crate::files::is_dir(&variants.join(name)) {
                 return Err(Error::Other(format!(
                     "there is already a variant `{name}` ({}); choose another name",
-                    crate::script::display_path(&variants.join(name))
+                    crate::files::display_path(&variants.join(name))
                 )));
             }
         }
@@ -253,7 +253,7 @@ fn check_clash(what: &What, dir: &Path, fresh: bool) -> Result<()> {
 }
 
 fn copy_built_in(name: &str, target: &Path) -> Result<()> {
-    crate::script::builtin::copy_to(name, target).map_err(|e| Error::File {
+    crate::files::builtin::copy_to(name, target).map_err(|e| Error::File {
         file: target.to_path_buf(),
         message: format!("cannot copy the standard {name} here: {e}"),
     })

@@ -50,7 +50,7 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
                 common_for(common, &extra).rules(Some(&save.game), setup.variants.clone())?;
             let save_path = opts.save.clone().unwrap_or_else(|| path.clone());
             // The save it continues is both an input and where the game goes on saving.
-            crate::formats::files::rewritable(path);
+            crate::files::rewritable(path);
             (Match::resume(setup, rules, save)?, extra, save_path)
         }
         None => {
@@ -67,8 +67,8 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
             (Match::start(setup, rules)?, extra, save_path)
         }
     };
-    crate::formats::files::check_output(&save_path)?;
-    crate::formats::files::check_output(&replay_path(&save_path))?;
+    crate::files::check_output(&save_path)?;
+    crate::files::check_output(&replay_path(&save_path))?;
     if opts.resume.is_none() && !opts.new {
         refuse_to_replace(&save_path, &m.setup.path)?;
     }

@@ -66,7 +66,7 @@ pub fn serve(games: &[PathBuf], opts: &ServeOptions, common: &Common) -> Result<
     if lobby.list().is_empty() {
         println!(
             "\nNo table yet: open the start page to pick a game file of `{}`, its variants and seats:\n  {start}",
-            crate::formats::files::describe_folder(&opts.games)
+            crate::files::describe_folder(&opts.games)
         );
     } else {
         println!("\nThe start page opens more tables (keep its link to yourself):\n  {start}");

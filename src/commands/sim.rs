@@ -132,7 +132,7 @@ pub fn sim(path: &Path, opts: &SimOptions, common: &Common) -> Result<bool> {
     }
     if let Some(out) = &opts.output.out {
         // Refused now, not after the games: it must not replace the game file.
-        crate::formats::files::check_output(out)?;
+        crate::files::check_output(out)?;
     }
     let mut played = Vec::new();
     for sources in prepared {

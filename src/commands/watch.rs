@@ -245,7 +245,7 @@ impl Session {
             .map(|e| e.file.as_str())
             .collect();
         paths.iter().any(|p| {
-            let shown = crate::script::display_path(p);
+            let shown = crate::files::display_path(p);
             let declares_elements = rules.elements.iter().any(|e| e.file == shown);
             !declares_elements || on_board.contains(&shown.as_str())
         })

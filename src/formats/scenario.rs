@@ -927,7 +927,7 @@ fn json_equal(a: &Value, b: &Value) -> bool {
 /// a mapping kept beside scenarios. A file that is not TOML at all counts, so that loading
 /// it reports the mistake.
 pub fn is_scenario(path: &Path) -> Result<bool> {
-    let text = crate::formats::files::read_text(path)?;
+    let text = crate::files::read_text(path)?;
     Ok(text
         .parse::<toml::Table>()
         .ok()
@@ -939,7 +939,7 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut found = Vec::new();
     for path in paths {
         if path.is_dir() {
-            found.extend(crate::formats::files::walk(path, &|p| {
+            found.extend(crate::files::walk(path, &|p| {
                 p.extension().is_some_and(|x| x == "toml")
             })?);
         } else if path.exists() {

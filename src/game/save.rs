@@ -153,7 +153,7 @@ impl Save {
     }
 
     fn check(&self) -> Result<()> {
-        if !crate::formats::files::is_file(&self.game) {
+        if !crate::files::is_file(&self.game) {
             return Err(self.error(
                 "/game",
                 format!(
@@ -368,7 +368,7 @@ pub fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
         file: path.to_path_buf(),
         message: format!("cannot write: {e}"),
     })?;
-    crate::formats::files::write_atomic(path, text.as_bytes())
+    crate::files::write_atomic(path, text.as_bytes())
 }
 
 /// A whole game as recorded, from its replay or its save: what the replay viewer shows and

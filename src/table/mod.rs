@@ -320,7 +320,7 @@ impl Lobby {
                 return Err(Error::Other(format!("table `{id}` stopped while starting")));
             }
         };
-        crate::formats::files::write_atomic(&tokens_file, tokens_text.as_bytes())?;
+        crate::files::write_atomic(&tokens_file, tokens_text.as_bytes())?;
         self.threads.lock().expect("lobby lock").push(handle);
         self.tables.lock().expect("lobby lock").insert(
             id,

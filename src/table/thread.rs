@@ -848,7 +848,7 @@ impl TableSeats {
                 t.board_svg = crate::pictures::html::board_svg(game);
                 let files: Vec<String> = changed
                     .iter()
-                    .map(|p| crate::script::display_path(p))
+                    .map(|p| crate::files::display_path(p))
                     .collect();
                 let board = json!({"type": "board", "board": t.board_svg}).to_string();
                 t.send_all(&board);

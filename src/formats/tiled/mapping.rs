@@ -80,7 +80,7 @@ impl North {
 pub fn read(path: &Path) -> Result<(PathBuf, Mapping)> {
     let source = Source::read(path)?;
     let mut mapping: Mapping = source.parse_toml()?;
-    mapping.file = crate::script::display_path(path);
+    mapping.file = crate::files::display_path(path);
     Ok((path.to_path_buf(), mapping))
 }
 
