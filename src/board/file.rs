@@ -4,7 +4,8 @@
 //! raw parameters, from which line. Checking the elements and parameters needs the loaded
 //! scripts and happens in [`super::Board::compile`].
 
-use crate::error::{Error, Result, Source};
+use crate::error::{Error, Result};
+use crate::files::Source;
 use crate::geometry::Pos;
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};

@@ -85,7 +85,7 @@ fn is_scenario(path: &Path) -> Result<bool> {
     if path.extension().is_none_or(|e| e != "toml") {
         return Ok(false);
     }
-    let table: toml::Table = crate::error::Source::read(path)?.parse_toml()?;
+    let table: toml::Table = crate::files::Source::read(path)?.parse_toml()?;
     Ok(matches!(
         table.get("board"),
         Some(toml::Value::String(_) | toml::Value::Table(_))

@@ -10,6 +10,9 @@
 //! s.toml`), and outputs are written whole or not at all ([`write_atomic`]).
 
 pub mod builtin;
+mod source;
+
+pub use source::Source;
 
 use crate::error::{Error, Result};
 use std::collections::HashSet;

@@ -7,7 +7,8 @@
 
 use crate::cards::Card;
 use crate::diff::Outcome;
-use crate::error::{Error, Result, Source};
+use crate::error::{Error, Result};
+use crate::files::Source;
 use crate::formats::scenario::Scenario;
 use crate::geometry::{Dir, Pos};
 use crate::script::variant::Choice;

@@ -10,7 +10,8 @@
 use super::{Match, Outcome, Phase, Progress, Setup, TurnRecord};
 use crate::board::file::MAX_SIDE;
 use crate::cards::Card;
-use crate::error::{Error, Result, Source};
+use crate::error::{Error, Result};
+use crate::files::Source;
 use crate::script::RuleSet;
 use crate::state::{GameState, LETHAL_DAMAGE, REGISTERS};
 use serde::{Deserialize, Serialize};

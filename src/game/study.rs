@@ -11,7 +11,8 @@
 
 use super::tally::{self, Row, Tally};
 use super::Setup;
-use crate::error::{Error, Result, Source};
+use crate::error::{Error, Result};
+use crate::files::Source;
 use crate::script::{RuleSet, Sources};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};

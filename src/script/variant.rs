@@ -3,7 +3,8 @@
 //! Nothing of a variant is loaded unless a game or scenario switches it on.
 
 use crate::board::Origin;
-use crate::error::{Error, Result, Source};
+use crate::error::{Error, Result};
+use crate::files::Source;
 use crate::order::NewStep;
 use crate::script::params::{Kind, ParamSpec, ParamSpecs};
 use serde::Deserialize;

@@ -16,7 +16,8 @@
 //! start = { true = { element = "laser" }, false = { element = "floor" } }
 //! ```
 
-use crate::error::{Result, Source};
+use crate::error::Result;
+use crate::files::Source;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
