@@ -3,11 +3,11 @@
 //! check that every element shipped in scripts/ and variants/ has a real drawing, and the
 //! `draw = { ... }` declaration and fallback for elements the renderer does not know.
 
+use rally::board::params::Kind;
 use rally::board::{Board, Layout, Tile};
 use rally::commands::Common;
 use rally::formats::scenario::Scenario;
 use rally::pictures::svg::{self, Look};
-use rally::script::params::Kind;
 use rally::script::variant::Choice;
 use rally::script::{RuleSet, Sources};
 use serde_json::{Map, Value};

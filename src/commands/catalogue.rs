@@ -5,8 +5,8 @@
 
 use super::output::JSON_VERSION;
 use super::Common;
+use crate::board::params::{Kind, ParamSpecs};
 use crate::error::{Error, Result};
-use crate::script::params::{Kind, ParamSpecs};
 use crate::script::variant::Variant;
 use crate::text::clean_line;
 use serde_json::{json, Value};

@@ -6,7 +6,6 @@ pub(crate) mod args;
 pub mod ctx;
 pub mod decl;
 pub mod native;
-pub mod params;
 mod pattern;
 pub mod reference;
 pub mod sandbox;
@@ -18,12 +17,12 @@ pub mod views;
 
 pub use decl::{ElementDef, OptionDef, RuleDef, RuleEvent, TileEvent};
 
+use crate::board::params::ParamSpecs;
 use crate::board::{Blocking, Catalogue, Facts, Tile};
 use crate::error::{Error, Result};
 use crate::files::display_path;
 use crate::geometry::{Dir, Pos};
 use crate::order::Step;
-use crate::script::params::ParamSpecs;
 use crate::script::variant::{Choice, Variant};
 use decl::Replace;
 use mlua::{Lua, LuaSerdeExt, Table, UserDataMethods, Value};

@@ -2,11 +2,11 @@
 //! files, its parameters, the steps it adds, what it cannot be combined with) and its scripts.
 //! Nothing of a variant is loaded unless a game or scenario switches it on.
 
+use crate::board::params::{Kind, ParamSpec, ParamSpecs};
 use crate::board::Origin;
 use crate::error::{Error, Result};
 use crate::files::Source;
 use crate::order::NewStep;
-use crate::script::params::{Kind, ParamSpec, ParamSpecs};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -169,7 +169,7 @@ impl Variant {
     /// The parameter values for a choice: defaults, overridden by what the choice sets. An
     /// error points at the parameter in the file that set it.
     pub fn resolve_params(&self, choice: &Choice) -> Result<Map<String, Value>> {
-        crate::script::params::check_all(
+        crate::board::params::check_all(
             &self.params,
             &choice.params,
             &format!("variant {}", self.name),
