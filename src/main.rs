@@ -427,7 +427,7 @@ fn main() -> ExitCode {
     output::set_quiet(cli.quiet);
     init_logging(&cli);
     if let Some(mapping) = cli.tiled_mapping {
-        rally::formats::tiled::use_mapping(mapping);
+        rally::board::tiled::use_mapping(mapping);
     }
     if !cli.limit.is_empty() {
         let mut limits = rally::script::sandbox::Limits::default();

@@ -224,7 +224,7 @@ pub fn variants(names: &[String], as_json: bool, common: &Common) -> Result<()> 
 pub fn tiled_types(output: Option<&std::path::Path>, common: &Common) -> Result<()> {
     let rules = common.rules(None, Vec::new())?;
     let text =
-        serde_json::to_string_pretty(&crate::formats::tiled::types::custom_types(&rules.elements))
+        serde_json::to_string_pretty(&crate::formats::tiled_types::custom_types(&rules.elements))
             .map_err(|e| crate::error::Error::Other(e.to_string()))?;
     match output {
         Some(path) => super::output::write_file(path, format!("{text}\n").as_bytes()),

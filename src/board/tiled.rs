@@ -17,7 +17,6 @@
 //! CSV, a list of `<tile>`s, or base64 (plain, zlib, gzip or zstd), as Tiled writes them.
 
 pub mod mapping;
-pub mod types;
 
 use crate::board::file::{check_size, legend_entries, Placement};
 use crate::board::{Layout, Origin};
