@@ -10,11 +10,11 @@
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use rally::cards::Card;
+use rally::deal::Hand;
 use rally::engine::Game;
 use rally::error::Result;
 use rally::formats::scenario::Scenario;
 use rally::game::bot::{Bot, Strength};
-use rally::game::deal::Hand;
 use rally::game::{Match, Seats, Setup};
 use rally::script::{RuleSet, Sources};
 use std::path::{Path, PathBuf};

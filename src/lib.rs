@@ -7,6 +7,7 @@
 pub mod board;
 pub mod cards;
 pub mod commands;
+pub mod deal;
 pub mod decision;
 pub mod diff;
 pub mod engine;

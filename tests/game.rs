@@ -4,10 +4,10 @@
 mod support;
 
 use rally::cards::Card;
+use rally::deal::{self, Hand};
 use rally::decision::{Answer, Fixed};
 use rally::engine::Game;
 use rally::game::bot::{Bots, Strength};
-use rally::game::deal::{self, Hand};
 use rally::game::save::Save;
 use rally::game::{sim, Match, Outcome, Phase, Seats, Setup, Stage};
 use rally::geometry::{Dir, Pos};

@@ -8,10 +8,10 @@
 use super::output::{note, stdout_colour};
 use super::Common;
 use crate::cards::Card;
+use crate::deal::{self, Hand};
 use crate::engine::Game;
 use crate::error::{Error, Result};
 use crate::game::bot::Bots;
-use crate::game::deal::{self, Hand};
 use crate::game::save::{self, Save};
 use crate::game::{Driver, Match, Outcome, Phase, Seats, Setup, Stage};
 use crate::geometry::Pos;

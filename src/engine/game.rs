@@ -89,7 +89,7 @@ impl Game {
     /// `deal::hand_size`. The dealer asks this for every robot it deals to.
     pub fn hand_size(&self, robot: RobotId) -> Result<usize> {
         let damage = self.state().robots[robot].damage;
-        let base = crate::game::deal::hand_size(damage) as i32;
+        let base = crate::deal::hand_size(damage) as i32;
         let n = self.engine().modify_number(robot, "hand_size", base)?;
         Ok(n.max(0) as usize)
     }

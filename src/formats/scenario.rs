@@ -3,11 +3,11 @@
 
 use crate::board::{BoardRef, Layout};
 use crate::cards::Card;
+use crate::deal::{Hand, Stacked};
 use crate::decision::{Answer, Fixed};
 use crate::engine::Game;
 use crate::error::{Error, Result};
 use crate::files::Source;
-use crate::game::deal::{Hand, Stacked};
 use crate::game::{Phase, Progress, Seats, Stage, TurnLoop, TurnRecord};
 use crate::geometry::{Dir, Pos};
 use crate::script::variant::Choice;
@@ -468,7 +468,7 @@ impl Scenario {
             state.option_deck = Some(deck.iter().rev().cloned().collect());
         }
         if self.turns.is_none() && !self.deck.is_empty() {
-            crate::game::deal::stack_deck(&mut state, &self.deck);
+            crate::deal::stack_deck(&mut state, &self.deck);
         }
         let mut game = Game::new(self.layout.clone(), state, rules)?;
         game.set_chooser(Box::new(Fixed::new(&self.choices)));
@@ -591,7 +591,7 @@ impl Scenario {
         for (r, plan) in state.robots.iter_mut().zip(&self.plans) {
             r.program = vec![None; REGISTERS];
             let slots: Vec<usize> = (0..REGISTERS)
-                .filter(|&i| crate::game::deal::is_locked(r.damage, i))
+                .filter(|&i| crate::deal::is_locked(r.damage, i))
                 .collect();
             if plan.locked.len() > slots.len() {
                 return Err(self.error(format!(

@@ -10,10 +10,10 @@
 //! secret while programming, so they idle in the simulation (their locked cards still run).
 //! There is no randomness: ties go to the first candidate, so bots are deterministic.
 
-use super::deal::Hand;
 use super::Seats;
 use crate::board::Board;
 use crate::cards::{Card, CardKind};
+use crate::deal::Hand;
 use crate::engine::Game;
 use crate::error::Result;
 use crate::geometry::{Dir, Pos};

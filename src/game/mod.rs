@@ -9,7 +9,6 @@
 //! implementation: bots ([`bot`]), or people at the terminal (`commands::play`).
 
 pub mod bot;
-pub mod deal;
 pub mod questions;
 pub mod rerun;
 pub mod save;
@@ -20,6 +19,7 @@ pub mod tally;
 use crate::board::file::Placement;
 use crate::board::{Board, BoardRef, Layout, Origin};
 use crate::cards::Card;
+use crate::deal::{self, Hand};
 use crate::detail;
 use crate::engine::{Game, Programming};
 use crate::error::{Error, Result};
@@ -29,7 +29,6 @@ use crate::script::variant::Choice;
 use crate::script::RuleSet;
 use crate::state::{Event, GameState, Robot, RobotId, StepSnapshot};
 use bot::Strength;
-use deal::Hand;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use toml::Spanned;

@@ -7,10 +7,10 @@
 //! turn the recording never reached), the rerun stops there; the difference against the
 //! recording then shows where the game went another way.
 
-use super::deal::Hand;
 use super::save::GameRecord;
 use super::{Dealt, Match, Seats, Setup, TurnRecord};
 use crate::cards::Card;
+use crate::deal::Hand;
 use crate::decision::{Answer, Fixed};
 use crate::diff::Outcome;
 use crate::engine::Game;

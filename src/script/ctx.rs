@@ -856,7 +856,7 @@ impl UserData for Ctx {
                 let mut w = link.world.borrow_mut();
                 let mut drawn = Vec::new();
                 for _ in 0..n.unwrap_or(1) {
-                    match crate::game::deal::draw_card(&mut w.state) {
+                    match crate::deal::draw_card(&mut w.state) {
                         Some(c) => drawn.push(c),
                         None => break,
                     }
@@ -973,7 +973,7 @@ impl UserData for Ctx {
                 let id = robot_id(lua, &robot)?;
                 let damage = link(lua)?.world.borrow().state.robots[id].damage;
                 Ok((1..=crate::state::REGISTERS).contains(&register)
-                    && crate::game::deal::is_locked(damage, register - 1))
+                    && crate::deal::is_locked(damage, register - 1))
             },
         );
         // Puts a card (or nil: nothing) in the robot's register for the rest of the turn; a
@@ -1013,7 +1013,7 @@ impl UserData for Ctx {
         // The top card of this turn's program deck, taken off it (nil when every card is out).
         methods.add_method("draw_card", |lua, _, ()| {
             let link = link(lua)?;
-            let card = crate::game::deal::draw_card(&mut link.world.borrow_mut().state);
+            let card = crate::deal::draw_card(&mut link.world.borrow_mut().state);
             card.map(|c| card_table(lua, &c)).transpose()
         });
         // The card the robot revealed this register (after any randomizer swap); nil outside
