@@ -8,16 +8,11 @@
 //! terminal or at the browser table. The first choice is the default: no, and the facing
 //! the robot has. The answers are logged as `chose`, so a replay plays them again.
 
+use crate::decision::{POWER_DOWN, REENTER_FACING, REENTER_POWERED_DOWN, STAY_DOWN};
 use crate::engine::Game;
 use crate::error::Result;
 use crate::geometry::Dir;
 use crate::state::RobotId;
-
-/// The keys of these questions, for the choosers that recognise them.
-pub const POWER_DOWN: &str = "power_down";
-pub const STAY_DOWN: &str = "stay_down";
-pub const REENTER_FACING: &str = "reenter_facing";
-pub const REENTER_POWERED_DOWN: &str = "reenter_powered_down";
 
 /// A damaged robot's player announces power down for the next turn, or not (§7.4). Bots
 /// are told the damage (`detail.damage`).

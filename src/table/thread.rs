@@ -19,12 +19,12 @@ use super::{Launch, ReplayPage, Role, TableInfo, Tokens};
 use crate::board::Board;
 use crate::cards::Card;
 use crate::deal::{self, Hand};
-use crate::decision::{BotPolicy, Chooser, Question};
+use crate::decision::{BotPolicy, Chooser, Question, POWER_DOWN};
 use crate::engine::Game;
 use crate::error::{Error, Result};
 use crate::game::bot::Bots;
 use crate::game::save::{self, Save};
-use crate::game::{questions, Driver, Match, Phase, Seats, Setup, Stage};
+use crate::game::{Driver, Match, Phase, Seats, Setup, Stage};
 use crate::reload::{HotReload, Reloaded, WatchOptions};
 use crate::state::{Robot, RobotId, REGISTERS};
 use serde_json::json;
@@ -1071,7 +1071,7 @@ impl Chooser for TableChooser {
         if q.rehearsal {
             return self.0.borrow_mut().bots.choose(q);
         }
-        if q.key == questions::POWER_DOWN {
+        if q.key == POWER_DOWN {
             let t = self.0.borrow();
             let announced = t.desks[q.robot].as_ref().map(|d| d.power_down);
             if let (false, Some(down)) = (t.bot_decides(q.robot), announced) {

@@ -455,7 +455,7 @@ fn sentence(e: &Event) -> Option<String> {
 
 /// A player's answer to a question (`game::questions`, a script's `ctx:choose`).
 fn chose(who: &str, question: &str, answer: &str) -> String {
-    use crate::game::questions::{POWER_DOWN, REENTER_FACING, REENTER_POWERED_DOWN, STAY_DOWN};
+    use crate::decision::{POWER_DOWN, REENTER_FACING, REENTER_POWERED_DOWN, STAY_DOWN};
     let yes = answer == "yes";
     match question {
         POWER_DOWN if yes => format!("{who} announces power down for next turn"),
