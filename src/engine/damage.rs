@@ -2,8 +2,8 @@
 //! robot's options and the rules changing each hit (`on_damage`: preventing some or all of it,
 //! or adding to it), and telling the rules about destroyed robots (`on_destroyed`).
 
+use super::values;
 use super::*;
-use crate::script::values;
 
 /// Who may change a hit: one of the robot's options, or a rule.
 enum DamageHandler<'a> {

@@ -17,24 +17,27 @@ use crate::detail;
 use crate::error::{Error, Result};
 use crate::geometry::{Dir, Pos, Rotation};
 use crate::order::{Native, Segment};
-use crate::script::ctx::{card_table, Ctx, RobotView};
 use crate::script::sandbox::Budget;
 use crate::script::store::Quota;
-use crate::script::values::Interned;
 use crate::script::{lua_message, Defs, RuleEvent, RuleSet, TileEvent};
 use crate::state::{GameState, RobotId, StepSnapshot, REENTRY_DAMAGE};
 use crate::world::{Arrival, Blocked, Hit, How, Shot, World};
+use ctx::{card_table, Ctx, RobotView};
 use mlua::{AnyUserData, Function, IntoLuaMulti, Lua, Table, Value};
 use std::cell::{Cell, Ref, RefCell};
 use std::rc::Rc;
+use values::Interned;
 
 mod cards;
+pub mod ctx;
 mod damage;
 mod game;
 mod movement;
+pub mod native;
 mod options;
 mod program;
 mod shots;
+pub mod values;
 
 pub use game::Game;
 pub use program::Programming;
@@ -49,7 +52,7 @@ pub struct Link {
     /// One view per robot, made once, so `robot == other` compares identity.
     pub robots: Vec<AnyUserData>,
     /// Their addresses, and ctx's, by which the native readers and methods know them
-    /// (`script/native.rs`).
+    /// (`engine/native.rs`).
     pub robot_views: Vec<usize>,
     pub ctx_view: usize,
     /// One read-only table per tile.
@@ -168,14 +171,14 @@ impl Link {
             .collect::<mlua::Result<_>>()?;
         let robot_views = robots.iter().map(|r| r.to_pointer() as usize).collect();
         lua.set_named_registry_value(
-            crate::script::native::ROBOT_VIEWS.to_str().expect("ASCII"),
+            native::ROBOT_VIEWS.to_str().expect("ASCII"),
             lua.create_sequence_from(robots.iter().cloned())?,
         )?;
         let plans = (0..rules.order.len())
             .map(|step| StepPlan::new(rules, &board, step))
             .collect();
         let ctx = lua.create_userdata(Ctx)?;
-        crate::script::native::install_methods(lua, &ctx.metatable()?.get("__index")?)?;
+        native::install_methods(lua, &ctx.metatable()?.get("__index")?)?;
         let rally: Table = lua.globals().get("rally")?;
         let link = Rc::new(Link {
             world,

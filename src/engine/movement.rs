@@ -1,8 +1,8 @@
 //! Robots moving: card steps and pushes with the edge (`on_cross`) and square (`on_enter`)
 //! scripts told around each native step, placements, belt arrivals, and re-entry.
 
+use super::values::{self, Field};
 use super::*;
-use crate::script::values::{self, Field};
 
 /// How a robot came to cross an edge, for `on_cross`'s `info`.
 struct Crossing {

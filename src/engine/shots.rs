@@ -136,7 +136,7 @@ impl<'a> Engine<'a> {
                 ("dir", shot.dir.name().into()),
                 ("strength", shot.strength.into()),
             ];
-            let info = crate::script::values::table(self.lua, (), &fields)
+            let info = super::values::table(self.lua, (), &fields)
                 .map_err(|e| Error::Script(lua_message(&e)))?;
             let what = || self.option_context(def, "shot.fire", shot.shooter);
             self.call(

@@ -3,15 +3,12 @@
 //! and swaps it in whole (design.md principle 7), so no Lua handle outlives its rule set.
 
 pub(crate) mod args;
-pub mod ctx;
 pub mod decl;
-pub mod native;
 mod pattern;
 pub mod reference;
 pub mod sandbox;
 pub mod store;
 mod upvalues;
-pub mod values;
 pub mod variant;
 pub mod views;
 
@@ -166,7 +163,7 @@ impl RuleSet {
         let lua = sandbox::new_lua(budget.clone()).map_err(|e| Error::Script(lua_message(&e)))?;
         Keys::install(&lua).map_err(|e| Error::Script(lua_message(&e)))?;
         TileMisses::install(&lua).map_err(|e| Error::Script(lua_message(&e)))?;
-        ctx::install_random(&lua).map_err(|e| Error::Script(lua_message(&e)))?;
+        crate::engine::ctx::install_random(&lua).map_err(|e| Error::Script(lua_message(&e)))?;
         let collected = Rc::new(RefCell::new(Collected::default()));
         let current_file = Rc::new(RefCell::new(String::new()));
         let script_err = |e: mlua::Error| Error::Script(lua_message(&e));

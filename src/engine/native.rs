@@ -19,10 +19,10 @@
 //! needs dropping is alive when a Lua API call may raise (an out-of-memory error unwinds with
 //! `longjmp`). Both read through the same [`robot_field`] and [`ctx_field`].
 
-use super::decl::RuleEvent;
-use super::sandbox;
-use crate::engine::Link;
+use super::Link;
 use crate::geometry::{Dir, Pos, Rotation};
+use crate::script::decl::RuleEvent;
+use crate::script::sandbox;
 use crate::state::{Robot, RobotId};
 use crate::world::{Hit, Shot, World};
 use mlua::{ffi, Function, Lua};

@@ -6,11 +6,11 @@
 
 use super::native::{self, Read};
 use super::values::{self, Field};
-use super::{args, located, pos_table, store, views};
+use super::{Engine, Link};
 use crate::cards::{Card, CardKind};
-use crate::engine::{Engine, Link};
 use crate::error::Error;
 use crate::geometry::{Dir, Pos, Rotation};
+use crate::script::{args, located, pos_table, store, views};
 use crate::state::RobotId;
 use crate::world::{How, Shot};
 use mlua::{
@@ -65,7 +65,7 @@ fn robot_id(lua: &Lua, v: &AnyUserData) -> mlua::Result<RobotId> {
 pub fn pos_arg(lua: &Lua, t: &Table) -> mlua::Result<Pos> {
     let (x, y): (Option<i32>, Option<i32>) = {
         let keys = lua
-            .app_data_ref::<super::Keys>()
+            .app_data_ref::<crate::script::Keys>()
             .expect("keys are installed with the rule set");
         (t.get(keys.x.clone())?, t.get(keys.y.clone())?)
     };
