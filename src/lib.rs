@@ -9,7 +9,6 @@ pub mod cards;
 pub mod commands;
 pub mod deal;
 pub mod decision;
-pub mod diff;
 pub mod engine;
 pub mod error;
 pub mod files;

@@ -456,7 +456,7 @@ pub struct GameState {
     /// Options scrapped or lost; shuffled back into the deck when it runs out.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub option_discards: Vec<String>,
-    /// This turn's program deck, top card last: what the deal left (`game::deal`); `None`
+    /// This turn's program deck, top card last: what the deal left (`crate::deal`); `None`
     /// until the turn's deal or first draw builds it, again after the turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deck: Option<Vec<Card>>,
@@ -543,6 +543,22 @@ impl GameState {
             what: what.into(),
             detail: detail.into_detail(),
         });
+    }
+}
+
+/// The end of one resolution: what happened, and where every robot ended up.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    pub events: Vec<Event>,
+    pub robots: Vec<Robot>,
+}
+
+impl Outcome {
+    pub fn of(state: &GameState) -> Outcome {
+        Outcome {
+            events: state.events.clone(),
+            robots: state.robots.clone(),
+        }
     }
 }
 

@@ -4,11 +4,12 @@
 //! (`rally run --replay LOG`, see `replay.rs`).
 
 use super::Common;
-use crate::diff::{self, Outcome};
 use crate::error::Result;
 use crate::formats::replay::ReplayLog;
 use crate::formats::scenario::Scenario;
+use crate::pictures::diff;
 use crate::pictures::render;
+use crate::state::Outcome;
 use std::path::Path;
 
 pub struct RunOptions {

@@ -15,13 +15,14 @@
 
 use super::Common;
 use crate::board::Board;
-use crate::diff::{self, Outcome};
 use crate::engine::Game;
 use crate::error::{Error, Result};
 use crate::formats::scenario::Scenario;
+use crate::pictures::diff;
 use crate::pictures::render;
 use crate::reload::{self, Change, Watched, Watcher};
 use crate::script::{RuleSet, Sources};
+use crate::state::Outcome;
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};

@@ -6,12 +6,12 @@
 //! JSON, described for users in docs/hot-reload.md; `rally_replay` is its version.
 
 use crate::cards::Card;
-use crate::diff::Outcome;
 use crate::error::{Error, Result};
 use crate::files::Source;
 use crate::formats::scenario::Scenario;
 use crate::geometry::{Dir, Pos};
 use crate::script::variant::Choice;
+use crate::state::Outcome;
 use crate::state::{Event, GameState, Robot};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

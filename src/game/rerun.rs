@@ -12,10 +12,10 @@ use super::{Dealt, Match, Seats, Setup, TurnRecord};
 use crate::cards::Card;
 use crate::deal::Hand;
 use crate::decision::{Answer, Fixed};
-use crate::diff::Outcome;
 use crate::engine::Game;
 use crate::error::{Error, Result};
 use crate::script::RuleSet;
+use crate::state::Outcome;
 use crate::state::{Robot, RobotId};
 use std::collections::BTreeMap;
 

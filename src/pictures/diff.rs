@@ -3,25 +3,9 @@
 //! and `rally run --replay` prints it against a recorded game, so a playtester sees the
 //! effect of an edit without reading two whole logs side by side.
 
-use crate::pictures::render;
-use crate::state::{Event, GameState, Robot};
+use super::render;
+use crate::state::{Event, Outcome, Robot};
 use std::fmt;
-
-/// The end of one resolution: what happened, and where every robot ended up.
-#[derive(Clone, Debug, Default)]
-pub struct Outcome {
-    pub events: Vec<Event>,
-    pub robots: Vec<Robot>,
-}
-
-impl Outcome {
-    pub fn of(state: &GameState) -> Outcome {
-        Outcome {
-            events: state.events.clone(),
-            robots: state.robots.clone(),
-        }
-    }
-}
 
 /// The first event that differs; `None` on one side when that log is shorter.
 #[derive(Clone, Debug, PartialEq)]
@@ -179,6 +163,7 @@ impl fmt::Display for Diff {
 mod tests {
     use super::*;
     use crate::geometry::{Dir, Pos};
+    use crate::state::GameState;
 
     fn outcome(robots: Vec<Robot>, moves: &[&'static str]) -> Outcome {
         let mut state = GameState::new(robots, 0);
