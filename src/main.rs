@@ -3,7 +3,8 @@
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use clap_complete::ArgValueCompleter;
 use rally::commands::completions::{element_names, option_names, variant_names};
-use rally::commands::{self, output, render::RenderOptions, run::RunOptions, Common};
+use rally::commands::{self, output, render::RenderOptions, run::RunOptions};
+use rally::script::Common;
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -3,8 +3,8 @@
 //! beam came from and the robot that fired it. The scenarios in tests/scenarios/events/ count
 //! the events; this checks what they carry, in the JSON `rally run --json` prints.
 
-use rally::commands::Common;
 use rally::formats::scenario::Scenario;
+use rally::script::Common;
 use serde_json::{json, Value};
 use std::path::Path;
 

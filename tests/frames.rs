@@ -3,9 +3,9 @@
 //! a robot went through, the facing it turned from, the wreck of a robot destroyed, the cards
 //! revealed in priority order, the events in words and the winner.
 
-use rally::commands::Common;
 use rally::formats::scenario::Scenario;
 use rally::pictures::html::{self, view::FrameView};
+use rally::script::Common;
 use serde_json::{json, Value};
 use std::path::Path;
 

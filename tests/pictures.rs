@@ -5,10 +5,10 @@
 
 use rally::board::params::Kind;
 use rally::board::{Board, Layout, Tile};
-use rally::commands::Common;
 use rally::formats::scenario::Scenario;
 use rally::pictures::svg::{self, Look};
 use rally::script::variant::Choice;
+use rally::script::Common;
 use rally::script::{RuleSet, Sources};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};

@@ -14,10 +14,10 @@
 mod browser;
 
 use browser::Browser;
-use rally::commands::Common;
 use rally::formats::replay::ReplayLog;
 use rally::formats::scenario::Scenario;
 use rally::pictures::html;
+use rally::script::Common;
 use serde_json::{json, Value};
 use std::path::Path;
 

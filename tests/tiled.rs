@@ -4,8 +4,8 @@
 //! the same scenario identically. Then the mapping file, and the errors a designer can make.
 
 use rally::board::{Board, Layout};
-use rally::commands::Common;
 use rally::formats::scenario::Scenario;
+use rally::script::Common;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 

@@ -7,10 +7,10 @@
 //! copied outside the clock, and the state a resolution replaces is dropped outside it too.
 
 use super::output::{self, paint, JSON_VERSION, WARN};
-use super::Common;
 use crate::engine::Game;
 use crate::error::Result;
 use crate::formats::scenario::{self, Scenario};
+use crate::script::Common;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

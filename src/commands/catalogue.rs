@@ -4,10 +4,10 @@
 //! only those entries; an unknown name is an error with a suggestion.
 
 use super::output::JSON_VERSION;
-use super::Common;
 use crate::board::params::{Kind, ParamSpecs};
 use crate::error::{Error, Result};
 use crate::script::variant::Variant;
+use crate::script::Common;
 use crate::text::clean_line;
 use serde_json::{json, Value};
 

@@ -8,8 +8,8 @@
 //! `scripts/` and `variants/`, else the built-in ones), as they are at that moment.
 
 use super::help::{examples, ENVIRONMENT, EXIT_STATUS};
-use super::Common;
 use crate::error::{Error, Result};
+use crate::script::Common;
 use clap_complete::engine::CompletionCandidate;
 use clap_complete::env::Shells;
 use clap_mangen::roff::{bold, roman, Roff};

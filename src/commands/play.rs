@@ -6,7 +6,6 @@
 //! watched: changes are picked up between registers (hot reload).
 
 use super::output::{note, stdout_colour};
-use super::Common;
 use crate::cards::Card;
 use crate::deal::{self, Hand};
 use crate::engine::Game;
@@ -17,6 +16,7 @@ use crate::game::{Driver, Match, Outcome, Phase, Seats, Setup, Stage};
 use crate::geometry::Pos;
 use crate::pictures::render;
 use crate::reload::{HotReload, Reloaded, WatchOptions};
+use crate::script::Common;
 use crate::script::Sources;
 use crate::state::{RobotId, REGISTERS};
 use std::io::{BufRead, IsTerminal, Write};

@@ -2,11 +2,11 @@
 //! scenario's board with its robots (at the start, or with `--after` once it is resolved),
 //! with a legend of its elements on request (`--legend`) and PNGs at any scale (`--scale`).
 
-use super::Common;
 use crate::board::{Board, Layout};
 use crate::error::{Error, Result};
 use crate::formats::scenario::Scenario;
 use crate::pictures::svg;
+use crate::script::Common;
 use std::path::{Path, PathBuf};
 
 pub struct RenderOptions {

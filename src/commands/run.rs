@@ -3,12 +3,12 @@
 //! it (`--record LOG`) and later resolve the recording again under the current rules
 //! (`rally run --replay LOG`, see `replay.rs`).
 
-use super::Common;
 use crate::error::Result;
 use crate::formats::replay::ReplayLog;
 use crate::formats::scenario::Scenario;
 use crate::pictures::diff;
 use crate::pictures::render;
+use crate::script::Common;
 use crate::state::Outcome;
 use std::path::Path;
 

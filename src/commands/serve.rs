@@ -5,8 +5,8 @@
 //! are saved after every register beside their tokens, so `--resume` brings a table back
 //! with the same links.
 
-use super::Common;
 use crate::error::{Error, Result};
+use crate::script::Common;
 use crate::table::protocol::Settings;
 use crate::table::server::Server;
 use crate::table::start::Offer;

@@ -5,11 +5,11 @@
 //! tally files of a study's shards and prints the same summary (docs/simulations.md).
 
 use super::output::note;
-use super::Common;
 use crate::error::{Error, Result};
 use crate::game::bot::Strength;
 use crate::game::study::{Column, GameFile, Rules, Study};
 use crate::game::{sim, Setup};
+use crate::script::Common;
 use crate::script::{RuleSet, Sources};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;

@@ -3,9 +3,9 @@
 //! format of docs/formats.md ("`rally test --json`").
 
 use super::output::{paint, FAIL, JSON_VERSION, PASS};
-use super::Common;
 use crate::error::Result;
 use crate::formats::scenario::{self, Scenario};
+use crate::script::Common;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 

@@ -2,7 +2,6 @@
 //! HTML page that plays a recorded replay log (`rally run --record`) or a scenario register by
 //! register, or a whole game (the replay or save of `rally play`) stage by stage.
 
-use super::Common;
 use crate::engine::Game;
 use crate::error::{Error, Result};
 use crate::formats::replay::ReplayLog;
@@ -10,6 +9,7 @@ use crate::formats::scenario::Scenario;
 use crate::game::save::GameRecord;
 use crate::game::Setup;
 use crate::pictures::html;
+use crate::script::Common;
 use crate::state::GameState;
 use std::path::{Path, PathBuf};
 

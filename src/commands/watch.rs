@@ -13,7 +13,6 @@
 //! used (with the next generation number); otherwise the error is printed and the last good
 //! rules stay, and they still answer when only the scenario or its board was edited.
 
-use super::Common;
 use crate::board::Board;
 use crate::engine::Game;
 use crate::error::{Error, Result};
@@ -21,6 +20,7 @@ use crate::formats::scenario::Scenario;
 use crate::pictures::diff;
 use crate::pictures::render;
 use crate::reload::{self, Change, Watched, Watcher};
+use crate::script::Common;
 use crate::script::{RuleSet, Sources};
 use crate::state::Outcome;
 use std::fmt::Write as _;

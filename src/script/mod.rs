@@ -4,6 +4,7 @@
 
 pub(crate) mod args;
 pub mod decl;
+mod folders;
 mod pattern;
 pub mod reference;
 pub mod sandbox;
@@ -13,6 +14,7 @@ pub mod variant;
 pub mod views;
 
 pub use decl::{ElementDef, OptionDef, RuleDef, RuleEvent, TileEvent};
+pub use folders::Common;
 
 use crate::board::params::ParamSpecs;
 use crate::board::{Blocking, Catalogue, Facts, Tile};

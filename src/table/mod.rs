@@ -29,9 +29,9 @@ pub mod server;
 pub mod start;
 pub mod thread;
 
-use crate::commands::Common;
 use crate::error::{Error, Result};
 use crate::game::save::Save;
+use crate::script::Common;
 use protocol::Settings;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};

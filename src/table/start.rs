@@ -8,9 +8,9 @@
 
 use super::protocol::Settings;
 use super::{Launch, Tokens};
-use crate::commands::Common;
 use crate::game::{Driver, Setup};
 use crate::script::variant::Variant;
+use crate::script::Common;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 

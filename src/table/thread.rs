@@ -249,7 +249,7 @@ fn start(launch: &Launch) -> Result<(Match, Option<HotReload>)> {
         }
     }
     let choices = setup.choices(&launch.extra);
-    let common = crate::commands::Common {
+    let common = crate::script::Common {
         extra_variants: Vec::new(),
         ..launch.common.clone()
     };

@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use futures_util::{SinkExt, StreamExt};
-use rally::commands::Common;
+use rally::script::Common;
 use rally::table::protocol::Settings;
 use rally::table::server::Server;
 use rally::table::start::Offer;
