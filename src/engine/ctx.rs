@@ -10,7 +10,7 @@ use super::{Engine, Link};
 use crate::cards::{Card, CardKind};
 use crate::error::Error;
 use crate::geometry::{Dir, Pos, Rotation};
-use crate::script::{args, located, pos_table, store, views};
+use crate::script::{args, located, pos_table, sandbox, store, views};
 use crate::state::RobotId;
 use crate::world::{How, Shot};
 use mlua::{
@@ -28,7 +28,7 @@ pub struct RobotView(pub RobotId);
 fn link(lua: &Lua) -> mlua::Result<Rc<Link>> {
     lua.app_data_ref::<Rc<Link>>()
         .map(|l| l.clone())
-        .ok_or_else(|| located(lua, "this rule set is not attached to a game"))
+        .ok_or_else(|| located(lua, sandbox::NOT_ATTACHED))
 }
 
 /// Runs a primitive with the engine of the game this Lua state is attached to.
@@ -1033,7 +1033,8 @@ impl UserData for Ctx {
 
 /// Replaces `math.random` with the game's seeded RNG (design.md principle 4), with Lua's
 /// signature: `math.random()` is in [0, 1), `math.random(n)` in 1..n, `math.random(m, n)` in
-/// m..n. Outside a game (while scripts load) there is no game RNG, so it is an error.
+/// m..n. Outside a game (a rule set detached from its game) there is no game RNG, so it is an
+/// error.
 pub fn install_random(lua: &Lua) -> mlua::Result<()> {
     let random = lua.create_function(|lua, (m, n): (Option<i64>, Option<i64>)| {
         let link = link(lua)?;

@@ -17,7 +17,7 @@ use crate::detail;
 use crate::error::{Error, Result};
 use crate::geometry::{Dir, Pos, Rotation};
 use crate::order::{Native, Segment};
-use crate::script::sandbox::Budget;
+use crate::script::sandbox::{Attached, Budget};
 use crate::script::store::Quota;
 use crate::script::{lua_message, Defs, RuleEvent, RuleSet, TileEvent};
 use crate::state::{GameState, RobotId, StepSnapshot, REENTRY_DAMAGE};
@@ -178,7 +178,7 @@ impl Link {
             .map(|step| StepPlan::new(rules, &board, step))
             .collect();
         let ctx = lua.create_userdata(Ctx)?;
-        native::install_methods(lua, &ctx.metatable()?.get("__index")?)?;
+        install_once(lua, &ctx)?;
         let rally: Table = lua.globals().get("rally")?;
         let link = Rc::new(Link {
             world,
@@ -205,16 +205,34 @@ impl Link {
             rehearsal,
         });
         lua.set_app_data(link.clone());
-        rules.budget.attach(Rc::downgrade(&link));
+        let attached: Rc<dyn Attached> = link.clone();
+        rules.budget.attach(Rc::downgrade(&attached));
         Ok(link)
     }
+}
 
-    /// Why the register in progress may store no more, if so (asked by the budget's hook,
-    /// which sees every loop a script runs).
-    pub fn over_quota(&self) -> Option<String> {
+impl Attached for Link {
+    /// Asked by the budget's hook, which sees every loop a script runs.
+    fn over_quota(&self) -> Option<String> {
         let events = self.world.try_borrow().ok()?.state.events.len();
         self.quota.events_over(events)
     }
+}
+
+/// Marks a Lua state the engine has put its own functions in.
+struct Installed;
+
+/// Puts the engine's functions into a rule set's Lua state the first time a game is attached
+/// to it: the native ctx methods (`native.rs`) and `math.random` drawing from the game's RNG
+/// (`ctx.rs`; until then the sandbox's says no game is attached).
+fn install_once(lua: &Lua, ctx: &AnyUserData) -> mlua::Result<()> {
+    if lua.app_data_ref::<Installed>().is_some() {
+        return Ok(());
+    }
+    native::install_methods(lua, &ctx.metatable()?.get("__index")?)?;
+    ctx::install_random(lua)?;
+    lua.set_app_data(Installed);
+    Ok(())
 }
 
 /// The engine as seen from one call: the Lua state and the game it is attached to.

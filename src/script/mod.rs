@@ -165,7 +165,6 @@ impl RuleSet {
         let lua = sandbox::new_lua(budget.clone()).map_err(|e| Error::Script(lua_message(&e)))?;
         Keys::install(&lua).map_err(|e| Error::Script(lua_message(&e)))?;
         TileMisses::install(&lua).map_err(|e| Error::Script(lua_message(&e)))?;
-        crate::engine::ctx::install_random(&lua).map_err(|e| Error::Script(lua_message(&e)))?;
         let collected = Rc::new(RefCell::new(Collected::default()));
         let current_file = Rc::new(RefCell::new(String::new()));
         let script_err = |e: mlua::Error| Error::Script(lua_message(&e));
