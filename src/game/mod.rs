@@ -12,6 +12,7 @@ pub mod bot;
 pub mod questions;
 pub mod rerun;
 pub mod save;
+pub mod scenario;
 pub mod sim;
 pub mod study;
 pub mod tally;
