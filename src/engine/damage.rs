@@ -79,26 +79,14 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// Deals damage: queued while the step fires a volley (segment D), otherwise at once.
-    /// `from` is the side of the robot it comes from, when it has one (a beam).
-    pub fn damage(&self, id: RobotId, amount: i32, cause: &str, from: Option<Dir>) -> Result<()> {
-        self.hit(Hit {
-            robot: id,
-            amount,
-            cause: cause.to_string(),
-            from,
-            shot: None,
-            absorb: true,
-        })
-    }
-
-    /// Damage from a beam travelling `dir`, fired as `shot` says: as [`Engine::damage`], and
-    /// the events name where the beam came from and who fired it.
+    /// Damage from a beam travelling `dir`, fired as `shot` says: a [`Engine::hit`] whose
+    /// events name where the beam came from and who fired it.
     pub fn shoot(&self, id: RobotId, amount: i32, cause: &str, dir: Dir, shot: Shot) -> Result<()> {
         self.hit(Hit::beam(id, amount, cause.to_string(), dir, shot))
     }
 
-    /// [`Engine::damage`] with every detail of the hit given (`absorb = false`: Fire Control).
+    /// Deals a hit's damage: queued while the step fires a volley (segment D), otherwise at
+    /// once.
     pub fn hit(&self, hit: Hit) -> Result<()> {
         if self.link.world.borrow().defer_damage {
             self.world().queue_hit(hit);

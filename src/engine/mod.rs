@@ -8,7 +8,10 @@
 //! loop. The parts: `cards` (segments A and B), `movement` (steps, pushes, edges, belts,
 //! re-entry), `damage` (lasers, hits, destruction), `options` (option cards and player
 //! choices), `program` (programming-time hooks), `shots` (options fired instead of the main
-//! laser), `game` (the `Game` the commands use).
+//! laser), `game` (the `Game` the commands use). What scripts see of the engine, its Lua
+//! face: `ctx` and robot views (`ctx`), their hot fields and primitives as plain C functions
+//! (`native`), the tables handlers receive (`values`). `Link` and its fields are private to
+//! this module and those parts.
 
 use crate::board::{Board, Layout};
 use crate::cards::Card;
@@ -44,35 +47,35 @@ pub use program::Programming;
 
 /// What a rule set needs to reach the game it is attached to. Lives in the Lua state's app
 /// data, so that `ctx:` primitives called from scripts can find the world.
-pub struct Link {
-    pub world: Rc<RefCell<World>>,
-    pub defs: Rc<Defs>,
+struct Link {
+    world: Rc<RefCell<World>>,
+    defs: Rc<Defs>,
     budget: Rc<Budget>,
-    pub ctx: AnyUserData,
+    ctx: AnyUserData,
     /// One view per robot, made once, so `robot == other` compares identity.
-    pub robots: Vec<AnyUserData>,
+    robots: Vec<AnyUserData>,
     /// Their addresses, and ctx's, by which the native readers and methods know them
     /// (`engine/native.rs`).
-    pub robot_views: Vec<usize>,
-    pub ctx_view: usize,
+    robot_views: Vec<usize>,
+    ctx_view: usize,
     /// One read-only table per tile.
-    pub tiles: Vec<Table>,
+    tiles: Vec<Table>,
     /// Each tile's `at` table (by address; they live as long as the link) and its square, so
     /// that a primitive given `tile.at` knows the square without reading through the view.
-    pub squares: std::collections::HashMap<usize, Pos>,
+    squares: std::collections::HashMap<usize, Pos>,
     /// Per step: who acts in it on this board, found once per game (most steps of most
     /// boards have nobody, and cost a few comparisons).
     plans: Vec<StepPlan>,
     handled: Table,
     depth: Cell<u32>,
     /// What scripts may still store in the register in progress (reset by each transaction).
-    pub(crate) quota: Quota,
+    quota: Quota,
     /// The cards revealed this register, per robot (a randomizer may have swapped one).
-    pub(crate) revealed: RefCell<Vec<Option<Card>>>,
+    revealed: RefCell<Vec<Option<Card>>>,
     /// Shots chosen instead of main lasers this step, resolved after its volley (`shots`).
     shots: RefCell<Vec<shots::QueuedShot>>,
     /// Lua strings made once for the names handlers get again and again.
-    pub names: Interned,
+    names: Interned,
     /// (turn, register) of the last reveal: registers up to it have shown their cards, which
     /// `ctx:set_card` may no longer change.
     revealed_at: Cell<(u32, u8)>,
@@ -236,9 +239,9 @@ fn install_once(lua: &Lua, ctx: &AnyUserData) -> mlua::Result<()> {
 }
 
 /// The engine as seen from one call: the Lua state and the game it is attached to.
-pub struct Engine<'a> {
-    pub lua: &'a Lua,
-    pub link: &'a Link,
+struct Engine<'a> {
+    lua: &'a Lua,
+    link: &'a Link,
 }
 
 impl<'a> Engine<'a> {
