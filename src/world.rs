@@ -434,7 +434,7 @@ impl World {
     }
 
     /// Queues a hit, applied with the rest of the volley when the step ends (segment D).
-    /// The engine decides between this and [`World::apply_damage`] (`Engine::hit`),
+    /// The engine decides between this and [`World::apply_damage`] (`Resolver::hit`),
     /// because applying damage asks the robot's options and the rules first.
     pub fn queue_hit(&mut self, hit: Hit) {
         self.hits.push(hit);

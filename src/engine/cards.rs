@@ -31,7 +31,7 @@ enum CardResult {
     Change(Play),
 }
 
-impl<'a> Engine<'a> {
+impl<'a> Resolver<'a> {
     pub(super) fn reveal_cards(&self) -> Result<()> {
         let (count, register) = {
             let w = self.link.world.borrow();

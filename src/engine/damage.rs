@@ -11,7 +11,7 @@ enum DamageHandler<'a> {
     Rule(&'a crate::script::RuleDef),
 }
 
-impl<'a> Engine<'a> {
+impl<'a> Resolver<'a> {
     /// Every robot on the board that is not powered down fires its main laser forward
     /// (rules.md §6.2): the first robot in line takes 1 damage, walls stop the beam. A robot's
     /// options may change the shot (`modify.main_laser` gets and returns `{ strength, through }`).
@@ -79,7 +79,7 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// Damage from a beam travelling `dir`, fired as `shot` says: a [`Engine::hit`] whose
+    /// Damage from a beam travelling `dir`, fired as `shot` says: a [`Resolver::hit`] whose
     /// events name where the beam came from and who fired it.
     pub fn shoot(&self, id: RobotId, amount: i32, cause: &str, dir: Dir, shot: Shot) -> Result<()> {
         self.hit(Hit::beam(id, amount, cause.to_string(), dir, shot))

@@ -90,14 +90,14 @@ impl Game {
     pub fn hand_size(&self, robot: RobotId) -> Result<usize> {
         let damage = self.state().robots[robot].damage;
         let base = crate::deal::hand_size(damage) as i32;
-        let n = self.engine().modify_number(robot, "hand_size", base)?;
+        let n = self.resolver().modify_number(robot, "hand_size", base)?;
         Ok(n.max(0) as usize)
     }
 
     /// Whether the robot's options make `flag` true or false (`modify[key]` on a boolean):
     /// the turn loop asks `power_down` at the end of the turn (Circuit Breaker).
     pub fn modify_flag(&self, robot: RobotId, key: &str, flag: bool) -> Result<bool> {
-        self.engine().modify_flag(robot, key, flag)
+        self.resolver().modify_flag(robot, key, flag)
     }
 
     /// Asks the robot's player through the decision interface, outside the registers (the
@@ -111,7 +111,7 @@ impl Game {
         text: String,
         detail: serde_json::Map<String, serde_json::Value>,
     ) -> Result<String> {
-        self.engine().choose(robot, key, choices, text, detail)
+        self.resolver().choose(robot, key, choices, text, detail)
     }
 
     /// Runs the programming-time hooks (`on_deal`, `on_program`) for the robots dealt cards
@@ -138,8 +138,8 @@ impl Game {
         &self.layout
     }
 
-    fn engine(&self) -> Engine<'_> {
-        Engine {
+    fn resolver(&self) -> Resolver<'_> {
+        Resolver {
             lua: &self.rules.lua,
             link: &self.link,
         }
@@ -147,7 +147,7 @@ impl Game {
 
     /// Runs `f` as a transaction: on error the state is restored as it was. The event log
     /// only grows, so it is cut back to its length instead of being copied.
-    fn transaction(&mut self, f: impl FnOnce(&Engine) -> Result<()>) -> Result<()> {
+    fn transaction(&mut self, f: impl FnOnce(&Resolver) -> Result<()>) -> Result<()> {
         let logged = {
             let mut w = self.world.borrow_mut();
             let events = std::mem::take(&mut w.state.events);
@@ -156,7 +156,7 @@ impl Game {
             w.state.events.len()
         };
         self.link.quota.reset(logged);
-        let result = f(&self.engine());
+        let result = f(&self.resolver());
         if let Err(e) = &result {
             let mut w = self.world.borrow_mut();
             let mut events = std::mem::take(&mut w.state.events);
@@ -188,7 +188,7 @@ impl Game {
     /// copies and puts the game back itself, whatever happens.
     pub fn rehearse_register(&mut self, register: u8) -> Result<()> {
         self.link.quota.reset(self.state().events.len());
-        let result = self.engine().run_register(register);
+        let result = self.resolver().run_register(register);
         if result.is_err() {
             self.world.borrow_mut().forget_queued();
             self.link.shots.borrow_mut().clear();

@@ -4,8 +4,8 @@
 //! what it was before the register (design.md principle 5).
 //!
 //! This file holds what every part shares: `Link` (how a rule set reaches the game it is
-//! attached to), `Engine::call` (budget and error context for every script call) and the step
-//! loop. The parts: `cards` (segments A and B), `movement` (steps, pushes, edges, belts,
+//! attached to), the `Resolver` borrowed for one call (`Resolver::call`: budget and error
+//! context for every script call) and the step loop. The parts: `cards` (segments A and B), `movement` (steps, pushes, edges, belts,
 //! re-entry), `damage` (lasers, hits, destruction), `options` (option cards and player
 //! choices), `program` (programming-time hooks), `shots` (options fired instead of the main
 //! laser), `game` (the `Game` the commands use). What scripts see of the engine, its Lua
@@ -238,13 +238,15 @@ fn install_once(lua: &Lua, ctx: &AnyUserData) -> mlua::Result<()> {
     Ok(())
 }
 
-/// The engine as seen from one call: the Lua state and the game it is attached to.
-struct Engine<'a> {
+/// What resolves registers and the turn's ends, borrowed for one call into the engine (a
+/// transaction, or a `ctx:` primitive a script calls): the Lua state and the game it is
+/// attached to. Every step, card, move and hit is one of its methods.
+struct Resolver<'a> {
     lua: &'a Lua,
     link: &'a Link,
 }
 
-impl<'a> Engine<'a> {
+impl<'a> Resolver<'a> {
     pub fn world(&self) -> std::cell::RefMut<'a, World> {
         self.link.world.borrow_mut()
     }
@@ -294,7 +296,7 @@ impl<'a> Engine<'a> {
         })
     }
 
-    /// [`Engine::call`] for a handler whose result means something: `read` turns it into
+    /// [`Resolver::call`] for a handler whose result means something: `read` turns it into
     /// what the engine needs, or says what is wrong with it; the error then names the
     /// handler's own line (where the function is defined: the value it returned has none).
     pub fn call_for<T>(

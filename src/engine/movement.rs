@@ -17,7 +17,7 @@ struct Crossing {
     pusher: Option<RobotId>,
 }
 
-impl<'a> Engine<'a> {
+impl<'a> Resolver<'a> {
     /// Moves a robot up to `squares` squares, pushing what is in the way; stops at a wall or
     /// when the robot is destroyed. Tells each entered square's scripts. Returns squares moved.
     /// Every edge crossed (or bumped into) is told to both squares' `on_cross`, which may

@@ -20,7 +20,7 @@ pub(crate) struct QueuedShot {
     strength: i32,
 }
 
-impl<'a> Engine<'a> {
+impl<'a> Resolver<'a> {
     /// Asks the shooter's player whether to fire the laser at `target` or an option's shot
     /// instead; queues the shot and returns true if it is a shot.
     pub(super) fn choose_shot(
