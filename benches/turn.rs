@@ -11,7 +11,7 @@
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use rally::cards::Card;
 use rally::deal::Hand;
-use rally::engine::Game;
+use rally::engine::Engine;
 use rally::error::Result;
 use rally::formats::scenario::Scenario;
 use rally::game::bot::{Bot, Strength};
@@ -52,7 +52,7 @@ fn scenario(c: &mut Criterion, label: &str, path: &str) {
 struct FirstHand(Option<(Hand, rally::state::GameState)>);
 
 impl Seats for FirstHand {
-    fn program(&mut self, game: &mut Game, hand: &Hand) -> Result<Vec<Card>> {
+    fn program(&mut self, game: &mut Engine, hand: &Hand) -> Result<Vec<Card>> {
         if self.0.is_none() {
             self.0 = Some((hand.clone(), game.state().clone()));
         }

@@ -77,7 +77,7 @@ fn shuffled_deck(state: &mut GameState, out: &[Card]) -> Vec<Card> {
 /// Shuffles the deck without the cards held in locked registers or set aside on options,
 /// and deals each robot that programs this turn (on the board, not powered down)
 /// `sizes[robot]` cards, in robot order (§2 step 1): 9 − damage ([`hand_size`]), or what its
-/// options make of it (Extra Memory: ask `Game::hand_size`). A locked register that is empty
+/// options make of it (Extra Memory: ask `Engine::hand_size`). A locked register that is empty
 /// (it locked while the robot was powered down, §7.4.5, 2005 ruling) first gets the top card
 /// of the deck, face up. The hands go to the robots (`Robot::hand`), what is left of the deck
 /// stays in the state for the turn's later draws ([`draw_card`]). `stacked` fixes the hands

@@ -15,7 +15,7 @@
 //!   Enter reads them late), and a burst is held at most [`HOLD`] quiet periods (then read
 //!   in the first pause of half a quiet period), so saving again and again cannot put a
 //!   change off for ever.
-//! - [`HotReload`] attaches a watcher to a running [`Game`]: at each register boundary
+//! - [`HotReload`] attaches a watcher to a running [`Engine`]: at each register boundary
 //!   ([`HotReload::at_boundary`]) it rebuilds the rules from scratch if anything changed,
 //!   swaps them in with a new generation number if they load and the board compiles against
 //!   them, and otherwise reports the error and keeps the old ones. A command whose register
@@ -24,7 +24,7 @@
 //! `rally watch` (`commands/watch.rs`) uses the watcher directly, because it restarts its
 //! scenario from the beginning on every change instead of continuing a game.
 
-use crate::engine::Game;
+use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::files::display_path;
 use crate::script::{RuleSet, Sources};
@@ -574,7 +574,7 @@ pub fn failure_message(generation: u64, error: &Error) -> String {
 /// Hot reload for a game in progress (`rally play` and other long-running commands).
 ///
 /// ```no_run
-/// # fn demo(mut game: rally::engine::Game, sources: rally::script::Sources) -> rally::Result<()> {
+/// # fn demo(mut game: rally::engine::Engine, sources: rally::script::Sources) -> rally::Result<()> {
 /// use rally::reload::{HotReload, Reloaded, WatchOptions};
 /// let mut hot = HotReload::new(sources, &WatchOptions::default())?;
 /// game.start_turn()?;
@@ -622,7 +622,7 @@ impl HotReload {
     /// Call between registers: if rule files changed, rebuilds and (if they load) swaps, so
     /// the next register uses every save made before this call. Waits only for a burst of
     /// saves still going on, and for at most [`HOLD`] quiet periods.
-    pub fn at_boundary(&mut self, game: &mut Game) -> Option<Reloaded> {
+    pub fn at_boundary(&mut self, game: &mut Engine) -> Option<Reloaded> {
         let change = self.watcher.boundary_change()?;
         Some(self.rebuild(game, change))
     }
@@ -630,14 +630,14 @@ impl HotReload {
     /// Blocks until rule files change (or `timeout` passes), then rebuilds and swaps as
     /// [`HotReload::at_boundary`] does. For a game paused between registers or on a script
     /// error.
-    pub fn wait(&mut self, game: &mut Game, timeout: Option<Duration>) -> Option<Reloaded> {
+    pub fn wait(&mut self, game: &mut Engine, timeout: Option<Duration>) -> Option<Reloaded> {
         let change = self.watcher.wait_change(timeout)?;
         Some(self.rebuild(game, change))
     }
 
     /// A complete new rule set from the files, attached only if it loads and the board
     /// compiles against it. The old rule set (and every Lua handle into it) is dropped.
-    fn rebuild(&mut self, game: &mut Game, change: Change) -> Reloaded {
+    fn rebuild(&mut self, game: &mut Engine, change: Change) -> Reloaded {
         let start = Instant::now();
         match RuleSet::load(&self.sources).and_then(|rules| game.swap_rules(rules)) {
             Ok(()) => {
@@ -705,7 +705,7 @@ program = ["uturn", "uturn", "uturn"]
         std::fs::write(gear(dir), text.replace(LINE, with)).unwrap();
     }
 
-    fn wait(hot: &mut HotReload, game: &mut Game) -> Reloaded {
+    fn wait(hot: &mut HotReload, game: &mut Engine) -> Reloaded {
         hot.wait(game, Some(Duration::from_secs(10)))
             .expect("the change was seen within 10 s")
     }

@@ -177,7 +177,7 @@ pub struct Kept {
 
 /// The robots after one step of a register, or one robot's card, in which something happened:
 /// what the replay viewer and the playtest table show frame by frame. The engine notes them
-/// only when asked (`Game::run_register_noted`).
+/// only when asked (`Engine::run_register_noted`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StepSnapshot {
     /// The step of the order of play just resolved, or `card` after one robot's card.

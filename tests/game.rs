@@ -6,7 +6,7 @@ mod support;
 use rally::cards::Card;
 use rally::deal::{self, Hand};
 use rally::decision::{Answer, Fixed};
-use rally::engine::Game;
+use rally::engine::Engine;
 use rally::game::bot::{Bots, Strength};
 use rally::game::save::Save;
 use rally::game::{sim, Match, Outcome, Phase, Seats, Setup, Stage};
@@ -37,7 +37,7 @@ struct Scripted {
 }
 
 impl Seats for Scripted {
-    fn program(&mut self, _game: &mut Game, hand: &Hand) -> rally::Result<Vec<Card>> {
+    fn program(&mut self, _game: &mut Engine, hand: &Hand) -> rally::Result<Vec<Card>> {
         self.hands.push(hand.clone());
         let mut cards = hand.cards.clone();
         cards.sort_by_key(|c| c.kind.rotation().is_none());
@@ -296,7 +296,7 @@ fn resume_then_finish_equals_the_uninterrupted_game_byte_for_byte() {
 struct Checked(Bots, usize);
 
 impl Seats for Checked {
-    fn program(&mut self, game: &mut Game, hand: &Hand) -> rally::Result<Vec<Card>> {
+    fn program(&mut self, game: &mut Engine, hand: &Hand) -> rally::Result<Vec<Card>> {
         let before = serde_json::to_string(&*game.state()).unwrap();
         let cards = self.0.program(game, hand)?;
         assert_eq!(

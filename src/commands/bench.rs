@@ -7,7 +7,7 @@
 //! copied outside the clock, and the state a resolution replaces is dropped outside it too.
 
 use super::output::{self, paint, JSON_VERSION, WARN};
-use crate::engine::Game;
+use crate::engine::Engine;
 use crate::error::Result;
 use crate::formats::scenario::{self, Scenario};
 use crate::script::Common;
@@ -89,7 +89,7 @@ fn micros(d: Duration) -> String {
 /// and times each resolution alone. One resolution runs untimed first: the first one fills
 /// caches (Lua strings, buffers) that every later one finds made. The game is left in the
 /// state of the last resolution.
-pub fn time(scenario: &Scenario, game: &mut Game, n: u32) -> Result<Timing> {
+pub fn time(scenario: &Scenario, game: &mut Engine, n: u32) -> Result<Timing> {
     let start = game.state().clone();
     scenario.resolve(game)?;
     let mut times = Vec::with_capacity(n.max(1) as usize);

@@ -8,7 +8,7 @@
 use super::output::{note, stdout_colour};
 use crate::cards::Card;
 use crate::deal::{self, Hand};
-use crate::engine::Game;
+use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::game::bot::Bots;
 use crate::game::save::{self, Save};
@@ -297,7 +297,7 @@ fn show(m: &Match, stage: &Stage, colour: bool, legend: bool) {
 
 /// The board with robots, coloured on a terminal: each robot its own colour, hazards dark,
 /// belts cyan, flags yellow, repair sites green, lasers red, gears magenta.
-fn draw(game: &Game, colour: bool) -> String {
+fn draw(game: &Engine, colour: bool) -> String {
     let board = game.board();
     let glyphs = render::glyphs(game.rules(), &board);
     let state = game.state();
@@ -339,7 +339,7 @@ fn pause(
     prompt_text: &str,
     input: &Input,
     hot: Option<&mut HotReload>,
-    game: &mut Game,
+    game: &mut Engine,
     interactive: bool,
 ) -> Result<()> {
     let prompt = || {
@@ -561,7 +561,7 @@ fn parse_choice(text: &str, hand: &Hand) -> std::result::Result<Vec<Card>, Strin
 }
 
 impl Seats for Terminal {
-    fn program(&mut self, game: &mut Game, hand: &Hand) -> Result<Vec<Card>> {
+    fn program(&mut self, game: &mut Engine, hand: &Hand) -> Result<Vec<Card>> {
         if !self.human(hand.robot) {
             return self.bots.program(game, hand);
         }

@@ -2,7 +2,7 @@
 //! HTML page that plays a recorded replay log (`rally run --record`) or a scenario register by
 //! register, or a whole game (the replay or save of `rally play`) stage by stage.
 
-use crate::engine::Game;
+use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::formats::replay::ReplayLog;
 use crate::formats::scenario::Scenario;
@@ -65,7 +65,7 @@ fn game(input: &Path, output: &Path, common: &Common, record: GameRecord) -> Res
     let setup = Setup::load(&record.game)?;
     let rules = common.rules(Some(&setup.path), setup.choices(&record.variants))?;
     // Only the board and the rules are drawn from the game; the robots come from the frames.
-    let game = Game::new(
+    let game = Engine::new(
         setup.layout.clone(),
         GameState::new(Vec::new(), setup.seed),
         rules,
@@ -84,7 +84,7 @@ fn game(input: &Path, output: &Path, common: &Common, record: GameRecord) -> Res
 }
 
 /// "FILE on BOARD", the page's heading.
-fn page_title(file: &Path, game: &Game) -> String {
+fn page_title(file: &Path, game: &Engine) -> String {
     let stem = file
         .file_stem()
         .map_or("game".into(), |s| s.to_string_lossy());

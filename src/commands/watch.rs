@@ -14,7 +14,7 @@
 //! rules stay, and they still answer when only the scenario or its board was edited.
 
 use crate::board::Board;
-use crate::engine::Game;
+use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::formats::scenario::Scenario;
 use crate::pictures::diff;
@@ -173,7 +173,7 @@ struct Session {
     /// even when the rules it asks for do not load).
     latest: Option<Scenario>,
     /// The scenario last run, and the last good rules, in the game they last ran.
-    current: Option<(Scenario, Game)>,
+    current: Option<(Scenario, Engine)>,
     /// The generation of the rules in `current`: one more for every rule set that loaded.
     generation: u64,
     /// The last run that finished, to compare the next one with.
@@ -352,7 +352,7 @@ impl Session {
     fn show(
         &mut self,
         scenario: &Scenario,
-        game: &Game,
+        game: &Engine,
         result: Result<Vec<crate::formats::scenario::Failure>>,
         why: &str,
         out: &mut String,

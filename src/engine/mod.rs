@@ -5,13 +5,14 @@
 //!
 //! This file holds what every part shares: `Link` (how a rule set reaches the game it is
 //! attached to), the `Resolver` borrowed for one call (`Resolver::call`: budget and error
-//! context for every script call) and the step loop. The parts: `cards` (segments A and B), `movement` (steps, pushes, edges, belts,
-//! re-entry), `damage` (lasers, hits, destruction), `options` (option cards and player
-//! choices), `program` (programming-time hooks), `shots` (options fired instead of the main
-//! laser), `game` (the `Game` the commands use). What scripts see of the engine, its Lua
-//! face: `ctx` and robot views (`ctx`), their hot fields and primitives as plain C functions
-//! (`native`), the tables handlers receive (`values`). `Link` and its fields are private to
-//! this module and those parts.
+//! context for every script call) and the step loop. The parts: `cards` (segments A and B),
+//! `movement` (steps, pushes, edges, belts, re-entry), `damage` (lasers, hits, destruction),
+//! `options` (option cards and player choices), `program` (programming-time hooks), `shots`
+//! (options fired instead of the main laser), `transaction` (the [`Engine`] everything above
+//! runs registers on). What scripts see of the engine, its Lua face: `ctx` and robot views
+//! (`ctx`), their hot fields and primitives as plain C functions (`native`), the tables
+//! handlers receive (`values`). `Link` and its fields are private to this module and those
+//! parts.
 
 use crate::board::{Board, Layout};
 use crate::cards::Card;
@@ -34,16 +35,16 @@ use values::Interned;
 mod cards;
 pub mod ctx;
 mod damage;
-mod game;
 mod movement;
 pub mod native;
 mod options;
 mod program;
 mod shots;
+mod transaction;
 pub mod values;
 
-pub use game::Game;
 pub use program::Programming;
+pub use transaction::Engine;
 
 /// What a rule set needs to reach the game it is attached to. Lives in the Lua state's app
 /// data, so that `ctx:` primitives called from scripts can find the world.
@@ -85,7 +86,7 @@ struct Link {
     /// The direction of the executing robot's last step during its card (`info.dir` in
     /// `on_card_end`: where an oil slide goes).
     last_step: Cell<Option<Dir>>,
-    /// Who answers `ctx:choose` (kept by the [`Game`] across hot reloads).
+    /// Who answers `ctx:choose` (kept by the [`Engine`] across hot reloads).
     chooser: SharedChooser,
     /// Set while a bot tries programs out: questions say so (`Question::rehearsal`).
     rehearsal: Rc<Cell<bool>>,

@@ -14,7 +14,7 @@ use super::Seats;
 use crate::board::Board;
 use crate::cards::{Card, CardKind};
 use crate::deal::Hand;
-use crate::engine::Game;
+use crate::engine::Engine;
 use crate::error::Result;
 use crate::geometry::{Dir, Pos};
 use crate::state::{GameState, RobotId};
@@ -200,7 +200,7 @@ impl Bot {
 
     /// Chooses the cards for the hand's open registers by simulating candidates. The game is
     /// left exactly as it was found.
-    pub fn plan(&mut self, game: &mut Game, hand: &Hand) -> Result<Vec<Card>> {
+    pub fn plan(&mut self, game: &mut Engine, hand: &Hand) -> Result<Vec<Card>> {
         let id = hand.robot;
         let needed = hand.open.len().min(hand.cards.len());
         let board = game.board();
@@ -251,7 +251,7 @@ impl Bot {
     /// for the candidates that make the beam, so a rehearsal allocates next to nothing.
     fn search(
         &mut self,
-        game: &mut Game,
+        game: &mut Engine,
         hand: &Hand,
         board: &Rc<Board>,
         start_flags: u32,
@@ -352,7 +352,7 @@ fn next_flag(board: &Board, flags_touched: u32) -> Option<Pos> {
 
 /// The facing that needs the fewest turns towards the robot's next flag (the advice bots
 /// follow when the robot re-enters: `game::questions`); its facing now if there is no flag.
-pub fn reentry_facing(game: &Game, id: RobotId) -> Dir {
+pub fn reentry_facing(game: &Engine, id: RobotId) -> Dir {
     let board = game.board();
     let state = game.state();
     let r = &state.robots[id];
@@ -396,7 +396,7 @@ impl Bots {
 }
 
 impl Seats for Bots {
-    fn program(&mut self, game: &mut Game, hand: &Hand) -> Result<Vec<Card>> {
+    fn program(&mut self, game: &mut Engine, hand: &Hand) -> Result<Vec<Card>> {
         self.bots[hand.robot].plan(game, hand)
     }
 }

@@ -1,5 +1,5 @@
 //! Whole games (rules.md §2): a game file names the course, the robots and who drives them;
-//! [`Match`] plays it turn by turn on top of the engine's [`Game`]: power down takes effect,
+//! [`Match`] plays it turn by turn on top of the [`Engine`]: power down takes effect,
 //! cards are dealt and programmed, the five registers run, the end of the turn repairs and
 //! re-enters robots, and the first robot to touch the last flag wins at once.
 //!
@@ -22,7 +22,7 @@ use crate::board::{Board, BoardRef, Layout, Origin};
 use crate::cards::Card;
 use crate::deal::{self, Hand};
 use crate::detail;
-use crate::engine::{Game, Programming};
+use crate::engine::{Engine, Programming};
 use crate::error::{Error, Result};
 use crate::files::Source;
 use crate::geometry::{Dir, Pos};
@@ -461,14 +461,14 @@ pub trait Seats {
     /// The turn's hands were just dealt, before the first [`Seats::program`]. Seats whose
     /// players program at the same time (a table of browsers, `crate::table`) hand them all
     /// out here and collect the programs; seats that answer one at a time ignore it.
-    fn hands_dealt(&mut self, _game: &mut Game, _hands: &[Hand]) -> Result<()> {
+    fn hands_dealt(&mut self, _game: &mut Engine, _hands: &[Hand]) -> Result<()> {
         Ok(())
     }
     /// The cards for the hand's open registers, in order (see [`deal::check_program`]).
-    fn program(&mut self, game: &mut Game, hand: &Hand) -> Result<Vec<Card>>;
+    fn program(&mut self, game: &mut Engine, hand: &Hand) -> Result<Vec<Card>>;
     /// The deal, if the seats fix it in advance (a scenario stacks the deck); `None`, the
     /// default: the deck is shuffled and dealt.
-    fn stacked(&mut self, _game: &Game) -> Result<Option<deal::Stacked>> {
+    fn stacked(&mut self, _game: &Engine) -> Result<Option<deal::Stacked>> {
         Ok(None)
     }
 }
@@ -476,7 +476,7 @@ pub trait Seats {
 /// A game being played: the engine's game plus the turn loop around it.
 pub struct Match {
     pub setup: Setup,
-    pub game: Game,
+    pub game: Engine,
     pub progress: Progress,
     /// Every turn so far; empty unless `record` (simulations skip it).
     pub history: Vec<TurnRecord>,
@@ -489,7 +489,7 @@ impl Match {
         let robots = setup.robots(&rules)?;
         let count = robots.len();
         let state = GameState::new(robots, setup.seed);
-        let mut game = Game::new(setup.layout.clone(), state, rules)?;
+        let mut game = Engine::new(setup.layout.clone(), state, rules)?;
         // Questions (options, double wrenches, power down, re-entry): bots answer, each as
         // its seat's strength would; a table with people installs its own chooser
         // (`commands::play`).
@@ -550,7 +550,7 @@ pub(crate) fn power_down(state: &mut GameState, id: RobotId) {
 /// The turn loop itself, over a game it borrows: what [`Match`] runs, and what a scenario of
 /// several turns runs on its own game (`scenario.rs`), so both play turns the same way.
 pub struct TurnLoop<'a> {
-    pub game: &'a mut Game,
+    pub game: &'a mut Engine,
     pub progress: &'a mut Progress,
     /// Where each turn is recorded (deal, events, snapshots), if anywhere.
     pub history: Option<&'a mut Vec<TurnRecord>>,

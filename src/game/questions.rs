@@ -9,14 +9,14 @@
 //! the robot has. The answers are logged as `chose`, so a replay plays them again.
 
 use crate::decision::{POWER_DOWN, REENTER_FACING, REENTER_POWERED_DOWN, STAY_DOWN};
-use crate::engine::Game;
+use crate::engine::Engine;
 use crate::error::Result;
 use crate::geometry::Dir;
 use crate::state::RobotId;
 
 /// A damaged robot's player announces power down for the next turn, or not (§7.4). Bots
 /// are told the damage (`detail.damage`).
-pub fn power_down(game: &Game, robot: RobotId) -> Result<bool> {
+pub fn power_down(game: &Engine, robot: RobotId) -> Result<bool> {
     let damage = game.state().robots[robot].damage;
     yes_no(
         game,
@@ -30,7 +30,7 @@ pub fn power_down(game: &Game, robot: RobotId) -> Result<bool> {
 }
 
 /// A powered-down robot stays down for the next turn too, or not.
-pub fn stay_down(game: &Game, robot: RobotId) -> Result<bool> {
+pub fn stay_down(game: &Engine, robot: RobotId) -> Result<bool> {
     yes_no(
         game,
         robot,
@@ -43,7 +43,7 @@ pub fn stay_down(game: &Game, robot: RobotId) -> Result<bool> {
 /// A robot back on its archive square: the way it faces (its facing now first, the default)
 /// and whether it re-enters powered down (§7.5). Bots are advised the facing that needs the
 /// fewest turns towards the next flag (`detail.advice`).
-pub fn reenter(game: &Game, robot: RobotId) -> Result<(Dir, bool)> {
+pub fn reenter(game: &Engine, robot: RobotId) -> Result<(Dir, bool)> {
     let (facing, at, damage) = {
         let r = &game.state().robots[robot];
         (r.facing, r.at, r.damage)
@@ -77,7 +77,7 @@ fn hint(key: &str, value: serde_json::Value) -> serde_json::Map<String, serde_js
 }
 
 fn yes_no(
-    game: &Game,
+    game: &Engine,
     robot: RobotId,
     key: &str,
     text: String,

@@ -12,7 +12,7 @@ use super::{Dealt, Match, Seats, Setup, TurnRecord};
 use crate::cards::Card;
 use crate::deal::Hand;
 use crate::decision::{Answer, Fixed};
-use crate::engine::Game;
+use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::script::RuleSet;
 use crate::state::Outcome;
@@ -112,12 +112,12 @@ struct Recorded<'a> {
 }
 
 impl Recorded<'_> {
-    fn turn(&self, game: &Game) -> Option<&TurnRecord> {
+    fn turn(&self, game: &Engine) -> Option<&TurnRecord> {
         let turn = game.state().turn;
         self.turns.iter().find(|t| t.turn == turn)
     }
 
-    fn dealt(&self, game: &Game, robot: RobotId) -> Result<&Dealt> {
+    fn dealt(&self, game: &Engine, robot: RobotId) -> Result<&Dealt> {
         let (turn, name) = {
             let state = game.state();
             (state.turn, state.robots[robot].name.clone())
@@ -133,7 +133,7 @@ impl Recorded<'_> {
 }
 
 impl Seats for Recorded<'_> {
-    fn program(&mut self, game: &mut Game, hand: &Hand) -> Result<Vec<Card>> {
+    fn program(&mut self, game: &mut Engine, hand: &Hand) -> Result<Vec<Card>> {
         let dealt = self.dealt(game, hand.robot)?;
         Ok(hand
             .open

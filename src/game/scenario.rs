@@ -6,7 +6,7 @@ use super::{power_down, Phase, Progress, Seats, Stage, TurnLoop, TurnRecord};
 use crate::cards::Card;
 use crate::deal::{self, Hand, Stacked};
 use crate::decision::Fixed;
-use crate::engine::Game;
+use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::formats::scenario::{Expect, Failure, Scenario};
 use crate::script::RuleSet;
@@ -16,7 +16,7 @@ impl Scenario {
     /// A game at the scenario's starting position, not yet resolved, answering questions
     /// with the file's `choices`. Option names are checked against the loaded options; a
     /// held option without a `uses` count starts full.
-    pub fn start(&self, rules: RuleSet) -> Result<Game> {
+    pub fn start(&self, rules: RuleSet) -> Result<Engine> {
         let known = |name: &str| -> Result<Option<u32>> {
             let def = rules.option_def(name).ok_or_else(|| Error::File {
                 file: self.path.clone(),
@@ -44,7 +44,7 @@ impl Scenario {
         if self.turns.is_none() && !self.deck.is_empty() {
             deal::stack_deck(&mut state, &self.deck);
         }
-        let mut game = Game::new(self.layout.clone(), state, rules)?;
+        let mut game = Engine::new(self.layout.clone(), state, rules)?;
         game.set_chooser(Box::new(Fixed::new(&self.choices)));
         Ok(game)
     }
@@ -52,7 +52,7 @@ impl Scenario {
     /// Puts a started game back at `start` (its state before resolving) with the file's
     /// answers to questions all still to give, to resolve it again (`rally run --repeat`,
     /// `rally bench`). Returns the state it replaces.
-    pub fn rewind(&self, game: &mut Game, start: GameState) -> GameState {
+    pub fn rewind(&self, game: &mut Engine, start: GameState) -> GameState {
         game.set_chooser(Box::new(Fixed::new(&self.choices)));
         game.restore(start)
     }
@@ -61,7 +61,7 @@ impl Scenario {
     /// plays the turns through the game's turn loop. Returns the failed expectations of
     /// `[after_turn.N]`, checked as each turn ended (the final `[expect]` are for
     /// [`Scenario::check`]).
-    pub fn resolve(&self, game: &mut Game) -> Result<Vec<Failure>> {
+    pub fn resolve(&self, game: &mut Engine) -> Result<Vec<Failure>> {
         if let Some(turns) = self.turns {
             return self.play_turns(game, turns, None);
         }
@@ -91,7 +91,7 @@ impl Scenario {
     /// ends the scenario there, as it ends a game.
     fn play_turns(
         &self,
-        game: &mut Game,
+        game: &mut Engine,
         turns: u32,
         history: Option<&mut Vec<TurnRecord>>,
     ) -> Result<Vec<Failure>> {
@@ -150,7 +150,7 @@ impl Scenario {
     /// A scenario of several turns played as [`Scenario::resolve`] plays it, each turn
     /// recorded as a game records it (the replay viewer shows them); `None` for a scenario of
     /// one turn.
-    pub fn record_turns(&self, game: &mut Game) -> Result<Option<Vec<TurnRecord>>> {
+    pub fn record_turns(&self, game: &mut Engine) -> Result<Option<Vec<TurnRecord>>> {
         let Some(turns) = self.turns else {
             return Ok(None);
         };
@@ -160,7 +160,7 @@ impl Scenario {
     }
 
     /// Puts the `locked` cards into the registers locked at the start (turns mode).
-    fn lock_registers(&self, game: &mut Game) -> Result<()> {
+    fn lock_registers(&self, game: &mut Engine) -> Result<()> {
         let mut state = game.state_mut();
         for (r, plan) in state.robots.iter_mut().zip(&self.plans) {
             r.program = vec![None; REGISTERS];
@@ -199,11 +199,11 @@ impl Scenario {
     }
 
     /// The expectations that need the rules, not just the state (`hand_size`).
-    pub fn check_game(&self, game: &Game) -> Result<Vec<Failure>> {
+    pub fn check_game(&self, game: &Engine) -> Result<Vec<Failure>> {
         self.check_hands(&self.expect, game)
     }
 
-    fn check_hands(&self, expect: &[(String, Expect)], game: &Game) -> Result<Vec<Failure>> {
+    fn check_hands(&self, expect: &[(String, Expect)], game: &Engine) -> Result<Vec<Failure>> {
         let mut failures = Vec::new();
         for (name, e) in expect {
             let Some(want) = e.hand_size else { continue };
@@ -235,7 +235,7 @@ struct ScenarioSeats<'a> {
 
 impl ScenarioSeats<'_> {
     /// The robot's program for this turn (none once the file's list runs out).
-    fn program(&self, game: &Game, robot: RobotId) -> Vec<Card> {
+    fn program(&self, game: &Engine, robot: RobotId) -> Vec<Card> {
         let turn = game.state().turn as usize;
         self.scenario.plans[robot]
             .programs
@@ -246,7 +246,7 @@ impl ScenarioSeats<'_> {
 }
 
 impl Seats for ScenarioSeats<'_> {
-    fn program(&mut self, game: &mut Game, hand: &Hand) -> Result<Vec<Card>> {
+    fn program(&mut self, game: &mut Engine, hand: &Hand) -> Result<Vec<Card>> {
         let program = ScenarioSeats::program(self, game, hand.robot);
         if program.len() > hand.open.len() {
             let r = &game.state().robots[hand.robot];
@@ -262,7 +262,7 @@ impl Seats for ScenarioSeats<'_> {
         Ok(program)
     }
 
-    fn stacked(&mut self, game: &Game) -> Result<Option<Stacked>> {
+    fn stacked(&mut self, game: &Engine) -> Result<Option<Stacked>> {
         let turn = game.state().turn as usize;
         let mut hands = Vec::new();
         for (id, plan) in self.scenario.plans.iter().enumerate() {

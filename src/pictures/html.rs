@@ -11,7 +11,7 @@
 pub mod view;
 
 use crate::cards::Card;
-use crate::engine::Game;
+use crate::engine::Engine;
 use crate::error::Result;
 use crate::formats::scenario::Scenario;
 use crate::game::{Phase, TurnRecord};
@@ -158,14 +158,14 @@ fn stage_label(m: &StepSnapshot, events: &[Event]) -> String {
 /// then each register stage by stage (each robot's card, each step in which something
 /// happened), and "End of turn" if the scenario resolves it. A scenario of several turns is
 /// shown as a game is, turn by turn.
-pub fn frames(scenario: &Scenario, game: &mut Game) -> Result<Vec<Frame>> {
+pub fn frames(scenario: &Scenario, game: &mut Engine) -> Result<Vec<Frame>> {
     if let Some(turns) = scenario.record_turns(game)? {
         return Ok(game_frames(&turns));
     }
     let mut frames = Vec::new();
     game.start_turn()?;
     let turn = game.state().turn;
-    let events = |game: &Game, from: usize| game.state().events[from..].to_vec();
+    let events = |game: &Engine, from: usize| game.state().events[from..].to_vec();
     frames.push(Frame::of_phase(
         turn,
         Phase::Program,
@@ -256,12 +256,12 @@ struct Data {
 }
 
 /// The board as the page shows it: its picture without robots, which the frames draw.
-pub fn board_svg(game: &Game) -> String {
+pub fn board_svg(game: &Engine) -> String {
     svg::picture(game.rules(), &game.board(), &[], &svg::Options::default())
 }
 
 /// The whole page. `title` heads it; `description` (may be empty) says what it shows.
-pub fn page(game: &Game, title: &str, description: &str, frames: &[Frame]) -> String {
+pub fn page(game: &Engine, title: &str, description: &str, frames: &[Frame]) -> String {
     page_for(&game.board(), &board_svg(game), title, description, frames)
 }
 

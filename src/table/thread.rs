@@ -20,7 +20,7 @@ use crate::board::Board;
 use crate::cards::Card;
 use crate::deal::{self, Hand};
 use crate::decision::{BotPolicy, Chooser, Question, POWER_DOWN};
-use crate::engine::Game;
+use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::game::bot::Bots;
 use crate::game::save::{self, Save};
@@ -831,7 +831,7 @@ struct TableSeats {
 
 impl TableSeats {
     /// Picks up saved rule files at a stage boundary and tells the pages.
-    fn reload(&mut self, game: &mut Game) {
+    fn reload(&mut self, game: &mut Engine) {
         let Some(reloaded) = self.hot.as_mut().and_then(|h| h.at_boundary(game)) else {
             return;
         };
@@ -875,7 +875,7 @@ impl TableSeats {
     }
 
     /// A script failed mid-stage (rolled back): wait until a fixed rule set loads.
-    fn pause(&mut self, game: &mut Game, message: String) {
+    fn pause(&mut self, game: &mut Engine, message: String) {
         let before = self.table.borrow().generation;
         {
             let mut t = self.table.borrow_mut();
@@ -912,7 +912,7 @@ impl Seats for TableSeats {
     /// The programming phase: every seat gets its hand at once; bots program at once;
     /// people place cards until all are ready (or the timer, or a bot taking an absent
     /// player's seat, finishes a program).
-    fn hands_dealt(&mut self, game: &mut Game, hands: &[Hand]) -> Result<()> {
+    fn hands_dealt(&mut self, game: &mut Engine, hands: &[Hand]) -> Result<()> {
         {
             let mut t = self.table.borrow_mut();
             let state = game.state();
@@ -995,7 +995,7 @@ impl Seats for TableSeats {
         Ok(())
     }
 
-    fn program(&mut self, _game: &mut Game, hand: &Hand) -> Result<Vec<Card>> {
+    fn program(&mut self, _game: &mut Engine, hand: &Hand) -> Result<Vec<Card>> {
         let t = self.table.borrow();
         Ok(t.desks[hand.robot]
             .as_ref()

@@ -1,10 +1,12 @@
-//! `Game`: a world with a rule set attached, as the commands use it. Every register and turn
-//! end is a transaction: a failing script leaves the state as it was.
+//! [`Engine`]: a world with a rule set attached, what the turn loop, scenarios and commands
+//! resolve registers on. Every register and turn end is a transaction: a failing script
+//! leaves the state as it was.
 
 use super::*;
 
-/// A game in progress: the world, and the rule set currently attached to it.
-pub struct Game {
+/// The engine of one game or scenario: the world, and the rule set currently attached to it
+/// (hot reload swaps it). A whole game's turn loop runs on top of it (`game::Match`).
+pub struct Engine {
     world: Rc<RefCell<World>>,
     rules: RuleSet,
     link: Rc<Link>,
@@ -16,16 +18,16 @@ pub struct Game {
     snapshot: GameState,
 }
 
-impl Game {
+impl Engine {
     /// Compiles the board against the rules and checks the robots stand on it.
-    pub fn new(layout: Layout, state: GameState, rules: RuleSet) -> Result<Game> {
+    pub fn new(layout: Layout, state: GameState, rules: RuleSet) -> Result<Engine> {
         let board = Rc::new(Board::compile(&layout, &rules)?);
         let world = Rc::new(RefCell::new(World::new(board, state)));
         let chooser: SharedChooser = Rc::new(RefCell::new(Box::new(Defaults)));
         let rehearsal = Rc::new(Cell::new(false));
         let link = Link::new(&rules, world.clone(), chooser.clone(), rehearsal.clone())
             .map_err(|e| Error::Script(lua_message(&e)))?;
-        Ok(Game {
+        Ok(Engine {
             world,
             rules,
             link,
@@ -183,7 +185,7 @@ impl Game {
         self.transaction(|e| e.run_register(register))
     }
 
-    /// Resolves register `register` as [`Game::run_register`] does, but without keeping a
+    /// Resolves register `register` as [`Engine::run_register`] does, but without keeping a
     /// copy of the state to roll back to: for a bot trying programs out, which keeps its own
     /// copies and puts the game back itself, whatever happens.
     pub fn rehearse_register(&mut self, register: u8) -> Result<()> {
@@ -196,7 +198,7 @@ impl Game {
         result
     }
 
-    /// Resolves register `register` as [`Game::run_register`] does, and returns the robots
+    /// Resolves register `register` as [`Engine::run_register`] does, and returns the robots
     /// after every step and card in which something happened, in order (the frames of the
     /// replay viewer and the playtest table).
     pub fn run_register_noted(&mut self, register: u8) -> Result<Vec<StepSnapshot>> {
