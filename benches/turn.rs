@@ -74,10 +74,10 @@ fn bot(c: &mut Criterion, strength: Strength) {
     let mut seats = FirstHand(None);
     m.advance(&mut seats).expect("the first turn is dealt");
     let (hand, state) = seats.0.expect("a hand was dealt");
-    m.game.restore(state);
+    m.engine.restore(state);
     let mut bot = Bot::new(strength);
     c.bench_function(&format!("bot/{}", strength.name()), |b| {
-        b.iter(|| bot.plan(&mut m.game, &hand).expect("the bot plans"))
+        b.iter(|| bot.plan(&mut m.engine, &hand).expect("the bot plans"))
     });
 }
 

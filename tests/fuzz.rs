@@ -219,7 +219,7 @@ fn game(path: &Path) -> rally::Result<()> {
     }
     let mut m = Match::start(setup, take_rules())?;
     let result = m.advance(&mut Bots::new([Strength::Weak; 8])).map(|_| ());
-    give_back(m.game.into_rules());
+    give_back(m.engine.into_rules());
     result
 }
 
@@ -228,7 +228,7 @@ fn save(path: &Path) -> rally::Result<()> {
     let setup = Setup::load(&save.game)?;
     let mut m = Match::resume(setup, take_rules(), save)?;
     let result = m.advance(&mut Bots::new([Strength::Weak; 8])).map(|_| ());
-    give_back(m.game.into_rules());
+    give_back(m.engine.into_rules());
     result
 }
 
@@ -414,7 +414,7 @@ fn recorded() -> (Vec<u8>, Vec<u8>, Vec<u8>) {
     m.play_out(&mut bots).unwrap();
     let replay_path = dir.path().join("r.json");
     write_json(&replay_path, &m.replay(&[])).unwrap();
-    give_back(m.game.into_rules());
+    give_back(m.engine.into_rules());
     // The game file is named by an absolute path: point it at `g.toml` beside the input.
     let relocate = |bytes: Vec<u8>| {
         String::from_utf8(bytes)

@@ -156,7 +156,7 @@ fn a_locked_register_runs_its_card_again_next_turn() {
     let mut m = arena();
     let uturn = Card::parse("uturn@10").unwrap();
     {
-        let mut s = m.game.state_mut();
+        let mut s = m.engine.state_mut();
         s.robots[0].damage = 5;
         s.robots[0].program = vec![None, None, None, None, Some(uturn)];
     }
@@ -165,7 +165,7 @@ fn a_locked_register_runs_its_card_again_next_turn() {
     let hand = &seats.hands[0];
     assert_eq!(hand.cards.len(), 4);
     assert_eq!(hand.open, vec![0, 1, 2, 3]);
-    assert_eq!(m.game.state().robots[0].program[4], Some(uturn));
+    assert_eq!(m.engine.state().robots[0].program[4], Some(uturn));
     let mut executed = Vec::new();
     while m.progress.phase != Phase::EndOfTurn {
         if let Stage::Register { events, .. } = m.advance(&mut seats).unwrap() {
@@ -185,25 +185,28 @@ fn power_down_takes_effect_next_turn_discards_damage_and_skips_the_turn() {
     // rules.md §7.4: announced in turn N, the robot plays turn N; in N+1 its damage is
     // discarded, it gets no cards, does not move and does not fire.
     let mut m = arena();
-    m.game.state_mut().robots[0].damage = 3;
+    m.engine.state_mut().robots[0].damage = 3;
     // B stays down too, so nothing moves A in turn 2.
     let mut seats = Scripted::default();
-    m.game.set_chooser(powering_down(&["A", "B"]));
+    m.engine.set_chooser(powering_down(&["A", "B"]));
     m.advance(&mut seats).unwrap(); // turn 1: deal and program
     assert_eq!(m.progress.announced, vec![true, false]);
     while m.progress.phase != Phase::Program {
         m.advance(&mut seats).unwrap();
     }
     assert!(
-        !m.game.state().robots[0].powered_down,
+        !m.engine.state().robots[0].powered_down,
         "turn 1 is played normally"
     );
     seats.hands.clear();
-    m.game.set_chooser(powering_down(&[]));
+    m.engine.set_chooser(powering_down(&[]));
     // B is put in line with A's laser for turn 2.
-    let (at, facing) = (m.game.state().robots[0].at, m.game.state().robots[0].facing);
+    let (at, facing) = (
+        m.engine.state().robots[0].at,
+        m.engine.state().robots[0].facing,
+    );
     {
-        let mut s = m.game.state_mut();
+        let mut s = m.engine.state_mut();
         let target = at.offset(facing, 1);
         if target.x < 0 || target.y < 0 || target.x > 4 || target.y > 4 {
             s.robots[0].facing = facing.opposite();
@@ -211,12 +214,12 @@ fn power_down_takes_effect_next_turn_discards_damage_and_skips_the_turn() {
         let ahead = s.robots[0].at.offset(s.robots[0].facing, 1);
         s.robots[1].at = ahead;
     }
-    let facing = m.game.state().robots[0].facing;
+    let facing = m.engine.state().robots[0].facing;
     let mut events = m.advance(&mut seats).unwrap().events().to_vec();
     while m.progress.phase != Phase::Program {
         events.extend(m.advance(&mut seats).unwrap().events().to_vec());
     }
-    let a = &m.game.state().robots[0];
+    let a = &m.engine.state().robots[0];
     assert!(events
         .iter()
         .any(|e| e.what == "powered_down" && e.robot.as_deref() == Some("A")));
@@ -235,7 +238,7 @@ fn power_down_takes_effect_next_turn_discards_damage_and_skips_the_turn() {
 fn touching_the_last_flag_wins_at_once() {
     // rules.md §2 step 4E and §7.1: the game ends in the register the last flag is touched.
     let mut m = start("tests/games/sprint.toml");
-    m.game.state_mut().robots[0].at = Pos::new(0, 0); // on F1, the only flag, walled in N and W
+    m.engine.state_mut().robots[0].at = Pos::new(0, 0); // on F1, the only flag, walled in N and W
     let mut seats = Scripted::default();
     m.advance(&mut seats).unwrap();
     let stage = m.advance(&mut seats).unwrap();
@@ -338,13 +341,13 @@ fn strong_bots_win_more_often_than_weak_ones() {
     let rules = RuleSet::load(&sources(&setup)).unwrap();
     let mut m = Match::start(setup, rules).unwrap();
     m.record = false;
-    let start_state = m.game.state().clone();
+    let start_state = m.engine.state().clone();
     let start_progress = m.progress.clone();
     let mut strong_wins = 0;
     for seed in 0..12 {
         let mut s = start_state.clone();
         s.rng = rally::state::Rng::new(seed);
-        m.game.restore(s);
+        m.engine.restore(s);
         m.progress = start_progress.clone();
         m.setup.seats[(seed % 4) as usize].strength = Strength::Strong;
         let result = sim::play_one(&mut m).unwrap();
@@ -708,7 +711,7 @@ start = 1
     assert_eq!(docks, [("First", 1), ("Second", 2)]);
     let rules = RuleSet::load(&sources(&setup)).unwrap();
     let m = Match::start(setup, rules).unwrap();
-    let state = m.game.state();
+    let state = m.engine.state();
     let robots: Vec<(&str, Pos)> = state
         .robots
         .iter()
@@ -807,7 +810,7 @@ fn rally_replay_plays_a_whole_game_stage_by_stage() {
         "{programmed:?}"
     );
     let last = frames.last().unwrap();
-    let state = m.game.state();
+    let state = m.engine.state();
     let shown: Vec<_> = last["robots"]
         .as_array()
         .unwrap()
@@ -939,7 +942,7 @@ fn every_shipped_game_plays_to_the_end_with_bots() {
         assert!(result.outcome.is_some(), "{}", game.display());
         assert!(
             m.setup
-                .idle_variant_warnings(m.game.rules())
+                .idle_variant_warnings(m.engine.rules())
                 .unwrap()
                 .is_empty(),
             "{}: every variant it switches on acts on its board",

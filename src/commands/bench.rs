@@ -89,15 +89,15 @@ fn micros(d: Duration) -> String {
 /// and times each resolution alone. One resolution runs untimed first: the first one fills
 /// caches (Lua strings, buffers) that every later one finds made. The game is left in the
 /// state of the last resolution.
-pub fn time(scenario: &Scenario, game: &mut Engine, n: u32) -> Result<Timing> {
-    let start = game.state().clone();
-    scenario.resolve(game)?;
+pub fn time(scenario: &Scenario, engine: &mut Engine, n: u32) -> Result<Timing> {
+    let start = engine.state().clone();
+    scenario.resolve(engine)?;
     let mut times = Vec::with_capacity(n.max(1) as usize);
     for _ in 0..n.max(1) {
         // The replaced state is dropped here, outside the clock.
-        drop(scenario.rewind(game, start.clone()));
+        drop(scenario.rewind(engine, start.clone()));
         let t = Instant::now();
-        scenario.resolve(game)?;
+        scenario.resolve(engine)?;
         times.push(t.elapsed());
     }
     times.sort();
@@ -108,8 +108,8 @@ pub fn time(scenario: &Scenario, game: &mut Engine, n: u32) -> Result<Timing> {
 fn time_file(file: &Path, repeat: u32, common: &Common) -> Result<Timing> {
     let scenario = Scenario::load(file)?;
     let rules = common.rules(Some(file), scenario.variants.clone())?;
-    let mut game = scenario.start(rules)?;
-    time(&scenario, &mut game, repeat)
+    let mut engine = scenario.start(rules)?;
+    time(&scenario, &mut engine, repeat)
 }
 
 /// The buckets of the distribution, in µs: 1, 2, 5 per decade.

@@ -99,7 +99,7 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
         colour,
         screen: std::io::stdout().is_terminal(),
     };
-    m.game.set_chooser(Box::new(TableChooser {
+    m.engine.set_chooser(Box::new(TableChooser {
         drivers: table.drivers.clone(),
         bots: m.setup.bot_policy(),
         input,
@@ -111,18 +111,18 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
         println!(
             "Resumed from {} at turn {}, {}.",
             save_path.display(),
-            m.game.state().turn,
+            m.engine.state().turn,
             describe_phase(m.progress.phase)
         );
     }
     // The key to the board's glyphs goes under the first board the registers show.
     let mut legend_shown = false;
     while !m.is_over() {
-        if let Some(reloaded) = hot.as_mut().and_then(|h| h.at_boundary(&mut m.game)) {
+        if let Some(reloaded) = hot.as_mut().and_then(|h| h.at_boundary(&mut m.engine)) {
             println!("{reloaded}");
         }
         if m.progress.phase == Phase::Program {
-            println!("\n══ Turn {} ══", m.game.state().turn);
+            println!("\n══ Turn {} ══", m.engine.state().turn);
         }
         let stage = match m.advance(&mut table) {
             Ok(stage) => stage,
@@ -134,7 +134,7 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
                 }
                 println!("  paused: save a fixed script to go on");
                 let hot = hot.as_mut().expect("checked");
-                while let Some(reloaded) = hot.wait(&mut m.game, None) {
+                while let Some(reloaded) = hot.wait(&mut m.engine, None) {
                     println!("{reloaded}");
                     if matches!(reloaded, Reloaded::Swapped { .. }) {
                         break;
@@ -157,7 +157,7 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
                 &prompt,
                 &table.input,
                 hot.as_mut(),
-                &mut m.game,
+                &mut m.engine,
                 interactive,
             )?;
         }
@@ -219,7 +219,7 @@ fn replay_path(save: &Path) -> PathBuf {
 }
 
 fn title(m: &Match) -> String {
-    let board = m.game.board();
+    let board = m.engine.board();
     let mut out = format!(
         "{} — {} ({}×{})",
         m.setup.path.display(),
@@ -266,7 +266,7 @@ fn outcome_text(m: &Match) -> String {
 
 /// What a stage did: the events, then the board (with the key to its glyphs if `legend`).
 fn show(m: &Match, stage: &Stage, colour: bool, legend: bool) {
-    let state = m.game.state();
+    let state = m.engine.state();
     match stage {
         Stage::Programmed { .. } => {
             for e in stage.events() {
@@ -288,19 +288,19 @@ fn show(m: &Match, stage: &Stage, colour: bool, legend: bool) {
         println!("    {}", render::event(e));
     }
     drop(state);
-    println!("{}", draw(&m.game, colour));
+    println!("{}", draw(&m.engine, colour));
     if legend {
-        println!("{}", render::legend(m.game.rules(), &m.game.board()));
+        println!("{}", render::legend(m.engine.rules(), &m.engine.board()));
     }
-    print!("{}", render::robots(&m.game.state()));
+    print!("{}", render::robots(&m.engine.state()));
 }
 
 /// The board with robots, coloured on a terminal: each robot its own colour, hazards dark,
 /// belts cyan, flags yellow, repair sites green, lasers red, gears magenta.
-fn draw(game: &Engine, colour: bool) -> String {
-    let board = game.board();
-    let glyphs = render::glyphs(game.rules(), &board);
-    let state = game.state();
+fn draw(engine: &Engine, colour: bool) -> String {
+    let board = engine.board();
+    let glyphs = render::glyphs(engine.rules(), &board);
+    let state = engine.state();
     if !colour {
         return render::board(&board, &glyphs, &state);
     }
@@ -339,7 +339,7 @@ fn pause(
     prompt_text: &str,
     input: &Input,
     hot: Option<&mut HotReload>,
-    game: &mut Engine,
+    engine: &mut Engine,
     interactive: bool,
 ) -> Result<()> {
     let prompt = || {
@@ -370,7 +370,7 @@ fn pause(
         if slice.is_zero() {
             return Ok(());
         }
-        if let Some(reloaded) = hot.wait(game, Some(slice)) {
+        if let Some(reloaded) = hot.wait(engine, Some(slice)) {
             println!("\n{reloaded}");
             prompt();
         }
@@ -561,23 +561,23 @@ fn parse_choice(text: &str, hand: &Hand) -> std::result::Result<Vec<Card>, Strin
 }
 
 impl Seats for Terminal {
-    fn program(&mut self, game: &mut Engine, hand: &Hand) -> Result<Vec<Card>> {
+    fn program(&mut self, engine: &mut Engine, hand: &Hand) -> Result<Vec<Card>> {
         if !self.human(hand.robot) {
-            return self.bots.program(game, hand);
+            return self.bots.program(engine, hand);
         }
         if self.hot_seat() {
             // Each person's hand and program are for their eyes only (programs are secret
             // until everybody has chosen): hand the terminal over on a clean screen.
-            let name = game.state().robots[hand.robot].name.clone();
+            let name = engine.state().robots[hand.robot].name.clone();
             self.ask(&format!(
                 "\n── Programming {name}: pass the terminal to {name}'s player, then press Enter ──"
             ))?;
             self.clear_screen();
         }
         let (header, registers) = {
-            let state = game.state();
+            let state = engine.state();
             let r = &state.robots[hand.robot];
-            let board = game.board();
+            let board = engine.board();
             let total = board.flags().len();
             let next = board
                 .flags()
@@ -597,8 +597,8 @@ impl Seats for Terminal {
                 .collect();
             (header, registers)
         };
-        println!("{}", draw(game, self.colour));
-        println!("{}", render::legend(game.rules(), &game.board()));
+        println!("{}", draw(engine, self.colour));
+        println!("{}", render::legend(engine.rules(), &engine.board()));
         println!("{}", crate::text::clean(&header));
         println!("Registers  {}", registers.join("  "));
         let numbered: Vec<String> = hand

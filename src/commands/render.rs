@@ -24,14 +24,14 @@ pub fn render(path: &Path, opts: &RenderOptions, common: &Common) -> Result<()> 
     let svg = if is_scenario(path)? {
         let scenario = Scenario::load(path)?;
         let rules = common.rules(Some(path), scenario.variants.clone())?;
-        let mut game = scenario.start(rules)?;
+        let mut engine = scenario.start(rules)?;
         if opts.after {
-            scenario.resolve(&mut game)?;
+            scenario.resolve(&mut engine)?;
         }
-        let board = game.board();
-        let robots = game.state().robots.clone();
+        let board = engine.board();
+        let robots = engine.state().robots.clone();
         svg::picture(
-            game.rules(),
+            engine.rules(),
             &board,
             &robots,
             &svg::Options {

@@ -23,10 +23,10 @@ pub struct RunOptions {
 pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
     let scenario = Scenario::load(path)?;
     let rules = common.rules(Some(path), scenario.variants.clone())?;
-    let mut game = scenario.start(rules)?;
+    let mut engine = scenario.start(rules)?;
 
     if let Some(n) = opts.repeat {
-        let timing = super::bench::time(&scenario, &mut game, n)?;
+        let timing = super::bench::time(&scenario, &mut engine, n)?;
         println!(
             "{}: {} resolutions, {}",
             path.display(),
@@ -36,11 +36,11 @@ pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
         return Ok(true);
     }
 
-    let glyphs = render::glyphs(game.rules(), &game.board());
-    let before = render::board(&game.board(), &glyphs, &game.state());
-    let mut failures = scenario.resolve(&mut game)?;
-    failures.extend(scenario.check_game(&game)?);
-    let state = game.state();
+    let glyphs = render::glyphs(engine.rules(), &engine.board());
+    let before = render::board(&engine.board(), &glyphs, &engine.state());
+    let mut failures = scenario.resolve(&mut engine)?;
+    failures.extend(scenario.check_game(&engine)?);
+    let state = engine.state();
     if let Some(log) = &opts.record {
         let (scripts, variants) = common.folders(Some(path))?;
         let choices = scenario
@@ -72,14 +72,14 @@ pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
     if !scenario.description.is_empty() {
         println!("{}\n", crate::text::clean(&scenario.description));
     }
-    let board = game.board();
+    let board = engine.board();
     println!(
         "Before ({}, {}×{}):\n{}{}\n",
         crate::text::clean_line(&board.name),
         board.width,
         board.height,
         before,
-        render::legend(game.rules(), &board)
+        render::legend(engine.rules(), &board)
     );
     let end = if scenario.end_of_turn {
         " and the end of the turn"
@@ -114,9 +114,9 @@ pub fn replay(log_path: &Path, common: &Common) -> Result<bool> {
     let log = ReplayLog::read(log_path)?;
     let scenario = log.scenario(log_path)?;
     let rules = common.rules(Some(&scenario.path), scenario.variants.clone())?;
-    let mut game = scenario.start(rules)?;
-    scenario.resolve(&mut game)?;
-    let diff = diff::compare(&log.outcome(), &Outcome::of(&game.state()));
+    let mut engine = scenario.start(rules)?;
+    scenario.resolve(&mut engine)?;
+    let diff = diff::compare(&log.outcome(), &Outcome::of(&engine.state()));
     println!(
         "{} replayed on {} under the current rules, against the recording:",
         log_path.display(),

@@ -28,8 +28,8 @@ pub fn replay(input: &Path, output: &Path, common: &Common) -> Result<()> {
         None => Scenario::load(input)?,
     };
     let rules = common.rules(Some(&scenario.path), scenario.variants.clone())?;
-    let mut game = scenario.start(rules)?;
-    let frames = html::frames(&scenario, &mut game)?;
+    let mut engine = scenario.start(rules)?;
+    let frames = html::frames(&scenario, &mut engine)?;
     if let (Some(log), Some(last)) = (&log, frames.last()) {
         // The viewer shows the game as the rules on disk resolve it now; say so if that is
         // not what was recorded (`rally run --replay LOG` shows how it differs).
@@ -42,8 +42,8 @@ pub fn replay(input: &Path, output: &Path, common: &Common) -> Result<()> {
             );
         }
     }
-    let title = page_title(&scenario.path, &game);
-    let page = html::page(&game, &title, &scenario.description, &frames);
+    let title = page_title(&scenario.path, &engine);
+    let page = html::page(&engine, &title, &scenario.description, &frames);
     write(output, page)
 }
 
@@ -65,12 +65,12 @@ fn game(input: &Path, output: &Path, common: &Common, record: GameRecord) -> Res
     let setup = Setup::load(&record.game)?;
     let rules = common.rules(Some(&setup.path), setup.choices(&record.variants))?;
     // Only the board and the rules are drawn from the game; the robots come from the frames.
-    let game = Engine::new(
+    let engine = Engine::new(
         setup.layout.clone(),
         GameState::new(Vec::new(), setup.seed),
         rules,
     )?;
-    let title = page_title(&setup.path, &game);
+    let title = page_title(&setup.path, &engine);
     let end = match &record.outcome {
         Some(outcome) => outcome.text(),
         None => "The game is not over.".into(),
@@ -80,15 +80,15 @@ fn game(input: &Path, output: &Path, common: &Common, record: GameRecord) -> Res
     } else {
         format!("{} {end}", setup.description.trim_end())
     };
-    write(output, html::page(&game, &title, &description, &frames))
+    write(output, html::page(&engine, &title, &description, &frames))
 }
 
 /// "FILE on BOARD", the page's heading.
-fn page_title(file: &Path, game: &Engine) -> String {
+fn page_title(file: &Path, engine: &Engine) -> String {
     let stem = file
         .file_stem()
         .map_or("game".into(), |s| s.to_string_lossy());
-    format!("{stem} on {}", game.board().name)
+    format!("{stem} on {}", engine.board().name)
 }
 
 /// The default page name: the input's, with `.html`.

@@ -352,7 +352,7 @@ impl Session {
     fn show(
         &mut self,
         scenario: &Scenario,
-        game: &Engine,
+        engine: &Engine,
         result: Result<Vec<crate::formats::scenario::Failure>>,
         why: &str,
         out: &mut String,
@@ -363,8 +363,8 @@ impl Session {
             "── run {} · rules v{} · {why} ──",
             self.runs, self.generation
         );
-        let _ = writeln!(out, "rules from {}", game.rules().sources.describe());
-        let state = game.state();
+        let _ = writeln!(out, "rules from {}", engine.rules().sources.describe());
+        let state = engine.state();
         let mut failures = match result {
             Ok(failures) => failures,
             Err(e) => {

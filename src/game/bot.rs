@@ -200,14 +200,14 @@ impl Bot {
 
     /// Chooses the cards for the hand's open registers by simulating candidates. The game is
     /// left exactly as it was found.
-    pub fn plan(&mut self, game: &mut Engine, hand: &Hand) -> Result<Vec<Card>> {
+    pub fn plan(&mut self, engine: &mut Engine, hand: &Hand) -> Result<Vec<Card>> {
         let id = hand.robot;
         let needed = hand.open.len().min(hand.cards.len());
-        let board = game.board();
+        let board = engine.board();
         let base = {
             // The game's events are not the bot's business: copy everything else, and log
             // nothing while rehearsing (the bot reads only where the robots end up).
-            let mut state = game.state_mut();
+            let mut state = engine.state_mut();
             let events = std::mem::take(&mut state.events);
             let mut base = state.clone();
             state.events = events;
@@ -217,7 +217,7 @@ impl Bot {
         let start_flags = base.robots[id].flags;
         let start_value = self.value(&board, &base, id, start_flags);
         // The game's own state waits aside; rehearsals run in copies.
-        let original = game.restore(base.clone());
+        let original = engine.restore(base.clone());
         let mut beam = vec![Partial {
             cards: Vec::new(),
             state: base,
@@ -226,10 +226,10 @@ impl Bot {
         }];
         // Questions asked while trying programs out are answered as a bot would, not put
         // to the people at the table.
-        let rehearsing = game.set_rehearsal(true);
-        let result = self.search(game, hand, &board, start_flags, &mut beam);
-        game.set_rehearsal(rehearsing);
-        game.restore(original);
+        let rehearsing = engine.set_rehearsal(true);
+        let result = self.search(engine, hand, &board, start_flags, &mut beam);
+        engine.set_rehearsal(rehearsing);
+        engine.restore(original);
         result?;
         let best = &beam[0];
         let mut cards = best.cards.clone();
@@ -251,7 +251,7 @@ impl Bot {
     /// for the candidates that make the beam, so a rehearsal allocates next to nothing.
     fn search(
         &mut self,
-        game: &mut Engine,
+        engine: &mut Engine,
         hand: &Hand,
         board: &Rc<Board>,
         start_flags: u32,
@@ -298,7 +298,7 @@ impl Bot {
                 }
                 for choice in choices {
                     {
-                        let mut state = game.state_mut();
+                        let mut state = engine.state_mut();
                         state.clone_from(&partial.state);
                         if let Some(card) = choice {
                             let program = &mut state.robots[id].program;
@@ -306,9 +306,9 @@ impl Bot {
                             program[slot] = Some(card);
                         }
                     }
-                    game.rehearse_register(register)?;
+                    engine.rehearse_register(register)?;
                     let (value, settled) = {
-                        let after = game.state();
+                        let after = engine.state();
                         let r = &after.robots[id];
                         let settled = r.destroyed || r.flags >= last_flag;
                         (self.value(board, &after, id, start_flags), settled)
@@ -317,7 +317,7 @@ impl Bot {
                         continue;
                     }
                     let buffer = spare.pop().unwrap_or_else(|| GameState::new(Vec::new(), 0));
-                    let mut state = game.restore(buffer);
+                    let mut state = engine.restore(buffer);
                     state.events.clear();
                     let mut cards = partial.cards.clone();
                     cards.extend(choice);
@@ -352,9 +352,9 @@ fn next_flag(board: &Board, flags_touched: u32) -> Option<Pos> {
 
 /// The facing that needs the fewest turns towards the robot's next flag (the advice bots
 /// follow when the robot re-enters: `game::questions`); its facing now if there is no flag.
-pub fn reentry_facing(game: &Engine, id: RobotId) -> Dir {
-    let board = game.board();
-    let state = game.state();
+pub fn reentry_facing(engine: &Engine, id: RobotId) -> Dir {
+    let board = engine.board();
+    let state = engine.state();
     let r = &state.robots[id];
     match next_flag(&board, r.flags) {
         Some(at) => {
@@ -396,7 +396,7 @@ impl Bots {
 }
 
 impl Seats for Bots {
-    fn program(&mut self, game: &mut Engine, hand: &Hand) -> Result<Vec<Card>> {
-        self.bots[hand.robot].plan(game, hand)
+    fn program(&mut self, engine: &mut Engine, hand: &Hand) -> Result<Vec<Card>> {
+        self.bots[hand.robot].plan(engine, hand)
     }
 }

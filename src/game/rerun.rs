@@ -32,7 +32,7 @@ pub struct Rerun {
 /// Plays `record` again with `rules` on the game `setup` describes.
 pub fn rerun(record: &GameRecord, setup: Setup, rules: RuleSet) -> Result<Rerun> {
     let mut game = Match::start(setup, rules)?;
-    game.game
+    game.engine
         .set_chooser(Box::new(Fixed::new(&recorded_answers(&record.turns))));
     let mut seats = Recorded {
         turns: &record.turns,
@@ -112,17 +112,17 @@ struct Recorded<'a> {
 }
 
 impl Recorded<'_> {
-    fn turn(&self, game: &Engine) -> Option<&TurnRecord> {
-        let turn = game.state().turn;
+    fn turn(&self, engine: &Engine) -> Option<&TurnRecord> {
+        let turn = engine.state().turn;
         self.turns.iter().find(|t| t.turn == turn)
     }
 
-    fn dealt(&self, game: &Engine, robot: RobotId) -> Result<&Dealt> {
+    fn dealt(&self, engine: &Engine, robot: RobotId) -> Result<&Dealt> {
         let (turn, name) = {
-            let state = game.state();
+            let state = engine.state();
             (state.turn, state.robots[robot].name.clone())
         };
-        self.turn(game)
+        self.turn(engine)
             .and_then(|t| t.dealt.iter().find(|d| d.robot == name))
             .ok_or_else(|| {
                 Error::Other(format!(
@@ -133,8 +133,8 @@ impl Recorded<'_> {
 }
 
 impl Seats for Recorded<'_> {
-    fn program(&mut self, game: &mut Engine, hand: &Hand) -> Result<Vec<Card>> {
-        let dealt = self.dealt(game, hand.robot)?;
+    fn program(&mut self, engine: &mut Engine, hand: &Hand) -> Result<Vec<Card>> {
+        let dealt = self.dealt(engine, hand.robot)?;
         Ok(hand
             .open
             .iter()

@@ -61,7 +61,7 @@ pub struct ReplayRobot {
 impl Match {
     /// The position now, as a save.
     pub fn save(&self, extra_variants: &[String]) -> Save {
-        let state = self.game.state().clone();
+        let state = self.engine.state().clone();
         let game = std::fs::canonicalize(&self.setup.path).unwrap_or(self.setup.path.clone());
         Save {
             format: SAVE_FORMAT,
@@ -92,7 +92,7 @@ impl Match {
             r.program = program;
             r.destroyed_order = order;
         }
-        m.game.restore(state);
+        m.engine.restore(state);
         m.progress = save.progress;
         m.history = save.history;
         Ok(m)
@@ -253,7 +253,7 @@ impl Save {
     /// archive on the board, flags and options that exist.
     fn check_against(&self, m: &Match) -> Result<()> {
         let names = |s: &GameState| s.robots.iter().map(|r| r.name.clone()).collect::<Vec<_>>();
-        let game_names = names(&m.game.state());
+        let game_names = names(&m.engine.state());
         if game_names != names(&self.state) {
             return Err(self.error(
                 "/state/robots",
@@ -264,8 +264,8 @@ impl Save {
                 ),
             ));
         }
-        let board = m.game.board();
-        let rules = m.game.rules();
+        let board = m.engine.board();
+        let rules = m.engine.rules();
         let flags = board.flags().len();
         // A destroyed robot stays where it fell, which may be off the board, but not far.
         let near = |p: crate::geometry::Pos| {

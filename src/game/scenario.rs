@@ -44,31 +44,31 @@ impl Scenario {
         if self.turns.is_none() && !self.deck.is_empty() {
             deal::stack_deck(&mut state, &self.deck);
         }
-        let mut game = Engine::new(self.layout.clone(), state, rules)?;
-        game.set_chooser(Box::new(Fixed::new(&self.choices)));
-        Ok(game)
+        let mut engine = Engine::new(self.layout.clone(), state, rules)?;
+        engine.set_chooser(Box::new(Fixed::new(&self.choices)));
+        Ok(engine)
     }
 
     /// Puts a started game back at `start` (its state before resolving) with the file's
     /// answers to questions all still to give, to resolve it again (`rally run --repeat`,
     /// `rally bench`). Returns the state it replaces.
-    pub fn rewind(&self, game: &mut Engine, start: GameState) -> GameState {
-        game.set_chooser(Box::new(Fixed::new(&self.choices)));
-        game.restore(start)
+    pub fn rewind(&self, engine: &mut Engine, start: GameState) -> GameState {
+        engine.set_chooser(Box::new(Fixed::new(&self.choices)));
+        engine.restore(start)
     }
 
     /// Resolves the scenario's registers (and end of turn) on a started game; with `turns`,
     /// plays the turns through the game's turn loop. Returns the failed expectations of
     /// `[after_turn.N]`, checked as each turn ended (the final `[expect]` are for
     /// [`Scenario::check`]).
-    pub fn resolve(&self, game: &mut Engine) -> Result<Vec<Failure>> {
+    pub fn resolve(&self, engine: &mut Engine) -> Result<Vec<Failure>> {
         if let Some(turns) = self.turns {
-            return self.play_turns(game, turns, None);
+            return self.play_turns(engine, turns, None);
         }
         {
             // A robot powered down for the turn sheds its damage as the turn begins, as in a
             // game (rules.md §7.4.2): the scenario's `damage` is what it had before.
-            let mut state = game.state_mut();
+            let mut state = engine.state_mut();
             state.segment = "turn_start".into();
             for id in 0..state.robots.len() {
                 if state.robots[id].powered_down && !state.robots[id].destroyed {
@@ -76,12 +76,12 @@ impl Scenario {
                 }
             }
         }
-        game.start_turn()?;
+        engine.start_turn()?;
         for register in 1..=self.registers {
-            game.run_register(register)?;
+            engine.run_register(register)?;
         }
         if self.end_of_turn {
-            game.end_turn()?;
+            engine.end_turn()?;
         }
         Ok(Vec::new())
     }
@@ -91,27 +91,32 @@ impl Scenario {
     /// ends the scenario there, as it ends a game.
     fn play_turns(
         &self,
-        game: &mut Engine,
+        engine: &mut Engine,
         turns: u32,
         history: Option<&mut Vec<TurnRecord>>,
     ) -> Result<Vec<Failure>> {
-        self.lock_registers(game)?;
+        self.lock_registers(engine)?;
         let mut progress = Progress {
             phase: Phase::Program,
-            announced: game.state().robots.iter().map(|r| r.powered_down).collect(),
+            announced: engine
+                .state()
+                .robots
+                .iter()
+                .map(|r| r.powered_down)
+                .collect(),
             outcome: None,
         };
         let mut seats = ScenarioSeats { scenario: self };
         let mut events = Vec::new();
         let mut failures = Vec::new();
         let mut turn_loop = TurnLoop {
-            game,
+            engine,
             progress: &mut progress,
             history,
             turn_limit: turns,
         };
         loop {
-            let last = turn_loop.game.state().turn >= turns;
+            let last = turn_loop.engine.state().turn >= turns;
             match turn_loop.progress.phase {
                 Phase::Over => break,
                 Phase::Register(r) if last && r > self.registers => {
@@ -122,19 +127,19 @@ impl Scenario {
                 }
                 _ => {}
             }
-            let turn = turn_loop.game.state().turn;
+            let turn = turn_loop.engine.state().turn;
             let stage = turn_loop
                 .advance(&mut seats)
                 .map_err(|e| self.turn_error(turn, e))?;
             events.extend_from_slice(stage.events());
             if let Stage::EndOfTurn { .. } = &stage {
                 if let Some((_, expect)) = self.after_turn.iter().find(|(n, _)| *n == turn) {
-                    let mut state = turn_loop.game.state().clone();
+                    let mut state = turn_loop.engine.state().clone();
                     state.events = events.iter().filter(|e| e.turn == turn).cloned().collect();
                     failures.extend(
                         self.check_robots(expect, &state)
                             .into_iter()
-                            .chain(self.check_hands(expect, turn_loop.game)?)
+                            .chain(self.check_hands(expect, turn_loop.engine)?)
                             .map(|f| Failure {
                                 key: format!("after turn {turn}: {}", f.key),
                                 ..f
@@ -143,25 +148,25 @@ impl Scenario {
                 }
             }
         }
-        game.state_mut().events = events;
+        engine.state_mut().events = events;
         Ok(failures)
     }
 
     /// A scenario of several turns played as [`Scenario::resolve`] plays it, each turn
     /// recorded as a game records it (the replay viewer shows them); `None` for a scenario of
     /// one turn.
-    pub fn record_turns(&self, game: &mut Engine) -> Result<Option<Vec<TurnRecord>>> {
+    pub fn record_turns(&self, engine: &mut Engine) -> Result<Option<Vec<TurnRecord>>> {
         let Some(turns) = self.turns else {
             return Ok(None);
         };
         let mut history = Vec::new();
-        self.play_turns(game, turns, Some(&mut history))?;
+        self.play_turns(engine, turns, Some(&mut history))?;
         Ok(Some(history))
     }
 
     /// Puts the `locked` cards into the registers locked at the start (turns mode).
-    fn lock_registers(&self, game: &mut Engine) -> Result<()> {
-        let mut state = game.state_mut();
+    fn lock_registers(&self, engine: &mut Engine) -> Result<()> {
+        let mut state = engine.state_mut();
         for (r, plan) in state.robots.iter_mut().zip(&self.plans) {
             r.program = vec![None; REGISTERS];
             let slots: Vec<usize> = (0..REGISTERS)
@@ -199,19 +204,19 @@ impl Scenario {
     }
 
     /// The expectations that need the rules, not just the state (`hand_size`).
-    pub fn check_game(&self, game: &Engine) -> Result<Vec<Failure>> {
-        self.check_hands(&self.expect, game)
+    pub fn check_game(&self, engine: &Engine) -> Result<Vec<Failure>> {
+        self.check_hands(&self.expect, engine)
     }
 
-    fn check_hands(&self, expect: &[(String, Expect)], game: &Engine) -> Result<Vec<Failure>> {
+    fn check_hands(&self, expect: &[(String, Expect)], engine: &Engine) -> Result<Vec<Failure>> {
         let mut failures = Vec::new();
         for (name, e) in expect {
             let Some(want) = e.hand_size else { continue };
-            let Some(id) = game.state().find(name) else {
+            let Some(id) = engine.state().find(name) else {
                 failures.push(Failure::missing(name));
                 continue;
             };
-            let got = game.hand_size(id)?;
+            let got = engine.hand_size(id)?;
             if got != want {
                 failures.push(Failure {
                     robot: name.clone(),
@@ -235,8 +240,8 @@ struct ScenarioSeats<'a> {
 
 impl ScenarioSeats<'_> {
     /// The robot's program for this turn (none once the file's list runs out).
-    fn program(&self, game: &Engine, robot: RobotId) -> Vec<Card> {
-        let turn = game.state().turn as usize;
+    fn program(&self, engine: &Engine, robot: RobotId) -> Vec<Card> {
+        let turn = engine.state().turn as usize;
         self.scenario.plans[robot]
             .programs
             .get(turn - 1)
@@ -246,10 +251,10 @@ impl ScenarioSeats<'_> {
 }
 
 impl Seats for ScenarioSeats<'_> {
-    fn program(&mut self, game: &mut Engine, hand: &Hand) -> Result<Vec<Card>> {
-        let program = ScenarioSeats::program(self, game, hand.robot);
+    fn program(&mut self, engine: &mut Engine, hand: &Hand) -> Result<Vec<Card>> {
+        let program = ScenarioSeats::program(self, engine, hand.robot);
         if program.len() > hand.open.len() {
-            let r = &game.state().robots[hand.robot];
+            let r = &engine.state().robots[hand.robot];
             return Err(Error::Other(format!(
                 "robot `{}` has {} card(s) for {} unlocked register(s) ({} damage locks {})",
                 r.name,
@@ -262,12 +267,12 @@ impl Seats for ScenarioSeats<'_> {
         Ok(program)
     }
 
-    fn stacked(&mut self, game: &Engine) -> Result<Option<Stacked>> {
-        let turn = game.state().turn as usize;
+    fn stacked(&mut self, engine: &Engine) -> Result<Option<Stacked>> {
+        let turn = engine.state().turn as usize;
         let mut hands = Vec::new();
         for (id, plan) in self.scenario.plans.iter().enumerate() {
-            let program = ScenarioSeats::program(self, game, id);
-            let r = &game.state().robots[id];
+            let program = ScenarioSeats::program(self, engine, id);
+            let r = &engine.state().robots[id];
             let absent = if r.destroyed {
                 Some("destroyed")
             } else if r.powered_down {

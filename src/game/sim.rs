@@ -56,7 +56,7 @@ pub fn play_one(m: &mut Match) -> Result<GameResult> {
         count(&mut result, stage.events());
     }
     result.outcome = m.progress.outcome.clone();
-    result.turns = m.game.state().turn;
+    result.turns = m.engine.state().turn;
     Ok(result)
 }
 
@@ -77,7 +77,7 @@ pub fn run(
             let rules = RuleSet::load(sources)?;
             let mut m = Match::start(setup.clone(), rules)?;
             m.record = false;
-            let (start_state, start_progress) = (m.game.state().clone(), m.progress.clone());
+            let (start_state, start_progress) = (m.engine.state().clone(), m.progress.clone());
             loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 if i >= games.end || stop.load(Ordering::Relaxed) {
@@ -85,7 +85,7 @@ pub fn run(
                 }
                 let mut state = start_state.clone();
                 state.rng = Rng::new(game_seed(setup.seed, i));
-                m.game.restore(state);
+                m.engine.restore(state);
                 m.progress = start_progress.clone();
                 let result = play_one(&mut m)?;
                 if results.send(Ok(result)).is_err() {

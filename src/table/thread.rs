@@ -204,11 +204,11 @@ pub(super) fn run(
         timer: None,
         question: None,
         next_question: 1,
-        robots: m.game.state().robots.clone(),
-        turn: m.game.state().turn,
+        robots: m.engine.state().robots.clone(),
+        turn: m.engine.state().turn,
         generation: 1,
-        board: m.game.board(),
-        board_svg: crate::pictures::html::board_svg(&m.game),
+        board: m.engine.board(),
+        board_svg: crate::pictures::html::board_svg(&m.engine),
         outcome: None,
         bots: m.setup.bot_policy(),
         started: false,
@@ -217,7 +217,7 @@ pub(super) fn run(
         standing: None,
         reload_error: None,
     }));
-    m.game.set_chooser(Box::new(TableChooser(table.clone())));
+    m.engine.set_chooser(Box::new(TableChooser(table.clone())));
     let mut seats = TableSeats {
         bots: Bots::new(m.setup.seats.iter().map(|s| s.strength)),
         table: table.clone(),
@@ -287,7 +287,7 @@ fn title(m: &Match, extra: &[String]) -> String {
         .file_stem()
         .map_or("game".into(), |s| s.to_string_lossy().to_string());
     let added = extra.iter().map(|v| format!(" + {v}")).collect::<String>();
-    format!("{stem} on {}{added}", m.game.board().name)
+    format!("{stem} on {}{added}", m.engine.board().name)
 }
 
 /// The turn loop: wait for the players, then advance stage by stage, telling every page
@@ -328,8 +328,8 @@ fn play(
         if table.borrow().closed {
             return Ok(());
         }
-        seats.reload(&mut m.game);
-        let turn = m.game.state().turn;
+        seats.reload(&mut m.engine);
+        let turn = m.engine.state().turn;
         {
             let mut t = table.borrow_mut();
             t.stand = Stand::Resolving;
@@ -339,17 +339,17 @@ fn play(
             Ok(stage) => stage,
             Err(_) if table.borrow().closed => return Ok(()),
             Err(Error::Script(message)) if seats.hot.is_some() => {
-                seats.pause(&mut m.game, message);
+                seats.pause(&mut m.engine, message);
                 continue;
             }
             Err(e) => return Err(e),
         };
         {
             let mut t = table.borrow_mut();
-            let now = m.game.state().robots.clone();
+            let now = m.engine.state().robots.clone();
             let message = t.stage_message(turn, &stage, &now);
             t.robots = now;
-            t.turn = m.game.state().turn;
+            t.turn = m.engine.state().turn;
             t.send_all(&message);
         }
         // A save still waiting in the saver's queue would be replaced by this one unwritten:
@@ -831,8 +831,8 @@ struct TableSeats {
 
 impl TableSeats {
     /// Picks up saved rule files at a stage boundary and tells the pages.
-    fn reload(&mut self, game: &mut Engine) {
-        let Some(reloaded) = self.hot.as_mut().and_then(|h| h.at_boundary(game)) else {
+    fn reload(&mut self, engine: &mut Engine) {
+        let Some(reloaded) = self.hot.as_mut().and_then(|h| h.at_boundary(engine)) else {
             return;
         };
         let mut t = self.table.borrow_mut();
@@ -844,8 +844,8 @@ impl TableSeats {
             } => {
                 t.generation = *generation;
                 t.reload_error = None;
-                t.board = game.board();
-                t.board_svg = crate::pictures::html::board_svg(game);
+                t.board = engine.board();
+                t.board_svg = crate::pictures::html::board_svg(engine);
                 let files: Vec<String> = changed
                     .iter()
                     .map(|p| crate::files::display_path(p))
@@ -875,7 +875,7 @@ impl TableSeats {
     }
 
     /// A script failed mid-stage (rolled back): wait until a fixed rule set loads.
-    fn pause(&mut self, game: &mut Engine, message: String) {
+    fn pause(&mut self, engine: &mut Engine, message: String) {
         let before = self.table.borrow().generation;
         {
             let mut t = self.table.borrow_mut();
@@ -885,7 +885,7 @@ impl TableSeats {
             t.broadcast();
         }
         loop {
-            self.reload(game);
+            self.reload(engine);
             let mut t = self.table.borrow_mut();
             if t.closed || t.generation != before {
                 t.stand = Stand::Resolving;
@@ -912,10 +912,10 @@ impl Seats for TableSeats {
     /// The programming phase: every seat gets its hand at once; bots program at once;
     /// people place cards until all are ready (or the timer, or a bot taking an absent
     /// player's seat, finishes a program).
-    fn hands_dealt(&mut self, game: &mut Engine, hands: &[Hand]) -> Result<()> {
+    fn hands_dealt(&mut self, engine: &mut Engine, hands: &[Hand]) -> Result<()> {
         {
             let mut t = self.table.borrow_mut();
-            let state = game.state();
+            let state = engine.state();
             t.robots = state.robots.clone();
             t.turn = state.turn;
             t.desks = vec![None; state.robots.len()];
@@ -941,7 +941,7 @@ impl Seats for TableSeats {
                     .collect()
             };
             for hand in &for_bots {
-                let program = self.bots.program(game, hand)?;
+                let program = self.bots.program(engine, hand)?;
                 let mut t = self.table.borrow_mut();
                 t.desks[hand.robot]
                     .as_mut()
@@ -987,7 +987,7 @@ impl Seats for TableSeats {
             drop(t);
             let wait = self.tick(deadline);
             self.table.borrow_mut().pump(wait);
-            self.reload(game);
+            self.reload(engine);
         }
         let mut t = self.table.borrow_mut();
         t.stand = Stand::Resolving;
@@ -995,7 +995,7 @@ impl Seats for TableSeats {
         Ok(())
     }
 
-    fn program(&mut self, _game: &mut Engine, hand: &Hand) -> Result<Vec<Card>> {
+    fn program(&mut self, _engine: &mut Engine, hand: &Hand) -> Result<Vec<Card>> {
         let t = self.table.borrow();
         Ok(t.desks[hand.robot]
             .as_ref()
