@@ -15,7 +15,7 @@ use rally::engine::Engine;
 use rally::error::Result;
 use rally::formats::scenario::Scenario;
 use rally::game::bot::{Bot, Strength};
-use rally::game::{Match, Seats, Setup};
+use rally::game::{Game, Seats, Setup};
 use rally::script::{RuleSet, Sources};
 use std::path::{Path, PathBuf};
 
@@ -70,7 +70,7 @@ fn bot(c: &mut Criterion, strength: Strength) {
         choices: setup.choices(&[]),
     })
     .expect("rules load");
-    let mut m = Match::start(setup, rules).expect("game starts");
+    let mut m = Game::start(setup, rules).expect("game starts");
     let mut seats = FirstHand(None);
     m.advance(&mut seats).expect("the first turn is dealt");
     let (hand, state) = seats.0.expect("a hand was dealt");

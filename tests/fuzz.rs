@@ -16,7 +16,7 @@ use rally::board::{Board, Layout};
 use rally::formats::scenario::Scenario;
 use rally::game::bot::{Bots, Strength};
 use rally::game::save::{write_json, Save};
-use rally::game::{Match, Setup};
+use rally::game::{Game, Setup};
 use rally::script::Common;
 use rally::script::RuleSet;
 use std::cell::RefCell;
@@ -217,7 +217,7 @@ fn game(path: &Path) -> rally::Result<()> {
     if !setup.variants.is_empty() {
         return Ok(());
     }
-    let mut m = Match::start(setup, take_rules())?;
+    let mut m = Game::start(setup, take_rules())?;
     let result = m.advance(&mut Bots::new([Strength::Weak; 8])).map(|_| ());
     give_back(m.engine.into_rules());
     result
@@ -226,7 +226,7 @@ fn game(path: &Path) -> rally::Result<()> {
 fn save(path: &Path) -> rally::Result<()> {
     let save = Save::load(path)?;
     let setup = Setup::load(&save.game)?;
-    let mut m = Match::resume(setup, take_rules(), save)?;
+    let mut m = Game::resume(setup, take_rules(), save)?;
     let result = m.advance(&mut Bots::new([Strength::Weak; 8])).map(|_| ());
     give_back(m.engine.into_rules());
     result
@@ -405,7 +405,7 @@ fn recorded() -> (Vec<u8>, Vec<u8>, Vec<u8>) {
     let path = dir.path().join("g.toml");
     std::fs::write(&path, &game_file).unwrap();
     let setup = Setup::load(&path).unwrap();
-    let mut m = Match::start(setup, take_rules()).unwrap();
+    let mut m = Game::start(setup, take_rules()).unwrap();
     let mut bots = Bots::new([Strength::Weak; 2]);
     m.advance(&mut bots).unwrap();
     m.advance(&mut bots).unwrap();

@@ -9,7 +9,7 @@ use rally::decision::{Answer, Fixed};
 use rally::engine::Engine;
 use rally::game::bot::{Bots, Strength};
 use rally::game::save::Save;
-use rally::game::{sim, Match, Outcome, Phase, Seats, Setup, Stage};
+use rally::game::{sim, Game, Outcome, Phase, Seats, Setup, Stage};
 use rally::geometry::{Dir, Pos};
 use rally::script::{RuleSet, Sources};
 use rally::state::{GameState, Robot};
@@ -23,10 +23,10 @@ fn sources(setup: &Setup) -> Sources {
     }
 }
 
-fn start(game: &str) -> Match {
+fn start(game: &str) -> Game {
     let setup = Setup::load(Path::new(game)).unwrap();
     let rules = RuleSet::load(&sources(&setup)).unwrap();
-    Match::start(setup, rules).unwrap()
+    Game::start(setup, rules).unwrap()
 }
 
 /// Seats for rule tests: programs rotation cards first (so a robot stays on its square) and
@@ -63,7 +63,7 @@ fn powering_down(robots: &[&str]) -> Box<Fixed> {
 }
 
 /// The arena fixture with B powered down from the start (it neither moves nor fires).
-fn arena() -> Match {
+fn arena() -> Game {
     let mut m = start("tests/games/sprint.toml");
     m.progress.announced[1] = true;
     m
@@ -279,7 +279,7 @@ fn resume_then_finish_equals_the_uninterrupted_game_byte_for_byte() {
         let save = Save::load(&path).unwrap();
         let setup = Setup::load(&save.game).unwrap();
         let rules = RuleSet::load(&sources(&setup)).unwrap();
-        let mut resumed = Match::resume(setup, rules, save).unwrap();
+        let mut resumed = Game::resume(setup, rules, save).unwrap();
         resumed
             .play_out(&mut Bots::new([Strength::Weak; 4]))
             .unwrap();
@@ -339,7 +339,7 @@ fn strong_bots_win_more_often_than_weak_ones() {
     // One strong bot against three weak ones, twelve games: it should win more than its share.
     let setup = Setup::load(Path::new("games/bots.toml")).unwrap();
     let rules = RuleSet::load(&sources(&setup)).unwrap();
-    let mut m = Match::start(setup, rules).unwrap();
+    let mut m = Game::start(setup, rules).unwrap();
     m.record = false;
     let start_state = m.engine.state().clone();
     let start_progress = m.progress.clone();
@@ -673,7 +673,7 @@ fn game_file_errors_name_the_file_and_line() {
         let e = Setup::load(&path)
             .and_then(|setup| {
                 let rules = RuleSet::load(&sources(&setup))?;
-                Match::start(setup, rules).map(|_| ())
+                Game::start(setup, rules).map(|_| ())
             })
             .unwrap_err()
             .to_string();
@@ -710,7 +710,7 @@ start = 1
         .collect();
     assert_eq!(docks, [("First", 1), ("Second", 2)]);
     let rules = RuleSet::load(&sources(&setup)).unwrap();
-    let m = Match::start(setup, rules).unwrap();
+    let m = Game::start(setup, rules).unwrap();
     let state = m.engine.state();
     let robots: Vec<(&str, Pos)> = state
         .robots

@@ -12,7 +12,7 @@ use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::game::bot::Bots;
 use crate::game::save::{self, Save};
-use crate::game::{Driver, Match, Outcome, Phase, Seats, Setup, Stage};
+use crate::game::{Driver, Game, Outcome, Phase, Seats, Setup, Stage};
 use crate::geometry::Pos;
 use crate::pictures::render;
 use crate::reload::{HotReload, Reloaded, WatchOptions};
@@ -51,7 +51,7 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
             let save_path = opts.save.clone().unwrap_or_else(|| path.clone());
             // The save it continues is both an input and where the game goes on saving.
             crate::files::rewritable(path);
-            (Match::resume(setup, rules, save)?, extra, save_path)
+            (Game::resume(setup, rules, save)?, extra, save_path)
         }
         None => {
             let path = game_path.ok_or_else(|| {
@@ -64,7 +64,7 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
             }
             let save_path = opts.save.clone().unwrap_or_else(|| default_save(path));
             let extra = common.extra_variants.clone();
-            (Match::start(setup, rules)?, extra, save_path)
+            (Game::start(setup, rules)?, extra, save_path)
         }
     };
     crate::files::check_output(&save_path)?;
@@ -218,7 +218,7 @@ fn replay_path(save: &Path) -> PathBuf {
     save::beside(save, "replay.json")
 }
 
-fn title(m: &Match) -> String {
+fn title(m: &Game) -> String {
     let board = m.engine.board();
     let mut out = format!(
         "{} — {} ({}×{})",
@@ -254,7 +254,7 @@ fn robot_label(name: &str) -> String {
     format!("{name} (drawn as {})", render::initial(name))
 }
 
-fn outcome_text(m: &Match) -> String {
+fn outcome_text(m: &Game) -> String {
     m.progress
         .outcome
         .as_ref()
@@ -265,7 +265,7 @@ fn outcome_text(m: &Match) -> String {
 }
 
 /// What a stage did: the events, then the board (with the key to its glyphs if `legend`).
-fn show(m: &Match, stage: &Stage, colour: bool, legend: bool) {
+fn show(m: &Game, stage: &Stage, colour: bool, legend: bool) {
     let state = m.engine.state();
     match stage {
         Stage::Programmed { .. } => {

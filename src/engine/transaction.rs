@@ -5,7 +5,7 @@
 use super::*;
 
 /// The engine of one game or scenario: the world, and the rule set currently attached to it
-/// (hot reload swaps it). A whole game's turn loop runs on top of it (`game::Match`).
+/// (hot reload swaps it). A whole game's turn loop runs on top of it (`game::Game`).
 pub struct Engine {
     world: Rc<RefCell<World>>,
     rules: RuleSet,
@@ -127,7 +127,7 @@ impl Engine {
     }
 
     /// The state, to change between registers from native code: the turn loop deals cards,
-    /// installs programs and applies power down here (`game::Match`). Scripts never get it.
+    /// installs programs and applies power down here (`game::Game`). Scripts never get it.
     pub fn state_mut(&self) -> std::cell::RefMut<'_, GameState> {
         std::cell::RefMut::map(self.world.borrow_mut(), |w| &mut w.state)
     }

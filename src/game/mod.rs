@@ -1,5 +1,5 @@
 //! Whole games (rules.md §2): a game file names the course, the robots and who drives them;
-//! [`Match`] plays it turn by turn on top of the [`Engine`]: power down takes effect,
+//! [`Game`] plays it turn by turn on top of the [`Engine`]: power down takes effect,
 //! cards are dealt and programmed, the five registers run, the end of the turn repairs and
 //! re-enters robots, and the first robot to touch the last flag wins at once.
 //!
@@ -320,7 +320,7 @@ impl Setup {
     }
 }
 
-/// Where a game stands: what the next call to [`Match::advance`] does.
+/// Where a game stands: what the next call to [`Game::advance`] does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
@@ -424,7 +424,7 @@ impl Snapshot {
     }
 }
 
-/// What [`Match::advance`] just did, with the events it produced.
+/// What [`Game::advance`] just did, with the events it produced.
 #[derive(Clone, Debug)]
 pub enum Stage {
     /// The turn began: power down took effect, and these hands were dealt and programmed.
@@ -474,7 +474,7 @@ pub trait Seats {
 }
 
 /// A game being played: its engine plus the turn loop around it.
-pub struct Match {
+pub struct Game {
     pub setup: Setup,
     pub engine: Engine,
     pub progress: Progress,
@@ -483,9 +483,9 @@ pub struct Match {
     pub record: bool,
 }
 
-impl Match {
+impl Game {
     /// A new game at its start: every robot on its dock, turn 1.
-    pub fn start(setup: Setup, rules: RuleSet) -> Result<Match> {
+    pub fn start(setup: Setup, rules: RuleSet) -> Result<Game> {
         let robots = setup.robots(&rules)?;
         let count = robots.len();
         let state = GameState::new(robots, setup.seed);
@@ -494,7 +494,7 @@ impl Match {
         // its seat's strength would; a table with people installs its own chooser
         // (`commands::play`).
         engine.set_chooser(Box::new(setup.bot_policy()));
-        Ok(Match {
+        Ok(Game {
             setup,
             engine,
             progress: Progress {
@@ -547,7 +547,7 @@ pub(crate) fn power_down(state: &mut GameState, id: RobotId) {
     );
 }
 
-/// The turn loop itself, over an engine it borrows: what [`Match`] runs, and what a scenario of
+/// The turn loop itself, over an engine it borrows: what [`Game`] runs, and what a scenario of
 /// several turns runs on its own engine (`scenario.rs`), so both play turns the same way.
 pub struct TurnLoop<'a> {
     pub engine: &'a mut Engine,
@@ -559,7 +559,7 @@ pub struct TurnLoop<'a> {
 }
 
 impl TurnLoop<'_> {
-    /// [`Match::advance`]: one stage, as a transaction.
+    /// [`Game::advance`]: one stage, as a transaction.
     pub fn advance(&mut self, seats: &mut dyn Seats) -> Result<Stage> {
         let (state, progress) = (self.engine.state().clone(), self.progress.clone());
         let turns = self.history.as_ref().map_or(0, |h| h.len());

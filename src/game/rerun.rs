@@ -8,7 +8,7 @@
 //! recording then shows where the game went another way.
 
 use super::save::GameRecord;
-use super::{Dealt, Match, Seats, Setup, TurnRecord};
+use super::{Dealt, Game, Seats, Setup, TurnRecord};
 use crate::cards::Card;
 use crate::deal::Hand;
 use crate::decision::{Answer, Fixed};
@@ -31,7 +31,7 @@ pub struct Rerun {
 
 /// Plays `record` again with `rules` on the game `setup` describes.
 pub fn rerun(record: &GameRecord, setup: Setup, rules: RuleSet) -> Result<Rerun> {
-    let mut game = Match::start(setup, rules)?;
+    let mut game = Game::start(setup, rules)?;
     game.engine
         .set_chooser(Box::new(Fixed::new(&recorded_answers(&record.turns))));
     let mut seats = Recorded {

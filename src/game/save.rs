@@ -7,7 +7,7 @@
 //! Saves are written atomically (a temporary file beside the target, flushed, then renamed
 //! over it), so a crash mid-write leaves the previous save intact.
 
-use super::{Match, Outcome, Phase, Progress, Setup, TurnRecord};
+use super::{Game, Outcome, Phase, Progress, Setup, TurnRecord};
 use crate::board::file::MAX_SIDE;
 use crate::cards::Card;
 use crate::error::{Error, Result};
@@ -58,7 +58,7 @@ pub struct ReplayRobot {
     pub strength: super::bot::Strength,
 }
 
-impl Match {
+impl Game {
     /// The position now, as a save.
     pub fn save(&self, extra_variants: &[String]) -> Save {
         let state = self.engine.state().clone();
@@ -79,8 +79,8 @@ impl Match {
     /// The game a save was taken from, at the saved position.
     /// Everything in the save is checked against the game (its robots, board and rules)
     /// before any of it is used.
-    pub fn resume(setup: Setup, rules: RuleSet, save: Save) -> Result<Match> {
-        let mut m = Match::start(setup, rules)?;
+    pub fn resume(setup: Setup, rules: RuleSet, save: Save) -> Result<Game> {
+        let mut m = Game::start(setup, rules)?;
         save.check_against(&m)?;
         let mut state = save.state;
         for ((r, program), order) in state
@@ -251,7 +251,7 @@ impl Save {
 
     /// Checks the save against the game it continues: the same robots, every robot and
     /// archive on the board, flags and options that exist.
-    fn check_against(&self, m: &Match) -> Result<()> {
+    fn check_against(&self, m: &Game) -> Result<()> {
         let names = |s: &GameState| s.robots.iter().map(|r| r.name.clone()).collect::<Vec<_>>();
         let game_names = names(&m.engine.state());
         if game_names != names(&self.state) {

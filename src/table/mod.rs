@@ -5,7 +5,7 @@
 //!  browser (seat / spectator / host page, plain JS)
 //!       │  WebSocket: JSON messages, validated, per-seat token
 //!       v
-//!  axum on tokio ── lobby: tables by id ──> one OS thread per table, owning its Match,
+//!  axum on tokio ── lobby: tables by id ──> one OS thread per table, owning its Game,
 //!                                           its rule set (Lua is not Send) and its reloader
 //!                                           <── channels: commands in, frames out
 //! ```
@@ -13,7 +13,7 @@
 //! - [`server`]: HTTP and WebSocket routes; checks tokens, reads and limits messages
 //!   ([`protocol`]), and only routes: it never looks inside a game.
 //! - [`thread`]: the table thread, the only place a game changes; it plays the same
-//!   `Match`, bots, decision interface, saves and hot reload as `rally play`.
+//!   `Game`, bots, decision interface, saves and hot reload as `rally play`.
 //! - [`desk`]: the rules of programming a turn at the table (hand, registers, ready).
 //! - [`frames`]: what the pages draw of each stage, with no card shown before it is face up.
 //! - [`saver`]: the saves written off the table threads, so a table never waits for the

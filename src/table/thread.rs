@@ -1,8 +1,8 @@
-//! The table thread: the only place a table's game changes. It owns the [`Match`], its rule
+//! The table thread: the only place a table's game changes. It owns the [`Game`], its rule
 //! set (Lua is not `Send`), its hot reloader and the bots, and talks to the async side over
 //! channels: [`Command`]s in, frames (JSON text) out, one sender per connection.
 //!
-//! The turn loop is `Match::advance`, as in `rally play`; the table plugs in as its
+//! The turn loop is `Game::advance`, as in `rally play`; the table plugs in as its
 //! [`Seats`] and as the game's [`Chooser`]. Wherever the game waits for people (the
 //! programming phase, a question, a pause on a script error), the thread *pumps*: it handles
 //! the commands that arrive (connections, moves, answers, host settings) until what it waits
@@ -24,7 +24,7 @@ use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::game::bot::Bots;
 use crate::game::save::{self, Save};
-use crate::game::{Driver, Match, Phase, Seats, Setup, Stage};
+use crate::game::{Driver, Game, Phase, Seats, Setup, Stage};
 use crate::reload::{HotReload, Reloaded, WatchOptions};
 use crate::state::{Robot, RobotId, REGISTERS};
 use serde_json::json;
@@ -237,7 +237,7 @@ pub(super) fn run(
 }
 
 /// The game, from its file or its save, and the reloader for its rules.
-fn start(launch: &Launch) -> Result<(Match, Option<HotReload>)> {
+fn start(launch: &Launch) -> Result<(Game, Option<HotReload>)> {
     let game_path = match &launch.resume {
         Some(save) => save.game.clone(),
         None => launch.game.clone(),
@@ -255,8 +255,8 @@ fn start(launch: &Launch) -> Result<(Match, Option<HotReload>)> {
     };
     let rules = common.rules(Some(&game_path), choices.clone())?;
     let m = match &launch.resume {
-        Some(save) => Match::resume(setup, rules, save.clone())?,
-        None => Match::start(setup, rules)?,
+        Some(save) => Game::resume(setup, rules, save.clone())?,
+        None => Game::start(setup, rules)?,
     };
     let hot = if launch.reload {
         let (scripts, variants) = common.folders(Some(&game_path))?;
@@ -280,7 +280,7 @@ fn start(launch: &Launch) -> Result<(Match, Option<HotReload>)> {
 
 /// `practice on Practice Floor`, with the variants added on top of the game file's:
 /// `practice on Practice Floor + ice-rink`.
-fn title(m: &Match, extra: &[String]) -> String {
+fn title(m: &Game, extra: &[String]) -> String {
     let stem = m
         .setup
         .path
@@ -293,7 +293,7 @@ fn title(m: &Match, extra: &[String]) -> String {
 /// The turn loop: wait for the players, then advance stage by stage, telling every page
 /// what happened and saving after each stage, until the game is over.
 fn play(
-    m: &mut Match,
+    m: &mut Game,
     seats: &mut TableSeats,
     launch: &Launch,
     saver: &Saver,
