@@ -49,7 +49,7 @@ fn scenario(c: &mut Criterion, label: &str, path: &str) {
 }
 
 /// Seats that keep the first hand dealt (and the game as it was then) instead of playing.
-struct FirstHand(Option<(Hand, rally::state::GameState)>);
+struct FirstHand(Option<(Hand, rally::state::State)>);
 
 impl Seats for FirstHand {
     fn program(&mut self, game: &mut Engine, hand: &Hand) -> Result<Vec<Card>> {

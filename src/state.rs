@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
-/// Index of a robot in [`GameState::robots`]; stable for the whole game.
+/// Index of a robot in [`State::robots`]; stable for the whole game.
 pub type RobotId = usize;
 
 /// Damage that destroys a robot (rules.md §6.5).
@@ -93,7 +93,7 @@ clone_reusing!(Robot {
     destroyed_order,
 });
 
-clone_reusing!(GameState {
+clone_reusing!(State {
     turn,
     register,
     robots,
@@ -435,8 +435,11 @@ impl Rng {
     }
 }
 
+/// The state of a game as the engine resolves it: the robots, the turn and register, the
+/// decks, the script memory, the RNG and the events so far (a whole game adds the turn loop's
+/// `game::Progress`).
 #[derive(Debug, Serialize, Deserialize)]
-pub struct GameState {
+pub struct State {
     pub turn: u32,
     /// The register being resolved (1..=5), or 0 outside the registers.
     pub register: u8,
@@ -475,9 +478,9 @@ pub struct GameState {
     pub quiet: bool,
 }
 
-impl GameState {
-    pub fn new(robots: Vec<Robot>, seed: u64) -> GameState {
-        GameState {
+impl State {
+    pub fn new(robots: Vec<Robot>, seed: u64) -> State {
+        State {
             turn: 1,
             register: 0,
             robots,
@@ -523,7 +526,7 @@ impl GameState {
 
     /// Records an event. Names are usually static text, so logging allocates little: the log
     /// is written on every move and is a measurable part of resolving a turn.
-    /// Logs an event, unless the state is [`quiet`](GameState::quiet). `detail` may be a
+    /// Logs an event, unless the state is [`quiet`](State::quiet). `detail` may be a
     /// closure, so that a quiet state does not even build it.
     pub fn log(
         &mut self,
@@ -554,7 +557,7 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    pub fn of(state: &GameState) -> Outcome {
+    pub fn of(state: &State) -> Outcome {
         Outcome {
             events: state.events.clone(),
             robots: state.robots.clone(),
@@ -562,7 +565,7 @@ impl Outcome {
     }
 }
 
-/// What [`GameState::log`] takes as an event's details: a [`Detail`], a JSON map, or a
+/// What [`State::log`] takes as an event's details: a [`Detail`], a JSON map, or a
 /// closure that makes one when the event is logged.
 pub trait IntoDetail {
     fn into_detail(self) -> Detail;

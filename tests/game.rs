@@ -12,7 +12,7 @@ use rally::game::save::Save;
 use rally::game::{sim, Game, Outcome, Phase, Seats, Setup, Stage};
 use rally::geometry::{Dir, Pos};
 use rally::script::{RuleSet, Sources};
-use rally::state::{GameState, Robot};
+use rally::state::{Robot, State};
 use std::path::Path;
 
 fn sources(setup: &Setup) -> Sources {
@@ -90,7 +90,7 @@ fn hand_size_is_nine_minus_damage_and_locked_cards_stay_out_of_the_deck() {
             r
         })
         .collect();
-    let mut state = GameState::new(robots, 9);
+    let mut state = State::new(robots, 9);
     state.robots[9].program[4] = Some(locked_card);
     state.robots[9].damage = 9;
     let sizes: Vec<usize> = state
@@ -134,7 +134,7 @@ fn locked_registers_keep_their_cards_and_repairs_unlock_the_lowest_first() {
     let mut r = Robot::new("A", Pos::new(0, 0), Dir::N);
     r.damage = 6;
     r.program = program.clone();
-    let mut state = GameState::new(vec![r], 0);
+    let mut state = State::new(vec![r], 0);
     deal::wipe(&mut state, &[false]);
     assert_eq!(state.robots[0].program[..3], [None, None, None]);
     assert_eq!(

@@ -10,7 +10,7 @@ use crate::game::save::GameRecord;
 use crate::game::Setup;
 use crate::pictures::html;
 use crate::script::Common;
-use crate::state::GameState;
+use crate::state::State;
 use std::path::{Path, PathBuf};
 
 pub fn replay(input: &Path, output: &Path, common: &Common) -> Result<()> {
@@ -67,7 +67,7 @@ fn game(input: &Path, output: &Path, common: &Common, record: GameRecord) -> Res
     // Only the board and the rules are drawn from the game; the robots come from the frames.
     let engine = Engine::new(
         setup.layout.clone(),
-        GameState::new(Vec::new(), setup.seed),
+        State::new(Vec::new(), setup.seed),
         rules,
     )?;
     let title = page_title(&setup.path, &engine);

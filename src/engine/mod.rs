@@ -24,7 +24,7 @@ use crate::order::{Native, Segment};
 use crate::script::sandbox::{Attached, Budget};
 use crate::script::store::Quota;
 use crate::script::{lua_message, Defs, RuleEvent, RuleSet, TileEvent};
-use crate::state::{GameState, RobotId, StepSnapshot, REENTRY_DAMAGE};
+use crate::state::{RobotId, State, StepSnapshot, REENTRY_DAMAGE};
 use crate::world::{Arrival, Blocked, Hit, How, Shot, World};
 use ctx::{card_table, Ctx, RobotView};
 use mlua::{AnyUserData, Function, IntoLuaMulti, Lua, Table, Value};

@@ -15,12 +15,12 @@ pub struct Engine {
     rehearsal: Rc<Cell<bool>>,
     /// The state as the transaction in progress found it (its buffers reused from one
     /// transaction to the next).
-    snapshot: GameState,
+    snapshot: State,
 }
 
 impl Engine {
     /// Compiles the board against the rules and checks the robots stand on it.
-    pub fn new(layout: Layout, state: GameState, rules: RuleSet) -> Result<Engine> {
+    pub fn new(layout: Layout, state: State, rules: RuleSet) -> Result<Engine> {
         let board = Rc::new(Board::compile(&layout, &rules)?);
         let world = Rc::new(RefCell::new(World::new(board, state)));
         let chooser: SharedChooser = Rc::new(RefCell::new(Box::new(Defaults)));
@@ -34,7 +34,7 @@ impl Engine {
             layout,
             chooser,
             rehearsal,
-            snapshot: GameState::new(Vec::new(), 0),
+            snapshot: State::new(Vec::new(), 0),
         })
     }
 
@@ -65,7 +65,7 @@ impl Engine {
 
     /// Puts the game back in `state` (replaying from a saved position, `--repeat`).
     /// Returns the state it replaces.
-    pub fn restore(&mut self, state: GameState) -> GameState {
+    pub fn restore(&mut self, state: State) -> State {
         std::mem::replace(&mut self.world.borrow_mut().state, state)
     }
 
@@ -122,13 +122,13 @@ impl Engine {
         self.transaction(|e| e.programming(robots, when))
     }
 
-    pub fn state(&self) -> Ref<'_, GameState> {
+    pub fn state(&self) -> Ref<'_, State> {
         Ref::map(self.world.borrow(), |w| &w.state)
     }
 
     /// The state, to change between registers from native code: the turn loop deals cards,
     /// installs programs and applies power down here (`game::Game`). Scripts never get it.
-    pub fn state_mut(&self) -> std::cell::RefMut<'_, GameState> {
+    pub fn state_mut(&self) -> std::cell::RefMut<'_, State> {
         std::cell::RefMut::map(self.world.borrow_mut(), |w| &mut w.state)
     }
 

@@ -12,7 +12,7 @@ use crate::formats::scenario::Scenario;
 use crate::geometry::{Dir, Pos};
 use crate::script::variant::Choice;
 use crate::state::Outcome;
-use crate::state::{Event, GameState, Robot};
+use crate::state::{Event, Robot, State};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::path::{Component, Path, PathBuf};
@@ -73,7 +73,7 @@ pub struct RecordedResult {
 impl ReplayLog {
     /// The log of `scenario` as resolved (with `choices` switched on) into `end`, to be
     /// written at `log`.
-    pub fn record(scenario: &Scenario, choices: &[Choice], end: &GameState, log: &Path) -> Self {
+    pub fn record(scenario: &Scenario, choices: &[Choice], end: &State, log: &Path) -> Self {
         ReplayLog {
             rally_replay: VERSION,
             scenario: relative_to(&scenario.path, log.parent().unwrap_or(Path::new(""))),

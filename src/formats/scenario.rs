@@ -11,7 +11,7 @@ use crate::files::Source;
 use crate::geometry::{Dir, Pos};
 use crate::script::variant::Choice;
 use crate::script::Sources;
-use crate::state::{GameState, HeldOption, Robot, LETHAL_DAMAGE, REGISTERS};
+use crate::state::{HeldOption, Robot, State, LETHAL_DAMAGE, REGISTERS};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -439,18 +439,14 @@ impl Scenario {
     }
 
     /// Every expectation that does not hold in `state`, and every fixed answer never used.
-    pub fn check(&self, state: &GameState) -> Vec<Failure> {
+    pub fn check(&self, state: &State) -> Vec<Failure> {
         let mut failures = self.check_robots(&self.expect, state);
         failures.extend(self.unused_choices(state));
         failures
     }
 
     /// The expectations `expect` that do not hold in `state`.
-    pub(crate) fn check_robots(
-        &self,
-        expect: &[(String, Expect)],
-        state: &GameState,
-    ) -> Vec<Failure> {
+    pub(crate) fn check_robots(&self, expect: &[(String, Expect)], state: &State) -> Vec<Failure> {
         let logged = |robot: &str, what: &str| {
             state
                 .events
@@ -604,7 +600,7 @@ impl Scenario {
 
     /// A fixed answer that was never used is a failure: the question key has a typo, or
     /// the rule under test never asked (which the test would otherwise hide).
-    fn unused_choices(&self, state: &GameState) -> Vec<Failure> {
+    fn unused_choices(&self, state: &State) -> Vec<Failure> {
         let mut failures = Vec::new();
         for (robot, answers) in &self.choices {
             for (key, answer) in answers {

@@ -17,7 +17,7 @@ use crate::deal::Hand;
 use crate::engine::Engine;
 use crate::error::Result;
 use crate::geometry::{Dir, Pos};
-use crate::state::{GameState, RobotId};
+use crate::state::{RobotId, State};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -140,7 +140,7 @@ fn quarter_turns(from: Dir, to: Dir) -> i64 {
 /// A partial program and the state after its last simulated register.
 struct Partial {
     cards: Vec<Card>,
-    state: GameState,
+    state: State,
     value: i64,
     /// Destroyed or finished: later registers are filled without simulating.
     settled: bool,
@@ -174,13 +174,7 @@ impl Bot {
     }
 
     /// How good `state` is for `id`, which had touched `start_flags` flags before.
-    fn value(
-        &mut self,
-        board: &Rc<Board>,
-        state: &GameState,
-        id: RobotId,
-        start_flags: u32,
-    ) -> i64 {
+    fn value(&mut self, board: &Rc<Board>, state: &State, id: RobotId, start_flags: u32) -> i64 {
         let r = &state.robots[id];
         let mut value = (r.flags as i64 - start_flags as i64) * FLAG_VALUE;
         if r.destroyed {
@@ -261,14 +255,14 @@ impl Bot {
         let last_flag = board.flags().last().map_or(0, |(n, _)| *n);
         let width = self.strength.beam();
         // States of partials that left the beam, reused for the next ones kept.
-        let mut spare: Vec<GameState> = Vec::new();
+        let mut spare: Vec<State> = Vec::new();
         for register in 1..=crate::state::REGISTERS as u8 {
             let slot = register as usize - 1;
             let open = hand.open.contains(&slot);
             // Kept sorted, best first; among equal values the earlier candidate (hand
             // order) stays first, as a stable sort of every candidate would leave them.
             let mut next: Vec<Partial> = Vec::new();
-            let keep = |next: &mut Vec<Partial>, spare: &mut Vec<GameState>, p: Partial| {
+            let keep = |next: &mut Vec<Partial>, spare: &mut Vec<State>, p: Partial| {
                 let at = next.partition_point(|q| q.value >= p.value);
                 if at < width {
                     next.insert(at, p);
@@ -316,7 +310,7 @@ impl Bot {
                     if next.len() >= width && next.last().is_some_and(|p| p.value >= value) {
                         continue;
                     }
-                    let buffer = spare.pop().unwrap_or_else(|| GameState::new(Vec::new(), 0));
+                    let buffer = spare.pop().unwrap_or_else(|| State::new(Vec::new(), 0));
                     let mut state = engine.restore(buffer);
                     state.events.clear();
                     let mut cards = partial.cards.clone();

@@ -28,7 +28,7 @@ use crate::files::Source;
 use crate::geometry::{Dir, Pos};
 use crate::script::variant::Choice;
 use crate::script::RuleSet;
-use crate::state::{Event, GameState, Robot, RobotId, StepSnapshot};
+use crate::state::{Event, Robot, RobotId, State, StepSnapshot};
 use bot::Strength;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -363,7 +363,7 @@ impl Outcome {
     }
 }
 
-/// The turn loop's own state, beside the engine's `GameState`; saved with it.
+/// The turn loop's own state, beside the engine's `State`; saved with it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Progress {
     pub phase: Phase,
@@ -488,7 +488,7 @@ impl Game {
     pub fn start(setup: Setup, rules: RuleSet) -> Result<Game> {
         let robots = setup.robots(&rules)?;
         let count = robots.len();
-        let state = GameState::new(robots, setup.seed);
+        let state = State::new(robots, setup.seed);
         let mut engine = Engine::new(setup.layout.clone(), state, rules)?;
         // Questions (options, double wrenches, power down, re-entry): bots answer, each as
         // its seat's strength would; a table with people installs its own chooser
@@ -535,7 +535,7 @@ impl Game {
 
 /// Power down takes effect as robot `id`'s turn begins (rules.md §2 step 1.1, §7.4.2): all its
 /// damage is discarded and, dealt no cards, its registers are empty: no moves, no firing.
-pub(crate) fn power_down(state: &mut GameState, id: RobotId) {
+pub(crate) fn power_down(state: &mut State, id: RobotId) {
     let r = &mut state.robots[id];
     let discarded = r.damage;
     r.damage = 0;

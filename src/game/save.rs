@@ -13,7 +13,7 @@ use crate::cards::Card;
 use crate::error::{Error, Result};
 use crate::files::Source;
 use crate::script::RuleSet;
-use crate::state::{GameState, LETHAL_DAMAGE, REGISTERS};
+use crate::state::{State, LETHAL_DAMAGE, REGISTERS};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -28,7 +28,7 @@ pub struct Save {
     /// Variants switched on from the command line (`--variant`), on top of the file's.
     pub extra_variants: Vec<String>,
     pub progress: Progress,
-    pub state: GameState,
+    pub state: State,
     /// Each robot's registers (the JSON state leaves them out).
     pub programs: Vec<Vec<Option<Card>>>,
     /// Each robot's place in this turn's order of destruction (re-entry order, §7.5).
@@ -252,7 +252,7 @@ impl Save {
     /// Checks the save against the game it continues: the same robots, every robot and
     /// archive on the board, flags and options that exist.
     fn check_against(&self, m: &Game) -> Result<()> {
-        let names = |s: &GameState| s.robots.iter().map(|r| r.name.clone()).collect::<Vec<_>>();
+        let names = |s: &State| s.robots.iter().map(|r| r.name.clone()).collect::<Vec<_>>();
         let game_names = names(&m.engine.state());
         if game_names != names(&self.state) {
             return Err(self.error(

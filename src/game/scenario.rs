@@ -10,7 +10,7 @@ use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::formats::scenario::{Expect, Failure, Scenario};
 use crate::script::RuleSet;
-use crate::state::{GameState, RobotId, REGISTERS};
+use crate::state::{RobotId, State, REGISTERS};
 
 impl Scenario {
     /// A game at the scenario's starting position, not yet resolved, answering questions
@@ -34,7 +34,7 @@ impl Scenario {
                 held.uses_left = held.uses_left.or(uses);
             }
         }
-        let mut state = GameState::new(robots, self.seed);
+        let mut state = State::new(robots, self.seed);
         if let Some(deck) = &self.option_deck {
             for name in deck {
                 known(name)?;
@@ -52,7 +52,7 @@ impl Scenario {
     /// Puts a started game back at `start` (its state before resolving) with the file's
     /// answers to questions all still to give, to resolve it again (`rally run --repeat`,
     /// `rally bench`). Returns the state it replaces.
-    pub fn rewind(&self, engine: &mut Engine, start: GameState) -> GameState {
+    pub fn rewind(&self, engine: &mut Engine, start: State) -> State {
         engine.set_chooser(Box::new(Fixed::new(&self.choices)));
         engine.restore(start)
     }

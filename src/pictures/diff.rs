@@ -163,10 +163,10 @@ impl fmt::Display for Diff {
 mod tests {
     use super::*;
     use crate::geometry::{Dir, Pos};
-    use crate::state::GameState;
+    use crate::state::State;
 
     fn outcome(robots: Vec<Robot>, moves: &[&'static str]) -> Outcome {
-        let mut state = GameState::new(robots, 0);
+        let mut state = State::new(robots, 0);
         for &what in moves {
             state.log(Some(0), what, serde_json::Map::new());
         }
@@ -211,7 +211,7 @@ mod tests {
     #[test]
     fn details_in_another_order_are_the_same_event() {
         let robots = vec![Robot::new("A", Pos::new(0, 0), Dir::N)];
-        let (mut a, mut b) = (GameState::new(robots.clone(), 0), GameState::new(robots, 0));
+        let (mut a, mut b) = (State::new(robots.clone(), 0), State::new(robots, 0));
         let detail = |keys: [&str; 2]| {
             let mut map = serde_json::Map::new();
             for k in keys {
