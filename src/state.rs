@@ -551,14 +551,14 @@ impl State {
 
 /// The end of one resolution: what happened, and where every robot ended up.
 #[derive(Clone, Debug, Default)]
-pub struct Outcome {
+pub struct Resolution {
     pub events: Vec<Event>,
     pub robots: Vec<Robot>,
 }
 
-impl Outcome {
-    pub fn of(state: &State) -> Outcome {
-        Outcome {
+impl Resolution {
+    pub fn of(state: &State) -> Resolution {
+        Resolution {
             events: state.events.clone(),
             robots: state.robots.clone(),
         }

@@ -9,7 +9,7 @@ use crate::formats::scenario::Scenario;
 use crate::pictures::diff;
 use crate::pictures::render;
 use crate::script::Common;
-use crate::state::Outcome;
+use crate::state::Resolution;
 use std::path::Path;
 
 pub struct RunOptions {
@@ -116,7 +116,7 @@ pub fn replay(log_path: &Path, common: &Common) -> Result<bool> {
     let rules = common.rules(Some(&scenario.path), scenario.variants.clone())?;
     let mut engine = scenario.start(rules)?;
     scenario.resolve(&mut engine)?;
-    let diff = diff::compare(&log.outcome(), &Outcome::of(&engine.state()));
+    let diff = diff::compare(&log.resolution(), &Resolution::of(&engine.state()));
     println!(
         "{} replayed on {} under the current rules, against the recording:",
         log_path.display(),

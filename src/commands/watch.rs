@@ -22,7 +22,7 @@ use crate::pictures::render;
 use crate::reload::{self, Change, Watched, Watcher};
 use crate::script::Common;
 use crate::script::{RuleSet, Sources};
-use crate::state::Outcome;
+use crate::state::Resolution;
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -177,7 +177,7 @@ struct Session {
     /// The generation of the rules in `current`: one more for every rule set that loaded.
     generation: u64,
     /// The last run that finished, to compare the next one with.
-    previous: Option<Outcome>,
+    previous: Option<Resolution>,
     runs: u32,
     /// Whether its expectations held the last time it ran (`None`: it has none, or it did
     /// not run), for the summary.
@@ -374,7 +374,7 @@ impl Session {
                 return;
             }
         };
-        let outcome = Outcome::of(&state);
+        let outcome = Resolution::of(&state);
         match &self.previous {
             Some(previous) => out.push_str(&diff::compare(previous, &outcome).to_string()),
             None => {

@@ -11,7 +11,7 @@ use crate::files::Source;
 use crate::formats::scenario::Scenario;
 use crate::geometry::{Dir, Pos};
 use crate::script::variant::Choice;
-use crate::state::Outcome;
+use crate::state::Resolution;
 use crate::state::{Event, Robot, State};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -174,8 +174,8 @@ impl ReplayLog {
         Ok(scenario)
     }
 
-    pub fn outcome(&self) -> Outcome {
-        Outcome {
+    pub fn resolution(&self) -> Resolution {
+        Resolution {
             events: self.result.events.clone(),
             robots: self.result.robots.clone(),
         }

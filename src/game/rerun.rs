@@ -15,14 +15,14 @@ use crate::decision::{Answer, Fixed};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::script::RuleSet;
-use crate::state::Outcome;
+use crate::state::Resolution;
 use crate::state::{Robot, RobotId};
 use std::collections::BTreeMap;
 
 /// A recorded game and the same game resolved again.
 pub struct Rerun {
-    pub recorded: Outcome,
-    pub now: Outcome,
+    pub recorded: Resolution,
+    pub now: Resolution,
     /// Why the rerun stopped before the game was over, if it did.
     pub stopped: Option<String>,
     /// Turns resolved again.
@@ -55,11 +55,11 @@ pub fn rerun(record: &GameRecord, setup: Setup, rules: RuleSet) -> Result<Rerun>
             .unwrap_or_default()
     };
     Ok(Rerun {
-        recorded: Outcome {
+        recorded: Resolution {
             events: history_events(&record.turns),
             robots: last_robots(&record.turns),
         },
-        now: Outcome {
+        now: Resolution {
             events: history_events(&game.history),
             robots: last_robots(&game.history),
         },

@@ -4,7 +4,7 @@
 //! effect of an edit without reading two whole logs side by side.
 
 use super::render;
-use crate::state::{Event, Outcome, Robot};
+use crate::state::{Event, Resolution, Robot};
 use std::fmt;
 
 /// The first event that differs; `None` on one side when that log is shorter.
@@ -37,9 +37,9 @@ impl Diff {
     }
 }
 
-/// Compares two outcomes. Robots are matched by name (an edited scenario may add or remove
+/// Compares two resolutions. Robots are matched by name (an edited scenario may add or remove
 /// some); their properties are compared in a fixed order.
-pub fn compare(before: &Outcome, after: &Outcome) -> Diff {
+pub fn compare(before: &Resolution, after: &Resolution) -> Diff {
     let longest = before.events.len().max(after.events.len());
     let divergence = (0..longest)
         .find(|&i| match (before.events.get(i), after.events.get(i)) {
@@ -165,12 +165,12 @@ mod tests {
     use crate::geometry::{Dir, Pos};
     use crate::state::State;
 
-    fn outcome(robots: Vec<Robot>, moves: &[&'static str]) -> Outcome {
+    fn outcome(robots: Vec<Robot>, moves: &[&'static str]) -> Resolution {
         let mut state = State::new(robots, 0);
         for &what in moves {
             state.log(Some(0), what, serde_json::Map::new());
         }
-        Outcome {
+        Resolution {
             events: state.events,
             robots: state.robots,
         }
@@ -221,7 +221,7 @@ mod tests {
         };
         a.log(Some(0), "moved", detail(["dir", "to"]));
         b.log(Some(0), "moved", detail(["to", "dir"]));
-        assert!(compare(&Outcome::of(&a), &Outcome::of(&b)).is_empty());
+        assert!(compare(&Resolution::of(&a), &Resolution::of(&b)).is_empty());
     }
 
     #[test]
