@@ -4,7 +4,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use clap_complete::ArgValueCompleter;
 use rally::commands::completions::{element_names, option_names, variant_names};
 use rally::commands::{self, output, render::RenderOptions, run::RunOptions};
-use rally::script::Common;
+use rally::script::RuleFolders;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -438,7 +438,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let common = Common {
+    let common = RuleFolders {
         scripts: cli.scripts,
         variants: cli.variants,
         extra_variants: cli.variant,

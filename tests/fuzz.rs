@@ -17,7 +17,7 @@ use rally::formats::scenario::Scenario;
 use rally::game::bot::{Bots, Strength};
 use rally::game::save::{write_json, Save};
 use rally::game::{Game, Setup};
-use rally::script::Common;
+use rally::script::RuleFolders;
 use rally::script::RuleSet;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -181,7 +181,7 @@ fn project() -> PathBuf {
 fn take_rules() -> RuleSet {
     RULES
         .with(|r| r.borrow_mut().take())
-        .unwrap_or_else(|| Common::default().rules(None, Vec::new()).unwrap())
+        .unwrap_or_else(|| RuleFolders::default().rules(None, Vec::new()).unwrap())
 }
 
 fn give_back(rules: RuleSet) {
@@ -194,7 +194,7 @@ type Target = fn(&Path) -> rally::Result<()>;
 fn scenario(path: &Path) -> rally::Result<()> {
     let scenario = Scenario::load(path)?;
     if !scenario.variants.is_empty() {
-        let rules = Common::default().rules(Some(path), scenario.variants.clone())?;
+        let rules = RuleFolders::default().rules(Some(path), scenario.variants.clone())?;
         let mut game = scenario.start(rules)?;
         return scenario.resolve(&mut game).map(|_| ());
     }
@@ -234,7 +234,7 @@ fn save(path: &Path) -> rally::Result<()> {
 
 fn replay(path: &Path) -> rally::Result<()> {
     let out = path.with_extension("html");
-    rally::commands::viewer::replay(path, &out, &Common::default())
+    rally::commands::viewer::replay(path, &out, &RuleFolders::default())
 }
 
 /// Runs `target` on inputs made from `seed` (a file's text; `None`: random bytes) written

@@ -5,7 +5,7 @@
 
 use rally::board::{Board, Layout};
 use rally::formats::scenario::Scenario;
-use rally::script::Common;
+use rally::script::RuleFolders;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -16,7 +16,7 @@ const BOARDS: [&str; 3] = [
 ];
 
 fn rules() -> rally::script::RuleSet {
-    Common::default().rules(None, Vec::new()).unwrap()
+    RuleFolders::default().rules(None, Vec::new()).unwrap()
 }
 
 /// The compiled tiles, as comparable data.

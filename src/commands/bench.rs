@@ -10,7 +10,7 @@ use super::output::{self, paint, JSON_VERSION, WARN};
 use crate::engine::Engine;
 use crate::error::Result;
 use crate::formats::scenario::{self, Scenario};
-use crate::script::Common;
+use crate::script::RuleFolders;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -105,7 +105,7 @@ pub fn time(scenario: &Scenario, engine: &mut Engine, n: u32) -> Result<Timing> 
 }
 
 /// Loads, starts and times one scenario.
-fn time_file(file: &Path, repeat: u32, common: &Common) -> Result<Timing> {
+fn time_file(file: &Path, repeat: u32, common: &RuleFolders) -> Result<Timing> {
     let scenario = Scenario::load(file)?;
     let rules = common.rules(Some(file), scenario.variants.clone())?;
     let mut engine = scenario.start(rules)?;
@@ -142,7 +142,7 @@ fn histogram(medians: &[f64]) -> Vec<(Option<f64>, Option<f64>, usize)> {
 }
 
 /// Returns whether every scenario could be timed.
-pub fn bench(paths: &[PathBuf], opts: &BenchOptions, common: &Common) -> Result<bool> {
+pub fn bench(paths: &[PathBuf], opts: &BenchOptions, common: &RuleFolders) -> Result<bool> {
     let default = [PathBuf::from("tests/scenarios")];
     let paths = if paths.is_empty() {
         &default[..]

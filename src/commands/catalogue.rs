@@ -7,7 +7,7 @@ use super::output::JSON_VERSION;
 use crate::board::params::{Kind, ParamSpecs};
 use crate::error::{Error, Result};
 use crate::script::variant::Variant;
-use crate::script::Common;
+use crate::script::RuleFolders;
 use crate::text::clean_line;
 use serde_json::{json, Value};
 
@@ -88,7 +88,7 @@ fn print_json(value: Value) {
     );
 }
 
-pub fn elements(names: &[String], as_json: bool, common: &Common) -> Result<()> {
+pub fn elements(names: &[String], as_json: bool, common: &RuleFolders) -> Result<()> {
     let rules = common.rules(None, Vec::new())?;
     let elements = chosen(&rules.elements, |e| &e.name, names, "element")?;
     if as_json {
@@ -132,7 +132,7 @@ pub fn elements(names: &[String], as_json: bool, common: &Common) -> Result<()> 
     Ok(())
 }
 
-pub fn options(names: &[String], as_json: bool, common: &Common) -> Result<()> {
+pub fn options(names: &[String], as_json: bool, common: &RuleFolders) -> Result<()> {
     let rules = common.rules(None, Vec::new())?;
     let mut options = chosen(&rules.options, |o| &o.name, names, "option card")?;
     options.sort_by(|a, b| a.name.cmp(&b.name));
@@ -154,7 +154,7 @@ pub fn options(names: &[String], as_json: bool, common: &Common) -> Result<()> {
     Ok(())
 }
 
-pub fn variants(names: &[String], as_json: bool, common: &Common) -> Result<()> {
+pub fn variants(names: &[String], as_json: bool, common: &RuleFolders) -> Result<()> {
     let (_, dir) = common.folders(None)?;
     let found = Variant::discover(&dir)?;
     let found = chosen(&found, |v| &v.name, names, "variant")?;
@@ -221,7 +221,7 @@ pub fn variants(names: &[String], as_json: bool, common: &Common) -> Result<()> 
 }
 
 /// `rally tiled-types`: Tiled's Custom Types for every loaded element (src/formats/tiled/types.rs).
-pub fn tiled_types(output: Option<&std::path::Path>, common: &Common) -> Result<()> {
+pub fn tiled_types(output: Option<&std::path::Path>, common: &RuleFolders) -> Result<()> {
     let rules = common.rules(None, Vec::new())?;
     let text =
         serde_json::to_string_pretty(&crate::formats::tiled_types::custom_types(&rules.elements))

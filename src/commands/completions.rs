@@ -9,7 +9,7 @@
 
 use super::help::{examples, ENVIRONMENT, EXIT_STATUS};
 use crate::error::{Error, Result};
-use crate::script::Common;
+use crate::script::RuleFolders;
 use clap_complete::engine::CompletionCandidate;
 use clap_complete::env::Shells;
 use clap_mangen::roff::{bold, roman, Roff};
@@ -40,7 +40,7 @@ fn script_names(
     names: impl Fn(&crate::script::RuleSet) -> Vec<String>,
 ) -> Vec<CompletionCandidate> {
     let prefix = current.to_string_lossy();
-    let Ok(rules) = Common::default().rules(None, Vec::new()) else {
+    let Ok(rules) = RuleFolders::default().rules(None, Vec::new()) else {
         return Vec::new();
     };
     names(&rules)
@@ -67,7 +67,7 @@ pub fn option_names(current: &OsStr) -> Vec<CompletionCandidate> {
 /// Variant names, for `--variant` and `rally variants NAME`.
 pub fn variant_names(current: &OsStr) -> Vec<CompletionCandidate> {
     let prefix = current.to_string_lossy();
-    let Ok((_, dir)) = Common::default().folders(None) else {
+    let Ok((_, dir)) = RuleFolders::default().folders(None) else {
         return Vec::new();
     };
     crate::script::variant::Variant::discover(&dir)

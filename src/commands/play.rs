@@ -16,7 +16,7 @@ use crate::game::{Driver, Game, Outcome, Phase, Seats, Setup, Stage};
 use crate::geometry::Pos;
 use crate::pictures::render;
 use crate::reload::{HotReload, Reloaded, WatchOptions};
-use crate::script::Common;
+use crate::script::RuleFolders;
 use crate::script::Sources;
 use crate::state::{RobotId, REGISTERS};
 use std::io::{BufRead, IsTerminal, Write};
@@ -37,7 +37,7 @@ pub struct PlayOptions {
 }
 
 /// Plays a game to its end; true when it finished.
-pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Result<bool> {
+pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &RuleFolders) -> Result<bool> {
     let (mut m, extra, save_path) = match &opts.resume {
         Some(path) => {
             let save = Save::load(path)?;
@@ -199,8 +199,8 @@ fn refuse_to_replace(save_path: &Path, game: &Path) -> Result<()> {
     )))
 }
 
-fn common_for(common: &Common, extra: &[String]) -> Common {
-    Common {
+fn common_for(common: &RuleFolders, extra: &[String]) -> RuleFolders {
+    RuleFolders {
         extra_variants: extra.to_vec(),
         ..common.clone()
     }

@@ -6,7 +6,7 @@ use crate::board::{Board, Layout};
 use crate::error::{Error, Result};
 use crate::formats::scenario::Scenario;
 use crate::pictures::svg;
-use crate::script::Common;
+use crate::script::RuleFolders;
 use std::path::{Path, PathBuf};
 
 pub struct RenderOptions {
@@ -20,7 +20,7 @@ pub struct RenderOptions {
     pub scale: f32,
 }
 
-pub fn render(path: &Path, opts: &RenderOptions, common: &Common) -> Result<()> {
+pub fn render(path: &Path, opts: &RenderOptions, common: &RuleFolders) -> Result<()> {
     let svg = if is_scenario(path)? {
         let scenario = Scenario::load(path)?;
         let rules = common.rules(Some(path), scenario.variants.clone())?;

@@ -8,7 +8,7 @@ use crate::formats::replay::ReplayLog;
 use crate::formats::scenario::Scenario;
 use crate::pictures::diff;
 use crate::pictures::render;
-use crate::script::Common;
+use crate::script::RuleFolders;
 use crate::state::Resolution;
 use std::path::Path;
 
@@ -20,7 +20,7 @@ pub struct RunOptions {
 }
 
 /// Returns whether every expectation held (true when there are none).
-pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
+pub fn run(path: &Path, opts: &RunOptions, common: &RuleFolders) -> Result<bool> {
     let scenario = Scenario::load(path)?;
     let rules = common.rules(Some(path), scenario.variants.clone())?;
     let mut engine = scenario.start(rules)?;
@@ -107,7 +107,7 @@ pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
 
 /// `rally run --replay LOG`: resolves a recorded game again under the rules on disk now (and
 /// any `--variant` added) and prints what changed. Returns whether nothing did.
-pub fn replay(log_path: &Path, common: &Common) -> Result<bool> {
+pub fn replay(log_path: &Path, common: &RuleFolders) -> Result<bool> {
     if let Some(record) = crate::game::save::GameRecord::read(log_path)? {
         return replay_game(log_path, record, common);
     }
@@ -131,7 +131,7 @@ pub fn replay(log_path: &Path, common: &Common) -> Result<bool> {
 fn replay_game(
     path: &Path,
     record: crate::game::save::GameRecord,
-    common: &Common,
+    common: &RuleFolders,
 ) -> Result<bool> {
     let setup = crate::game::Setup::load(&record.game)?;
     let rules = common.rules(Some(&setup.path), setup.choices(&record.variants))?;

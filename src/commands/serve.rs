@@ -6,7 +6,7 @@
 //! with the same links.
 
 use crate::error::{Error, Result};
-use crate::script::Common;
+use crate::script::RuleFolders;
 use crate::table::protocol::Settings;
 use crate::table::server::Server;
 use crate::table::start::Offer;
@@ -28,7 +28,7 @@ pub struct ServeOptions {
 }
 
 /// Opens a table per game and per save, prints the links and serves until Ctrl-C.
-pub fn serve(games: &[PathBuf], opts: &ServeOptions, common: &Common) -> Result<bool> {
+pub fn serve(games: &[PathBuf], opts: &ServeOptions, common: &RuleFolders) -> Result<bool> {
     let offer = Offer {
         games: opts.games.clone(),
         saves: opts.saves.clone(),
@@ -92,7 +92,7 @@ fn launches(
     lobby: &Lobby,
     games: &[PathBuf],
     opts: &ServeOptions,
-    common: &Common,
+    common: &RuleFolders,
 ) -> Result<Vec<Launch>> {
     let reserve = |name: String| {
         lobby.reserve(&name).ok_or_else(|| {

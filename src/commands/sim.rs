@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::game::bot::Strength;
 use crate::game::study::{Column, GameFile, Rules, Study};
 use crate::game::{sim, Setup};
-use crate::script::Common;
+use crate::script::RuleFolders;
 use crate::script::{RuleSet, Sources};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -77,7 +77,7 @@ pub struct SimOptions {
     pub output: Output,
 }
 
-pub fn sim(path: &Path, opts: &SimOptions, common: &Common) -> Result<bool> {
+pub fn sim(path: &Path, opts: &SimOptions, common: &RuleFolders) -> Result<bool> {
     let mut setup = Setup::load(path)?;
     for given in &opts.strengths {
         set_strength(&mut setup, given)?;

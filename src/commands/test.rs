@@ -5,12 +5,12 @@
 use super::output::{paint, FAIL, JSON_VERSION, PASS};
 use crate::error::Result;
 use crate::formats::scenario::{self, Scenario};
-use crate::script::Common;
+use crate::script::RuleFolders;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
 /// Returns whether every scenario passed.
-pub fn test(paths: &[PathBuf], as_json: bool, common: &Common) -> Result<bool> {
+pub fn test(paths: &[PathBuf], as_json: bool, common: &RuleFolders) -> Result<bool> {
     let default = [PathBuf::from("tests/scenarios")];
     let paths = if paths.is_empty() {
         &default[..]
@@ -139,7 +139,7 @@ enum Outcome {
     Error(String),
 }
 
-fn test_one(file: &Path, common: &Common) -> Outcome {
+fn test_one(file: &Path, common: &RuleFolders) -> Outcome {
     // Folders may hold boards and variant files next to scenarios; only files with a
     // `board` key are scenarios.
     match scenario::is_scenario(file) {

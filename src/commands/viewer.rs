@@ -9,11 +9,11 @@ use crate::formats::scenario::Scenario;
 use crate::game::save::GameRecord;
 use crate::game::Setup;
 use crate::pictures::html;
-use crate::script::Common;
+use crate::script::RuleFolders;
 use crate::state::State;
 use std::path::{Path, PathBuf};
 
-pub fn replay(input: &Path, output: &Path, common: &Common) -> Result<()> {
+pub fn replay(input: &Path, output: &Path, common: &RuleFolders) -> Result<()> {
     // A replay log, a game's replay or a save is JSON; anything else is a scenario.
     let log = if input.extension().is_some_and(|e| e == "json") {
         match GameRecord::read(input)? {
@@ -52,7 +52,7 @@ fn write(output: &Path, page: String) -> Result<()> {
 }
 
 /// The page for a whole game: its recorded snapshots on the game file's board.
-fn game(input: &Path, output: &Path, common: &Common, record: GameRecord) -> Result<()> {
+fn game(input: &Path, output: &Path, common: &RuleFolders, record: GameRecord) -> Result<()> {
     let frames = html::game_frames(&record.turns);
     if frames.is_empty() {
         return Err(Error::File {

@@ -20,7 +20,7 @@ use crate::formats::scenario::Scenario;
 use crate::pictures::diff;
 use crate::pictures::render;
 use crate::reload::{self, Change, Watched, Watcher};
-use crate::script::Common;
+use crate::script::RuleFolders;
 use crate::script::{RuleSet, Sources};
 use crate::state::Resolution;
 use std::fmt::Write as _;
@@ -38,7 +38,7 @@ pub struct WatchOptions {
 
 /// Runs until interrupted (or until the file watcher stops). A path that does not exist,
 /// or a folder without scenarios, is an error at once.
-pub fn watch(paths: &[PathBuf], opts: &WatchOptions, common: &Common) -> Result<bool> {
+pub fn watch(paths: &[PathBuf], opts: &WatchOptions, common: &RuleFolders) -> Result<bool> {
     let files = scenarios(paths)?;
     let single = matches!(paths, [one] if !one.is_dir());
     let mut sessions = files
@@ -185,7 +185,7 @@ struct Session {
 }
 
 impl Session {
-    fn new(path: &Path, common: &Common, timings: bool) -> Result<Session> {
+    fn new(path: &Path, common: &RuleFolders, timings: bool) -> Result<Session> {
         let (scripts, variants) = common.folders(Some(path))?;
         Ok(Session {
             path: path.to_path_buf(),

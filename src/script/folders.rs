@@ -6,15 +6,17 @@ use super::{RuleSet, Sources};
 use crate::error::Result;
 use std::path::{Path, PathBuf};
 
-/// Options every command shares.
+/// Where a command's rules come from, as its command line says: the `scripts` and `variants`
+/// folders (`--scripts`, `--variants`; found from the file when not given) and the variants
+/// switched on with `--variant`.
 #[derive(Clone, Debug, Default)]
-pub struct Common {
+pub struct RuleFolders {
     pub scripts: Option<PathBuf>,
     pub variants: Option<PathBuf>,
     pub extra_variants: Vec<String>,
 }
 
-impl Common {
+impl RuleFolders {
     /// The scripts and variants folders: as given, else found from `file` ([`find_folder`]).
     pub fn folders(&self, file: Option<&Path>) -> Result<(PathBuf, PathBuf)> {
         let scripts = match &self.scripts {

@@ -14,7 +14,7 @@ pub mod variant;
 pub mod views;
 
 pub use decl::{ElementDef, OptionDef, RuleDef, RuleEvent, TileEvent};
-pub use folders::Common;
+pub use folders::RuleFolders;
 
 use crate::board::params::ParamSpecs;
 use crate::board::{Blocking, Catalogue, Facts, Tile};

@@ -31,7 +31,7 @@ pub mod thread;
 
 use crate::error::{Error, Result};
 use crate::game::save::Save;
-use crate::script::Common;
+use crate::script::RuleFolders;
 use protocol::Settings;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -147,7 +147,7 @@ pub struct Launch {
     /// The game file (ignored when resuming: the save names it).
     pub game: PathBuf,
     pub resume: Option<Save>,
-    pub common: Common,
+    pub common: RuleFolders,
     /// Variants on top of the game file's.
     pub extra: Vec<String>,
     /// Where the game is saved after every stage.

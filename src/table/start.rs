@@ -10,7 +10,7 @@ use super::protocol::Settings;
 use super::{Launch, Tokens};
 use crate::game::{Driver, Setup};
 use crate::script::variant::Variant;
-use crate::script::Common;
+use crate::script::RuleFolders;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -24,7 +24,7 @@ pub struct Offer {
     pub games: PathBuf,
     /// Where new tables are saved: SAVES/TABLE.save.json.
     pub saves: PathBuf,
-    pub common: Common,
+    pub common: RuleFolders,
     /// The settings new tables start with (the host page changes them).
     pub settings: Settings,
     /// Watch the rule files (hot reload).

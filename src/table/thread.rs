@@ -249,7 +249,7 @@ fn start(launch: &Launch) -> Result<(Game, Option<HotReload>)> {
         }
     }
     let choices = setup.choices(&launch.extra);
-    let common = crate::script::Common {
+    let common = crate::script::RuleFolders {
         extra_variants: Vec::new(),
         ..launch.common.clone()
     };
