@@ -234,7 +234,7 @@ fn save(path: &Path) -> rally::Result<()> {
 
 fn replay(path: &Path) -> rally::Result<()> {
     let out = path.with_extension("html");
-    rally::commands::viewer::replay(path, &out, &RuleFolders::default())
+    rally::commands::replay::replay(path, &out, &RuleFolders::default())
 }
 
 /// Runs `target` on inputs made from `seed` (a file's text; `None`: random bytes) written

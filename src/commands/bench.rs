@@ -15,12 +15,27 @@ use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-pub struct BenchOptions {
-    /// Timed resolutions per scenario.
-    pub repeat: u32,
-    /// Print every scenario's times, not only the slowest.
-    pub each: bool,
-    pub json: bool,
+/// Time every scenario under the paths: each one's median, and how the medians are distributed
+#[derive(clap::Args)]
+pub struct Args {
+    /// Scenario files or folders (searched recursively) [default: tests/scenarios]
+    paths: Vec<PathBuf>,
+    /// Timed resolutions of each scenario (after one untimed)
+    #[arg(long, value_name = "N", default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
+    repeat: u32,
+    /// Print every scenario's median, min, spread and max, not only the five slowest
+    #[arg(long)]
+    each: bool,
+    /// Print every scenario's times and the summary as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+impl Args {
+    /// Returns whether every scenario could be timed.
+    pub fn exec(&self, common: &RuleFolders) -> Result<bool> {
+        bench(&self.paths, self, common)
+    }
 }
 
 /// Resolutions of one scenario, sorted from the fastest.
@@ -141,8 +156,7 @@ fn histogram(medians: &[f64]) -> Vec<(Option<f64>, Option<f64>, usize)> {
         .collect()
 }
 
-/// Returns whether every scenario could be timed.
-pub fn bench(paths: &[PathBuf], opts: &BenchOptions, common: &RuleFolders) -> Result<bool> {
+fn bench(paths: &[PathBuf], opts: &Args, common: &RuleFolders) -> Result<bool> {
     let default = [PathBuf::from("tests/scenarios")];
     let paths = if paths.is_empty() {
         &default[..]

@@ -25,19 +25,37 @@ use std::rc::Rc;
 use std::sync::mpsc::{channel, Receiver, TryRecvError};
 use std::time::{Duration, Instant};
 
-pub struct PlayOptions {
-    /// No pauses between registers.
-    pub fast: bool,
-    /// Continue this save instead of starting the game anew.
-    pub resume: Option<PathBuf>,
-    /// Where to keep the save [default: saves/GAME.save.json].
-    pub save: Option<PathBuf>,
-    /// Start anew even if the save holds a game (replacing it).
-    pub new: bool,
+/// Play a whole game: people at this terminal and bots (see docs/games.md)
+#[derive(clap::Args)]
+#[command(
+    override_usage = "rally play [OPTIONS] <GAME>\n       rally play [OPTIONS] --resume <SAVE>"
+)]
+pub struct Args {
+    /// The game file (.toml); required, except with --resume
+    #[arg(required_unless_present = "resume")]
+    game: Option<PathBuf>,
+    /// No pauses between registers
+    #[arg(long)]
+    fast: bool,
+    /// Continue a saved game where it stopped
+    #[arg(long, value_name = "SAVE")]
+    resume: Option<PathBuf>,
+    /// Where to save after every register [default: saves/GAME.save.json; with --resume, SAVE]
+    #[arg(long, value_name = "FILE")]
+    save: Option<PathBuf>,
+    /// Start the game anew even if its save holds a game, replacing it (without it, rally play refuses)
+    #[arg(long, conflicts_with = "resume")]
+    new: bool,
 }
 
-/// Plays a game to its end; true when it finished.
-pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &RuleFolders) -> Result<bool> {
+impl Args {
+    /// Plays a game to its end; true when it finished.
+    pub fn exec(&self, common: &RuleFolders) -> Result<bool> {
+        play(self.game.as_deref(), self, common)
+    }
+}
+
+fn play(game_path: Option<&Path>, opts: &Args, common: &RuleFolders) -> Result<bool> {
     let (mut m, extra, save_path) = match &opts.resume {
         Some(path) => {
             let save = Save::load(path)?;

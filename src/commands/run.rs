@@ -1,7 +1,7 @@
 //! `rally run SCENARIO`: resolve a scenario and show the board before and after, the event
 //! log and the expectations; or the final state as JSON; or time it (`--repeat N`); or record
 //! it (`--record LOG`) and later resolve the recording again under the current rules
-//! (`rally run --replay LOG`, see `replay.rs`).
+//! (`rally run --replay LOG`, see `formats/replay.rs`).
 
 use crate::error::Result;
 use crate::formats::replay::ReplayLog;
@@ -10,17 +10,48 @@ use crate::pictures::diff;
 use crate::pictures::render;
 use crate::script::RuleFolders;
 use crate::state::Resolution;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-pub struct RunOptions {
-    pub json: bool,
-    pub repeat: Option<u32>,
-    /// Write a replay log of the resolution here.
-    pub record: Option<std::path::PathBuf>,
+/// Resolve a scenario: the board before and after, the event log, the expectations
+#[derive(clap::Args)]
+#[command(
+    override_usage = "rally run [OPTIONS] <SCENARIO>\n       rally run [OPTIONS] --replay <LOG>"
+)]
+pub struct Args {
+    /// The scenario file (.toml); required, except with --replay
+    #[arg(required_unless_present = "replay")]
+    scenario: Option<PathBuf>,
+    /// Print only the final state as JSON (the contract's format, with its events)
+    #[arg(long)]
+    json: bool,
+    /// Resolve it N times in-process and print the median, min, spread (middle half) and max time per resolution
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    repeat: Option<u32>,
+    /// Also write a replay log (JSON) of the resolution to LOG
+    #[arg(long, value_name = "LOG")]
+    record: Option<PathBuf>,
+    /// Resolve a recorded replay log again under the current rules and print what changed
+    #[arg(long, value_name = "LOG", conflicts_with_all = ["scenario", "json", "repeat", "record"])]
+    replay: Option<PathBuf>,
+}
+
+impl Args {
+    pub fn exec(&self, common: &RuleFolders) -> Result<bool> {
+        match (&self.replay, &self.scenario) {
+            (Some(log), _) => replay(log, common),
+            (None, scenario) => run(
+                scenario
+                    .as_deref()
+                    .expect("clap requires a scenario without --replay"),
+                self,
+                common,
+            ),
+        }
+    }
 }
 
 /// Returns whether every expectation held (true when there are none).
-pub fn run(path: &Path, opts: &RunOptions, common: &RuleFolders) -> Result<bool> {
+fn run(path: &Path, opts: &Args, common: &RuleFolders) -> Result<bool> {
     let scenario = Scenario::load(path)?;
     let rules = common.rules(Some(path), scenario.variants.clone())?;
     let mut engine = scenario.start(rules)?;
@@ -107,7 +138,7 @@ pub fn run(path: &Path, opts: &RunOptions, common: &RuleFolders) -> Result<bool>
 
 /// `rally run --replay LOG`: resolves a recorded game again under the rules on disk now (and
 /// any `--variant` added) and prints what changed. Returns whether nothing did.
-pub fn replay(log_path: &Path, common: &RuleFolders) -> Result<bool> {
+fn replay(log_path: &Path, common: &RuleFolders) -> Result<bool> {
     if let Some(record) = crate::game::save::GameRecord::read(log_path)? {
         return replay_game(log_path, record, common);
     }

@@ -9,8 +9,24 @@ use crate::script::RuleFolders;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
-/// Returns whether every scenario passed.
-pub fn test(paths: &[PathBuf], as_json: bool, common: &RuleFolders) -> Result<bool> {
+/// Run every scenario with an [expect] table under the paths; ends with `N passed, M failed`
+#[derive(clap::Args)]
+pub struct Args {
+    /// Scenario files or folders (searched recursively) [default: tests/scenarios]
+    paths: Vec<PathBuf>,
+    /// Print the results as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+impl Args {
+    /// Returns whether every scenario passed.
+    pub fn exec(&self, common: &RuleFolders) -> Result<bool> {
+        test(&self.paths, self.json, common)
+    }
+}
+
+fn test(paths: &[PathBuf], as_json: bool, common: &RuleFolders) -> Result<bool> {
     let default = [PathBuf::from("tests/scenarios")];
     let paths = if paths.is_empty() {
         &default[..]

@@ -28,17 +28,36 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-pub struct WatchOptions {
-    pub poll: bool,
-    /// Print how long each reload took: debounce, rebuild, re-run.
-    pub timings: bool,
-    /// How long the files must be quiet before a change is acted on.
-    pub quiet: Duration,
+/// Run scenarios, then again on every change to their files, printing what changed (hot reload)
+///
+/// One scenario is shown in full on every run. With folders or several files, a save runs
+/// again every scenario that uses the changed file and ends with `N passed, M failed`.
+/// Examples: `rally watch boards/tour.toml`, `rally watch tests/scenarios/belts my.toml`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Scenario files (.toml) or folders of them (searched recursively)
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Look at the files every 100 ms instead of waiting for change events (network and VM file systems)
+    #[arg(long)]
+    poll: bool,
+    /// Print how long each reload took: debounce, rebuild, re-run, save to result
+    #[arg(long)]
+    timings: bool,
+    /// How long the files must stay unchanged before a reload, in milliseconds
+    #[arg(long, value_name = "MS", default_value_t = 40)]
+    debounce: u64,
 }
 
-/// Runs until interrupted (or until the file watcher stops). A path that does not exist,
-/// or a folder without scenarios, is an error at once.
-pub fn watch(paths: &[PathBuf], opts: &WatchOptions, common: &RuleFolders) -> Result<bool> {
+impl Args {
+    /// Runs until interrupted (or until the file watcher stops). A path that does not exist,
+    /// or a folder without scenarios, is an error at once.
+    pub fn exec(&self, common: &RuleFolders) -> Result<bool> {
+        watch(&self.paths, self, common)
+    }
+}
+
+fn watch(paths: &[PathBuf], opts: &Args, common: &RuleFolders) -> Result<bool> {
     let files = scenarios(paths)?;
     let single = matches!(paths, [one] if !one.is_dir());
     let mut sessions = files
@@ -50,7 +69,7 @@ pub fn watch(paths: &[PathBuf], opts: &WatchOptions, common: &RuleFolders) -> Re
         &everything(&sessions),
         &reload::WatchOptions {
             poll: opts.poll,
-            quiet: opts.quiet,
+            quiet: Duration::from_millis(opts.debounce),
         },
     )?;
     let clear = std::io::stdout().is_terminal();

@@ -13,6 +13,27 @@ use crate::script::RuleFolders;
 use crate::state::State;
 use std::path::{Path, PathBuf};
 
+/// Write a self-contained HTML page that plays a replay log, a scenario or a whole game card by card and step by step
+#[derive(clap::Args)]
+pub struct Args {
+    /// A replay log (.json, from `rally run --record`), a scenario (.toml), or a game's replay or save (.json, from `rally play`)
+    file: PathBuf,
+    /// The page [default: the input's name with .html]
+    #[arg(short, long, value_name = "FILE.html")]
+    output: Option<PathBuf>,
+}
+
+impl Args {
+    pub fn exec(&self, common: &RuleFolders) -> Result<bool> {
+        let output = self
+            .output
+            .clone()
+            .unwrap_or_else(|| default_output(&self.file));
+        replay(&self.file, &output, common).map(|()| true)
+    }
+}
+
+/// Writes the page for `input` (a replay log, a scenario, a game's replay or save) to `output`.
 pub fn replay(input: &Path, output: &Path, common: &RuleFolders) -> Result<()> {
     // A replay log, a game's replay or a save is JSON; anything else is a scenario.
     let log = if input.extension().is_some_and(|e| e == "json") {
@@ -92,6 +113,6 @@ fn page_title(file: &Path, engine: &Engine) -> String {
 }
 
 /// The default page name: the input's, with `.html`.
-pub fn default_output(input: &Path) -> PathBuf {
+fn default_output(input: &Path) -> PathBuf {
     PathBuf::from(input.file_stem().unwrap_or_default()).with_extension("html")
 }
