@@ -95,7 +95,7 @@ fn ctx_methods_and_fields() {
     // Fields are read natively (src/engine/native.rs), from these lists.
     same(
         "ctx fields",
-        rally::engine::native::CTX_FIELDS
+        rally::engine::CTX_FIELDS
             .iter()
             .map(|f| f.to_string())
             .collect(),
@@ -103,7 +103,7 @@ fn ctx_methods_and_fields() {
     );
     same(
         "robot fields",
-        rally::engine::ctx::ROBOT_FIELDS
+        rally::engine::ROBOT_FIELDS
             .iter()
             .map(|(f, _)| f.to_string())
             .collect(),

@@ -1,12 +1,12 @@
 //! The board: which element instances stand on which squares, and the static facts their
 //! scripts declared when the board was compiled (walls on edges, hazards, flags, docks).
 //! Those facts are native tables, so the hot paths (movement, beams) never call Lua for them.
-//! Boards are read from their files by [`file`] (TOML) and [`tiled`] (Tiled maps); the
+//! Boards are read from their files by [`file`] (TOML) and `tiled` (Tiled maps); the
 //! elements' parameters are checked against the schemas their scripts declare ([`params`]).
 
-pub mod file;
+pub(crate) mod file;
 pub mod params;
-pub mod tiled;
+pub(crate) mod tiled;
 
 pub use file::{BoardRef, Layout, Origin, Part};
 

@@ -1,28 +1,28 @@
-//! The `rally` commands: the command line's global options ([`Cli`]), one module per
+//! The `rally` commands: the command line's global options (`Cli`), one module per
 //! command, each with its clap `Args` (the command's flags, help and examples live there)
-//! and its `exec`, and what they share: [`output`] (colour, `-q`), [`help`] (examples,
-//! environment, exit statuses), [`completions`]. `main.rs` only parses and dispatches.
+//! and its `exec`, and what they share: `output` (colour, `-q`), `help` (examples,
+//! environment, exit statuses), `completions`. `main.rs` only parses and dispatches.
 
-pub mod bench;
+mod bench;
 mod catalogue;
 pub mod completions;
-pub mod elements;
-pub mod help;
-pub mod man;
-pub mod new;
-pub mod options;
+mod elements;
+mod help;
+mod man;
+mod new;
+mod options;
 pub mod output;
-pub mod play;
-pub mod render;
+mod play;
+mod render;
 pub mod replay;
-pub mod run;
-pub mod serve;
-pub mod sim;
-pub mod test;
-pub mod tiled_types;
-pub mod types;
-pub mod variants;
-pub mod watch;
+mod run;
+mod serve;
+mod sim;
+mod test;
+mod tiled_types;
+mod types;
+mod variants;
+mod watch;
 
 use crate::error::Result;
 use crate::script::RuleFolders;
@@ -93,7 +93,7 @@ enum Command {
 }
 
 /// The command line as clap sees it, with the examples, environment and exit statuses
-/// added to the help ([`help::decorate`]): what is parsed, completed and shown by `rally man`.
+/// added to the help (`help::decorate`): what is parsed, completed and shown by `rally man`.
 pub fn cli() -> clap::Command {
     help::decorate(Cli::command())
 }

@@ -61,8 +61,8 @@ pub fn note(text: impl std::fmt::Display) {
 }
 
 /// Writes a file the command made (a picture, a page, a log, a tally): refused if it would
-/// replace one of the command's inputs ([`crate::files::check_output`]), written whole
-/// ([`crate::files::write_atomic`]), then `wrote FILE` unless `-q`.
+/// replace one of the command's inputs (`files::check_output`), written whole
+/// (`files::write_atomic`), then `wrote FILE` unless `-q`.
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
     crate::files::check_output(path)?;
     crate::files::write_atomic(path, bytes)?;

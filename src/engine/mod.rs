@@ -33,16 +33,18 @@ use std::rc::Rc;
 use values::Interned;
 
 mod cards;
-pub mod ctx;
+mod ctx;
 mod damage;
 mod movement;
-pub mod native;
+mod native;
 mod options;
 mod program;
 mod shots;
 mod transaction;
-pub mod values;
+mod values;
 
+pub use ctx::ROBOT_FIELDS;
+pub use native::CTX_FIELDS;
 pub use program::Programming;
 pub use transaction::Engine;
 

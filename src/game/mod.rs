@@ -9,12 +9,12 @@
 //! implementation: bots ([`bot`]), or people at the terminal (`commands::play`).
 
 pub mod bot;
-pub mod questions;
-pub mod rerun;
+pub(crate) mod questions;
+pub(crate) mod rerun;
 pub mod save;
-pub mod scenario;
+mod scenario;
 pub mod sim;
-pub mod study;
+pub(crate) mod study;
 pub mod tally;
 
 use crate::board::file::Placement;
@@ -456,7 +456,7 @@ impl Stage {
 /// Where the programs of a game come from. Every method gets the game's engine, so a bot can
 /// simulate with it; what it changes there must be restored before returning. Every
 /// other decision (power down, re-entry, the scripts' questions) is a question to the
-/// game's chooser ([`crate::decision`], [`questions`]).
+/// game's chooser ([`crate::decision`], `questions`).
 pub trait Seats {
     /// The turn's hands were just dealt, before the first [`Seats::program`]. Seats whose
     /// players program at the same time (a table of browsers, `crate::table`) hand them all

@@ -3,12 +3,12 @@
 //! and swaps it in whole (design.md principle 7), so no Lua handle outlives its rule set.
 
 pub(crate) mod args;
-pub mod decl;
+pub(crate) mod decl;
 mod folders;
 mod pattern;
 pub mod reference;
-pub mod sandbox;
-pub mod store;
+pub(crate) mod sandbox;
+pub(crate) mod store;
 mod upvalues;
 pub mod variant;
 pub mod views;

@@ -14,17 +14,17 @@
 //!   ([`protocol`]), and only routes: it never looks inside a game.
 //! - [`thread`]: the table thread, the only place a game changes; it plays the same
 //!   `Game`, bots, decision interface, saves and hot reload as `rally play`.
-//! - [`desk`]: the rules of programming a turn at the table (hand, registers, ready).
+//! - `desk`: the rules of programming a turn at the table (hand, registers, ready).
 //! - [`frames`]: what the pages draw of each stage, with no card shown before it is face up.
-//! - [`saver`]: the saves written off the table threads, so a table never waits for the
+//! - `saver`: the saves written off the table threads, so a table never waits for the
 //!   disk.
 //!
 //! The server adds seats, tokens, frames and a lobby, nothing about the rules.
 
-pub mod desk;
+pub(crate) mod desk;
 pub mod frames;
 pub mod protocol;
-pub mod saver;
+pub(crate) mod saver;
 pub mod server;
 pub mod start;
 pub mod thread;

@@ -5,7 +5,7 @@
 //!
 //! Everything that needs the rules is worked out here, in Rust, so the page never re-implements
 //! one: where each board laser's beam ends for the robots standing in the frame (the engine's
-//! own [`world::trace`]), which squares a robot passed through since the previous frame (read
+//! own `world::trace`), which squares a robot passed through since the previous frame (read
 //! off the events), who shot whom (the `source` and `shooter` of the damage events), which
 //! cards are face up, and who has won.
 
