@@ -6,8 +6,7 @@
 use crate::error::Result;
 use crate::formats::replay::ReplayLog;
 use crate::formats::scenario::Scenario;
-use crate::pictures::diff;
-use crate::pictures::render;
+use crate::pictures::{diff, render};
 use crate::script::RuleFolders;
 use crate::state::Resolution;
 use std::path::{Path, PathBuf};
