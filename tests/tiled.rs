@@ -1,4 +1,4 @@
-//! Boards drawn in Tiled (src/formats/tiled.rs): the example map in boards/tiled/, saved as JSON
+//! Boards drawn in Tiled (src/board/tiled.rs): the example map in boards/tiled/, saved as JSON
 //! (`practice.tmj` + `factory.tsj`) and as XML (`practice.tmx` + `factory.tsx`), and the same
 //! board written as TOML (tests/tiled/practice.toml) compile to the same tiles and resolve
 //! the same scenario identically. Then the mapping file, and the errors a designer can make.
