@@ -10,12 +10,12 @@
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use rally::cards::Card;
-use rally::engine::Game;
+use rally::deal::Hand;
+use rally::engine::Engine;
 use rally::error::Result;
 use rally::formats::scenario::Scenario;
 use rally::game::bot::{Bot, Strength};
-use rally::game::deal::Hand;
-use rally::game::{Match, Seats, Setup};
+use rally::game::{Game, Seats, Setup};
 use rally::script::{RuleSet, Sources};
 use std::path::{Path, PathBuf};
 
@@ -49,10 +49,10 @@ fn scenario(c: &mut Criterion, label: &str, path: &str) {
 }
 
 /// Seats that keep the first hand dealt (and the game as it was then) instead of playing.
-struct FirstHand(Option<(Hand, rally::state::GameState)>);
+struct FirstHand(Option<(Hand, rally::state::State)>);
 
 impl Seats for FirstHand {
-    fn program(&mut self, game: &mut Game, hand: &Hand) -> Result<Vec<Card>> {
+    fn program(&mut self, game: &mut Engine, hand: &Hand) -> Result<Vec<Card>> {
         if self.0.is_none() {
             self.0 = Some((hand.clone(), game.state().clone()));
         }
@@ -70,14 +70,14 @@ fn bot(c: &mut Criterion, strength: Strength) {
         choices: setup.choices(&[]),
     })
     .expect("rules load");
-    let mut m = Match::start(setup, rules).expect("game starts");
+    let mut m = Game::start(setup, rules).expect("game starts");
     let mut seats = FirstHand(None);
     m.advance(&mut seats).expect("the first turn is dealt");
     let (hand, state) = seats.0.expect("a hand was dealt");
-    m.game.restore(state);
+    m.engine.restore(state);
     let mut bot = Bot::new(strength);
     c.bench_function(&format!("bot/{}", strength.name()), |b| {
-        b.iter(|| bot.plan(&mut m.game, &hand).expect("the bot plans"))
+        b.iter(|| bot.plan(&mut m.engine, &hand).expect("the bot plans"))
     });
 }
 

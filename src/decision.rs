@@ -13,6 +13,13 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, VecDeque};
 
+/// The keys of the questions the turn loop itself asks (`game::questions`), for the
+/// choosers that recognise them.
+pub const POWER_DOWN: &str = "power_down";
+pub const STAY_DOWN: &str = "stay_down";
+pub const REENTER_FACING: &str = "reenter_facing";
+pub const REENTER_POWERED_DOWN: &str = "reenter_powered_down";
+
 /// One question to one robot's player.
 #[derive(Clone, Debug)]
 pub struct Question {
@@ -83,7 +90,7 @@ impl Chooser for BotPolicy {
         let has = |a: &str| q.choices.iter().any(|c| c == a);
         match q.key.as_str() {
             // Power down to shed damage once it is heavy (a bot then loses a turn).
-            crate::game::questions::POWER_DOWN => {
+            POWER_DOWN => {
                 let at = self.power_down_at.get(q.robot).copied();
                 let heavy = Self::number(q, "damage")
                     .is_some_and(|d| d >= at.unwrap_or(Self::POWER_DOWN_AT).into());

@@ -15,7 +15,7 @@
 //!   Enter reads them late), and a burst is held at most [`HOLD`] quiet periods (then read
 //!   in the first pause of half a quiet period), so saving again and again cannot put a
 //!   change off for ever.
-//! - [`HotReload`] attaches a watcher to a running [`Game`]: at each register boundary
+//! - [`HotReload`] attaches a watcher to a running [`Engine`]: at each register boundary
 //!   ([`HotReload::at_boundary`]) it rebuilds the rules from scratch if anything changed,
 //!   swaps them in with a new generation number if they load and the board compiles against
 //!   them, and otherwise reports the error and keeps the old ones. A command whose register
@@ -24,9 +24,10 @@
 //! `rally watch` (`commands/watch.rs`) uses the watcher directly, because it restarts its
 //! scenario from the beginning on every change instead of continuing a game.
 
-use crate::engine::Game;
+use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::script::{display_path, RuleSet, Sources};
+use crate::files::display_path;
+use crate::script::{RuleSet, Sources};
 use notify::{EventKind, RecursiveMode};
 use notify_debouncer_full::{
     new_debouncer, new_debouncer_opt, DebounceEventResult, Debouncer, NoCache, RecommendedCache,
@@ -498,7 +499,7 @@ fn is_temporary(path: &Path) -> bool {
 }
 
 fn walk(dir: &Path, found: &mut BTreeMap<PathBuf, u64>) {
-    for path in crate::formats::files::walk(dir, &is_rule_file).unwrap_or_default() {
+    for path in crate::files::walk(dir, &is_rule_file).unwrap_or_default() {
         if let Some(h) = hash_file(&path) {
             found.insert(path, h);
         }
@@ -508,7 +509,7 @@ fn walk(dir: &Path, found: &mut BTreeMap<PathBuf, u64>) {
 /// The hash of a file's content; `None` when it is gone or not a regular file (a FIFO named
 /// `x.lua` must not block the watcher).
 fn hash_file(path: &Path) -> Option<u64> {
-    let bytes = crate::formats::files::read_bytes(path).ok()?;
+    let bytes = crate::files::read_bytes(path).ok()?;
     let mut h = DefaultHasher::new();
     h.write(&bytes);
     Some(h.finish())
@@ -573,19 +574,19 @@ pub fn failure_message(generation: u64, error: &Error) -> String {
 /// Hot reload for a game in progress (`rally play` and other long-running commands).
 ///
 /// ```no_run
-/// # fn demo(mut game: rally::engine::Game, sources: rally::script::Sources) -> rally::Result<()> {
+/// # fn demo(mut engine: rally::engine::Engine, sources: rally::script::Sources) -> rally::Result<()> {
 /// use rally::reload::{HotReload, Reloaded, WatchOptions};
 /// let mut hot = HotReload::new(sources, &WatchOptions::default())?;
-/// game.start_turn()?;
+/// engine.start_turn()?;
 /// for register in 1..=5 {
-///     if let Some(reloaded) = hot.at_boundary(&mut game) {
+///     if let Some(reloaded) = hot.at_boundary(&mut engine) {
 ///         println!("{reloaded}");
 ///     }
 ///     // A script error rolls the register back: pause until a fixed script loads, retry.
-///     while let Err(e) = game.run_register(register) {
+///     while let Err(e) = engine.run_register(register) {
 ///         println!("✗ {e}\n  paused: save a fixed script to go on");
 ///         loop {
-///             let reloaded = hot.wait(&mut game, None).expect("the watcher runs");
+///             let reloaded = hot.wait(&mut engine, None).expect("the watcher runs");
 ///             println!("{reloaded}");
 ///             if matches!(reloaded, Reloaded::Swapped { .. }) {
 ///                 break;
@@ -621,24 +622,24 @@ impl HotReload {
     /// Call between registers: if rule files changed, rebuilds and (if they load) swaps, so
     /// the next register uses every save made before this call. Waits only for a burst of
     /// saves still going on, and for at most [`HOLD`] quiet periods.
-    pub fn at_boundary(&mut self, game: &mut Game) -> Option<Reloaded> {
+    pub fn at_boundary(&mut self, engine: &mut Engine) -> Option<Reloaded> {
         let change = self.watcher.boundary_change()?;
-        Some(self.rebuild(game, change))
+        Some(self.rebuild(engine, change))
     }
 
     /// Blocks until rule files change (or `timeout` passes), then rebuilds and swaps as
     /// [`HotReload::at_boundary`] does. For a game paused between registers or on a script
     /// error.
-    pub fn wait(&mut self, game: &mut Game, timeout: Option<Duration>) -> Option<Reloaded> {
+    pub fn wait(&mut self, engine: &mut Engine, timeout: Option<Duration>) -> Option<Reloaded> {
         let change = self.watcher.wait_change(timeout)?;
-        Some(self.rebuild(game, change))
+        Some(self.rebuild(engine, change))
     }
 
     /// A complete new rule set from the files, attached only if it loads and the board
     /// compiles against it. The old rule set (and every Lua handle into it) is dropped.
-    fn rebuild(&mut self, game: &mut Game, change: Change) -> Reloaded {
+    fn rebuild(&mut self, engine: &mut Engine, change: Change) -> Reloaded {
         let start = Instant::now();
-        match RuleSet::load(&self.sources).and_then(|rules| game.swap_rules(rules)) {
+        match RuleSet::load(&self.sources).and_then(|rules| engine.swap_rules(rules)) {
             Ok(()) => {
                 self.generation += 1;
                 Reloaded::Swapped {
@@ -704,20 +705,20 @@ program = ["uturn", "uturn", "uturn"]
         std::fs::write(gear(dir), text.replace(LINE, with)).unwrap();
     }
 
-    fn wait(hot: &mut HotReload, game: &mut Game) -> Reloaded {
-        hot.wait(game, Some(Duration::from_secs(10)))
+    fn wait(hot: &mut HotReload, engine: &mut Engine) -> Reloaded {
+        hot.wait(engine, Some(Duration::from_secs(10)))
             .expect("the change was seen within 10 s")
     }
 
     #[test]
     fn swaps_rules_keeps_state_and_drops_the_old_lua() {
         let (dir, scenario, sources) = setup();
-        let mut game = scenario.start(RuleSet::load(&sources).unwrap()).unwrap();
+        let mut engine = scenario.start(RuleSet::load(&sources).unwrap()).unwrap();
         let mut hot = HotReload::new(sources, &WatchOptions::default()).unwrap();
-        game.start_turn().unwrap();
-        game.run_register(1).unwrap();
-        let after_one = game.state().robots[0].clone();
-        let old_lua = game.rules().lua.weak();
+        engine.start_turn().unwrap();
+        engine.run_register(1).unwrap();
+        let after_one = engine.state().robots[0].clone();
+        let old_lua = engine.rules().lua.weak();
 
         // A save that changes nothing is not a change.
         std::fs::write(gear(dir.path()), std::fs::read(gear(dir.path())).unwrap()).unwrap();
@@ -731,7 +732,7 @@ program = ["uturn", "uturn", "uturn"]
             std::fs::read_to_string(gear(dir.path())).unwrap() + "\n-- edited\n",
         )
         .unwrap();
-        match wait(&mut hot, &mut game) {
+        match wait(&mut hot, &mut engine) {
             Reloaded::Swapped {
                 generation,
                 changed,
@@ -742,21 +743,21 @@ program = ["uturn", "uturn", "uturn"]
             }
             other => panic!("expected a swap, got {other}"),
         }
-        assert_eq!(game.state().robots[0], after_one, "the state is kept");
+        assert_eq!(engine.state().robots[0], after_one, "the state is kept");
         assert!(
             old_lua.try_upgrade().is_none(),
             "a Lua handle of the old rule set survived the swap"
         );
-        game.run_register(2).unwrap();
+        engine.run_register(2).unwrap();
     }
 
     #[test]
     fn broken_rules_are_reported_and_the_old_ones_keep_running() {
         let (dir, scenario, sources) = setup();
-        let mut game = scenario.start(RuleSet::load(&sources).unwrap()).unwrap();
+        let mut engine = scenario.start(RuleSet::load(&sources).unwrap()).unwrap();
         let mut hot = HotReload::new(sources, &WatchOptions::default()).unwrap();
         std::fs::write(gear(dir.path()), "return rally.element {\n  name = \n").unwrap();
-        let failed = wait(&mut hot, &mut game);
+        let failed = wait(&mut hot, &mut engine);
         let text = failed.to_string();
         assert!(
             text.starts_with("✗ reload failed, still using rules v1"),
@@ -766,47 +767,47 @@ program = ["uturn", "uturn", "uturn"]
             text.contains("gear.lua:"),
             "names the file and line: {text}"
         );
-        game.start_turn().unwrap();
-        game.run_register(1).unwrap();
-        assert_eq!(game.state().robots[0].facing.to_string(), "W");
+        engine.start_turn().unwrap();
+        engine.run_register(1).unwrap();
+        assert_eq!(engine.state().robots[0].facing.to_string(), "W");
     }
 
     #[test]
     fn a_register_that_fails_is_rolled_back_and_resumes_after_a_fix() {
         let (dir, scenario, sources) = setup();
-        let mut game = scenario.start(RuleSet::load(&sources).unwrap()).unwrap();
+        let mut engine = scenario.start(RuleSet::load(&sources).unwrap()).unwrap();
         let mut hot = HotReload::new(sources, &WatchOptions::default()).unwrap();
         let good = std::fs::read_to_string(gear(dir.path())).unwrap();
         // Loads cleanly, fails when the gear turns a robot.
         edit_gear(dir.path(), "ctx:rotate(robot, tile.turn .. nil, \"gear\")");
         assert!(matches!(
-            wait(&mut hot, &mut game),
+            wait(&mut hot, &mut engine),
             Reloaded::Swapped { generation: 2, .. }
         ));
-        game.start_turn().unwrap();
-        let before = game.state().robots[0].clone();
-        let error = game.run_register(1).unwrap_err().to_string();
+        engine.start_turn().unwrap();
+        let before = engine.state().robots[0].clone();
+        let error = engine.run_register(1).unwrap_err().to_string();
         assert!(error.contains("gear.lua:"), "{error}");
-        assert_eq!(game.state().robots[0], before, "rolled back");
+        assert_eq!(engine.state().robots[0], before, "rolled back");
 
         std::fs::write(gear(dir.path()), &good).unwrap();
         assert!(matches!(
-            wait(&mut hot, &mut game),
+            wait(&mut hot, &mut engine),
             Reloaded::Swapped { generation: 3, .. }
         ));
-        game.run_register(1).unwrap();
-        assert_eq!(game.state().robots[0].facing.to_string(), "W");
+        engine.run_register(1).unwrap();
+        assert_eq!(engine.state().robots[0].facing.to_string(), "W");
         // Turn the other way from now on: the uturn then the gear bring it back to north.
         edit_gear(
             dir.path(),
             "ctx:rotate(robot, tile.turn == 'left' and 'right' or 'left', 'gear')",
         );
         assert!(matches!(
-            wait(&mut hot, &mut game),
+            wait(&mut hot, &mut engine),
             Reloaded::Swapped { generation: 4, .. }
         ));
-        game.run_register(2).unwrap();
-        assert_eq!(game.state().robots[0].facing.to_string(), "N");
+        engine.run_register(2).unwrap();
+        assert_eq!(engine.state().robots[0].facing.to_string(), "N");
     }
 
     /// The game waited for Enter long after the save: the next register must use it (the
@@ -814,12 +815,12 @@ program = ["uturn", "uturn", "uturn"]
     #[test]
     fn a_save_made_while_the_game_waited_applies_at_the_next_boundary() {
         let (dir, scenario, sources) = setup();
-        let mut game = scenario.start(RuleSet::load(&sources).unwrap()).unwrap();
+        let mut engine = scenario.start(RuleSet::load(&sources).unwrap()).unwrap();
         let mut hot = HotReload::new(sources, &WatchOptions::default()).unwrap();
         edit_gear(dir.path(), "ctx:rotate(robot, 'left', 'gear')");
         std::thread::sleep(Duration::from_millis(300));
         assert!(matches!(
-            hot.at_boundary(&mut game),
+            hot.at_boundary(&mut engine),
             Some(Reloaded::Swapped { generation: 2, .. })
         ));
     }
@@ -829,7 +830,7 @@ program = ["uturn", "uturn", "uturn"]
     #[test]
     fn saves_without_end_do_not_hold_a_change_off() {
         let (dir, scenario, sources) = setup();
-        let mut game = scenario.start(RuleSet::load(&sources).unwrap()).unwrap();
+        let mut engine = scenario.start(RuleSet::load(&sources).unwrap()).unwrap();
         let mut hot = HotReload::new(sources, &WatchOptions::default()).unwrap();
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let saver = {
@@ -847,7 +848,7 @@ program = ["uturn", "uturn", "uturn"]
         };
         std::thread::sleep(Duration::from_millis(200));
         let start = Instant::now();
-        let reloaded = hot.at_boundary(&mut game);
+        let reloaded = hot.at_boundary(&mut engine);
         let waited = start.elapsed();
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
         saver.join().unwrap();

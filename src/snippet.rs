@@ -64,8 +64,8 @@ fn find(message: &str) -> Option<Place> {
 /// A file's text, from disk or, for a built-in script named as in rally's sources
 /// (`scripts/elements/gear.lua`), from the binary.
 fn source(file: &Path) -> Option<String> {
-    crate::formats::files::read_text(file).ok().or_else(|| {
-        crate::formats::files::read_text(&Path::new(crate::script::builtin::ROOT).join(file)).ok()
+    crate::files::read_text(file).ok().or_else(|| {
+        crate::files::read_text(&Path::new(crate::files::builtin::ROOT).join(file)).ok()
     })
 }
 
@@ -89,7 +89,7 @@ fn render(place: &Place, styled: bool) -> Option<String> {
             (shown.len() - trimmed.len())..shown.trim_end().len()
         }
     };
-    let path = crate::script::display_path(&place.file);
+    let path = crate::files::display_path(&place.file);
     let report = [Group::with_level(Level::ERROR).element(
         Snippet::source(shown.as_ref())
             .line_start(place.line)

@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
-/// Index of a robot in [`GameState::robots`]; stable for the whole game.
+/// Index of a robot in [`State::robots`]; stable for the whole game.
 pub type RobotId = usize;
 
 /// Damage that destroys a robot (rules.md §6.5).
@@ -93,7 +93,7 @@ clone_reusing!(Robot {
     destroyed_order,
 });
 
-clone_reusing!(GameState {
+clone_reusing!(State {
     turn,
     register,
     robots,
@@ -177,7 +177,7 @@ pub struct Kept {
 
 /// The robots after one step of a register, or one robot's card, in which something happened:
 /// what the replay viewer and the playtest table show frame by frame. The engine notes them
-/// only when asked (`Game::run_register_noted`).
+/// only when asked (`Engine::run_register_noted`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StepSnapshot {
     /// The step of the order of play just resolved, or `card` after one robot's card.
@@ -435,8 +435,11 @@ impl Rng {
     }
 }
 
+/// The state of a game as the engine resolves it: the robots, the turn and register, the
+/// decks, the script memory, the RNG and the events so far (a whole game adds the turn loop's
+/// `game::Progress`).
 #[derive(Debug, Serialize, Deserialize)]
-pub struct GameState {
+pub struct State {
     pub turn: u32,
     /// The register being resolved (1..=5), or 0 outside the registers.
     pub register: u8,
@@ -456,7 +459,7 @@ pub struct GameState {
     /// Options scrapped or lost; shuffled back into the deck when it runs out.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub option_discards: Vec<String>,
-    /// This turn's program deck, top card last: what the deal left (`game::deal`); `None`
+    /// This turn's program deck, top card last: what the deal left (`crate::deal`); `None`
     /// until the turn's deal or first draw builds it, again after the turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deck: Option<Vec<Card>>,
@@ -475,9 +478,9 @@ pub struct GameState {
     pub quiet: bool,
 }
 
-impl GameState {
-    pub fn new(robots: Vec<Robot>, seed: u64) -> GameState {
-        GameState {
+impl State {
+    pub fn new(robots: Vec<Robot>, seed: u64) -> State {
+        State {
             turn: 1,
             register: 0,
             robots,
@@ -523,7 +526,7 @@ impl GameState {
 
     /// Records an event. Names are usually static text, so logging allocates little: the log
     /// is written on every move and is a measurable part of resolving a turn.
-    /// Logs an event, unless the state is [`quiet`](GameState::quiet). `detail` may be a
+    /// Logs an event, unless the state is [`quiet`](State::quiet). `detail` may be a
     /// closure, so that a quiet state does not even build it.
     pub fn log(
         &mut self,
@@ -546,7 +549,23 @@ impl GameState {
     }
 }
 
-/// What [`GameState::log`] takes as an event's details: a [`Detail`], a JSON map, or a
+/// The end of one resolution: what happened, and where every robot ended up.
+#[derive(Clone, Debug, Default)]
+pub struct Resolution {
+    pub events: Vec<Event>,
+    pub robots: Vec<Robot>,
+}
+
+impl Resolution {
+    pub fn of(state: &State) -> Resolution {
+        Resolution {
+            events: state.events.clone(),
+            robots: state.robots.clone(),
+        }
+    }
+}
+
+/// What [`State::log`] takes as an event's details: a [`Detail`], a JSON map, or a
 /// closure that makes one when the event is logged.
 pub trait IntoDetail {
     fn into_detail(self) -> Detail;

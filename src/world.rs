@@ -7,7 +7,7 @@
 use crate::board::Board;
 use crate::detail;
 use crate::geometry::{Dir, Pos, Rotation};
-use crate::state::{Detail, GameState, Robot, RobotId, StepSnapshot, LETHAL_DAMAGE};
+use crate::state::{Detail, Robot, RobotId, State, StepSnapshot, LETHAL_DAMAGE};
 use std::rc::Rc;
 
 /// How a robot came to enter a square; scripts see it as `how` ("card", "push", ...).
@@ -122,7 +122,7 @@ pub struct Shot {
 #[derive(Clone, Debug)]
 pub struct World {
     pub board: Rc<Board>,
-    pub state: GameState,
+    pub state: State,
     conveys: Vec<(RobotId, Dir)>,
     pushes: Vec<(RobotId, Dir)>,
     hits: Vec<Hit>,
@@ -141,7 +141,7 @@ pub struct World {
 }
 
 impl World {
-    pub fn new(board: Rc<Board>, state: GameState) -> World {
+    pub fn new(board: Rc<Board>, state: State) -> World {
         World {
             board,
             state,
@@ -434,7 +434,7 @@ impl World {
     }
 
     /// Queues a hit, applied with the rest of the volley when the step ends (segment D).
-    /// The engine decides between this and [`World::apply_damage`] (`Engine::damage`),
+    /// The engine decides between this and [`World::apply_damage`] (`Resolver::hit`),
     /// because applying damage asks the robot's options and the rules first.
     pub fn queue_hit(&mut self, hit: Hit) {
         self.hits.push(hit);

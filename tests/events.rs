@@ -3,8 +3,8 @@
 //! beam came from and the robot that fired it. The scenarios in tests/scenarios/events/ count
 //! the events; this checks what they carry, in the JSON `rally run --json` prints.
 
-use rally::commands::Common;
 use rally::formats::scenario::Scenario;
+use rally::script::RuleFolders;
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -12,7 +12,7 @@ use std::path::Path;
 fn events(path: &str) -> Vec<Value> {
     let path = Path::new(path);
     let scenario = Scenario::load(path).unwrap();
-    let rules = Common::default()
+    let rules = RuleFolders::default()
         .rules(Some(path), scenario.variants.clone())
         .unwrap();
     let mut game = scenario.start(rules).unwrap();

@@ -1,5 +1,5 @@
 //! What scripts read of robots and ctx (`robot.x`, `ctx.register`): the common fields are
-//! answered natively (src/script/native.rs), the rest through mlua; both must give the same
+//! answered natively (src/engine/native.rs), the rest through mlua; both must give the same
 //! values, inside coroutines too, and a tile's declared but absent parameter reads as nil.
 
 mod support;

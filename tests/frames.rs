@@ -3,9 +3,9 @@
 //! a robot went through, the facing it turned from, the wreck of a robot destroyed, the cards
 //! revealed in priority order, the events in words and the winner.
 
-use rally::commands::Common;
 use rally::formats::scenario::Scenario;
 use rally::pictures::html::{self, view::FrameView};
+use rally::script::RuleFolders;
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -13,7 +13,9 @@ use std::path::Path;
 fn race() -> Vec<Value> {
     let path = Path::new("tests/frames/race.toml");
     let scenario = Scenario::load(path).unwrap();
-    let rules = Common::default().rules(Some(path), Vec::new()).unwrap();
+    let rules = RuleFolders::default()
+        .rules(Some(path), Vec::new())
+        .unwrap();
     let mut game = scenario.start(rules).unwrap();
     let frames = html::frames(&scenario, &mut game).unwrap();
     let views: Vec<FrameView> = html::view::views(&game.board(), &frames);
@@ -201,7 +203,9 @@ fn a_hostile_robot_name_stays_text() {
     )
     .unwrap();
     let scenario = Scenario::load(&path).unwrap();
-    let rules = Common::default().rules(Some(&path), Vec::new()).unwrap();
+    let rules = RuleFolders::default()
+        .rules(Some(&path), Vec::new())
+        .unwrap();
     let mut game = scenario.start(rules).unwrap();
     let frames = html::frames(&scenario, &mut game).unwrap();
     let page = html::page(&game, name, name, &frames);

@@ -13,11 +13,11 @@ use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use rally::board::{Board, Layout};
-use rally::commands::Common;
 use rally::formats::scenario::Scenario;
 use rally::game::bot::{Bots, Strength};
 use rally::game::save::{write_json, Save};
-use rally::game::{Match, Setup};
+use rally::game::{Game, Setup};
+use rally::script::RuleFolders;
 use rally::script::RuleSet;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -181,7 +181,7 @@ fn project() -> PathBuf {
 fn take_rules() -> RuleSet {
     RULES
         .with(|r| r.borrow_mut().take())
-        .unwrap_or_else(|| Common::default().rules(None, Vec::new()).unwrap())
+        .unwrap_or_else(|| RuleFolders::default().rules(None, Vec::new()).unwrap())
 }
 
 fn give_back(rules: RuleSet) {
@@ -194,7 +194,7 @@ type Target = fn(&Path) -> rally::Result<()>;
 fn scenario(path: &Path) -> rally::Result<()> {
     let scenario = Scenario::load(path)?;
     if !scenario.variants.is_empty() {
-        let rules = Common::default().rules(Some(path), scenario.variants.clone())?;
+        let rules = RuleFolders::default().rules(Some(path), scenario.variants.clone())?;
         let mut game = scenario.start(rules)?;
         return scenario.resolve(&mut game).map(|_| ());
     }
@@ -217,24 +217,24 @@ fn game(path: &Path) -> rally::Result<()> {
     if !setup.variants.is_empty() {
         return Ok(());
     }
-    let mut m = Match::start(setup, take_rules())?;
+    let mut m = Game::start(setup, take_rules())?;
     let result = m.advance(&mut Bots::new([Strength::Weak; 8])).map(|_| ());
-    give_back(m.game.into_rules());
+    give_back(m.engine.into_rules());
     result
 }
 
 fn save(path: &Path) -> rally::Result<()> {
     let save = Save::load(path)?;
     let setup = Setup::load(&save.game)?;
-    let mut m = Match::resume(setup, take_rules(), save)?;
+    let mut m = Game::resume(setup, take_rules(), save)?;
     let result = m.advance(&mut Bots::new([Strength::Weak; 8])).map(|_| ());
-    give_back(m.game.into_rules());
+    give_back(m.engine.into_rules());
     result
 }
 
 fn replay(path: &Path) -> rally::Result<()> {
     let out = path.with_extension("html");
-    rally::commands::viewer::replay(path, &out, &Common::default())
+    rally::commands::replay::replay(path, &out, &RuleFolders::default())
 }
 
 /// Runs `target` on inputs made from `seed` (a file's text; `None`: random bytes) written
@@ -405,7 +405,7 @@ fn recorded() -> (Vec<u8>, Vec<u8>, Vec<u8>) {
     let path = dir.path().join("g.toml");
     std::fs::write(&path, &game_file).unwrap();
     let setup = Setup::load(&path).unwrap();
-    let mut m = Match::start(setup, take_rules()).unwrap();
+    let mut m = Game::start(setup, take_rules()).unwrap();
     let mut bots = Bots::new([Strength::Weak; 2]);
     m.advance(&mut bots).unwrap();
     m.advance(&mut bots).unwrap();
@@ -414,7 +414,7 @@ fn recorded() -> (Vec<u8>, Vec<u8>, Vec<u8>) {
     m.play_out(&mut bots).unwrap();
     let replay_path = dir.path().join("r.json");
     write_json(&replay_path, &m.replay(&[])).unwrap();
-    give_back(m.game.into_rules());
+    give_back(m.engine.into_rules());
     // The game file is named by an absolute path: point it at `g.toml` beside the input.
     let relocate = |bytes: Vec<u8>| {
         String::from_utf8(bytes)

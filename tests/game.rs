@@ -4,15 +4,15 @@
 mod support;
 
 use rally::cards::Card;
+use rally::deal::{self, Hand};
 use rally::decision::{Answer, Fixed};
-use rally::engine::Game;
+use rally::engine::Engine;
 use rally::game::bot::{Bots, Strength};
-use rally::game::deal::{self, Hand};
 use rally::game::save::Save;
-use rally::game::{sim, Match, Outcome, Phase, Seats, Setup, Stage};
+use rally::game::{sim, Game, Outcome, Phase, Seats, Setup, Stage};
 use rally::geometry::{Dir, Pos};
 use rally::script::{RuleSet, Sources};
-use rally::state::{GameState, Robot};
+use rally::state::{Robot, State};
 use std::path::Path;
 
 fn sources(setup: &Setup) -> Sources {
@@ -23,10 +23,10 @@ fn sources(setup: &Setup) -> Sources {
     }
 }
 
-fn start(game: &str) -> Match {
+fn start(game: &str) -> Game {
     let setup = Setup::load(Path::new(game)).unwrap();
     let rules = RuleSet::load(&sources(&setup)).unwrap();
-    Match::start(setup, rules).unwrap()
+    Game::start(setup, rules).unwrap()
 }
 
 /// Seats for rule tests: programs rotation cards first (so a robot stays on its square) and
@@ -37,7 +37,7 @@ struct Scripted {
 }
 
 impl Seats for Scripted {
-    fn program(&mut self, _game: &mut Game, hand: &Hand) -> rally::Result<Vec<Card>> {
+    fn program(&mut self, _game: &mut Engine, hand: &Hand) -> rally::Result<Vec<Card>> {
         self.hands.push(hand.clone());
         let mut cards = hand.cards.clone();
         cards.sort_by_key(|c| c.kind.rotation().is_none());
@@ -63,7 +63,7 @@ fn powering_down(robots: &[&str]) -> Box<Fixed> {
 }
 
 /// The arena fixture with B powered down from the start (it neither moves nor fires).
-fn arena() -> Match {
+fn arena() -> Game {
     let mut m = start("tests/games/sprint.toml");
     m.progress.announced[1] = true;
     m
@@ -90,7 +90,7 @@ fn hand_size_is_nine_minus_damage_and_locked_cards_stay_out_of_the_deck() {
             r
         })
         .collect();
-    let mut state = GameState::new(robots, 9);
+    let mut state = State::new(robots, 9);
     state.robots[9].program[4] = Some(locked_card);
     state.robots[9].damage = 9;
     let sizes: Vec<usize> = state
@@ -134,7 +134,7 @@ fn locked_registers_keep_their_cards_and_repairs_unlock_the_lowest_first() {
     let mut r = Robot::new("A", Pos::new(0, 0), Dir::N);
     r.damage = 6;
     r.program = program.clone();
-    let mut state = GameState::new(vec![r], 0);
+    let mut state = State::new(vec![r], 0);
     deal::wipe(&mut state, &[false]);
     assert_eq!(state.robots[0].program[..3], [None, None, None]);
     assert_eq!(
@@ -156,7 +156,7 @@ fn a_locked_register_runs_its_card_again_next_turn() {
     let mut m = arena();
     let uturn = Card::parse("uturn@10").unwrap();
     {
-        let mut s = m.game.state_mut();
+        let mut s = m.engine.state_mut();
         s.robots[0].damage = 5;
         s.robots[0].program = vec![None, None, None, None, Some(uturn)];
     }
@@ -165,7 +165,7 @@ fn a_locked_register_runs_its_card_again_next_turn() {
     let hand = &seats.hands[0];
     assert_eq!(hand.cards.len(), 4);
     assert_eq!(hand.open, vec![0, 1, 2, 3]);
-    assert_eq!(m.game.state().robots[0].program[4], Some(uturn));
+    assert_eq!(m.engine.state().robots[0].program[4], Some(uturn));
     let mut executed = Vec::new();
     while m.progress.phase != Phase::EndOfTurn {
         if let Stage::Register { events, .. } = m.advance(&mut seats).unwrap() {
@@ -185,25 +185,28 @@ fn power_down_takes_effect_next_turn_discards_damage_and_skips_the_turn() {
     // rules.md §7.4: announced in turn N, the robot plays turn N; in N+1 its damage is
     // discarded, it gets no cards, does not move and does not fire.
     let mut m = arena();
-    m.game.state_mut().robots[0].damage = 3;
+    m.engine.state_mut().robots[0].damage = 3;
     // B stays down too, so nothing moves A in turn 2.
     let mut seats = Scripted::default();
-    m.game.set_chooser(powering_down(&["A", "B"]));
+    m.engine.set_chooser(powering_down(&["A", "B"]));
     m.advance(&mut seats).unwrap(); // turn 1: deal and program
     assert_eq!(m.progress.announced, vec![true, false]);
     while m.progress.phase != Phase::Program {
         m.advance(&mut seats).unwrap();
     }
     assert!(
-        !m.game.state().robots[0].powered_down,
+        !m.engine.state().robots[0].powered_down,
         "turn 1 is played normally"
     );
     seats.hands.clear();
-    m.game.set_chooser(powering_down(&[]));
+    m.engine.set_chooser(powering_down(&[]));
     // B is put in line with A's laser for turn 2.
-    let (at, facing) = (m.game.state().robots[0].at, m.game.state().robots[0].facing);
+    let (at, facing) = (
+        m.engine.state().robots[0].at,
+        m.engine.state().robots[0].facing,
+    );
     {
-        let mut s = m.game.state_mut();
+        let mut s = m.engine.state_mut();
         let target = at.offset(facing, 1);
         if target.x < 0 || target.y < 0 || target.x > 4 || target.y > 4 {
             s.robots[0].facing = facing.opposite();
@@ -211,12 +214,12 @@ fn power_down_takes_effect_next_turn_discards_damage_and_skips_the_turn() {
         let ahead = s.robots[0].at.offset(s.robots[0].facing, 1);
         s.robots[1].at = ahead;
     }
-    let facing = m.game.state().robots[0].facing;
+    let facing = m.engine.state().robots[0].facing;
     let mut events = m.advance(&mut seats).unwrap().events().to_vec();
     while m.progress.phase != Phase::Program {
         events.extend(m.advance(&mut seats).unwrap().events().to_vec());
     }
-    let a = &m.game.state().robots[0];
+    let a = &m.engine.state().robots[0];
     assert!(events
         .iter()
         .any(|e| e.what == "powered_down" && e.robot.as_deref() == Some("A")));
@@ -235,7 +238,7 @@ fn power_down_takes_effect_next_turn_discards_damage_and_skips_the_turn() {
 fn touching_the_last_flag_wins_at_once() {
     // rules.md §2 step 4E and §7.1: the game ends in the register the last flag is touched.
     let mut m = start("tests/games/sprint.toml");
-    m.game.state_mut().robots[0].at = Pos::new(0, 0); // on F1, the only flag, walled in N and W
+    m.engine.state_mut().robots[0].at = Pos::new(0, 0); // on F1, the only flag, walled in N and W
     let mut seats = Scripted::default();
     m.advance(&mut seats).unwrap();
     let stage = m.advance(&mut seats).unwrap();
@@ -276,7 +279,7 @@ fn resume_then_finish_equals_the_uninterrupted_game_byte_for_byte() {
         let save = Save::load(&path).unwrap();
         let setup = Setup::load(&save.game).unwrap();
         let rules = RuleSet::load(&sources(&setup)).unwrap();
-        let mut resumed = Match::resume(setup, rules, save).unwrap();
+        let mut resumed = Game::resume(setup, rules, save).unwrap();
         resumed
             .play_out(&mut Bots::new([Strength::Weak; 4]))
             .unwrap();
@@ -296,7 +299,7 @@ fn resume_then_finish_equals_the_uninterrupted_game_byte_for_byte() {
 struct Checked(Bots, usize);
 
 impl Seats for Checked {
-    fn program(&mut self, game: &mut Game, hand: &Hand) -> rally::Result<Vec<Card>> {
+    fn program(&mut self, game: &mut Engine, hand: &Hand) -> rally::Result<Vec<Card>> {
         let before = serde_json::to_string(&*game.state()).unwrap();
         let cards = self.0.program(game, hand)?;
         assert_eq!(
@@ -336,15 +339,15 @@ fn strong_bots_win_more_often_than_weak_ones() {
     // One strong bot against three weak ones, twelve games: it should win more than its share.
     let setup = Setup::load(Path::new("games/bots.toml")).unwrap();
     let rules = RuleSet::load(&sources(&setup)).unwrap();
-    let mut m = Match::start(setup, rules).unwrap();
+    let mut m = Game::start(setup, rules).unwrap();
     m.record = false;
-    let start_state = m.game.state().clone();
+    let start_state = m.engine.state().clone();
     let start_progress = m.progress.clone();
     let mut strong_wins = 0;
     for seed in 0..12 {
         let mut s = start_state.clone();
         s.rng = rally::state::Rng::new(seed);
-        m.game.restore(s);
+        m.engine.restore(s);
         m.progress = start_progress.clone();
         m.setup.seats[(seed % 4) as usize].strength = Strength::Strong;
         let result = sim::play_one(&mut m).unwrap();
@@ -670,7 +673,7 @@ fn game_file_errors_name_the_file_and_line() {
         let e = Setup::load(&path)
             .and_then(|setup| {
                 let rules = RuleSet::load(&sources(&setup))?;
-                Match::start(setup, rules).map(|_| ())
+                Game::start(setup, rules).map(|_| ())
             })
             .unwrap_err()
             .to_string();
@@ -707,8 +710,8 @@ start = 1
         .collect();
     assert_eq!(docks, [("First", 1), ("Second", 2)]);
     let rules = RuleSet::load(&sources(&setup)).unwrap();
-    let m = Match::start(setup, rules).unwrap();
-    let state = m.game.state();
+    let m = Game::start(setup, rules).unwrap();
+    let state = m.engine.state();
     let robots: Vec<(&str, Pos)> = state
         .robots
         .iter()
@@ -807,7 +810,7 @@ fn rally_replay_plays_a_whole_game_stage_by_stage() {
         "{programmed:?}"
     );
     let last = frames.last().unwrap();
-    let state = m.game.state();
+    let state = m.engine.state();
     let shown: Vec<_> = last["robots"]
         .as_array()
         .unwrap()
@@ -939,7 +942,7 @@ fn every_shipped_game_plays_to_the_end_with_bots() {
         assert!(result.outcome.is_some(), "{}", game.display());
         assert!(
             m.setup
-                .idle_variant_warnings(m.game.rules())
+                .idle_variant_warnings(m.engine.rules())
                 .unwrap()
                 .is_empty(),
             "{}: every variant it switches on acts on its board",

@@ -6,7 +6,7 @@
 mod support;
 
 use rally::game::save::write_json;
-use rally::game::{Match, Setup};
+use rally::game::{Game, Setup};
 use rally::script::{RuleSet, Sources};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -70,7 +70,7 @@ fn save_json() -> serde_json::Value {
         choices: setup.choices(&[]),
     })
     .unwrap();
-    let mut m = Match::start(setup, rules).unwrap();
+    let mut m = Game::start(setup, rules).unwrap();
     let mut bots = rally::game::bot::Bots::new([rally::game::bot::Strength::Weak; 4]);
     m.advance(&mut bots).unwrap();
     m.advance(&mut bots).unwrap();

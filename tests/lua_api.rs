@@ -84,7 +84,7 @@ fn rules_from(scripts: &Path) -> rally::Result<RuleSet> {
 
 #[test]
 fn ctx_methods_and_fields() {
-    let ctx = std::fs::read_to_string("src/script/ctx.rs").unwrap();
+    let ctx = std::fs::read_to_string("src/engine/ctx.rs").unwrap();
     let api = annotations();
     let ctx_impl = section(&ctx, "impl UserData for Ctx", Some("\nimpl "));
     same(
@@ -92,10 +92,10 @@ fn ctx_methods_and_fields() {
         registered(ctx_impl, "add_method("),
         methods(&api, "Ctx"),
     );
-    // Fields are read natively (src/script/native.rs), from these lists.
+    // Fields are read natively (src/engine/native.rs), from these lists.
     same(
         "ctx fields",
-        rally::script::native::CTX_FIELDS
+        rally::engine::CTX_FIELDS
             .iter()
             .map(|f| f.to_string())
             .collect(),
@@ -103,7 +103,7 @@ fn ctx_methods_and_fields() {
     );
     same(
         "robot fields",
-        rally::script::ctx::ROBOT_FIELDS
+        rally::engine::ROBOT_FIELDS
             .iter()
             .map(|(f, _)| f.to_string())
             .collect(),

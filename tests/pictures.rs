@@ -3,12 +3,12 @@
 //! check that every element shipped in scripts/ and variants/ has a real drawing, and the
 //! `draw = { ... }` declaration and fallback for elements the renderer does not know.
 
+use rally::board::params::Kind;
 use rally::board::{Board, Layout, Tile};
-use rally::commands::Common;
 use rally::formats::scenario::Scenario;
 use rally::pictures::svg::{self, Look};
-use rally::script::params::Kind;
 use rally::script::variant::Choice;
+use rally::script::RuleFolders;
 use rally::script::{RuleSet, Sources};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -37,7 +37,7 @@ fn board_picture(path: &str, variants: &[&str]) -> String {
 fn scenario_picture(path: &str) -> String {
     let path = Path::new(path);
     let scenario = Scenario::load(path).unwrap();
-    let rules = Common::default()
+    let rules = RuleFolders::default()
         .rules(Some(path), scenario.variants.clone())
         .unwrap();
     let game = scenario.start(rules).unwrap();

@@ -14,10 +14,10 @@
 mod browser;
 
 use browser::Browser;
-use rally::commands::Common;
 use rally::formats::replay::ReplayLog;
 use rally::formats::scenario::Scenario;
 use rally::pictures::html;
+use rally::script::RuleFolders;
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -64,7 +64,7 @@ fn the_viewer_plays_a_replay_log_in_a_browser() {
     let dir = tempfile::tempdir().unwrap();
     let path = Path::new(SCENARIO);
     let scenario = Scenario::load(path).unwrap();
-    let common = Common::default();
+    let common = RuleFolders::default();
     let mut game = scenario
         .start(common.rules(Some(path), scenario.variants.clone()).unwrap())
         .unwrap();
@@ -239,7 +239,11 @@ fn deep_links_laser_lines_and_the_board_fitted_to_the_window() {
     let path = Path::new("boards/tour.toml");
     let scenario = Scenario::load(path).unwrap();
     let mut game = scenario
-        .start(Common::default().rules(Some(path), Vec::new()).unwrap())
+        .start(
+            RuleFolders::default()
+                .rules(Some(path), Vec::new())
+                .unwrap(),
+        )
         .unwrap();
     let frames = html::frames(&scenario, &mut game).unwrap();
     let views = html::view::views(&game.board(), &frames);

@@ -55,7 +55,13 @@ fn load_error(source: &str) -> String {
 }
 
 /// An element `trap` whose `on_card` runs `body`; robot A stands on it with one card.
-fn run_trap(body: &str) -> (Scenario, Result<rally::engine::Game, rally::Error>, String) {
+fn run_trap(
+    body: &str,
+) -> (
+    Scenario,
+    Result<rally::engine::Engine, rally::Error>,
+    String,
+) {
     let element = format!(
         "return rally.element {{ name = 'trap', on_card = function(ctx, tile, robot, card)\n{body}\nend }}"
     );

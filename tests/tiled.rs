@@ -1,11 +1,11 @@
-//! Boards drawn in Tiled (src/formats/tiled.rs): the example map in boards/tiled/, saved as JSON
+//! Boards drawn in Tiled (src/board/tiled.rs): the example map in boards/tiled/, saved as JSON
 //! (`practice.tmj` + `factory.tsj`) and as XML (`practice.tmx` + `factory.tsx`), and the same
 //! board written as TOML (tests/tiled/practice.toml) compile to the same tiles and resolve
 //! the same scenario identically. Then the mapping file, and the errors a designer can make.
 
 use rally::board::{Board, Layout};
-use rally::commands::Common;
 use rally::formats::scenario::Scenario;
+use rally::script::RuleFolders;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -16,7 +16,7 @@ const BOARDS: [&str; 3] = [
 ];
 
 fn rules() -> rally::script::RuleSet {
-    Common::default().rules(None, Vec::new()).unwrap()
+    RuleFolders::default().rules(None, Vec::new()).unwrap()
 }
 
 /// The compiled tiles, as comparable data.

@@ -7,8 +7,8 @@
 -- This file is also the source of the API reference, docs/api.md (`rally types --markdown
 -- docs/api.md`): describe every entry with `---` lines above it and give functions,
 -- declaration keys and steps a short ```lua example (src/script/reference.rs says how it is read).
--- tests/lua_api.rs fails when this file and the API in src/script/ (ctx.rs, mod.rs, decl.rs,
--- prelude.lua) or the order of play disagree; tests/api_reference.rs when an entry has no
+-- tests/lua_api.rs fails when this file and the API (src/engine/ctx.rs, src/script/mod.rs,
+-- decl.rs, prelude.lua) or the order of play disagree; tests/api_reference.rs when an entry has no
 -- description or example, or docs/api.md is stale.
 
 ---A compass direction; north is up, towards row 0.

@@ -4,7 +4,8 @@
 //! raw parameters, from which line. Checking the elements and parameters needs the loaded
 //! scripts and happens in [`super::Board::compile`].
 
-use crate::error::{Error, Result, Source};
+use crate::error::{Error, Result};
+use crate::files::Source;
 use crate::geometry::Pos;
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
@@ -177,7 +178,7 @@ impl BoardRef {
 }
 
 impl Layout {
-    /// Reads a board file (and, for a course, the boards it names).
+    /// Reads a board file, TOML or a Tiled map (and, for a course, the boards it names).
     pub fn load(path: &Path) -> Result<Layout> {
         Layout::load_nested(path, false)
     }
@@ -185,9 +186,9 @@ impl Layout {
     /// Loads a board; `in_course`: it is a part of a course, which must be a single board
     /// (a course of courses could name itself and never end).
     fn load_nested(path: &Path, in_course: bool) -> Result<Layout> {
-        // Boards drawn in the Tiled map editor load like TOML boards (src/formats/tiled.rs).
-        if crate::formats::tiled::is_map(path) {
-            return crate::formats::tiled::load(path);
+        // Boards drawn in the Tiled map editor load like TOML boards (src/board/tiled.rs).
+        if super::tiled::is_map(path) {
+            return super::tiled::load(path);
         }
         let source = Source::read(path)?;
         let file: BoardFile = source.parse_toml()?;

@@ -1,14 +1,18 @@
 //! The board: which element instances stand on which squares, and the static facts their
 //! scripts declared when the board was compiled (walls on edges, hazards, flags, docks).
 //! Those facts are native tables, so the hot paths (movement, beams) never call Lua for them.
+//! Boards are read from their files by [`file`] (TOML) and `tiled` (Tiled maps); the
+//! elements' parameters are checked against the schemas their scripts declare ([`params`]).
 
-pub mod file;
+pub(crate) mod file;
+pub mod params;
+pub(crate) mod tiled;
 
 pub use file::{BoardRef, Layout, Origin, Part};
 
 use crate::error::{Error, Result};
 use crate::geometry::{Dir, Pos};
-use crate::script::params::ParamSpecs;
+use params::ParamSpecs;
 use serde_json::{Map, Value};
 
 /// One element instance on one square, with checked parameters.
@@ -98,8 +102,8 @@ impl Board {
                 )));
             }
             let (element, specs) = catalogue.element(&p.element).map_err(|m| p.error(m))?;
-            let mut params = crate::script::params::check_all(specs, &p.params, &p.element)
-                .map_err(|e| p.error(e.message))?;
+            let mut params =
+                params::check_all(specs, &p.params, &p.element).map_err(|e| p.error(e.message))?;
             if p.quarter_turns != 0 {
                 for (name, value) in params.iter_mut() {
                     if let Some(spec) = specs.get(name) {

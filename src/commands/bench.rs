@@ -7,20 +7,35 @@
 //! copied outside the clock, and the state a resolution replaces is dropped outside it too.
 
 use super::output::{self, paint, JSON_VERSION, WARN};
-use super::Common;
-use crate::engine::Game;
+use crate::engine::Engine;
 use crate::error::Result;
 use crate::formats::scenario::{self, Scenario};
+use crate::script::RuleFolders;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-pub struct BenchOptions {
-    /// Timed resolutions per scenario.
-    pub repeat: u32,
-    /// Print every scenario's times, not only the slowest.
-    pub each: bool,
-    pub json: bool,
+/// Time every scenario under the paths: each one's median, and how the medians are distributed
+#[derive(clap::Args)]
+pub struct Args {
+    /// Scenario files or folders (searched recursively) [default: tests/scenarios]
+    paths: Vec<PathBuf>,
+    /// Timed resolutions of each scenario (after one untimed)
+    #[arg(long, value_name = "N", default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
+    repeat: u32,
+    /// Print every scenario's median, min, spread and max, not only the five slowest
+    #[arg(long)]
+    each: bool,
+    /// Print every scenario's times and the summary as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+impl Args {
+    /// Returns whether every scenario could be timed.
+    pub fn exec(&self, common: &RuleFolders) -> Result<bool> {
+        bench(&self.paths, self, common)
+    }
 }
 
 /// Resolutions of one scenario, sorted from the fastest.
@@ -89,15 +104,15 @@ fn micros(d: Duration) -> String {
 /// and times each resolution alone. One resolution runs untimed first: the first one fills
 /// caches (Lua strings, buffers) that every later one finds made. The game is left in the
 /// state of the last resolution.
-pub fn time(scenario: &Scenario, game: &mut Game, n: u32) -> Result<Timing> {
-    let start = game.state().clone();
-    scenario.resolve(game)?;
+pub fn time(scenario: &Scenario, engine: &mut Engine, n: u32) -> Result<Timing> {
+    let start = engine.state().clone();
+    scenario.resolve(engine)?;
     let mut times = Vec::with_capacity(n.max(1) as usize);
     for _ in 0..n.max(1) {
         // The replaced state is dropped here, outside the clock.
-        drop(scenario.rewind(game, start.clone()));
+        drop(scenario.rewind(engine, start.clone()));
         let t = Instant::now();
-        scenario.resolve(game)?;
+        scenario.resolve(engine)?;
         times.push(t.elapsed());
     }
     times.sort();
@@ -105,11 +120,11 @@ pub fn time(scenario: &Scenario, game: &mut Game, n: u32) -> Result<Timing> {
 }
 
 /// Loads, starts and times one scenario.
-fn time_file(file: &Path, repeat: u32, common: &Common) -> Result<Timing> {
+fn time_file(file: &Path, repeat: u32, common: &RuleFolders) -> Result<Timing> {
     let scenario = Scenario::load(file)?;
     let rules = common.rules(Some(file), scenario.variants.clone())?;
-    let mut game = scenario.start(rules)?;
-    time(&scenario, &mut game, repeat)
+    let mut engine = scenario.start(rules)?;
+    time(&scenario, &mut engine, repeat)
 }
 
 /// The buckets of the distribution, in µs: 1, 2, 5 per decade.
@@ -141,8 +156,7 @@ fn histogram(medians: &[f64]) -> Vec<(Option<f64>, Option<f64>, usize)> {
         .collect()
 }
 
-/// Returns whether every scenario could be timed.
-pub fn bench(paths: &[PathBuf], opts: &BenchOptions, common: &Common) -> Result<bool> {
+fn bench(paths: &[PathBuf], opts: &Args, common: &RuleFolders) -> Result<bool> {
     let default = [PathBuf::from("tests/scenarios")];
     let paths = if paths.is_empty() {
         &default[..]

@@ -1,122 +1,192 @@
-//! The `rally` commands. `main.rs` only parses the command line; each command lives here,
-//! one module each, on top of the library.
+//! The `rally` commands: the command line's global options (`Cli`), one module per
+//! command, each with its clap `Args` (the command's flags, help and examples live there)
+//! and its `exec`, and what they share: `output` (colour, `-q`), `help` (examples,
+//! environment, exit statuses), `completions`. `main.rs` only parses and dispatches.
 
-pub mod bench;
-pub mod catalogue;
+mod bench;
+mod catalogue;
 pub mod completions;
-pub mod help;
-pub mod new;
+mod elements;
+mod help;
+mod man;
+mod new;
+mod options;
 pub mod output;
-pub mod play;
-pub mod render;
-pub mod run;
-pub mod serve;
-pub mod sim;
-pub mod test;
-pub mod types;
-pub mod viewer;
-pub mod watch;
+mod play;
+mod render;
+pub mod replay;
+mod run;
+mod serve;
+mod sim;
+mod test;
+mod tiled_types;
+mod types;
+mod variants;
+mod watch;
 
 use crate::error::Result;
-use crate::script::{RuleSet, Sources};
-use std::path::{Path, PathBuf};
+use crate::script::RuleFolders;
+use clap::{CommandFactory, Parser, Subcommand};
+use clap_complete::ArgValueCompleter;
+use completions::variant_names;
+use std::path::PathBuf;
+use std::process::ExitCode;
 
-/// Options every command shares.
-#[derive(Clone, Debug, Default)]
-pub struct Common {
-    pub scripts: Option<PathBuf>,
-    pub variants: Option<PathBuf>,
-    pub extra_variants: Vec<String>,
+/// rally: a RoboRally rules engine whose board elements and house rules are Lua plugins.
+///
+/// Scenarios place robots with programs on a board and resolve registers; `rally test` checks
+/// their expectations. Board elements live in scripts/elements/*.lua, house rules in
+/// variants/NAME/. See README.md for the file formats and the scripting API.
+#[derive(Parser)]
+#[command(name = "rally", version, about, long_about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    /// Folder holding elements/ and rules/ [default: scripts/ beside the file, else ./scripts, else built in]
+    #[arg(long, global = true, value_name = "DIR")]
+    scripts: Option<PathBuf>,
+    /// Folder holding one folder per variant [default: variants/ beside the file, else ./variants, else built in]
+    #[arg(long, global = true, value_name = "DIR")]
+    variants: Option<PathBuf>,
+    /// A mapping file for Tiled maps made for another game: tiles to elements, properties to parameters (docs/tiled.md)
+    #[arg(long, global = true, value_name = "FILE")]
+    tiled_mapping: Option<PathBuf>,
+    /// Switch a variant on (repeatable); adds to the file's `variants`
+    #[arg(long = "variant", global = true, value_name = "NAME", add = ArgValueCompleter::new(variant_names))]
+    variant: Vec<String>,
+    /// More log output (-v info, -vv debug, -vvv trace) [default: RALLY_LOG or RUST_LOG, else warnings]
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
+    /// No chatter: only results, warnings about them and errors
+    #[arg(short, long, global = true)]
+    quiet: bool,
+    /// Colour: auto (on a terminal, unless NO_COLOR is set), always or never
+    #[arg(long, global = true, value_name = "WHEN", default_value = "auto")]
+    color: clap::ColorChoice,
+    /// Change a limit of the script sandbox (repeatable), e.g. `--limit seconds=5`:
+    /// instructions=N, seconds=S, memory=SIZE, value=SIZE, vars=SIZE, log=SIZE, events=N
+    /// (SIZE in bytes, or with K, M or G). See docs/sandbox.md
+    #[arg(long = "limit", global = true, value_name = "NAME=VALUE")]
+    limit: Vec<String>,
 }
 
-impl Common {
-    /// The scripts and variants folders: as given, else found from `file` ([`find_folder`]).
-    pub fn folders(&self, file: Option<&Path>) -> Result<(PathBuf, PathBuf)> {
-        let scripts = match &self.scripts {
-            Some(dir) => dir.clone(),
-            None => find_folder("scripts", file)?,
-        };
-        let variants = match &self.variants {
-            Some(dir) => dir.clone(),
-            None => find_folder("variants", file)?,
-        };
-        Ok((scripts, variants))
-    }
-
-    /// Loads the standard rules plus the given variants (and those of `--variant`).
-    pub fn rules(
-        &self,
-        file: Option<&Path>,
-        choices: Vec<crate::script::variant::Choice>,
-    ) -> Result<RuleSet> {
-        let (scripts, variants) = self.folders(file)?;
-        RuleSet::load(&Sources {
-            scripts,
-            variants,
-            choices: crate::script::variant::with_extra(&choices, &self.extra_variants),
-        })
-    }
+/// The commands, in the order `rally --help` lists them.
+#[derive(Subcommand)]
+enum Command {
+    Run(run::Args),
+    Watch(watch::Args),
+    Bench(bench::Args),
+    Test(test::Args),
+    Render(render::Args),
+    Replay(replay::Args),
+    Completions(completions::Args),
+    Man(man::Args),
+    Elements(elements::Args),
+    Variants(variants::Args),
+    TiledTypes(tiled_types::Args),
+    Options(options::Args),
+    Types(types::Args),
+    New(new::Args),
+    Play(play::Args),
+    Serve(serve::Args),
+    Sim(sim::Args),
 }
 
-/// Where the `scripts` or `variants` folder is when none is given: beside `file`, else in
-/// the nearest folder above it (as Cargo finds Cargo.toml), else in the current folder, else
-/// built in. Only a folder that holds rules counts (`scripts/` with `elements/`, `rules/`
-/// or `options/`; `variants/` with a `*/variant.toml`), so an unrelated `~/scripts` is
-/// passed over. The search upward stops below a folder anyone may write to (such as `/tmp`),
-/// where someone else could have planted scripts.
-fn find_folder(name: &str, file: Option<&Path>) -> Result<PathBuf> {
-    let holds_rules = |dir: &Path| -> bool {
-        let candidate = dir.join(name);
-        match name {
-            "scripts" => ["elements", "rules", "options"]
-                .iter()
-                .any(|sub| candidate.join(sub).is_dir()),
-            _ => crate::formats::files::list(&candidate)
-                .iter()
-                .any(|v| v.join("variant.toml").exists()),
+/// The command line as clap sees it, with the examples, environment and exit statuses
+/// added to the help (`help::decorate`): what is parsed, completed and shown by `rally man`.
+pub fn cli() -> clap::Command {
+    help::decorate(Cli::command())
+}
+
+impl Cli {
+    /// Applies the global options, runs the command and says how it went: exit status 0, 1
+    /// when it ran but something failed (an expectation, a check), 2 on an error, which is
+    /// printed with the file's lines it points at.
+    pub fn exec(self) -> ExitCode {
+        output::set_color(self.color);
+        output::set_quiet(self.quiet);
+        init_logging(self.quiet, self.verbose);
+        if let Some(mapping) = self.tiled_mapping {
+            crate::board::tiled::use_mapping(mapping);
         }
-    };
-    if let Some(beside) = file.and_then(Path::parent) {
-        if holds_rules(beside) {
-            return Ok(beside.join(name));
+        if !self.limit.is_empty() {
+            let mut limits = crate::script::sandbox::Limits::default();
+            let set = self.limit.iter().try_for_each(|spec| limits.set(spec));
+            if let Err(e) = set.and_then(|()| limits.install()) {
+                anstream::eprintln!("{} {e}", output::paint(output::FAIL, "error:"));
+                return ExitCode::from(2);
+            }
         }
-        // `s.toml` has the folder "": the current one.
-        let beside = if beside.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            beside
+        let folders = RuleFolders {
+            scripts: self.scripts,
+            variants: self.variants,
+            extra_variants: self.variant,
         };
-        let start = beside
-            .canonicalize()
-            .or_else(|_| std::path::absolute(beside));
-        if let Ok(start) = start {
-            for dir in start.ancestors().skip(1) {
-                if shared(dir) {
-                    break;
+        match self.command.exec(&folders) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::from(1),
+            Err(e) => {
+                // Messages quote scripts and files: their control characters are shown, not sent.
+                anstream::eprintln!(
+                    "{} {}",
+                    output::paint(output::FAIL, "error:"),
+                    crate::text::clean(&e.to_string())
+                );
+                if let Some(snippet) = crate::snippet::of(&e, true) {
+                    anstream::eprintln!("{snippet}");
                 }
-                if holds_rules(dir) {
-                    return Ok(dir.join(name));
-                }
+                ExitCode::from(2)
             }
         }
     }
-    if holds_rules(Path::new("")) {
-        return Ok(PathBuf::from(name));
-    }
-    Ok(crate::script::builtin::folder(name))
 }
 
-/// A folder every user may write to (`/tmp`): nothing found there or above is trusted.
-fn shared(dir: &Path) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        dir.metadata()
-            .is_ok_and(|m| m.permissions().mode() & 0o002 != 0)
+impl Command {
+    /// Runs the command; `Ok(false)`: it ran, but something failed (exit status 1).
+    fn exec(&self, folders: &RuleFolders) -> Result<bool> {
+        match self {
+            Command::Run(args) => args.exec(folders),
+            Command::Watch(args) => args.exec(folders),
+            Command::Bench(args) => args.exec(folders),
+            Command::Test(args) => args.exec(folders),
+            Command::Render(args) => args.exec(folders),
+            Command::Replay(args) => args.exec(folders),
+            Command::Completions(args) => args.exec(),
+            Command::Man(args) => args.exec(),
+            Command::Elements(args) => args.exec(folders),
+            Command::Variants(args) => args.exec(folders),
+            Command::TiledTypes(args) => args.exec(folders),
+            Command::Options(args) => args.exec(folders),
+            Command::Types(args) => args.exec(),
+            Command::New(args) => args.exec(),
+            Command::Play(args) => args.exec(folders),
+            Command::Serve(args) => args.exec(folders),
+            Command::Sim(args) => args.exec(folders),
+        }
     }
-    #[cfg(not(unix))]
-    {
-        let _ = dir;
-        false
-    }
+}
+
+/// Logs go to stderr: -v/-q decide the level; without them RALLY_LOG, else RUST_LOG, else
+/// warnings only.
+fn init_logging(quiet: bool, verbose: u8) {
+    use tracing_subscriber::EnvFilter;
+    let level = match (quiet, verbose) {
+        (true, _) => Some("error"),
+        (_, 0) => None,
+        (_, 1) => Some("info"),
+        (_, 2) => Some("debug"),
+        _ => Some("trace"),
+    };
+    let filter = match level {
+        Some(level) => EnvFilter::new(level),
+        None => EnvFilter::try_from_env("RALLY_LOG")
+            .or_else(|_| EnvFilter::try_from_env("RUST_LOG"))
+            .unwrap_or_else(|_| EnvFilter::new("warn")),
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(output::stderr_colour())
+        .without_time()
+        .init();
 }

@@ -13,11 +13,41 @@ use crate::error::{Error, Result};
 use crate::script::{RuleSet, Sources};
 use std::path::{Path, PathBuf};
 
-/// What to make, and its name.
-pub enum What {
-    Element(String),
-    Variant(String),
-    Scenario(String),
+/// Start a new element, variant or scenario from a commented stub that works, with a scenario testing it
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    what: What,
+    /// The project folder: scripts/, variants/ and tests/scenarios/ go here; a folder without scripts/ is set up first
+    #[arg(long, global = true, value_name = "DIR", default_value = ".")]
+    dir: PathBuf,
+}
+
+impl Args {
+    pub fn exec(&self) -> Result<bool> {
+        new(&self.what, &self.dir).map(|()| true)
+    }
+}
+
+/// What `rally new` makes.
+#[derive(clap::Subcommand)]
+enum What {
+    /// A board element: scripts/elements/NAME.lua and tests/scenarios/NAME.toml
+    Element {
+        /// Its name, as boards will use it: letters, digits and _, not starting with a digit
+        name: String,
+    },
+    /// A variant: variants/NAME/ (variant.toml and a rule) and tests/scenarios/NAME.toml
+    Variant {
+        /// Its name, as `variants = [...]` will use it: letters, digits, - and _
+        name: String,
+    },
+    /// A scenario: tests/scenarios/NAME.toml on a small board of standard elements
+    Scenario {
+        /// Its file name, without .toml
+        #[arg(default_value = "scenario")]
+        name: String,
+    },
 }
 
 const LUA_KEYWORDS: &[&str] = &[
@@ -28,7 +58,7 @@ const LUA_KEYWORDS: &[&str] = &[
 /// The editor configuration a new project gets: the repository's own.
 const LUARC: &str = include_str!("../../.luarc.json");
 
-pub fn new(what: &What, dir: &Path) -> Result<()> {
+fn new(what: &What, dir: &Path) -> Result<()> {
     check_name(what)?;
     // Paths as the person typed them: `scripts/...` in the current folder, not `./scripts/...`.
     let dir = if dir == Path::new(".") {
@@ -38,7 +68,7 @@ pub fn new(what: &What, dir: &Path) -> Result<()> {
     };
     let scenarios = dir.join("tests").join("scenarios");
     let files: Vec<(PathBuf, String)> = match what {
-        What::Element(name) => {
+        What::Element { name } => {
             let glyph: String = name
                 .chars()
                 .take(2)
@@ -57,7 +87,7 @@ pub fn new(what: &What, dir: &Path) -> Result<()> {
                 ),
             ]
         }
-        What::Variant(name) => {
+        What::Variant { name } => {
             let rule = name.replace('-', "_");
             let fill = |t: &str| t.replace("{{name}}", name).replace("{{rule}}", &rule);
             let folder = dir.join("variants").join(name);
@@ -76,7 +106,7 @@ pub fn new(what: &What, dir: &Path) -> Result<()> {
                 ),
             ]
         }
-        What::Scenario(name) => vec![(
+        What::Scenario { name } => vec![(
             scenarios.join(format!("{name}.toml")),
             include_str!("new/scenario.toml").replace("{{name}}", name),
         )],
@@ -111,7 +141,7 @@ pub fn new(what: &What, dir: &Path) -> Result<()> {
             ));
         }
     }
-    if matches!(what, What::Variant(_)) && !has_variants(dir) {
+    if matches!(what, What::Variant { .. }) && !has_variants(dir) {
         copy_built_in("variants", &dir.join("variants"))?;
         note("variants/ holds the standard variants beside the new one");
     }
@@ -129,19 +159,19 @@ pub fn new(what: &What, dir: &Path) -> Result<()> {
 
 fn check_name(what: &What) -> Result<()> {
     let (kind, name, ok, rule) = match what {
-        What::Element(n) => (
+        What::Element { name: n } => (
             "element",
             n,
             is_identifier(n) && !LUA_KEYWORDS.contains(&n.as_str()),
             "letters, digits and _, not starting with a digit, and not a Lua keyword (scripts write `rally.elements.NAME`)",
         ),
-        What::Variant(n) => (
+        What::Variant { name: n } => (
             "variant",
             n,
             is_file_name(n),
             "letters, digits, - and _, starting with a letter or digit (it is a folder name)",
         ),
-        What::Scenario(n) => (
+        What::Scenario { name: n } => (
             "scenario",
             n,
             is_file_name(n),
@@ -163,7 +193,7 @@ fn check_name(what: &What) -> Result<()> {
         .collect();
     let suggestion = suggestion.trim_matches('_');
     let hint = match what {
-        What::Element(_)
+        What::Element { .. }
             if suggestion != name
                 && is_identifier(suggestion)
                 && !LUA_KEYWORDS.contains(&suggestion) =>
@@ -187,7 +217,7 @@ fn has_scripts(dir: &Path) -> bool {
 
 /// ... and a `variants/` with a variant in it.
 fn has_variants(dir: &Path) -> bool {
-    crate::formats::files::list(&dir.join("variants"))
+    crate::files::list(&dir.join("variants"))
         .iter()
         .any(|v| v.join("variant.toml").is_file())
 }
@@ -210,9 +240,9 @@ fn is_file_name(name: &str) -> bool {
 /// declare it): the rule set would then refuse to load.
 fn check_clash(what: &What, dir: &Path, fresh: bool) -> Result<()> {
     match what {
-        What::Element(name) => {
+        What::Element { name } => {
             let scripts = if fresh {
-                crate::script::builtin::folder("scripts")
+                crate::files::builtin::folder("scripts")
             } else {
                 dir.join("scripts")
             };
@@ -234,26 +264,26 @@ fn check_clash(what: &What, dir: &Path, fresh: bool) -> Result<()> {
                 )));
             }
         }
-        What::Variant(name) => {
+        What::Variant { name } => {
             let variants = if has_variants(dir) {
                 dir.join("variants")
             } else {
-                crate::script::builtin::folder("variants")
+                crate::files::builtin::folder("variants")
             };
-            if crate::formats::files::is_dir(&variants.join(name)) {
+            if crate::files::is_dir(&variants.join(name)) {
                 return Err(Error::Other(format!(
                     "there is already a variant `{name}` ({}); choose another name",
-                    crate::script::display_path(&variants.join(name))
+                    crate::files::display_path(&variants.join(name))
                 )));
             }
         }
-        What::Scenario(_) => {}
+        What::Scenario { .. } => {}
     }
     Ok(())
 }
 
 fn copy_built_in(name: &str, target: &Path) -> Result<()> {
-    crate::script::builtin::copy_to(name, target).map_err(|e| Error::File {
+    crate::files::builtin::copy_to(name, target).map_err(|e| Error::File {
         file: target.to_path_buf(),
         message: format!("cannot copy the standard {name} here: {e}"),
     })

@@ -16,6 +16,34 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 static QUIET: AtomicBool = AtomicBool::new(false);
 
+/// `--color` as given, looked for before parsing so that `--help` and usage errors obey it.
+pub fn color_arg() -> clap::ColorChoice {
+    let args: Vec<String> = std::env::args().collect();
+    let value = args
+        .iter()
+        .enumerate()
+        .find_map(|(i, a)| match a.strip_prefix("--color=") {
+            Some(v) => Some(v.to_string()),
+            None if a == "--color" => args.get(i + 1).cloned(),
+            None => None,
+        });
+    match value.as_deref() {
+        Some("always") => clap::ColorChoice::Always,
+        Some("never") => clap::ColorChoice::Never,
+        _ => clap::ColorChoice::Auto,
+    }
+}
+
+/// `--color`: whether anything rally prints is coloured.
+pub fn set_color(choice: clap::ColorChoice) {
+    match choice {
+        clap::ColorChoice::Always => anstream::ColorChoice::Always,
+        clap::ColorChoice::Never => anstream::ColorChoice::Never,
+        clap::ColorChoice::Auto => anstream::ColorChoice::Auto,
+    }
+    .write_global();
+}
+
 /// `-q`: no chatter from any command.
 pub fn set_quiet(quiet: bool) {
     QUIET.store(quiet, Ordering::Relaxed);
@@ -33,11 +61,11 @@ pub fn note(text: impl std::fmt::Display) {
 }
 
 /// Writes a file the command made (a picture, a page, a log, a tally): refused if it would
-/// replace one of the command's inputs ([`crate::formats::files::check_output`]), written whole
-/// ([`crate::formats::files::write_atomic`]), then `wrote FILE` unless `-q`.
+/// replace one of the command's inputs (`files::check_output`), written whole
+/// (`files::write_atomic`), then `wrote FILE` unless `-q`.
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
-    crate::formats::files::check_output(path)?;
-    crate::formats::files::write_atomic(path, bytes)?;
+    crate::files::check_output(path)?;
+    crate::files::write_atomic(path, bytes)?;
     note(format!("wrote {}", path.display()));
     Ok(())
 }

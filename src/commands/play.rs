@@ -6,17 +6,17 @@
 //! watched: changes are picked up between registers (hot reload).
 
 use super::output::{note, stdout_colour};
-use super::Common;
 use crate::cards::Card;
-use crate::engine::Game;
+use crate::deal::{self, Hand};
+use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::game::bot::Bots;
-use crate::game::deal::{self, Hand};
 use crate::game::save::{self, Save};
-use crate::game::{Driver, Match, Outcome, Phase, Seats, Setup, Stage};
+use crate::game::{Driver, Game, Outcome, Phase, Seats, Setup, Stage};
 use crate::geometry::Pos;
 use crate::pictures::render;
 use crate::reload::{HotReload, Reloaded, WatchOptions};
+use crate::script::RuleFolders;
 use crate::script::Sources;
 use crate::state::{RobotId, REGISTERS};
 use std::io::{BufRead, IsTerminal, Write};
@@ -25,19 +25,37 @@ use std::rc::Rc;
 use std::sync::mpsc::{channel, Receiver, TryRecvError};
 use std::time::{Duration, Instant};
 
-pub struct PlayOptions {
-    /// No pauses between registers.
-    pub fast: bool,
-    /// Continue this save instead of starting the game anew.
-    pub resume: Option<PathBuf>,
-    /// Where to keep the save [default: saves/GAME.save.json].
-    pub save: Option<PathBuf>,
-    /// Start anew even if the save holds a game (replacing it).
-    pub new: bool,
+/// Play a whole game: people at this terminal and bots (see docs/games.md)
+#[derive(clap::Args)]
+#[command(
+    override_usage = "rally play [OPTIONS] <GAME>\n       rally play [OPTIONS] --resume <SAVE>"
+)]
+pub struct Args {
+    /// The game file (.toml); required, except with --resume
+    #[arg(required_unless_present = "resume")]
+    game: Option<PathBuf>,
+    /// No pauses between registers
+    #[arg(long)]
+    fast: bool,
+    /// Continue a saved game where it stopped
+    #[arg(long, value_name = "SAVE")]
+    resume: Option<PathBuf>,
+    /// Where to save after every register [default: saves/GAME.save.json; with --resume, SAVE]
+    #[arg(long, value_name = "FILE")]
+    save: Option<PathBuf>,
+    /// Start the game anew even if its save holds a game, replacing it (without it, rally play refuses)
+    #[arg(long, conflicts_with = "resume")]
+    new: bool,
 }
 
-/// Plays a game to its end; true when it finished.
-pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Result<bool> {
+impl Args {
+    /// Plays a game to its end; true when it finished.
+    pub fn exec(&self, common: &RuleFolders) -> Result<bool> {
+        play(self.game.as_deref(), self, common)
+    }
+}
+
+fn play(game_path: Option<&Path>, opts: &Args, common: &RuleFolders) -> Result<bool> {
     let (mut m, extra, save_path) = match &opts.resume {
         Some(path) => {
             let save = Save::load(path)?;
@@ -50,8 +68,8 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
                 common_for(common, &extra).rules(Some(&save.game), setup.variants.clone())?;
             let save_path = opts.save.clone().unwrap_or_else(|| path.clone());
             // The save it continues is both an input and where the game goes on saving.
-            crate::formats::files::rewritable(path);
-            (Match::resume(setup, rules, save)?, extra, save_path)
+            crate::files::rewritable(path);
+            (Game::resume(setup, rules, save)?, extra, save_path)
         }
         None => {
             let path = game_path.ok_or_else(|| {
@@ -64,11 +82,11 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
             }
             let save_path = opts.save.clone().unwrap_or_else(|| default_save(path));
             let extra = common.extra_variants.clone();
-            (Match::start(setup, rules)?, extra, save_path)
+            (Game::start(setup, rules)?, extra, save_path)
         }
     };
-    crate::formats::files::check_output(&save_path)?;
-    crate::formats::files::check_output(&replay_path(&save_path))?;
+    crate::files::check_output(&save_path)?;
+    crate::files::check_output(&replay_path(&save_path))?;
     if opts.resume.is_none() && !opts.new {
         refuse_to_replace(&save_path, &m.setup.path)?;
     }
@@ -99,7 +117,7 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
         colour,
         screen: std::io::stdout().is_terminal(),
     };
-    m.game.set_chooser(Box::new(TableChooser {
+    m.engine.set_chooser(Box::new(TableChooser {
         drivers: table.drivers.clone(),
         bots: m.setup.bot_policy(),
         input,
@@ -111,18 +129,18 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
         println!(
             "Resumed from {} at turn {}, {}.",
             save_path.display(),
-            m.game.state().turn,
+            m.engine.state().turn,
             describe_phase(m.progress.phase)
         );
     }
     // The key to the board's glyphs goes under the first board the registers show.
     let mut legend_shown = false;
     while !m.is_over() {
-        if let Some(reloaded) = hot.as_mut().and_then(|h| h.at_boundary(&mut m.game)) {
+        if let Some(reloaded) = hot.as_mut().and_then(|h| h.at_boundary(&mut m.engine)) {
             println!("{reloaded}");
         }
         if m.progress.phase == Phase::Program {
-            println!("\n══ Turn {} ══", m.game.state().turn);
+            println!("\n══ Turn {} ══", m.engine.state().turn);
         }
         let stage = match m.advance(&mut table) {
             Ok(stage) => stage,
@@ -134,7 +152,7 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
                 }
                 println!("  paused: save a fixed script to go on");
                 let hot = hot.as_mut().expect("checked");
-                while let Some(reloaded) = hot.wait(&mut m.game, None) {
+                while let Some(reloaded) = hot.wait(&mut m.engine, None) {
                     println!("{reloaded}");
                     if matches!(reloaded, Reloaded::Swapped { .. }) {
                         break;
@@ -157,7 +175,7 @@ pub fn play(game_path: Option<&Path>, opts: &PlayOptions, common: &Common) -> Re
                 &prompt,
                 &table.input,
                 hot.as_mut(),
-                &mut m.game,
+                &mut m.engine,
                 interactive,
             )?;
         }
@@ -199,8 +217,8 @@ fn refuse_to_replace(save_path: &Path, game: &Path) -> Result<()> {
     )))
 }
 
-fn common_for(common: &Common, extra: &[String]) -> Common {
-    Common {
+fn common_for(common: &RuleFolders, extra: &[String]) -> RuleFolders {
+    RuleFolders {
         extra_variants: extra.to_vec(),
         ..common.clone()
     }
@@ -218,8 +236,8 @@ fn replay_path(save: &Path) -> PathBuf {
     save::beside(save, "replay.json")
 }
 
-fn title(m: &Match) -> String {
-    let board = m.game.board();
+fn title(m: &Game) -> String {
+    let board = m.engine.board();
     let mut out = format!(
         "{} — {} ({}×{})",
         m.setup.path.display(),
@@ -254,7 +272,7 @@ fn robot_label(name: &str) -> String {
     format!("{name} (drawn as {})", render::initial(name))
 }
 
-fn outcome_text(m: &Match) -> String {
+fn outcome_text(m: &Game) -> String {
     m.progress
         .outcome
         .as_ref()
@@ -265,8 +283,8 @@ fn outcome_text(m: &Match) -> String {
 }
 
 /// What a stage did: the events, then the board (with the key to its glyphs if `legend`).
-fn show(m: &Match, stage: &Stage, colour: bool, legend: bool) {
-    let state = m.game.state();
+fn show(m: &Game, stage: &Stage, colour: bool, legend: bool) {
+    let state = m.engine.state();
     match stage {
         Stage::Programmed { .. } => {
             for e in stage.events() {
@@ -288,19 +306,19 @@ fn show(m: &Match, stage: &Stage, colour: bool, legend: bool) {
         println!("    {}", render::event(e));
     }
     drop(state);
-    println!("{}", draw(&m.game, colour));
+    println!("{}", draw(&m.engine, colour));
     if legend {
-        println!("{}", render::legend(m.game.rules(), &m.game.board()));
+        println!("{}", render::legend(m.engine.rules(), &m.engine.board()));
     }
-    print!("{}", render::robots(&m.game.state()));
+    print!("{}", render::robots(&m.engine.state()));
 }
 
 /// The board with robots, coloured on a terminal: each robot its own colour, hazards dark,
 /// belts cyan, flags yellow, repair sites green, lasers red, gears magenta.
-fn draw(game: &Game, colour: bool) -> String {
-    let board = game.board();
-    let glyphs = render::glyphs(game.rules(), &board);
-    let state = game.state();
+fn draw(engine: &Engine, colour: bool) -> String {
+    let board = engine.board();
+    let glyphs = render::glyphs(engine.rules(), &board);
+    let state = engine.state();
     if !colour {
         return render::board(&board, &glyphs, &state);
     }
@@ -339,7 +357,7 @@ fn pause(
     prompt_text: &str,
     input: &Input,
     hot: Option<&mut HotReload>,
-    game: &mut Game,
+    engine: &mut Engine,
     interactive: bool,
 ) -> Result<()> {
     let prompt = || {
@@ -370,7 +388,7 @@ fn pause(
         if slice.is_zero() {
             return Ok(());
         }
-        if let Some(reloaded) = hot.wait(game, Some(slice)) {
+        if let Some(reloaded) = hot.wait(engine, Some(slice)) {
             println!("\n{reloaded}");
             prompt();
         }
@@ -561,23 +579,23 @@ fn parse_choice(text: &str, hand: &Hand) -> std::result::Result<Vec<Card>, Strin
 }
 
 impl Seats for Terminal {
-    fn program(&mut self, game: &mut Game, hand: &Hand) -> Result<Vec<Card>> {
+    fn program(&mut self, engine: &mut Engine, hand: &Hand) -> Result<Vec<Card>> {
         if !self.human(hand.robot) {
-            return self.bots.program(game, hand);
+            return self.bots.program(engine, hand);
         }
         if self.hot_seat() {
             // Each person's hand and program are for their eyes only (programs are secret
             // until everybody has chosen): hand the terminal over on a clean screen.
-            let name = game.state().robots[hand.robot].name.clone();
+            let name = engine.state().robots[hand.robot].name.clone();
             self.ask(&format!(
                 "\n── Programming {name}: pass the terminal to {name}'s player, then press Enter ──"
             ))?;
             self.clear_screen();
         }
         let (header, registers) = {
-            let state = game.state();
+            let state = engine.state();
             let r = &state.robots[hand.robot];
-            let board = game.board();
+            let board = engine.board();
             let total = board.flags().len();
             let next = board
                 .flags()
@@ -597,8 +615,8 @@ impl Seats for Terminal {
                 .collect();
             (header, registers)
         };
-        println!("{}", draw(game, self.colour));
-        println!("{}", render::legend(game.rules(), &game.board()));
+        println!("{}", draw(engine, self.colour));
+        println!("{}", render::legend(engine.rules(), &engine.board()));
         println!("{}", crate::text::clean(&header));
         println!("Registers  {}", registers.join("  "));
         let numbered: Vec<String> = hand

@@ -2,36 +2,50 @@
 //! scenario's board with its robots (at the start, or with `--after` once it is resolved),
 //! with a legend of its elements on request (`--legend`) and PNGs at any scale (`--scale`).
 
-use super::Common;
 use crate::board::{Board, Layout};
 use crate::error::{Error, Result};
 use crate::formats::scenario::Scenario;
 use crate::pictures::svg;
+use crate::script::RuleFolders;
 use std::path::{Path, PathBuf};
 
-pub struct RenderOptions {
-    /// `.svg`, `.png`, or `-` for SVG on standard output.
-    pub output: PathBuf,
-    /// Draw a scenario's robots after resolving it instead of where they start.
-    pub after: bool,
-    /// Add a legend of the board's elements under it.
-    pub legend: bool,
-    /// PNG pixels per SVG unit (1: a square is 64 pixels).
-    pub scale: f32,
+/// Draw a board, or a scenario's board with its robots, as SVG or PNG
+#[derive(clap::Args)]
+pub struct Args {
+    /// A board (.toml, or a Tiled map .tmj/.json/.tmx) or a scenario (.toml)
+    file: PathBuf,
+    /// The picture: FILE.svg, FILE.png, or - for SVG on standard output [default: the input's name with .svg]
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// For a scenario: draw the robots after resolving it, not where they start
+    #[arg(long)]
+    after: bool,
+    /// Add a legend under the board: a sample of each kind of element on it, named
+    #[arg(long)]
+    legend: bool,
+    /// For PNG: pixels per unit of the picture (a square is 64 units), e.g. 3 for print (about 288 dpi at the SVG's size)
+    #[arg(long, value_name = "N", default_value_t = 1.0)]
+    scale: f32,
 }
 
-pub fn render(path: &Path, opts: &RenderOptions, common: &Common) -> Result<()> {
+impl Args {
+    pub fn exec(&self, common: &RuleFolders) -> Result<bool> {
+        render(&self.file, self, common).map(|()| true)
+    }
+}
+
+fn render(path: &Path, opts: &Args, common: &RuleFolders) -> Result<()> {
     let svg = if is_scenario(path)? {
         let scenario = Scenario::load(path)?;
         let rules = common.rules(Some(path), scenario.variants.clone())?;
-        let mut game = scenario.start(rules)?;
+        let mut engine = scenario.start(rules)?;
         if opts.after {
-            scenario.resolve(&mut game)?;
+            scenario.resolve(&mut engine)?;
         }
-        let board = game.board();
-        let robots = game.state().robots.clone();
+        let board = engine.board();
+        let robots = engine.state().robots.clone();
         svg::picture(
-            game.rules(),
+            engine.rules(),
             &board,
             &robots,
             &svg::Options {
@@ -55,7 +69,8 @@ pub fn render(path: &Path, opts: &RenderOptions, common: &Common) -> Result<()> 
         };
         svg::picture(&rules, &board, &[], &options)
     };
-    write_picture(&opts.output, &svg, opts.scale)
+    let output = opts.output.clone().unwrap_or_else(|| default_output(path));
+    write_picture(&output, &svg, opts.scale)
 }
 
 /// Writes `svg` where `output` says, as PNG (`scale` pixels per unit) when it ends in `.png`.
@@ -85,7 +100,7 @@ fn is_scenario(path: &Path) -> Result<bool> {
     if path.extension().is_none_or(|e| e != "toml") {
         return Ok(false);
     }
-    let table: toml::Table = crate::error::Source::read(path)?.parse_toml()?;
+    let table: toml::Table = crate::files::Source::read(path)?.parse_toml()?;
     Ok(matches!(
         table.get("board"),
         Some(toml::Value::String(_) | toml::Value::Table(_))
@@ -93,6 +108,6 @@ fn is_scenario(path: &Path) -> Result<bool> {
 }
 
 /// The default picture name: the input's, with `.svg`.
-pub fn default_output(input: &Path) -> PathBuf {
+fn default_output(input: &Path) -> PathBuf {
     PathBuf::from(input.file_stem().unwrap_or_default()).with_extension("svg")
 }

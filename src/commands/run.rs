@@ -1,31 +1,62 @@
 //! `rally run SCENARIO`: resolve a scenario and show the board before and after, the event
 //! log and the expectations; or the final state as JSON; or time it (`--repeat N`); or record
 //! it (`--record LOG`) and later resolve the recording again under the current rules
-//! (`rally run --replay LOG`, see `replay.rs`).
+//! (`rally run --replay LOG`, see `formats/replay.rs`).
 
-use super::Common;
-use crate::diff::{self, Outcome};
 use crate::error::Result;
 use crate::formats::replay::ReplayLog;
 use crate::formats::scenario::Scenario;
-use crate::pictures::render;
-use std::path::Path;
+use crate::pictures::{diff, render};
+use crate::script::RuleFolders;
+use crate::state::Resolution;
+use std::path::{Path, PathBuf};
 
-pub struct RunOptions {
-    pub json: bool,
-    pub repeat: Option<u32>,
-    /// Write a replay log of the resolution here.
-    pub record: Option<std::path::PathBuf>,
+/// Resolve a scenario: the board before and after, the event log, the expectations
+#[derive(clap::Args)]
+#[command(
+    override_usage = "rally run [OPTIONS] <SCENARIO>\n       rally run [OPTIONS] --replay <LOG>"
+)]
+pub struct Args {
+    /// The scenario file (.toml); required, except with --replay
+    #[arg(required_unless_present = "replay")]
+    scenario: Option<PathBuf>,
+    /// Print only the final state as JSON (the contract's format, with its events)
+    #[arg(long)]
+    json: bool,
+    /// Resolve it N times in-process and print the median, min, spread (middle half) and max time per resolution
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    repeat: Option<u32>,
+    /// Also write a replay log (JSON) of the resolution to LOG
+    #[arg(long, value_name = "LOG")]
+    record: Option<PathBuf>,
+    /// Resolve a recorded replay log again under the current rules and print what changed
+    #[arg(long, value_name = "LOG", conflicts_with_all = ["scenario", "json", "repeat", "record"])]
+    replay: Option<PathBuf>,
+}
+
+impl Args {
+    pub fn exec(&self, common: &RuleFolders) -> Result<bool> {
+        match (&self.replay, &self.scenario) {
+            (Some(log), _) => replay(log, common),
+            (None, scenario) => run(
+                scenario
+                    .as_deref()
+                    .expect("clap requires a scenario without --replay"),
+                self,
+                common,
+            ),
+        }
+    }
 }
 
 /// Returns whether every expectation held (true when there are none).
-pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
+fn run(path: &Path, opts: &Args, common: &RuleFolders) -> Result<bool> {
     let scenario = Scenario::load(path)?;
     let rules = common.rules(Some(path), scenario.variants.clone())?;
-    let mut game = scenario.start(rules)?;
+    let mut engine = scenario.start(rules)?;
 
     if let Some(n) = opts.repeat {
-        let timing = super::bench::time(&scenario, &mut game, n)?;
+        let timing = super::bench::time(&scenario, &mut engine, n)?;
         println!(
             "{}: {} resolutions, {}",
             path.display(),
@@ -35,11 +66,11 @@ pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
         return Ok(true);
     }
 
-    let glyphs = render::glyphs(game.rules(), &game.board());
-    let before = render::board(&game.board(), &glyphs, &game.state());
-    let mut failures = scenario.resolve(&mut game)?;
-    failures.extend(scenario.check_game(&game)?);
-    let state = game.state();
+    let glyphs = render::glyphs(engine.rules(), &engine.board());
+    let before = render::board(&engine.board(), &glyphs, &engine.state());
+    let mut failures = scenario.resolve(&mut engine)?;
+    failures.extend(scenario.check_game(&engine)?);
+    let state = engine.state();
     if let Some(log) = &opts.record {
         let (scripts, variants) = common.folders(Some(path))?;
         let choices = scenario
@@ -71,14 +102,14 @@ pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
     if !scenario.description.is_empty() {
         println!("{}\n", crate::text::clean(&scenario.description));
     }
-    let board = game.board();
+    let board = engine.board();
     println!(
         "Before ({}, {}×{}):\n{}{}\n",
         crate::text::clean_line(&board.name),
         board.width,
         board.height,
         before,
-        render::legend(game.rules(), &board)
+        render::legend(engine.rules(), &board)
     );
     let end = if scenario.end_of_turn {
         " and the end of the turn"
@@ -106,16 +137,16 @@ pub fn run(path: &Path, opts: &RunOptions, common: &Common) -> Result<bool> {
 
 /// `rally run --replay LOG`: resolves a recorded game again under the rules on disk now (and
 /// any `--variant` added) and prints what changed. Returns whether nothing did.
-pub fn replay(log_path: &Path, common: &Common) -> Result<bool> {
+fn replay(log_path: &Path, common: &RuleFolders) -> Result<bool> {
     if let Some(record) = crate::game::save::GameRecord::read(log_path)? {
         return replay_game(log_path, record, common);
     }
     let log = ReplayLog::read(log_path)?;
     let scenario = log.scenario(log_path)?;
     let rules = common.rules(Some(&scenario.path), scenario.variants.clone())?;
-    let mut game = scenario.start(rules)?;
-    scenario.resolve(&mut game)?;
-    let diff = diff::compare(&log.outcome(), &Outcome::of(&game.state()));
+    let mut engine = scenario.start(rules)?;
+    scenario.resolve(&mut engine)?;
+    let diff = diff::compare(&log.resolution(), &Resolution::of(&engine.state()));
     println!(
         "{} replayed on {} under the current rules, against the recording:",
         log_path.display(),
@@ -130,7 +161,7 @@ pub fn replay(log_path: &Path, common: &Common) -> Result<bool> {
 fn replay_game(
     path: &Path,
     record: crate::game::save::GameRecord,
-    common: &Common,
+    common: &RuleFolders,
 ) -> Result<bool> {
     let setup = crate::game::Setup::load(&record.game)?;
     let rules = common.rules(Some(&setup.path), setup.choices(&record.variants))?;

@@ -5,8 +5,8 @@
 //! are saved after every register beside their tokens, so `--resume` brings a table back
 //! with the same links.
 
-use super::Common;
 use crate::error::{Error, Result};
+use crate::script::RuleFolders;
 use crate::table::protocol::Settings;
 use crate::table::server::Server;
 use crate::table::start::Offer;
@@ -14,27 +14,80 @@ use crate::table::{self, Launch, Lobby, Tokens};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-pub struct ServeOptions {
-    pub host: String,
-    pub port: u16,
-    pub resume: Vec<PathBuf>,
-    /// Where games are saved: FOLDER/TABLE.save.json.
-    pub saves: PathBuf,
-    /// The folder of game files the start page offers.
-    pub games: PathBuf,
-    pub settings: Settings,
-    /// Watch the rule files (hot reload).
-    pub reload: bool,
+/// Serve a playtest table in the browser: a link per seat, bots in empty seats, hot reload for everyone
+///
+/// Prints one link per seat, a spectators' link and a host link for each game, and serves
+/// them until Ctrl-C. Each player opens their seat's link; the game starts when every
+/// person's seat is taken (or the host presses Start: bots play the empty seats).
+/// Without a game file, open the printed start page: pick a game file of --games-dir DIR,
+/// variants and which seats wait for a person, and it opens the table and shows its links.
+/// Games are saved after every register to SAVES/TABLE.save.json, with the links' tokens
+/// beside it; `--resume` brings a table back and the same links work again.
+///
+/// By default only this computer can connect (127.0.0.1): `--host 0.0.0.0` lets others
+/// on your network in, at this computer's address.
+///
+/// Examples:
+///   rally serve                                  # the start page: pick a game in the browser
+///   rally serve games/practice.toml
+///   rally serve games/practice.toml games/practice.toml --host 0.0.0.0 --port 8000
+///   rally serve --resume saves/practice.save.json
+#[derive(clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    /// Game files (.toml); each becomes a table (none: pick one on the start page)
+    games: Vec<PathBuf>,
+    /// The folder of game files the start page offers
+    #[arg(long, value_name = "DIR", default_value = "games")]
+    games_dir: PathBuf,
+    /// The address to listen on; 0.0.0.0 lets others on your network (LAN) in
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
+    /// Bring back a table from its save (repeatable); its links stay the same
+    #[arg(long, value_name = "SAVE")]
+    resume: Vec<PathBuf>,
+    /// Folder for the saves, tokens and replays of new tables
+    #[arg(long, value_name = "DIR", default_value = "saves")]
+    saves: PathBuf,
+    /// The classic timer: seconds the last player has once all others are ready (0: off)
+    #[arg(long, value_name = "SECS", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=86_400))]
+    timer: u64,
+    /// Seconds an absent player's seat waits before a bot decides for it (0: it waits)
+    #[arg(long, value_name = "SECS", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=86_400))]
+    bot_after: u64,
+    /// Seconds a player has to answer a question before its default is taken
+    #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    choice_timeout: u64,
+    /// Do not watch the rule files (no hot reload)
+    #[arg(long)]
+    no_reload: bool,
 }
 
-/// Opens a table per game and per save, prints the links and serves until Ctrl-C.
-pub fn serve(games: &[PathBuf], opts: &ServeOptions, common: &Common) -> Result<bool> {
+impl Args {
+    /// Opens a table per game and per save, prints the links and serves until Ctrl-C.
+    pub fn exec(&self, common: &RuleFolders) -> Result<bool> {
+        serve(&self.games, self, common)
+    }
+
+    /// The tables' timers.
+    fn settings(&self) -> Settings {
+        Settings {
+            bot_after: self.bot_after,
+            choice_timeout: self.choice_timeout,
+            timer: self.timer,
+        }
+    }
+}
+
+fn serve(games: &[PathBuf], opts: &Args, common: &RuleFolders) -> Result<bool> {
     let offer = Offer {
-        games: opts.games.clone(),
+        games: opts.games_dir.clone(),
         saves: opts.saves.clone(),
         common: common.clone(),
-        settings: opts.settings,
-        reload: opts.reload,
+        settings: opts.settings(),
+        reload: !opts.no_reload,
         token: table::token()?,
     };
     let start_token = offer.token.clone();
@@ -66,7 +119,7 @@ pub fn serve(games: &[PathBuf], opts: &ServeOptions, common: &Common) -> Result<
     if lobby.list().is_empty() {
         println!(
             "\nNo table yet: open the start page to pick a game file of `{}`, its variants and seats:\n  {start}",
-            crate::formats::files::describe_folder(&opts.games)
+            crate::files::describe_folder(&opts.games_dir)
         );
     } else {
         println!("\nThe start page opens more tables (keep its link to yourself):\n  {start}");
@@ -91,8 +144,8 @@ fn wait_for_ctrl_c() {
 fn launches(
     lobby: &Lobby,
     games: &[PathBuf],
-    opts: &ServeOptions,
-    common: &Common,
+    opts: &Args,
+    common: &RuleFolders,
 ) -> Result<Vec<Launch>> {
     let reserve = |name: String| {
         lobby.reserve(&name).ok_or_else(|| {
@@ -119,8 +172,8 @@ fn launches(
             common: common.clone(),
             save: path.clone(),
             tokens,
-            settings: opts.settings,
-            reload: opts.reload,
+            settings: opts.settings(),
+            reload: !opts.no_reload,
             people: None,
         });
     }
@@ -135,8 +188,8 @@ fn launches(
             extra: common.extra_variants.clone(),
             common: common.clone(),
             tokens: Tokens::new(setup.seats.len())?,
-            settings: opts.settings,
-            reload: opts.reload,
+            settings: opts.settings(),
+            reload: !opts.no_reload,
             people: None,
         });
     }

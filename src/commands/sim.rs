@@ -5,12 +5,11 @@
 //! tally files of a study's shards and prints the same summary (docs/simulations.md).
 
 use super::output::note;
-use super::Common;
 use crate::error::{Error, Result};
 use crate::game::bot::Strength;
 use crate::game::study::{Column, GameFile, Rules, Study};
 use crate::game::{sim, Setup};
-use crate::script::{RuleSet, Sources};
+use crate::script::{RuleFolders, RuleSet, Sources};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Instant;
@@ -54,30 +53,76 @@ impl Shard {
     }
 }
 
-/// Where the results go.
-#[derive(Clone, Debug, Default)]
-pub struct Output {
-    /// The tally file (JSON) on standard output instead of the table.
-    pub json: bool,
-    /// The summary as CSV on standard output instead of the table.
-    pub csv: bool,
-    /// Also write the tally file here.
-    pub out: Option<PathBuf>,
+/// Where `rally sim` and `rally sim merge` put their results.
+#[derive(clap::Args)]
+struct Output {
+    /// Print the tally file (JSON: raw tallies, summary, hashes; format `version` 1) instead of the table
+    #[arg(long, conflicts_with = "csv")]
+    json: bool,
+    /// Print the summary as CSV (metric,column,value,low,high) instead of the table
+    #[arg(long)]
+    csv: bool,
+    /// Also write the tally file (JSON) to FILE, for `rally sim merge`
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
 }
 
-pub struct SimOptions {
-    pub games: u64,
-    /// `NAME=weak|medium|strong`: overrides of the game file's bot strengths.
-    pub strengths: Vec<String>,
-    /// Comma-separated variants for the second column (the game file's variants plus these).
-    pub compare: Option<String>,
-    /// Worker threads [default: one per core].
-    pub threads: Option<usize>,
-    pub shard: Option<Shard>,
-    pub output: Output,
+/// Play bot-only games of a game file on every core and summarise them for balancing
+#[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct Args {
+    #[command(subcommand)]
+    merge: Option<Merge>,
+    /// The game file (.toml); people at the terminal are replaced by bots
+    #[arg(required = true)]
+    game: Option<PathBuf>,
+    /// How many games (per column) in the whole study
+    #[arg(long, default_value_t = 1000)]
+    games: u64,
+    /// A second column with these variants (comma-separated) on top of the file's, and the difference
+    #[arg(long, value_name = "V,W")]
+    compare: Option<String>,
+    /// Play the robot NAME with a bot of this strength (weak, medium or strong) instead of the file's (repeatable)
+    #[arg(long = "strength", value_name = "NAME=STRENGTH")]
+    strengths: Vec<String>,
+    /// Play only shard K of M (K counts from 0): games K·N/M up to (K+1)·N/M; merge the shards' --out files
+    #[arg(long, value_name = "K/M")]
+    shard: Option<Shard>,
+    /// Worker threads [default: one per core; at most one per game, and 256]; the results do not depend on it
+    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    threads: Option<usize>,
+    #[command(flatten)]
+    output: Output,
 }
 
-pub fn sim(path: &Path, opts: &SimOptions, common: &Common) -> Result<bool> {
+#[derive(clap::Subcommand)]
+enum Merge {
+    /// Add up the tally files of a study's shards and print the summary of the whole study
+    Merge {
+        /// Tally files written by `rally sim --shard K/M --out FILE` (all M of them)
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[command(flatten)]
+        output: Output,
+    },
+}
+
+impl Args {
+    pub fn exec(&self, common: &RuleFolders) -> Result<bool> {
+        match &self.merge {
+            Some(Merge::Merge { files, output }) => merge(files, output),
+            None => sim(
+                self.game
+                    .as_deref()
+                    .expect("clap requires a game without a subcommand"),
+                self,
+                common,
+            ),
+        }
+    }
+}
+
+fn sim(path: &Path, opts: &Args, common: &RuleFolders) -> Result<bool> {
     let mut setup = Setup::load(path)?;
     for given in &opts.strengths {
         set_strength(&mut setup, given)?;
@@ -132,7 +177,7 @@ pub fn sim(path: &Path, opts: &SimOptions, common: &Common) -> Result<bool> {
     }
     if let Some(out) = &opts.output.out {
         // Refused now, not after the games: it must not replace the game file.
-        crate::formats::files::check_output(out)?;
+        crate::files::check_output(out)?;
     }
     let mut played = Vec::new();
     for sources in prepared {
@@ -194,7 +239,7 @@ fn set_strength(setup: &mut Setup, given: &str) -> Result<()> {
 
 /// `rally sim merge FILES...`: the tallies of a study's shards added up, printed as one
 /// unsharded run prints them.
-pub fn merge(files: &[PathBuf], output: &Output) -> Result<bool> {
+fn merge(files: &[PathBuf], output: &Output) -> Result<bool> {
     let shards = files
         .iter()
         .map(|f| Ok((f.clone(), Study::read(f)?)))

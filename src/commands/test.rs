@@ -3,14 +3,30 @@
 //! format of docs/formats.md ("`rally test --json`").
 
 use super::output::{paint, FAIL, JSON_VERSION, PASS};
-use super::Common;
 use crate::error::Result;
 use crate::formats::scenario::{self, Scenario};
+use crate::script::RuleFolders;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
-/// Returns whether every scenario passed.
-pub fn test(paths: &[PathBuf], as_json: bool, common: &Common) -> Result<bool> {
+/// Run every scenario with an [expect] table under the paths; ends with `N passed, M failed`
+#[derive(clap::Args)]
+pub struct Args {
+    /// Scenario files or folders (searched recursively) [default: tests/scenarios]
+    paths: Vec<PathBuf>,
+    /// Print the results as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+impl Args {
+    /// Returns whether every scenario passed.
+    pub fn exec(&self, common: &RuleFolders) -> Result<bool> {
+        test(&self.paths, self.json, common)
+    }
+}
+
+fn test(paths: &[PathBuf], as_json: bool, common: &RuleFolders) -> Result<bool> {
     let default = [PathBuf::from("tests/scenarios")];
     let paths = if paths.is_empty() {
         &default[..]
@@ -139,7 +155,7 @@ enum Outcome {
     Error(String),
 }
 
-fn test_one(file: &Path, common: &Common) -> Outcome {
+fn test_one(file: &Path, common: &RuleFolders) -> Outcome {
     // Folders may hold boards and variant files next to scenarios; only files with a
     // `board` key are scenarios.
     match scenario::is_scenario(file) {

@@ -5,9 +5,26 @@
 use crate::error::{Error, Result};
 use crate::script::reference::{self, ANNOTATIONS};
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-pub fn types(output: Option<&Path>, markdown: Option<&Path>) -> Result<()> {
+/// Write the scripting API's annotations for editors (lua-language-server), or the API reference
+#[derive(clap::Args)]
+pub struct Args {
+    /// Write rally.lua into this folder (created if needed) [default: standard output]
+    #[arg(short, long, value_name = "DIR")]
+    output: Option<PathBuf>,
+    /// Write the API reference (Markdown, docs/api.md) to FILE instead (- for standard output)
+    #[arg(long, value_name = "FILE", conflicts_with = "output")]
+    markdown: Option<PathBuf>,
+}
+
+impl Args {
+    pub fn exec(&self) -> Result<bool> {
+        types(self.output.as_deref(), self.markdown.as_deref()).map(|()| true)
+    }
+}
+
+fn types(output: Option<&Path>, markdown: Option<&Path>) -> Result<()> {
     if let Some(file) = markdown {
         let api = reference::parse(ANNOTATIONS).map_err(Error::Other)?;
         return write(file, &reference::markdown(&api));

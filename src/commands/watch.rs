@@ -13,31 +13,49 @@
 //! used (with the next generation number); otherwise the error is printed and the last good
 //! rules stay, and they still answer when only the scenario or its board was edited.
 
-use super::Common;
 use crate::board::Board;
-use crate::diff::{self, Outcome};
-use crate::engine::Game;
+use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::formats::scenario::Scenario;
-use crate::pictures::render;
+use crate::pictures::{diff, render};
 use crate::reload::{self, Change, Watched, Watcher};
-use crate::script::{RuleSet, Sources};
+use crate::script::{RuleFolders, RuleSet, Sources};
+use crate::state::Resolution;
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-pub struct WatchOptions {
-    pub poll: bool,
-    /// Print how long each reload took: debounce, rebuild, re-run.
-    pub timings: bool,
-    /// How long the files must be quiet before a change is acted on.
-    pub quiet: Duration,
+/// Run scenarios, then again on every change to their files, printing what changed (hot reload)
+///
+/// One scenario is shown in full on every run. With folders or several files, a save runs
+/// again every scenario that uses the changed file and ends with `N passed, M failed`.
+/// Examples: `rally watch boards/tour.toml`, `rally watch tests/scenarios/belts my.toml`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Scenario files (.toml) or folders of them (searched recursively)
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Look at the files every 100 ms instead of waiting for change events (network and VM file systems)
+    #[arg(long)]
+    poll: bool,
+    /// Print how long each reload took: debounce, rebuild, re-run, save to result
+    #[arg(long)]
+    timings: bool,
+    /// How long the files must stay unchanged before a reload, in milliseconds
+    #[arg(long, value_name = "MS", default_value_t = 40)]
+    debounce: u64,
 }
 
-/// Runs until interrupted (or until the file watcher stops). A path that does not exist,
-/// or a folder without scenarios, is an error at once.
-pub fn watch(paths: &[PathBuf], opts: &WatchOptions, common: &Common) -> Result<bool> {
+impl Args {
+    /// Runs until interrupted (or until the file watcher stops). A path that does not exist,
+    /// or a folder without scenarios, is an error at once.
+    pub fn exec(&self, common: &RuleFolders) -> Result<bool> {
+        watch(&self.paths, self, common)
+    }
+}
+
+fn watch(paths: &[PathBuf], opts: &Args, common: &RuleFolders) -> Result<bool> {
     let files = scenarios(paths)?;
     let single = matches!(paths, [one] if !one.is_dir());
     let mut sessions = files
@@ -49,7 +67,7 @@ pub fn watch(paths: &[PathBuf], opts: &WatchOptions, common: &Common) -> Result<
         &everything(&sessions),
         &reload::WatchOptions {
             poll: opts.poll,
-            quiet: opts.quiet,
+            quiet: Duration::from_millis(opts.debounce),
         },
     )?;
     let clear = std::io::stdout().is_terminal();
@@ -172,11 +190,11 @@ struct Session {
     /// even when the rules it asks for do not load).
     latest: Option<Scenario>,
     /// The scenario last run, and the last good rules, in the game they last ran.
-    current: Option<(Scenario, Game)>,
+    current: Option<(Scenario, Engine)>,
     /// The generation of the rules in `current`: one more for every rule set that loaded.
     generation: u64,
     /// The last run that finished, to compare the next one with.
-    previous: Option<Outcome>,
+    previous: Option<Resolution>,
     runs: u32,
     /// Whether its expectations held the last time it ran (`None`: it has none, or it did
     /// not run), for the summary.
@@ -184,7 +202,7 @@ struct Session {
 }
 
 impl Session {
-    fn new(path: &Path, common: &Common, timings: bool) -> Result<Session> {
+    fn new(path: &Path, common: &RuleFolders, timings: bool) -> Result<Session> {
         let (scripts, variants) = common.folders(Some(path))?;
         Ok(Session {
             path: path.to_path_buf(),
@@ -245,7 +263,7 @@ impl Session {
             .map(|e| e.file.as_str())
             .collect();
         paths.iter().any(|p| {
-            let shown = crate::script::display_path(p);
+            let shown = crate::files::display_path(p);
             let declares_elements = rules.elements.iter().any(|e| e.file == shown);
             !declares_elements || on_board.contains(&shown.as_str())
         })
@@ -351,7 +369,7 @@ impl Session {
     fn show(
         &mut self,
         scenario: &Scenario,
-        game: &Game,
+        engine: &Engine,
         result: Result<Vec<crate::formats::scenario::Failure>>,
         why: &str,
         out: &mut String,
@@ -362,8 +380,8 @@ impl Session {
             "── run {} · rules v{} · {why} ──",
             self.runs, self.generation
         );
-        let _ = writeln!(out, "rules from {}", game.rules().sources.describe());
-        let state = game.state();
+        let _ = writeln!(out, "rules from {}", engine.rules().sources.describe());
+        let state = engine.state();
         let mut failures = match result {
             Ok(failures) => failures,
             Err(e) => {
@@ -373,7 +391,7 @@ impl Session {
                 return;
             }
         };
-        let outcome = Outcome::of(&state);
+        let outcome = Resolution::of(&state);
         match &self.previous {
             Some(previous) => out.push_str(&diff::compare(previous, &outcome).to_string()),
             None => {

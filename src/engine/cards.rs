@@ -1,9 +1,9 @@
 //! Segment A and B: revealing the cards (elements may swap them) and executing them in
 //! priority order, with rules, options and squares able to take a card over (`on_card`).
 
+use super::ctx::card_fields;
+use super::values;
 use super::*;
-use crate::script::ctx::card_fields;
-use crate::script::values;
 
 fn script_error(e: mlua::Error) -> Error {
     Error::Script(lua_message(&e))
@@ -31,7 +31,7 @@ enum CardResult {
     Change(Play),
 }
 
-impl<'a> Engine<'a> {
+impl<'a> Resolver<'a> {
     pub(super) fn reveal_cards(&self) -> Result<()> {
         let (count, register) = {
             let w = self.link.world.borrow();
@@ -61,7 +61,7 @@ impl<'a> Engine<'a> {
                     ))
                 },
                 |v| {
-                    crate::script::ctx::card_from_lua(&v).map_err(|m| {
+                    super::ctx::card_from_lua(&v).map_err(|m| {
                         format!("on_reveal returned {m}; it must return nil (keep the card) or a card (\"move2@700\" or a card table)")
                     })
                 },

@@ -2,8 +2,8 @@
 //! robot's options and the rules changing each hit (`on_damage`: preventing some or all of it,
 //! or adding to it), and telling the rules about destroyed robots (`on_destroyed`).
 
+use super::values;
 use super::*;
-use crate::script::values;
 
 /// Who may change a hit: one of the robot's options, or a rule.
 enum DamageHandler<'a> {
@@ -11,7 +11,7 @@ enum DamageHandler<'a> {
     Rule(&'a crate::script::RuleDef),
 }
 
-impl<'a> Engine<'a> {
+impl<'a> Resolver<'a> {
     /// Every robot on the board that is not powered down fires its main laser forward
     /// (rules.md §6.2): the first robot in line takes 1 damage, walls stop the beam. A robot's
     /// options may change the shot (`modify.main_laser` gets and returns `{ strength, through }`).
@@ -79,26 +79,14 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// Deals damage: queued while the step fires a volley (segment D), otherwise at once.
-    /// `from` is the side of the robot it comes from, when it has one (a beam).
-    pub fn damage(&self, id: RobotId, amount: i32, cause: &str, from: Option<Dir>) -> Result<()> {
-        self.hit(Hit {
-            robot: id,
-            amount,
-            cause: cause.to_string(),
-            from,
-            shot: None,
-            absorb: true,
-        })
-    }
-
-    /// Damage from a beam travelling `dir`, fired as `shot` says: as [`Engine::damage`], and
-    /// the events name where the beam came from and who fired it.
+    /// Damage from a beam travelling `dir`, fired as `shot` says: a [`Resolver::hit`] whose
+    /// events name where the beam came from and who fired it.
     pub fn shoot(&self, id: RobotId, amount: i32, cause: &str, dir: Dir, shot: Shot) -> Result<()> {
         self.hit(Hit::beam(id, amount, cause.to_string(), dir, shot))
     }
 
-    /// [`Engine::damage`] with every detail of the hit given (`absorb = false`: Fire Control).
+    /// Deals a hit's damage: queued while the step fires a volley (segment D), otherwise at
+    /// once.
     pub fn hit(&self, hit: Hit) -> Result<()> {
         if self.link.world.borrow().defer_damage {
             self.world().queue_hit(hit);

@@ -4,11 +4,15 @@
 //! what it was before the register (design.md principle 5).
 //!
 //! This file holds what every part shares: `Link` (how a rule set reaches the game it is
-//! attached to), `Engine::call` (budget and error context for every script call) and the step
-//! loop. The parts: `cards` (segments A and B), `movement` (steps, pushes, edges, belts,
-//! re-entry), `damage` (lasers, hits, destruction), `options` (option cards and player
-//! choices), `program` (programming-time hooks), `shots` (options fired instead of the main
-//! laser), `game` (the `Game` the commands use).
+//! attached to), the `Resolver` borrowed for one call (`Resolver::call`: budget and error
+//! context for every script call) and the step loop. The parts: `cards` (segments A and B),
+//! `movement` (steps, pushes, edges, belts, re-entry), `damage` (lasers, hits, destruction),
+//! `options` (option cards and player choices), `program` (programming-time hooks), `shots`
+//! (options fired instead of the main laser), `transaction` (the [`Engine`] everything above
+//! runs registers on). What scripts see of the engine, its Lua face: `ctx` and robot views
+//! (`ctx`), their hot fields and primitives as plain C functions (`native`), the tables
+//! handlers receive (`values`). `Link` and its fields are private to this module and those
+//! parts.
 
 use crate::board::{Board, Layout};
 use crate::cards::Card;
@@ -17,59 +21,64 @@ use crate::detail;
 use crate::error::{Error, Result};
 use crate::geometry::{Dir, Pos, Rotation};
 use crate::order::{Native, Segment};
-use crate::script::ctx::{card_table, Ctx, RobotView};
-use crate::script::sandbox::Budget;
+use crate::script::sandbox::{Attached, Budget};
 use crate::script::store::Quota;
-use crate::script::values::Interned;
 use crate::script::{lua_message, Defs, RuleEvent, RuleSet, TileEvent};
-use crate::state::{GameState, RobotId, StepSnapshot, REENTRY_DAMAGE};
+use crate::state::{RobotId, State, StepSnapshot, REENTRY_DAMAGE};
 use crate::world::{Arrival, Blocked, Hit, How, Shot, World};
+use ctx::{card_table, Ctx, RobotView};
 use mlua::{AnyUserData, Function, IntoLuaMulti, Lua, Table, Value};
 use std::cell::{Cell, Ref, RefCell};
 use std::rc::Rc;
+use values::Interned;
 
 mod cards;
+mod ctx;
 mod damage;
-mod game;
 mod movement;
+mod native;
 mod options;
 mod program;
 mod shots;
+mod transaction;
+mod values;
 
-pub use game::Game;
+pub use ctx::ROBOT_FIELDS;
+pub use native::CTX_FIELDS;
 pub use program::Programming;
+pub use transaction::Engine;
 
 /// What a rule set needs to reach the game it is attached to. Lives in the Lua state's app
 /// data, so that `ctx:` primitives called from scripts can find the world.
-pub struct Link {
-    pub world: Rc<RefCell<World>>,
-    pub defs: Rc<Defs>,
+struct Link {
+    world: Rc<RefCell<World>>,
+    defs: Rc<Defs>,
     budget: Rc<Budget>,
-    pub ctx: AnyUserData,
+    ctx: AnyUserData,
     /// One view per robot, made once, so `robot == other` compares identity.
-    pub robots: Vec<AnyUserData>,
+    robots: Vec<AnyUserData>,
     /// Their addresses, and ctx's, by which the native readers and methods know them
-    /// (`script/native.rs`).
-    pub robot_views: Vec<usize>,
-    pub ctx_view: usize,
+    /// (`engine/native.rs`).
+    robot_views: Vec<usize>,
+    ctx_view: usize,
     /// One read-only table per tile.
-    pub tiles: Vec<Table>,
+    tiles: Vec<Table>,
     /// Each tile's `at` table (by address; they live as long as the link) and its square, so
     /// that a primitive given `tile.at` knows the square without reading through the view.
-    pub squares: std::collections::HashMap<usize, Pos>,
+    squares: std::collections::HashMap<usize, Pos>,
     /// Per step: who acts in it on this board, found once per game (most steps of most
     /// boards have nobody, and cost a few comparisons).
     plans: Vec<StepPlan>,
     handled: Table,
     depth: Cell<u32>,
     /// What scripts may still store in the register in progress (reset by each transaction).
-    pub(crate) quota: Quota,
+    quota: Quota,
     /// The cards revealed this register, per robot (a randomizer may have swapped one).
-    pub(crate) revealed: RefCell<Vec<Option<Card>>>,
+    revealed: RefCell<Vec<Option<Card>>>,
     /// Shots chosen instead of main lasers this step, resolved after its volley (`shots`).
     shots: RefCell<Vec<shots::QueuedShot>>,
     /// Lua strings made once for the names handlers get again and again.
-    pub names: Interned,
+    names: Interned,
     /// (turn, register) of the last reveal: registers up to it have shown their cards, which
     /// `ctx:set_card` may no longer change.
     revealed_at: Cell<(u32, u8)>,
@@ -79,7 +88,7 @@ pub struct Link {
     /// The direction of the executing robot's last step during its card (`info.dir` in
     /// `on_card_end`: where an oil slide goes).
     last_step: Cell<Option<Dir>>,
-    /// Who answers `ctx:choose` (kept by the [`Game`] across hot reloads).
+    /// Who answers `ctx:choose` (kept by the [`Engine`] across hot reloads).
     chooser: SharedChooser,
     /// Set while a bot tries programs out: questions say so (`Question::rehearsal`).
     rehearsal: Rc<Cell<bool>>,
@@ -168,14 +177,14 @@ impl Link {
             .collect::<mlua::Result<_>>()?;
         let robot_views = robots.iter().map(|r| r.to_pointer() as usize).collect();
         lua.set_named_registry_value(
-            crate::script::native::ROBOT_VIEWS.to_str().expect("ASCII"),
+            native::ROBOT_VIEWS.to_str().expect("ASCII"),
             lua.create_sequence_from(robots.iter().cloned())?,
         )?;
         let plans = (0..rules.order.len())
             .map(|step| StepPlan::new(rules, &board, step))
             .collect();
         let ctx = lua.create_userdata(Ctx)?;
-        crate::script::native::install_methods(lua, &ctx.metatable()?.get("__index")?)?;
+        install_once(lua, &ctx)?;
         let rally: Table = lua.globals().get("rally")?;
         let link = Rc::new(Link {
             world,
@@ -202,25 +211,45 @@ impl Link {
             rehearsal,
         });
         lua.set_app_data(link.clone());
-        rules.budget.attach(Rc::downgrade(&link));
+        let attached: Rc<dyn Attached> = link.clone();
+        rules.budget.attach(Rc::downgrade(&attached));
         Ok(link)
     }
+}
 
-    /// Why the register in progress may store no more, if so (asked by the budget's hook,
-    /// which sees every loop a script runs).
-    pub fn over_quota(&self) -> Option<String> {
+impl Attached for Link {
+    /// Asked by the budget's hook, which sees every loop a script runs.
+    fn over_quota(&self) -> Option<String> {
         let events = self.world.try_borrow().ok()?.state.events.len();
         self.quota.events_over(events)
     }
 }
 
-/// The engine as seen from one call: the Lua state and the game it is attached to.
-pub struct Engine<'a> {
-    pub lua: &'a Lua,
-    pub link: &'a Link,
+/// Marks a Lua state the engine has put its own functions in.
+struct Installed;
+
+/// Puts the engine's functions into a rule set's Lua state the first time a game is attached
+/// to it: the native ctx methods (`native.rs`) and `math.random` drawing from the game's RNG
+/// (`ctx.rs`; until then the sandbox's says no game is attached).
+fn install_once(lua: &Lua, ctx: &AnyUserData) -> mlua::Result<()> {
+    if lua.app_data_ref::<Installed>().is_some() {
+        return Ok(());
+    }
+    native::install_methods(lua, &ctx.metatable()?.get("__index")?)?;
+    ctx::install_random(lua)?;
+    lua.set_app_data(Installed);
+    Ok(())
 }
 
-impl<'a> Engine<'a> {
+/// What resolves registers and the turn's ends, borrowed for one call into the engine (a
+/// transaction, or a `ctx:` primitive a script calls): the Lua state and the game it is
+/// attached to. Every step, card, move and hit is one of its methods.
+struct Resolver<'a> {
+    lua: &'a Lua,
+    link: &'a Link,
+}
+
+impl<'a> Resolver<'a> {
     pub fn world(&self) -> std::cell::RefMut<'a, World> {
         self.link.world.borrow_mut()
     }
@@ -270,7 +299,7 @@ impl<'a> Engine<'a> {
         })
     }
 
-    /// [`Engine::call`] for a handler whose result means something: `read` turns it into
+    /// [`Resolver::call`] for a handler whose result means something: `read` turns it into
     /// what the engine needs, or says what is wrong with it; the error then names the
     /// handler's own line (where the function is defined: the value it returned has none).
     pub fn call_for<T>(

@@ -1,8 +1,8 @@
 //! Robots moving: card steps and pushes with the edge (`on_cross`) and square (`on_enter`)
 //! scripts told around each native step, placements, belt arrivals, and re-entry.
 
+use super::values::{self, Field};
 use super::*;
-use crate::script::values::{self, Field};
 
 /// How a robot came to cross an edge, for `on_cross`'s `info`.
 struct Crossing {
@@ -17,7 +17,7 @@ struct Crossing {
     pusher: Option<RobotId>,
 }
 
-impl<'a> Engine<'a> {
+impl<'a> Resolver<'a> {
     /// Moves a robot up to `squares` squares, pushing what is in the way; stops at a wall or
     /// when the robot is destroyed. Tells each entered square's scripts. Returns squares moved.
     /// Every edge crossed (or bumped into) is told to both squares' `on_cross`, which may

@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl<'a> Engine<'a> {
+impl<'a> Resolver<'a> {
     /// Calls the step's handlers of every option held by a robot on the board: robots in
     /// the order they are listed, options in the order they were drawn.
     pub(super) fn option_steps(&self, step: usize) -> Result<()> {
@@ -60,7 +60,7 @@ impl<'a> Engine<'a> {
         };
         let Some(uses) = held else { return Ok(None) };
         let max = self.link.defs.option_def(name).and_then(|d| d.uses);
-        crate::script::ctx::option_table(self.lua, name, uses, max)
+        super::ctx::option_table(self.lua, name, uses, max)
             .map(Some)
             .map_err(|e| Error::Script(lua_message(&e)))
     }
@@ -100,7 +100,7 @@ impl<'a> Engine<'a> {
         Ok(value)
     }
 
-    /// [`Engine::modify`] for a number: a script returning anything else is an error.
+    /// [`Resolver::modify`] for a number: a script returning anything else is an error.
     pub fn modify_number(&self, id: RobotId, key: &str, value: i32) -> Result<i32> {
         match self.modify(id, key, Value::Integer(value.into()))? {
             Value::Integer(n) => Ok(n as i32),
@@ -112,7 +112,7 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// [`Engine::modify`] for a flag: a script returning anything else is an error.
+    /// [`Resolver::modify`] for a flag: a script returning anything else is an error.
     pub fn modify_flag(&self, id: RobotId, key: &str, flag: bool) -> Result<bool> {
         match self.modify(id, key, Value::Boolean(flag))? {
             Value::Boolean(b) => Ok(b),

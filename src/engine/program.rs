@@ -48,7 +48,7 @@ impl Programming {
     }
 }
 
-impl<'a> Engine<'a> {
+impl<'a> Resolver<'a> {
     /// Runs the `when` hooks for each of `robots` (those dealt cards this turn), in order.
     pub fn programming(&self, robots: &[RobotId], when: Programming) -> Result<()> {
         {
@@ -106,7 +106,7 @@ impl<'a> Engine<'a> {
     }
 }
 
-impl<'a> Engine<'a> {
+impl<'a> Resolver<'a> {
     /// Puts `card` (or nothing) in the robot's register `register` (1..=5) for the rest of the
     /// turn (Abort Switch, Scrambler, Conditional Program); `copy`: it is a copy of another
     /// robot's card (Radio Control). A register whose card has been revealed this turn can no

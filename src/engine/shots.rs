@@ -20,7 +20,7 @@ pub(crate) struct QueuedShot {
     strength: i32,
 }
 
-impl<'a> Engine<'a> {
+impl<'a> Resolver<'a> {
     /// Asks the shooter's player whether to fire the laser at `target` or an option's shot
     /// instead; queues the shot and returns true if it is a shot.
     pub(super) fn choose_shot(
@@ -136,7 +136,7 @@ impl<'a> Engine<'a> {
                 ("dir", shot.dir.name().into()),
                 ("strength", shot.strength.into()),
             ];
-            let info = crate::script::values::table(self.lua, (), &fields)
+            let info = super::values::table(self.lua, (), &fields)
                 .map_err(|e| Error::Script(lua_message(&e)))?;
             let what = || self.option_context(def, "shot.fire", shot.shooter);
             self.call(

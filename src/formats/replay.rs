@@ -6,12 +6,13 @@
 //! JSON, described for users in docs/hot-reload.md; `rally_replay` is its version.
 
 use crate::cards::Card;
-use crate::diff::Outcome;
-use crate::error::{Error, Result, Source};
+use crate::error::{Error, Result};
+use crate::files::Source;
 use crate::formats::scenario::Scenario;
 use crate::geometry::{Dir, Pos};
 use crate::script::variant::Choice;
-use crate::state::{Event, GameState, Robot};
+use crate::state::Resolution;
+use crate::state::{Event, Robot, State};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::path::{Component, Path, PathBuf};
@@ -72,7 +73,7 @@ pub struct RecordedResult {
 impl ReplayLog {
     /// The log of `scenario` as resolved (with `choices` switched on) into `end`, to be
     /// written at `log`.
-    pub fn record(scenario: &Scenario, choices: &[Choice], end: &GameState, log: &Path) -> Self {
+    pub fn record(scenario: &Scenario, choices: &[Choice], end: &State, log: &Path) -> Self {
         ReplayLog {
             rally_replay: VERSION,
             scenario: relative_to(&scenario.path, log.parent().unwrap_or(Path::new(""))),
@@ -173,8 +174,8 @@ impl ReplayLog {
         Ok(scenario)
     }
 
-    pub fn outcome(&self) -> Outcome {
-        Outcome {
+    pub fn resolution(&self) -> Resolution {
+        Resolution {
             events: self.result.events.clone(),
             robots: self.result.robots.clone(),
         }

@@ -1,17 +1,17 @@
 //! Scenario files (`spec/formats.md`): a board, robots with programs, how many registers to
 //! resolve, and optionally what must be true afterwards. `rally run` and `rally test` use them.
+//! This module reads a file and checks a state against its expectations; running one (a game
+//! at its start, its registers or whole turns) is game/scenario.rs's `impl Scenario`.
 
 use crate::board::{BoardRef, Layout};
 use crate::cards::Card;
-use crate::decision::{Answer, Fixed};
-use crate::engine::Game;
-use crate::error::{Error, Result, Source};
-use crate::game::deal::{Hand, Stacked};
-use crate::game::{Phase, Progress, Seats, Stage, TurnLoop, TurnRecord};
+use crate::decision::Answer;
+use crate::error::{Error, Result};
+use crate::files::Source;
 use crate::geometry::{Dir, Pos};
 use crate::script::variant::Choice;
-use crate::script::{RuleSet, Sources};
-use crate::state::{GameState, HeldOption, Robot, RobotId, LETHAL_DAMAGE, REGISTERS};
+use crate::script::Sources;
+use crate::state::{HeldOption, Robot, State, LETHAL_DAMAGE, REGISTERS};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -233,7 +233,7 @@ pub struct Plan {
 }
 
 impl Failure {
-    fn missing(robot: &str) -> Failure {
+    pub(crate) fn missing(robot: &str) -> Failure {
         Failure {
             robot: robot.to_string(),
             key: "robot".into(),
@@ -438,200 +438,15 @@ impl Scenario {
         }
     }
 
-    /// A game at the scenario's starting position, not yet resolved, answering questions
-    /// with the file's `choices`. Option names are checked against the loaded options; a
-    /// held option without a `uses` count starts full.
-    pub fn start(&self, rules: RuleSet) -> Result<Game> {
-        let known = |name: &str| -> Result<Option<u32>> {
-            let def = rules.option_def(name).ok_or_else(|| Error::File {
-                file: self.path.clone(),
-                message: format!(
-                    "there is no option `{name}`{}",
-                    crate::error::suggest(name, rules.options.iter().map(|o| o.name.as_str()))
-                ),
-            })?;
-            Ok(def.uses)
-        };
-        let mut robots = self.robots.clone();
-        for robot in &mut robots {
-            for held in &mut robot.options {
-                let uses = known(&held.name)?;
-                held.uses_left = held.uses_left.or(uses);
-            }
-        }
-        let mut state = GameState::new(robots, self.seed);
-        if let Some(deck) = &self.option_deck {
-            for name in deck {
-                known(name)?;
-            }
-            state.option_deck = Some(deck.iter().rev().cloned().collect());
-        }
-        if self.turns.is_none() && !self.deck.is_empty() {
-            crate::game::deal::stack_deck(&mut state, &self.deck);
-        }
-        let mut game = Game::new(self.layout.clone(), state, rules)?;
-        game.set_chooser(Box::new(Fixed::new(&self.choices)));
-        Ok(game)
-    }
-
-    /// Puts a started game back at `start` (its state before resolving) with the file's
-    /// answers to questions all still to give, to resolve it again (`rally run --repeat`,
-    /// `rally bench`). Returns the state it replaces.
-    pub fn rewind(&self, game: &mut Game, start: GameState) -> GameState {
-        game.set_chooser(Box::new(Fixed::new(&self.choices)));
-        game.restore(start)
-    }
-
-    /// Resolves the scenario's registers (and end of turn) on a started game; with `turns`,
-    /// plays the turns through the game's turn loop. Returns the failed expectations of
-    /// `[after_turn.N]`, checked as each turn ended (the final `[expect]` are for
-    /// [`Scenario::check`]).
-    pub fn resolve(&self, game: &mut Game) -> Result<Vec<Failure>> {
-        if let Some(turns) = self.turns {
-            return self.play_turns(game, turns, None);
-        }
-        {
-            // A robot powered down for the turn sheds its damage as the turn begins, as in a
-            // game (rules.md §7.4.2): the scenario's `damage` is what it had before.
-            let mut state = game.state_mut();
-            state.segment = "turn_start".into();
-            for id in 0..state.robots.len() {
-                if state.robots[id].powered_down && !state.robots[id].destroyed {
-                    crate::game::power_down(&mut state, id);
-                }
-            }
-        }
-        game.start_turn()?;
-        for register in 1..=self.registers {
-            game.run_register(register)?;
-        }
-        if self.end_of_turn {
-            game.end_turn()?;
-        }
-        Ok(Vec::new())
-    }
-
-    /// `turns = N`: whole turns through [`TurnLoop`], as a game plays them; the last turn
-    /// stops after `registers` registers, with its end if `end_of_turn`. A robot that wins
-    /// ends the scenario there, as it ends a game.
-    fn play_turns(
-        &self,
-        game: &mut Game,
-        turns: u32,
-        history: Option<&mut Vec<TurnRecord>>,
-    ) -> Result<Vec<Failure>> {
-        self.lock_registers(game)?;
-        let mut progress = Progress {
-            phase: Phase::Program,
-            announced: game.state().robots.iter().map(|r| r.powered_down).collect(),
-            outcome: None,
-        };
-        let mut seats = ScenarioSeats { scenario: self };
-        let mut events = Vec::new();
-        let mut failures = Vec::new();
-        let mut turn_loop = TurnLoop {
-            game,
-            progress: &mut progress,
-            history,
-            turn_limit: turns,
-        };
-        loop {
-            let last = turn_loop.game.state().turn >= turns;
-            match turn_loop.progress.phase {
-                Phase::Over => break,
-                Phase::Register(r) if last && r > self.registers => {
-                    if !self.end_of_turn {
-                        break;
-                    }
-                    turn_loop.progress.phase = Phase::EndOfTurn;
-                }
-                _ => {}
-            }
-            let turn = turn_loop.game.state().turn;
-            let stage = turn_loop
-                .advance(&mut seats)
-                .map_err(|e| self.turn_error(turn, e))?;
-            events.extend_from_slice(stage.events());
-            if let Stage::EndOfTurn { .. } = &stage {
-                if let Some((_, expect)) = self.after_turn.iter().find(|(n, _)| *n == turn) {
-                    let mut state = turn_loop.game.state().clone();
-                    state.events = events.iter().filter(|e| e.turn == turn).cloned().collect();
-                    failures.extend(
-                        self.check_robots(expect, &state)
-                            .into_iter()
-                            .chain(self.check_hands(expect, turn_loop.game)?)
-                            .map(|f| Failure {
-                                key: format!("after turn {turn}: {}", f.key),
-                                ..f
-                            }),
-                    );
-                }
-            }
-        }
-        game.state_mut().events = events;
-        Ok(failures)
-    }
-
-    /// A scenario of several turns played as [`Scenario::resolve`] plays it, each turn
-    /// recorded as a game records it (the replay viewer shows them); `None` for a scenario of
-    /// one turn.
-    pub fn record_turns(&self, game: &mut Game) -> Result<Option<Vec<TurnRecord>>> {
-        let Some(turns) = self.turns else {
-            return Ok(None);
-        };
-        let mut history = Vec::new();
-        self.play_turns(game, turns, Some(&mut history))?;
-        Ok(Some(history))
-    }
-
-    /// Puts the `locked` cards into the registers locked at the start (turns mode).
-    fn lock_registers(&self, game: &mut Game) -> Result<()> {
-        let mut state = game.state_mut();
-        for (r, plan) in state.robots.iter_mut().zip(&self.plans) {
-            r.program = vec![None; REGISTERS];
-            let slots: Vec<usize> = (0..REGISTERS)
-                .filter(|&i| crate::game::deal::is_locked(r.damage, i))
-                .collect();
-            if plan.locked.len() > slots.len() {
-                return Err(self.error(format!(
-                    "robot `{}`: {} locked card(s), but {} damage locks {} register(s)",
-                    r.name,
-                    plan.locked.len(),
-                    r.damage,
-                    slots.len()
-                )));
-            }
-            for (slot, card) in slots.iter().zip(&plan.locked) {
-                r.program[*slot] = Some(*card);
-            }
-        }
-        Ok(())
-    }
-
-    fn error(&self, message: String) -> Error {
-        Error::File {
-            file: self.path.clone(),
-            message,
-        }
-    }
-
-    /// A failure in turn `turn`, said with the file and the turn.
-    fn turn_error(&self, turn: u32, e: Error) -> Error {
-        match e {
-            Error::Other(m) => self.error(format!("turn {turn}: {m}")),
-            other => other,
-        }
-    }
-
     /// Every expectation that does not hold in `state`, and every fixed answer never used.
-    pub fn check(&self, state: &GameState) -> Vec<Failure> {
+    pub fn check(&self, state: &State) -> Vec<Failure> {
         let mut failures = self.check_robots(&self.expect, state);
         failures.extend(self.unused_choices(state));
         failures
     }
 
     /// The expectations `expect` that do not hold in `state`.
-    fn check_robots(&self, expect: &[(String, Expect)], state: &GameState) -> Vec<Failure> {
+    pub(crate) fn check_robots(&self, expect: &[(String, Expect)], state: &State) -> Vec<Failure> {
         let logged = |robot: &str, what: &str| {
             state
                 .events
@@ -785,7 +600,7 @@ impl Scenario {
 
     /// A fixed answer that was never used is a failure: the question key has a typo, or
     /// the rule under test never asked (which the test would otherwise hide).
-    fn unused_choices(&self, state: &GameState) -> Vec<Failure> {
+    fn unused_choices(&self, state: &State) -> Vec<Failure> {
         let mut failures = Vec::new();
         for (robot, answers) in &self.choices {
             for (key, answer) in answers {
@@ -808,102 +623,11 @@ impl Scenario {
         failures
     }
 
-    /// The expectations that need the rules, not just the state (`hand_size`).
-    pub fn check_game(&self, game: &Game) -> Result<Vec<Failure>> {
-        self.check_hands(&self.expect, game)
-    }
-
-    fn check_hands(&self, expect: &[(String, Expect)], game: &Game) -> Result<Vec<Failure>> {
-        let mut failures = Vec::new();
-        for (name, e) in expect {
-            let Some(want) = e.hand_size else { continue };
-            let Some(id) = game.state().find(name) else {
-                failures.push(Failure::missing(name));
-                continue;
-            };
-            let got = game.hand_size(id)?;
-            if got != want {
-                failures.push(Failure {
-                    robot: name.clone(),
-                    key: "hand_size".into(),
-                    expected: want.to_string(),
-                    actual: got.to_string(),
-                });
-            }
-        }
-        Ok(failures)
-    }
-
     /// Every file the scenario depends on (hot reload watches them).
     pub fn files(&self) -> Vec<PathBuf> {
         let mut files = vec![self.path.clone()];
         files.extend(self.layout.files.iter().cloned());
         files
-    }
-}
-
-/// The seats of a scenario of several turns: the file's programs and stacked hands. The turn
-/// loop's other decisions (power down, staying down, re-entry: `game::questions`) are
-/// questions answered by the robot's `choices` like any other (`power_down`, `stay_down`,
-/// `reenter_facing`, `reenter_powered_down`; default: no, and the facing it had).
-struct ScenarioSeats<'a> {
-    scenario: &'a Scenario,
-}
-
-impl ScenarioSeats<'_> {
-    /// The robot's program for this turn (none once the file's list runs out).
-    fn program(&self, game: &Game, robot: RobotId) -> Vec<Card> {
-        let turn = game.state().turn as usize;
-        self.scenario.plans[robot]
-            .programs
-            .get(turn - 1)
-            .cloned()
-            .unwrap_or_default()
-    }
-}
-
-impl Seats for ScenarioSeats<'_> {
-    fn program(&mut self, game: &mut Game, hand: &Hand) -> Result<Vec<Card>> {
-        let program = ScenarioSeats::program(self, game, hand.robot);
-        if program.len() > hand.open.len() {
-            let r = &game.state().robots[hand.robot];
-            return Err(Error::Other(format!(
-                "robot `{}` has {} card(s) for {} unlocked register(s) ({} damage locks {})",
-                r.name,
-                program.len(),
-                hand.open.len(),
-                r.damage,
-                REGISTERS - hand.open.len()
-            )));
-        }
-        Ok(program)
-    }
-
-    fn stacked(&mut self, game: &Game) -> Result<Option<Stacked>> {
-        let turn = game.state().turn as usize;
-        let mut hands = Vec::new();
-        for (id, plan) in self.scenario.plans.iter().enumerate() {
-            let program = ScenarioSeats::program(self, game, id);
-            let r = &game.state().robots[id];
-            let absent = if r.destroyed {
-                Some("destroyed")
-            } else if r.powered_down {
-                Some("powered down")
-            } else {
-                None
-            };
-            if let (Some(why), false) = (absent, program.is_empty()) {
-                return Err(Error::Other(format!(
-                    "robot `{}` is {why} this turn: it runs no program",
-                    r.name
-                )));
-            }
-            hands.push(Some(plan.hands.get(turn - 1).cloned().unwrap_or(program)));
-        }
-        Ok(Some(Stacked {
-            hands,
-            top: self.scenario.deck.clone(),
-        }))
     }
 }
 
@@ -927,7 +651,7 @@ fn json_equal(a: &Value, b: &Value) -> bool {
 /// a mapping kept beside scenarios. A file that is not TOML at all counts, so that loading
 /// it reports the mistake.
 pub fn is_scenario(path: &Path) -> Result<bool> {
-    let text = crate::formats::files::read_text(path)?;
+    let text = crate::files::read_text(path)?;
     Ok(text
         .parse::<toml::Table>()
         .ok()
@@ -939,7 +663,7 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut found = Vec::new();
     for path in paths {
         if path.is_dir() {
-            found.extend(crate::formats::files::walk(path, &|p| {
+            found.extend(crate::files::walk(path, &|p| {
                 p.extension().is_some_and(|x| x == "toml")
             })?);
         } else if path.exists() {

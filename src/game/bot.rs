@@ -10,14 +10,14 @@
 //! secret while programming, so they idle in the simulation (their locked cards still run).
 //! There is no randomness: ties go to the first candidate, so bots are deterministic.
 
-use super::deal::Hand;
 use super::Seats;
 use crate::board::Board;
 use crate::cards::{Card, CardKind};
-use crate::engine::Game;
+use crate::deal::Hand;
+use crate::engine::Engine;
 use crate::error::Result;
 use crate::geometry::{Dir, Pos};
-use crate::state::{GameState, RobotId};
+use crate::state::{RobotId, State};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -140,7 +140,7 @@ fn quarter_turns(from: Dir, to: Dir) -> i64 {
 /// A partial program and the state after its last simulated register.
 struct Partial {
     cards: Vec<Card>,
-    state: GameState,
+    state: State,
     value: i64,
     /// Destroyed or finished: later registers are filled without simulating.
     settled: bool,
@@ -174,13 +174,7 @@ impl Bot {
     }
 
     /// How good `state` is for `id`, which had touched `start_flags` flags before.
-    fn value(
-        &mut self,
-        board: &Rc<Board>,
-        state: &GameState,
-        id: RobotId,
-        start_flags: u32,
-    ) -> i64 {
+    fn value(&mut self, board: &Rc<Board>, state: &State, id: RobotId, start_flags: u32) -> i64 {
         let r = &state.robots[id];
         let mut value = (r.flags as i64 - start_flags as i64) * FLAG_VALUE;
         if r.destroyed {
@@ -200,14 +194,14 @@ impl Bot {
 
     /// Chooses the cards for the hand's open registers by simulating candidates. The game is
     /// left exactly as it was found.
-    pub fn plan(&mut self, game: &mut Game, hand: &Hand) -> Result<Vec<Card>> {
+    pub fn plan(&mut self, engine: &mut Engine, hand: &Hand) -> Result<Vec<Card>> {
         let id = hand.robot;
         let needed = hand.open.len().min(hand.cards.len());
-        let board = game.board();
+        let board = engine.board();
         let base = {
             // The game's events are not the bot's business: copy everything else, and log
             // nothing while rehearsing (the bot reads only where the robots end up).
-            let mut state = game.state_mut();
+            let mut state = engine.state_mut();
             let events = std::mem::take(&mut state.events);
             let mut base = state.clone();
             state.events = events;
@@ -217,7 +211,7 @@ impl Bot {
         let start_flags = base.robots[id].flags;
         let start_value = self.value(&board, &base, id, start_flags);
         // The game's own state waits aside; rehearsals run in copies.
-        let original = game.restore(base.clone());
+        let original = engine.restore(base.clone());
         let mut beam = vec![Partial {
             cards: Vec::new(),
             state: base,
@@ -226,10 +220,10 @@ impl Bot {
         }];
         // Questions asked while trying programs out are answered as a bot would, not put
         // to the people at the table.
-        let rehearsing = game.set_rehearsal(true);
-        let result = self.search(game, hand, &board, start_flags, &mut beam);
-        game.set_rehearsal(rehearsing);
-        game.restore(original);
+        let rehearsing = engine.set_rehearsal(true);
+        let result = self.search(engine, hand, &board, start_flags, &mut beam);
+        engine.set_rehearsal(rehearsing);
+        engine.restore(original);
         result?;
         let best = &beam[0];
         let mut cards = best.cards.clone();
@@ -251,7 +245,7 @@ impl Bot {
     /// for the candidates that make the beam, so a rehearsal allocates next to nothing.
     fn search(
         &mut self,
-        game: &mut Game,
+        engine: &mut Engine,
         hand: &Hand,
         board: &Rc<Board>,
         start_flags: u32,
@@ -261,14 +255,14 @@ impl Bot {
         let last_flag = board.flags().last().map_or(0, |(n, _)| *n);
         let width = self.strength.beam();
         // States of partials that left the beam, reused for the next ones kept.
-        let mut spare: Vec<GameState> = Vec::new();
+        let mut spare: Vec<State> = Vec::new();
         for register in 1..=crate::state::REGISTERS as u8 {
             let slot = register as usize - 1;
             let open = hand.open.contains(&slot);
             // Kept sorted, best first; among equal values the earlier candidate (hand
             // order) stays first, as a stable sort of every candidate would leave them.
             let mut next: Vec<Partial> = Vec::new();
-            let keep = |next: &mut Vec<Partial>, spare: &mut Vec<GameState>, p: Partial| {
+            let keep = |next: &mut Vec<Partial>, spare: &mut Vec<State>, p: Partial| {
                 let at = next.partition_point(|q| q.value >= p.value);
                 if at < width {
                     next.insert(at, p);
@@ -298,7 +292,7 @@ impl Bot {
                 }
                 for choice in choices {
                     {
-                        let mut state = game.state_mut();
+                        let mut state = engine.state_mut();
                         state.clone_from(&partial.state);
                         if let Some(card) = choice {
                             let program = &mut state.robots[id].program;
@@ -306,9 +300,9 @@ impl Bot {
                             program[slot] = Some(card);
                         }
                     }
-                    game.rehearse_register(register)?;
+                    engine.rehearse_register(register)?;
                     let (value, settled) = {
-                        let after = game.state();
+                        let after = engine.state();
                         let r = &after.robots[id];
                         let settled = r.destroyed || r.flags >= last_flag;
                         (self.value(board, &after, id, start_flags), settled)
@@ -316,8 +310,8 @@ impl Bot {
                     if next.len() >= width && next.last().is_some_and(|p| p.value >= value) {
                         continue;
                     }
-                    let buffer = spare.pop().unwrap_or_else(|| GameState::new(Vec::new(), 0));
-                    let mut state = game.restore(buffer);
+                    let buffer = spare.pop().unwrap_or_else(|| State::new(Vec::new(), 0));
+                    let mut state = engine.restore(buffer);
                     state.events.clear();
                     let mut cards = partial.cards.clone();
                     cards.extend(choice);
@@ -352,9 +346,9 @@ fn next_flag(board: &Board, flags_touched: u32) -> Option<Pos> {
 
 /// The facing that needs the fewest turns towards the robot's next flag (the advice bots
 /// follow when the robot re-enters: `game::questions`); its facing now if there is no flag.
-pub fn reentry_facing(game: &Game, id: RobotId) -> Dir {
-    let board = game.board();
-    let state = game.state();
+pub fn reentry_facing(engine: &Engine, id: RobotId) -> Dir {
+    let board = engine.board();
+    let state = engine.state();
     let r = &state.robots[id];
     match next_flag(&board, r.flags) {
         Some(at) => {
@@ -396,7 +390,7 @@ impl Bots {
 }
 
 impl Seats for Bots {
-    fn program(&mut self, game: &mut Game, hand: &Hand) -> Result<Vec<Card>> {
-        self.bots[hand.robot].plan(game, hand)
+    fn program(&mut self, engine: &mut Engine, hand: &Hand) -> Result<Vec<Card>> {
+        self.bots[hand.robot].plan(engine, hand)
     }
 }

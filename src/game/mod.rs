@@ -1,5 +1,5 @@
 //! Whole games (rules.md §2): a game file names the course, the robots and who drives them;
-//! [`Match`] plays it turn by turn on top of the engine's [`Game`]: power down takes effect,
+//! [`Game`] plays it turn by turn on top of the [`Engine`]: power down takes effect,
 //! cards are dealt and programmed, the five registers run, the end of the turn repairs and
 //! re-enters robots, and the first robot to touch the last flag wins at once.
 //!
@@ -9,26 +9,27 @@
 //! implementation: bots ([`bot`]), or people at the terminal (`commands::play`).
 
 pub mod bot;
-pub mod deal;
-pub mod questions;
-pub mod rerun;
+pub(crate) mod questions;
+pub(crate) mod rerun;
 pub mod save;
+mod scenario;
 pub mod sim;
-pub mod study;
+pub(crate) mod study;
 pub mod tally;
 
 use crate::board::file::Placement;
 use crate::board::{Board, BoardRef, Layout, Origin};
 use crate::cards::Card;
+use crate::deal::{self, Hand};
 use crate::detail;
-use crate::engine::{Game, Programming};
-use crate::error::{Error, Result, Source};
+use crate::engine::{Engine, Programming};
+use crate::error::{Error, Result};
+use crate::files::Source;
 use crate::geometry::{Dir, Pos};
 use crate::script::variant::Choice;
 use crate::script::RuleSet;
-use crate::state::{Event, GameState, Robot, RobotId, StepSnapshot};
+use crate::state::{Event, Robot, RobotId, State, StepSnapshot};
 use bot::Strength;
-use deal::Hand;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use toml::Spanned;
@@ -319,7 +320,7 @@ impl Setup {
     }
 }
 
-/// Where a game stands: what the next call to [`Match::advance`] does.
+/// Where a game stands: what the next call to [`Game::advance`] does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
@@ -362,7 +363,7 @@ impl Outcome {
     }
 }
 
-/// The turn loop's own state, beside the engine's `GameState`; saved with it.
+/// The turn loop's own state, beside the engine's `State`; saved with it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Progress {
     pub phase: Phase,
@@ -423,7 +424,7 @@ impl Snapshot {
     }
 }
 
-/// What [`Match::advance`] just did, with the events it produced.
+/// What [`Game::advance`] just did, with the events it produced.
 #[derive(Clone, Debug)]
 pub enum Stage {
     /// The turn began: power down took effect, and these hands were dealt and programmed.
@@ -452,50 +453,50 @@ impl Stage {
     }
 }
 
-/// Where the programs of a game come from. Every method gets the game, so a bot can simulate
-/// with the engine itself; what it changes there must be restored before returning. Every
+/// Where the programs of a game come from. Every method gets the game's engine, so a bot can
+/// simulate with it; what it changes there must be restored before returning. Every
 /// other decision (power down, re-entry, the scripts' questions) is a question to the
-/// game's chooser ([`crate::decision`], [`questions`]).
+/// game's chooser ([`crate::decision`], `questions`).
 pub trait Seats {
     /// The turn's hands were just dealt, before the first [`Seats::program`]. Seats whose
     /// players program at the same time (a table of browsers, `crate::table`) hand them all
     /// out here and collect the programs; seats that answer one at a time ignore it.
-    fn hands_dealt(&mut self, _game: &mut Game, _hands: &[Hand]) -> Result<()> {
+    fn hands_dealt(&mut self, _engine: &mut Engine, _hands: &[Hand]) -> Result<()> {
         Ok(())
     }
     /// The cards for the hand's open registers, in order (see [`deal::check_program`]).
-    fn program(&mut self, game: &mut Game, hand: &Hand) -> Result<Vec<Card>>;
+    fn program(&mut self, engine: &mut Engine, hand: &Hand) -> Result<Vec<Card>>;
     /// The deal, if the seats fix it in advance (a scenario stacks the deck); `None`, the
     /// default: the deck is shuffled and dealt.
-    fn stacked(&mut self, _game: &Game) -> Result<Option<deal::Stacked>> {
+    fn stacked(&mut self, _engine: &Engine) -> Result<Option<deal::Stacked>> {
         Ok(None)
     }
 }
 
-/// A game being played: the engine's game plus the turn loop around it.
-pub struct Match {
+/// A game being played: its engine plus the turn loop around it.
+pub struct Game {
     pub setup: Setup,
-    pub game: Game,
+    pub engine: Engine,
     pub progress: Progress,
     /// Every turn so far; empty unless `record` (simulations skip it).
     pub history: Vec<TurnRecord>,
     pub record: bool,
 }
 
-impl Match {
+impl Game {
     /// A new game at its start: every robot on its dock, turn 1.
-    pub fn start(setup: Setup, rules: RuleSet) -> Result<Match> {
+    pub fn start(setup: Setup, rules: RuleSet) -> Result<Game> {
         let robots = setup.robots(&rules)?;
         let count = robots.len();
-        let state = GameState::new(robots, setup.seed);
-        let mut game = Game::new(setup.layout.clone(), state, rules)?;
+        let state = State::new(robots, setup.seed);
+        let mut engine = Engine::new(setup.layout.clone(), state, rules)?;
         // Questions (options, double wrenches, power down, re-entry): bots answer, each as
         // its seat's strength would; a table with people installs its own chooser
         // (`commands::play`).
-        game.set_chooser(Box::new(setup.bot_policy()));
-        Ok(Match {
+        engine.set_chooser(Box::new(setup.bot_policy()));
+        Ok(Game {
             setup,
-            game,
+            engine,
             progress: Progress {
                 phase: Phase::Program,
                 announced: vec![false; count],
@@ -523,7 +524,7 @@ impl Match {
     /// the stage can be tried again (after a hot reload fixed the script, say).
     pub fn advance(&mut self, seats: &mut dyn Seats) -> Result<Stage> {
         TurnLoop {
-            game: &mut self.game,
+            engine: &mut self.engine,
             progress: &mut self.progress,
             history: self.record.then_some(&mut self.history),
             turn_limit: self.setup.turn_limit,
@@ -534,7 +535,7 @@ impl Match {
 
 /// Power down takes effect as robot `id`'s turn begins (rules.md §2 step 1.1, §7.4.2): all its
 /// damage is discarded and, dealt no cards, its registers are empty: no moves, no firing.
-pub(crate) fn power_down(state: &mut GameState, id: RobotId) {
+pub(crate) fn power_down(state: &mut State, id: RobotId) {
     let r = &mut state.robots[id];
     let discarded = r.damage;
     r.damage = 0;
@@ -546,10 +547,10 @@ pub(crate) fn power_down(state: &mut GameState, id: RobotId) {
     );
 }
 
-/// The turn loop itself, over a game it borrows: what [`Match`] runs, and what a scenario of
-/// several turns runs on its own game (`scenario.rs`), so both play turns the same way.
+/// The turn loop itself, over an engine it borrows: what [`Game`] runs, and what a scenario of
+/// several turns runs on its own engine (`scenario.rs`), so both play turns the same way.
 pub struct TurnLoop<'a> {
-    pub game: &'a mut Game,
+    pub engine: &'a mut Engine,
     pub progress: &'a mut Progress,
     /// Where each turn is recorded (deal, events, snapshots), if anywhere.
     pub history: Option<&'a mut Vec<TurnRecord>>,
@@ -558,9 +559,9 @@ pub struct TurnLoop<'a> {
 }
 
 impl TurnLoop<'_> {
-    /// [`Match::advance`]: one stage, as a transaction.
+    /// [`Game::advance`]: one stage, as a transaction.
     pub fn advance(&mut self, seats: &mut dyn Seats) -> Result<Stage> {
-        let (state, progress) = (self.game.state().clone(), self.progress.clone());
+        let (state, progress) = (self.engine.state().clone(), self.progress.clone());
         let turns = self.history.as_ref().map_or(0, |h| h.len());
         let phase = progress.phase;
         let result = match self.progress.phase {
@@ -572,7 +573,7 @@ impl TurnLoop<'_> {
         let stage = match result {
             Ok(stage) => stage,
             Err(e) => {
-                self.game.restore(state);
+                self.engine.restore(state);
                 *self.progress = progress;
                 if let Some(history) = self.history.as_deref_mut() {
                     history.truncate(turns);
@@ -582,7 +583,7 @@ impl TurnLoop<'_> {
         };
         if let Some(turn) = self.history.as_deref_mut().and_then(|h| h.last_mut()) {
             let robots = self
-                .game
+                .engine
                 .state()
                 .robots
                 .iter()
@@ -614,14 +615,14 @@ impl TurnLoop<'_> {
     /// Events since the last stage, taken out of the state so it stays small to copy (the
     /// bots clone it for every candidate program).
     fn take_events(&mut self) -> Vec<Event> {
-        std::mem::take(&mut self.game.state_mut().events)
+        std::mem::take(&mut self.engine.state_mut().events)
     }
 
     /// Power down takes effect, the turn starts, cards are dealt (`on_deal` hooks), programs
     /// are chosen and installed (`on_program` hooks), the leftovers discarded.
     fn begin_turn(&mut self, seats: &mut dyn Seats) -> Result<Stage> {
         {
-            let mut state = self.game.state_mut();
+            let mut state = self.engine.state_mut();
             state.register = 0;
             state.segment = "turn_start".into();
             for id in 0..state.robots.len() {
@@ -634,17 +635,17 @@ impl TurnLoop<'_> {
             }
         }
         self.progress.announced.iter_mut().for_each(|a| *a = false);
-        self.game.start_turn()?;
-        let count = self.game.state().robots.len();
+        self.engine.start_turn()?;
+        let count = self.engine.state().robots.len();
         let sizes = (0..count)
-            .map(|id| self.game.hand_size(id))
+            .map(|id| self.engine.hand_size(id))
             .collect::<Result<Vec<usize>>>()?;
-        let stacked = seats.stacked(self.game)?;
-        let dealt = deal::deal(&mut self.game.state_mut(), &sizes, stacked.as_ref());
-        self.game.programming(&dealt, Programming::Deal)?;
+        let stacked = seats.stacked(self.engine)?;
+        let dealt = deal::deal(&mut self.engine.state_mut(), &sizes, stacked.as_ref());
+        self.engine.programming(&dealt, Programming::Deal)?;
         let dealt: Vec<RobotId> = {
             let mut dealt = dealt;
-            let mut state = self.game.state_mut();
+            let mut state = self.engine.state_mut();
             dealt.retain(|&id| !state.robots[id].destroyed);
             deal::fill_new_locks(&mut state, &dealt);
             state.segment = "program".into();
@@ -652,34 +653,34 @@ impl TurnLoop<'_> {
         };
         let hands: Vec<Hand> = dealt
             .iter()
-            .map(|&id| deal::hand(&self.game.state(), id))
+            .map(|&id| deal::hand(&self.engine.state(), id))
             .collect();
-        seats.hands_dealt(self.game, &hands)?;
+        seats.hands_dealt(self.engine, &hands)?;
         let mut programs = Vec::with_capacity(hands.len());
         for hand in &hands {
-            let chosen = seats.program(self.game, hand)?;
+            let chosen = seats.program(self.engine, hand)?;
             deal::check_program(hand, &chosen).map_err(|m| {
                 Error::Other(format!(
                     "the program for {}: {m}",
-                    self.game.state().robots[hand.robot].name
+                    self.engine.state().robots[hand.robot].name
                 ))
             })?;
-            let damaged = self.game.state().robots[hand.robot].damage > 0;
-            if damaged && questions::power_down(self.game, hand.robot)? {
+            let damaged = self.engine.state().robots[hand.robot].damage > 0;
+            if damaged && questions::power_down(self.engine, hand.robot)? {
                 self.progress.announced[hand.robot] = true;
             }
             programs.push(chosen);
         }
         {
-            let mut state = self.game.state_mut();
+            let mut state = self.engine.state_mut();
             for (hand, chosen) in hands.iter().zip(&programs) {
                 deal::install(&mut state, hand, chosen);
             }
         }
-        self.game.programming(&dealt, Programming::Program)?;
+        self.engine.programming(&dealt, Programming::Program)?;
         let mut records = Vec::with_capacity(hands.len());
         {
-            let mut state = self.game.state_mut();
+            let mut state = self.engine.state_mut();
             deal::discard_leftovers(&mut state);
             for hand in &hands {
                 let program = state.robots[hand.robot].program.clone();
@@ -702,7 +703,7 @@ impl TurnLoop<'_> {
             }
         }
         if let Some(history) = self.history.as_deref_mut() {
-            let turn = self.game.state().turn;
+            let turn = self.engine.state().turn;
             history.push(TurnRecord {
                 turn,
                 dealt: records,
@@ -719,13 +720,13 @@ impl TurnLoop<'_> {
 
     fn register(&mut self, register: u8) -> Result<Stage> {
         let steps = if self.history.is_some() {
-            self.game.run_register_noted(register)?
+            self.engine.run_register_noted(register)?
         } else {
-            self.game.run_register(register)?;
+            self.engine.run_register(register)?;
             Vec::new()
         };
         let events = self.take_events();
-        let state = self.game.state();
+        let state = self.engine.state();
         // §7.1: the first robot to touch the last flag wins; a tie in the same segment E
         // goes to the higher card priority this register [prop.].
         let winner = events
@@ -757,16 +758,16 @@ impl TurnLoop<'_> {
 
     fn end_turn(&mut self) -> Result<Stage> {
         let destroyed: Vec<bool> = self
-            .game
+            .engine
             .state()
             .robots
             .iter()
             .map(|r| r.destroyed)
             .collect();
-        self.game.end_turn()?;
+        self.engine.end_turn()?;
         for (id, &was_destroyed) in destroyed.iter().enumerate() {
             let (back, on_archive, down) = {
-                let r = &self.game.state().robots[id];
+                let r = &self.engine.state().robots[id];
                 (
                     was_destroyed && !r.destroyed,
                     r.at == r.archive,
@@ -776,25 +777,26 @@ impl TurnLoop<'_> {
             if back {
                 // The player picks the facing on the archive square; a robot placed beside
                 // it keeps the facing the engine found clear of other robots (§7.5).
-                let (facing, powered) = questions::reenter(self.game, id)?;
+                let (facing, powered) = questions::reenter(self.engine, id)?;
                 self.progress.announced[id] = powered;
                 if on_archive {
-                    let mut state = self.game.state_mut();
+                    let mut state = self.engine.state_mut();
                     if state.robots[id].facing != facing {
                         state.robots[id].facing = facing;
                         state.log(Some(id), "faced", || detail! {"facing" => facing});
                     }
                 }
             } else if down && !was_destroyed {
-                self.progress.announced[id] = questions::stay_down(self.game, id)?;
+                self.progress.announced[id] = questions::stay_down(self.engine, id)?;
             }
             // The robot's options may power it down for the next turn (Circuit Breaker).
-            if !self.game.state().robots[id].destroyed {
+            if !self.engine.state().robots[id].destroyed {
                 let announced = self.progress.announced[id];
-                self.progress.announced[id] = self.game.modify_flag(id, "power_down", announced)?;
+                self.progress.announced[id] =
+                    self.engine.modify_flag(id, "power_down", announced)?;
             }
         }
-        let mut state = self.game.state_mut();
+        let mut state = self.engine.state_mut();
         deal::wipe(&mut state, &destroyed);
         let turn = state.turn;
         let outcome = if state.robots.iter().all(|r| r.destroyed && r.lives <= 0) {

@@ -8,23 +8,18 @@
 //! terminal or at the browser table. The first choice is the default: no, and the facing
 //! the robot has. The answers are logged as `chose`, so a replay plays them again.
 
-use crate::engine::Game;
+use crate::decision::{POWER_DOWN, REENTER_FACING, REENTER_POWERED_DOWN, STAY_DOWN};
+use crate::engine::Engine;
 use crate::error::Result;
 use crate::geometry::Dir;
 use crate::state::RobotId;
 
-/// The keys of these questions, for the choosers that recognise them.
-pub const POWER_DOWN: &str = "power_down";
-pub const STAY_DOWN: &str = "stay_down";
-pub const REENTER_FACING: &str = "reenter_facing";
-pub const REENTER_POWERED_DOWN: &str = "reenter_powered_down";
-
 /// A damaged robot's player announces power down for the next turn, or not (§7.4). Bots
 /// are told the damage (`detail.damage`).
-pub fn power_down(game: &Game, robot: RobotId) -> Result<bool> {
-    let damage = game.state().robots[robot].damage;
+pub fn power_down(engine: &Engine, robot: RobotId) -> Result<bool> {
+    let damage = engine.state().robots[robot].damage;
     yes_no(
-        game,
+        engine,
         robot,
         POWER_DOWN,
         format!(
@@ -35,9 +30,9 @@ pub fn power_down(game: &Game, robot: RobotId) -> Result<bool> {
 }
 
 /// A powered-down robot stays down for the next turn too, or not.
-pub fn stay_down(game: &Game, robot: RobotId) -> Result<bool> {
+pub fn stay_down(engine: &Engine, robot: RobotId) -> Result<bool> {
     yes_no(
-        game,
+        engine,
         robot,
         STAY_DOWN,
         "Stay powered down next turn too?".into(),
@@ -48,17 +43,17 @@ pub fn stay_down(game: &Game, robot: RobotId) -> Result<bool> {
 /// A robot back on its archive square: the way it faces (its facing now first, the default)
 /// and whether it re-enters powered down (§7.5). Bots are advised the facing that needs the
 /// fewest turns towards the next flag (`detail.advice`).
-pub fn reenter(game: &Game, robot: RobotId) -> Result<(Dir, bool)> {
+pub fn reenter(engine: &Engine, robot: RobotId) -> Result<(Dir, bool)> {
     let (facing, at, damage) = {
-        let r = &game.state().robots[robot];
+        let r = &engine.state().robots[robot];
         (r.facing, r.at, r.damage)
     };
     let choices: Vec<String> = std::iter::once(facing)
         .chain(Dir::ALL.into_iter().filter(|&d| d != facing))
         .map(|d| d.to_string())
         .collect();
-    let advice = crate::game::bot::reentry_facing(game, robot);
-    let answer = game.choose(
+    let advice = crate::game::bot::reentry_facing(engine, robot);
+    let answer = engine.choose(
         robot,
         REENTER_FACING,
         choices,
@@ -67,7 +62,7 @@ pub fn reenter(game: &Game, robot: RobotId) -> Result<(Dir, bool)> {
     )?;
     let facing = Dir::parse(&answer).unwrap_or(facing);
     let down = yes_no(
-        game,
+        engine,
         robot,
         REENTER_POWERED_DOWN,
         "Re-enter powered down (skip next turn, discard all damage)?".into(),
@@ -82,12 +77,12 @@ fn hint(key: &str, value: serde_json::Value) -> serde_json::Map<String, serde_js
 }
 
 fn yes_no(
-    game: &Game,
+    engine: &Engine,
     robot: RobotId,
     key: &str,
     text: String,
     detail: serde_json::Map<String, serde_json::Value>,
 ) -> Result<bool> {
-    let answer = game.choose(robot, key, vec!["no".into(), "yes".into()], text, detail)?;
+    let answer = engine.choose(robot, key, vec!["no".into(), "yes".into()], text, detail)?;
     Ok(answer == "yes")
 }

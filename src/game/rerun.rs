@@ -7,22 +7,22 @@
 //! turn the recording never reached), the rerun stops there; the difference against the
 //! recording then shows where the game went another way.
 
-use super::deal::Hand;
 use super::save::GameRecord;
-use super::{Dealt, Match, Seats, Setup, TurnRecord};
+use super::{Dealt, Game, Seats, Setup, TurnRecord};
 use crate::cards::Card;
+use crate::deal::Hand;
 use crate::decision::{Answer, Fixed};
-use crate::diff::Outcome;
-use crate::engine::Game;
+use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::script::RuleSet;
+use crate::state::Resolution;
 use crate::state::{Robot, RobotId};
 use std::collections::BTreeMap;
 
 /// A recorded game and the same game resolved again.
 pub struct Rerun {
-    pub recorded: Outcome,
-    pub now: Outcome,
+    pub recorded: Resolution,
+    pub now: Resolution,
     /// Why the rerun stopped before the game was over, if it did.
     pub stopped: Option<String>,
     /// Turns resolved again.
@@ -31,8 +31,8 @@ pub struct Rerun {
 
 /// Plays `record` again with `rules` on the game `setup` describes.
 pub fn rerun(record: &GameRecord, setup: Setup, rules: RuleSet) -> Result<Rerun> {
-    let mut game = Match::start(setup, rules)?;
-    game.game
+    let mut game = Game::start(setup, rules)?;
+    game.engine
         .set_chooser(Box::new(Fixed::new(&recorded_answers(&record.turns))));
     let mut seats = Recorded {
         turns: &record.turns,
@@ -55,11 +55,11 @@ pub fn rerun(record: &GameRecord, setup: Setup, rules: RuleSet) -> Result<Rerun>
             .unwrap_or_default()
     };
     Ok(Rerun {
-        recorded: Outcome {
+        recorded: Resolution {
             events: history_events(&record.turns),
             robots: last_robots(&record.turns),
         },
-        now: Outcome {
+        now: Resolution {
             events: history_events(&game.history),
             robots: last_robots(&game.history),
         },
@@ -112,17 +112,17 @@ struct Recorded<'a> {
 }
 
 impl Recorded<'_> {
-    fn turn(&self, game: &Game) -> Option<&TurnRecord> {
-        let turn = game.state().turn;
+    fn turn(&self, engine: &Engine) -> Option<&TurnRecord> {
+        let turn = engine.state().turn;
         self.turns.iter().find(|t| t.turn == turn)
     }
 
-    fn dealt(&self, game: &Game, robot: RobotId) -> Result<&Dealt> {
+    fn dealt(&self, engine: &Engine, robot: RobotId) -> Result<&Dealt> {
         let (turn, name) = {
-            let state = game.state();
+            let state = engine.state();
             (state.turn, state.robots[robot].name.clone())
         };
-        self.turn(game)
+        self.turn(engine)
             .and_then(|t| t.dealt.iter().find(|d| d.robot == name))
             .ok_or_else(|| {
                 Error::Other(format!(
@@ -133,8 +133,8 @@ impl Recorded<'_> {
 }
 
 impl Seats for Recorded<'_> {
-    fn program(&mut self, game: &mut Game, hand: &Hand) -> Result<Vec<Card>> {
-        let dealt = self.dealt(game, hand.robot)?;
+    fn program(&mut self, engine: &mut Engine, hand: &Hand) -> Result<Vec<Card>> {
+        let dealt = self.dealt(engine, hand.robot)?;
         Ok(hand
             .open
             .iter()

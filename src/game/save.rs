@@ -7,12 +7,13 @@
 //! Saves are written atomically (a temporary file beside the target, flushed, then renamed
 //! over it), so a crash mid-write leaves the previous save intact.
 
-use super::{Match, Outcome, Phase, Progress, Setup, TurnRecord};
+use super::{Game, Outcome, Phase, Progress, Setup, TurnRecord};
 use crate::board::file::MAX_SIDE;
 use crate::cards::Card;
-use crate::error::{Error, Result, Source};
+use crate::error::{Error, Result};
+use crate::files::Source;
 use crate::script::RuleSet;
-use crate::state::{GameState, LETHAL_DAMAGE, REGISTERS};
+use crate::state::{State, LETHAL_DAMAGE, REGISTERS};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -27,7 +28,7 @@ pub struct Save {
     /// Variants switched on from the command line (`--variant`), on top of the file's.
     pub extra_variants: Vec<String>,
     pub progress: Progress,
-    pub state: GameState,
+    pub state: State,
     /// Each robot's registers (the JSON state leaves them out).
     pub programs: Vec<Vec<Option<Card>>>,
     /// Each robot's place in this turn's order of destruction (re-entry order, §7.5).
@@ -57,10 +58,10 @@ pub struct ReplayRobot {
     pub strength: super::bot::Strength,
 }
 
-impl Match {
+impl Game {
     /// The position now, as a save.
     pub fn save(&self, extra_variants: &[String]) -> Save {
-        let state = self.game.state().clone();
+        let state = self.engine.state().clone();
         let game = std::fs::canonicalize(&self.setup.path).unwrap_or(self.setup.path.clone());
         Save {
             format: SAVE_FORMAT,
@@ -78,8 +79,8 @@ impl Match {
     /// The game a save was taken from, at the saved position.
     /// Everything in the save is checked against the game (its robots, board and rules)
     /// before any of it is used.
-    pub fn resume(setup: Setup, rules: RuleSet, save: Save) -> Result<Match> {
-        let mut m = Match::start(setup, rules)?;
+    pub fn resume(setup: Setup, rules: RuleSet, save: Save) -> Result<Game> {
+        let mut m = Game::start(setup, rules)?;
         save.check_against(&m)?;
         let mut state = save.state;
         for ((r, program), order) in state
@@ -91,7 +92,7 @@ impl Match {
             r.program = program;
             r.destroyed_order = order;
         }
-        m.game.restore(state);
+        m.engine.restore(state);
         m.progress = save.progress;
         m.history = save.history;
         Ok(m)
@@ -153,7 +154,7 @@ impl Save {
     }
 
     fn check(&self) -> Result<()> {
-        if !crate::formats::files::is_file(&self.game) {
+        if !crate::files::is_file(&self.game) {
             return Err(self.error(
                 "/game",
                 format!(
@@ -250,9 +251,9 @@ impl Save {
 
     /// Checks the save against the game it continues: the same robots, every robot and
     /// archive on the board, flags and options that exist.
-    fn check_against(&self, m: &Match) -> Result<()> {
-        let names = |s: &GameState| s.robots.iter().map(|r| r.name.clone()).collect::<Vec<_>>();
-        let game_names = names(&m.game.state());
+    fn check_against(&self, m: &Game) -> Result<()> {
+        let names = |s: &State| s.robots.iter().map(|r| r.name.clone()).collect::<Vec<_>>();
+        let game_names = names(&m.engine.state());
         if game_names != names(&self.state) {
             return Err(self.error(
                 "/state/robots",
@@ -263,8 +264,8 @@ impl Save {
                 ),
             ));
         }
-        let board = m.game.board();
-        let rules = m.game.rules();
+        let board = m.engine.board();
+        let rules = m.engine.rules();
         let flags = board.flags().len();
         // A destroyed robot stays where it fell, which may be off the board, but not far.
         let near = |p: crate::geometry::Pos| {
@@ -368,7 +369,7 @@ pub fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
         file: path.to_path_buf(),
         message: format!("cannot write: {e}"),
     })?;
-    crate::formats::files::write_atomic(path, text.as_bytes())
+    crate::files::write_atomic(path, text.as_bytes())
 }
 
 /// A whole game as recorded, from its replay or its save: what the replay viewer shows and

@@ -11,7 +11,7 @@
 
 use super::bot::Bots;
 use super::tally::{GameResult, Tally};
-use super::Match;
+use super::Game;
 use super::Setup;
 use crate::error::Result;
 use crate::script::{RuleSet, Sources};
@@ -48,7 +48,7 @@ fn count(result: &mut GameResult, events: &[Event]) {
 }
 
 /// Plays one bot-only game to the end on a match already at its start position.
-pub fn play_one(m: &mut Match) -> Result<GameResult> {
+pub fn play_one(m: &mut Game) -> Result<GameResult> {
     let mut bots = Bots::new(m.setup.seats.iter().map(|s| s.strength));
     let mut result = GameResult::default();
     while !m.is_over() {
@@ -56,7 +56,7 @@ pub fn play_one(m: &mut Match) -> Result<GameResult> {
         count(&mut result, stage.events());
     }
     result.outcome = m.progress.outcome.clone();
-    result.turns = m.game.state().turn;
+    result.turns = m.engine.state().turn;
     Ok(result)
 }
 
@@ -75,9 +75,9 @@ pub fn run(
     let worker = |results: mpsc::Sender<Result<GameResult>>| {
         let outcome = (|| -> Result<()> {
             let rules = RuleSet::load(sources)?;
-            let mut m = Match::start(setup.clone(), rules)?;
+            let mut m = Game::start(setup.clone(), rules)?;
             m.record = false;
-            let (start_state, start_progress) = (m.game.state().clone(), m.progress.clone());
+            let (start_state, start_progress) = (m.engine.state().clone(), m.progress.clone());
             loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 if i >= games.end || stop.load(Ordering::Relaxed) {
@@ -85,7 +85,7 @@ pub fn run(
                 }
                 let mut state = start_state.clone();
                 state.rng = Rng::new(game_seed(setup.seed, i));
-                m.game.restore(state);
+                m.engine.restore(state);
                 m.progress = start_progress.clone();
                 let result = play_one(&mut m)?;
                 if results.send(Ok(result)).is_err() {

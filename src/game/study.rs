@@ -11,7 +11,8 @@
 
 use super::tally::{self, Row, Tally};
 use super::Setup;
-use crate::error::{Error, Result, Source};
+use crate::error::{Error, Result};
+use crate::files::Source;
 use crate::script::{RuleSet, Sources};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -88,7 +89,7 @@ impl GameFile {
     pub fn of(setup: &Setup, shown: &Path) -> Result<GameFile> {
         let mut hasher = Sha256::new();
         for file in std::iter::once(&setup.path).chain(&setup.layout.files) {
-            let bytes = crate::formats::files::read_bytes(file)?;
+            let bytes = crate::files::read_bytes(file)?;
             hasher.update((bytes.len() as u64).to_le_bytes());
             hasher.update(&bytes);
         }
@@ -129,7 +130,7 @@ impl Rules {
             })
             .unwrap_or_else(|| file.display().to_string());
             self.files
-                .insert(name, sha256(&crate::formats::files::read_bytes(&file)?));
+                .insert(name, sha256(&crate::files::read_bytes(&file)?));
         }
         self.sha256 = sha256(
             serde_json::to_string(&self.files)

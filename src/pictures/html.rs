@@ -11,7 +11,7 @@
 pub mod view;
 
 use crate::cards::Card;
-use crate::engine::Game;
+use crate::engine::Engine;
 use crate::error::Result;
 use crate::formats::scenario::Scenario;
 use crate::game::{Phase, TurnRecord};
@@ -158,43 +158,43 @@ fn stage_label(m: &StepSnapshot, events: &[Event]) -> String {
 /// then each register stage by stage (each robot's card, each step in which something
 /// happened), and "End of turn" if the scenario resolves it. A scenario of several turns is
 /// shown as a game is, turn by turn.
-pub fn frames(scenario: &Scenario, game: &mut Game) -> Result<Vec<Frame>> {
-    if let Some(turns) = scenario.record_turns(game)? {
+pub fn frames(scenario: &Scenario, engine: &mut Engine) -> Result<Vec<Frame>> {
+    if let Some(turns) = scenario.record_turns(engine)? {
         return Ok(game_frames(&turns));
     }
     let mut frames = Vec::new();
-    game.start_turn()?;
-    let turn = game.state().turn;
-    let events = |game: &Game, from: usize| game.state().events[from..].to_vec();
+    engine.start_turn()?;
+    let turn = engine.state().turn;
+    let events = |engine: &Engine, from: usize| engine.state().events[from..].to_vec();
     frames.push(Frame::of_phase(
         turn,
         Phase::Program,
-        game.state().robots.clone(),
-        events(game, 0),
+        engine.state().robots.clone(),
+        events(engine, 0),
     ));
     for register in 1..=scenario.registers {
-        let seen = game.state().events.len();
-        let mut steps = game.run_register_noted(register)?;
+        let seen = engine.state().events.len();
+        let mut steps = engine.run_register_noted(register)?;
         for m in &mut steps {
             m.events -= seen;
         }
-        let after = game.state().robots.clone();
+        let after = engine.state().robots.clone();
         frames.extend(register_frames(
             turn,
             register,
             &steps,
-            &events(game, seen),
+            &events(engine, seen),
             after,
         ));
     }
     if scenario.end_of_turn {
-        let seen = game.state().events.len();
-        game.end_turn()?;
+        let seen = engine.state().events.len();
+        engine.end_turn()?;
         frames.push(Frame::of_phase(
             turn,
             Phase::EndOfTurn,
-            game.state().robots.clone(),
-            events(game, seen),
+            engine.state().robots.clone(),
+            events(engine, seen),
         ));
     }
     Ok(frames)
@@ -256,13 +256,24 @@ struct Data {
 }
 
 /// The board as the page shows it: its picture without robots, which the frames draw.
-pub fn board_svg(game: &Game) -> String {
-    svg::picture(game.rules(), &game.board(), &[], &svg::Options::default())
+pub fn board_svg(engine: &Engine) -> String {
+    svg::picture(
+        engine.rules(),
+        &engine.board(),
+        &[],
+        &svg::Options::default(),
+    )
 }
 
 /// The whole page. `title` heads it; `description` (may be empty) says what it shows.
-pub fn page(game: &Game, title: &str, description: &str, frames: &[Frame]) -> String {
-    page_for(&game.board(), &board_svg(game), title, description, frames)
+pub fn page(engine: &Engine, title: &str, description: &str, frames: &[Frame]) -> String {
+    page_for(
+        &engine.board(),
+        &board_svg(engine),
+        title,
+        description,
+        frames,
+    )
 }
 
 /// The page for `board`, drawn as `board_svg` ([`board_svg`]), without the game: the table

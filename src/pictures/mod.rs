@@ -1,7 +1,8 @@
-//! What people look at: the board as text for the terminal ([`render`]), as SVG and PNG
-//! pictures ([`svg`]), and the HTML replay viewer whose drawing code the browser table shares
-//! ([`html`]).
+//! What people look at: the board as text for the terminal (`render`), what changed
+//! between two resolutions (`diff`), SVG and PNG pictures ([`svg`]), and the HTML replay
+//! viewer whose drawing code the browser table shares ([`html`]).
 
+pub(crate) mod diff;
 pub mod html;
-pub mod render;
+pub(crate) mod render;
 pub mod svg;

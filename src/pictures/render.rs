@@ -5,7 +5,7 @@
 use crate::board::{Board, Tile};
 use crate::geometry::{Dir, Pos};
 use crate::script::RuleSet;
-use crate::state::{Event, GameState};
+use crate::state::{Event, State};
 use mlua::Value;
 use std::fmt::Write;
 
@@ -126,7 +126,7 @@ pub fn initial(name: &str) -> char {
 }
 
 /// The board with the robots standing on it.
-pub fn board(board: &Board, glyphs: &[String], state: &GameState) -> String {
+pub fn board(board: &Board, glyphs: &[String], state: &State) -> String {
     board_painted(board, glyphs, state, &|_, _, cell| cell)
 }
 
@@ -136,7 +136,7 @@ pub fn board(board: &Board, glyphs: &[String], state: &GameState) -> String {
 pub fn board_painted(
     board: &Board,
     glyphs: &[String],
-    state: &GameState,
+    state: &State,
     paint: &dyn Fn(Pos, Option<usize>, String) -> String,
 ) -> String {
     let mut out = String::new();
@@ -176,7 +176,7 @@ pub fn board_painted(
 
 /// One robot per line: where it is and what it carries. Names and script memory come from
 /// files and scripts: their control characters are shown escaped.
-pub fn robots(state: &GameState) -> String {
+pub fn robots(state: &State) -> String {
     let mut out = String::new();
     for r in &state.robots {
         let mut line = String::new();

@@ -2,8 +2,8 @@
 //! definitions, checking every key so that a typo is a clear error, not a silent no-op.
 
 use super::views::open;
+use crate::board::params::{Kind, ParamSpec, ParamSpecs};
 use crate::order::{NewStep, Steps};
-use crate::script::params::{Kind, ParamSpec, ParamSpecs};
 use mlua::{Function, Lua, Table, Value};
 
 /// A few handlers keyed by step or event. A short list beats hashing here: a declaration has

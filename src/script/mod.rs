@@ -3,27 +3,25 @@
 //! and swaps it in whole (design.md principle 7), so no Lua handle outlives its rule set.
 
 pub(crate) mod args;
-pub mod builtin;
-pub mod ctx;
-pub mod decl;
-pub mod native;
-pub mod params;
+pub(crate) mod decl;
+mod folders;
 mod pattern;
 pub mod reference;
-pub mod sandbox;
-pub mod store;
+pub(crate) mod sandbox;
+pub(crate) mod store;
 mod upvalues;
-pub mod values;
 pub mod variant;
 pub mod views;
 
 pub use decl::{ElementDef, OptionDef, RuleDef, RuleEvent, TileEvent};
+pub use folders::RuleFolders;
 
+use crate::board::params::ParamSpecs;
 use crate::board::{Blocking, Catalogue, Facts, Tile};
 use crate::error::{Error, Result};
+use crate::files::display_path;
 use crate::geometry::{Dir, Pos};
 use crate::order::Step;
-use crate::script::params::ParamSpecs;
 use crate::script::variant::{Choice, Variant};
 use decl::Replace;
 use mlua::{Lua, LuaSerdeExt, Table, UserDataMethods, Value};
@@ -48,7 +46,7 @@ pub struct Sources {
 impl Sources {
     /// Where the rules come from, for messages: `built-in scripts, no variant switched on`.
     pub fn describe(&self) -> String {
-        let scripts = crate::formats::files::describe_folder(&self.scripts);
+        let scripts = crate::files::describe_folder(&self.scripts);
         if self.choices.is_empty() {
             return format!("{scripts}, no variant switched on");
         }
@@ -57,7 +55,7 @@ impl Sources {
             "{scripts} and the variant{} {} from {}",
             if names.len() == 1 { "" } else { "s" },
             names.join(", "),
-            crate::formats::files::describe_folder(&self.variants)
+            crate::files::describe_folder(&self.variants)
         )
     }
 }
@@ -132,19 +130,6 @@ pub fn located(lua: &Lua, message: impl std::fmt::Display) -> mlua::Error {
     mlua::Error::runtime(format!("{}{message}", sandbox::place(lua, 1)))
 }
 
-/// How a file is named in messages: relative to the current folder when it is below it; a
-/// built-in file by its place in rally's sources (`scripts/elements/gear.lua`).
-pub fn display_path(path: &Path) -> String {
-    if let Some(inside) = crate::script::builtin::shown(path) {
-        return inside.display().to_string();
-    }
-    let cwd = std::env::current_dir().unwrap_or_default();
-    path.strip_prefix(&cwd)
-        .unwrap_or(path)
-        .display()
-        .to_string()
-}
-
 #[derive(Default)]
 struct Collected {
     elements: Vec<(ElementDef, Replace)>,
@@ -156,7 +141,7 @@ struct Collected {
 
 /// The `.lua` files in `dir` (on disk or built in), sorted.
 fn lua_files(dir: &Path) -> Vec<PathBuf> {
-    crate::formats::files::list(dir)
+    crate::files::list(dir)
         .into_iter()
         .filter(|p| p.extension().is_some_and(|x| x == "lua"))
         .collect()
@@ -180,7 +165,6 @@ impl RuleSet {
         let lua = sandbox::new_lua(budget.clone()).map_err(|e| Error::Script(lua_message(&e)))?;
         Keys::install(&lua).map_err(|e| Error::Script(lua_message(&e)))?;
         TileMisses::install(&lua).map_err(|e| Error::Script(lua_message(&e)))?;
-        ctx::install_random(&lua).map_err(|e| Error::Script(lua_message(&e)))?;
         let collected = Rc::new(RefCell::new(Collected::default()));
         let current_file = Rc::new(RefCell::new(String::new()));
         let script_err = |e: mlua::Error| Error::Script(lua_message(&e));
@@ -291,7 +275,7 @@ impl RuleSet {
         if files.is_empty() {
             return Err(Error::Other(format!(
                 "no element scripts found in {} (expected {}/elements/*.lua); pass --scripts DIR",
-                crate::formats::files::describe_folder(&sources.scripts),
+                crate::files::describe_folder(&sources.scripts),
                 sources.scripts.display()
             )));
         }
@@ -510,7 +494,7 @@ fn check_returned(returned: &Value, declared: &[Value], path: &Path, shown: &str
     let message = format!(
         "{problem}: a script declares what it adds, `return rally.element {{ ... }}` (or rally.rule, rally.option)"
     );
-    let text = crate::formats::files::read_text(path).unwrap_or_default();
+    let text = crate::files::read_text(path).unwrap_or_default();
     let line = text
         .lines()
         .enumerate()
@@ -532,7 +516,7 @@ fn run_file(
     shown: &str,
     params: Option<(&str, &Map<String, Json>)>,
 ) -> Result<Value> {
-    let text = crate::formats::files::read_text(path)?;
+    let text = crate::files::read_text(path)?;
     let err = |e: mlua::Error| Error::Script(lua_message(&e));
     let extra = match params {
         Some((variant, params)) => {
@@ -703,7 +687,7 @@ impl Defs {
         let mut seen: Vec<String> = self.variants.iter().map(|(v, _)| v.name.clone()).collect();
         for root in [
             self.sources.variants.clone(),
-            crate::script::builtin::folder("variants"),
+            crate::files::builtin::folder("variants"),
         ] {
             for variant in Variant::discover(&root).unwrap_or_default() {
                 if seen.contains(&variant.name) {

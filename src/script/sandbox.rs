@@ -14,12 +14,23 @@
 //! The limits are process-wide ([`Limits`]); `--limit NAME=VALUE` changes them.
 
 use super::views::{self, View};
-use crate::engine::Link;
 use mlua::{ffi, Function, Lua, LuaOptions, StdLib, Table, Value};
+use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
+
+/// The game a rule set is attached to, as the budget sees it: the hook asks it whether the
+/// register in progress may go on storing. (The engine's native readers, which find the game
+/// through the budget, know it as the engine's own type: [`Attached`] is also [`Any`].)
+pub trait Attached: Any {
+    /// Why the register in progress may store no more, if so.
+    fn over_quota(&self) -> Option<String>;
+}
+
+/// What a script that needs the game is told while no game is attached (at load time).
+pub const NOT_ATTACHED: &str = "this rule set is not attached to a game";
 
 /// Every limit the sandbox enforces. Defaults are generous for any real element or rule;
 /// `rally --limit NAME=VALUE` changes one (docs/sandbox.md).
@@ -210,9 +221,9 @@ pub struct Budget {
     /// Set while the scripts load (their top level runs).
     loading: Cell<bool>,
     /// The game the rule set is attached to: the hook asks it whether the register may go on
-    /// logging, and the native field readers (`native.rs`), which find this budget through
-    /// the state's extra space, read its state.
-    game: RefCell<Weak<Link>>,
+    /// logging, and the engine's native field readers (`engine/native.rs`), which find this
+    /// budget through the state's extra space, read its state.
+    game: RefCell<Option<Weak<dyn Attached>>>,
 }
 
 impl Budget {
@@ -264,13 +275,13 @@ impl Budget {
     }
 
     /// Attaches the rule set to a game (the last one attached wins).
-    pub fn attach(&self, game: Weak<Link>) {
-        *self.game.borrow_mut() = game;
+    pub fn attach(&self, game: Weak<dyn Attached>) {
+        *self.game.borrow_mut() = Some(game);
     }
 
     /// The game the rule set is attached to, if it is still there.
-    pub fn game(&self) -> Option<Rc<Link>> {
-        self.game.borrow().upgrade()
+    pub fn game(&self) -> Option<Rc<dyn Attached>> {
+        self.game.borrow().as_ref()?.upgrade()
     }
 
     /// Charges `steps` of native work (pattern matching, moving table items) to the call.
@@ -467,8 +478,8 @@ unsafe extern "C-unwind" fn hook(state: *mut ffi::lua_State, ar: *mut ffi::lua_D
 }
 
 /// A fresh sandboxed state: the safe libraries, read-only, with the budget's hook set.
-/// `print` goes to tracing; `math.random` is replaced by the host with the game's RNG
-/// (`ctx::install_random`).
+/// `print` goes to tracing; `math.random` draws from the game's RNG, so it says
+/// [`NOT_ATTACHED`] until the engine attaches a game and puts its own in (`engine/ctx.rs`).
 pub fn new_lua(budget: Rc<Budget>) -> mlua::Result<Lua> {
     // SAFETY: the debug library is loaded only so that the host can read upvalues when it
     // freezes what a script keeps (`views::keep`). It is taken out of the globals below,
@@ -526,6 +537,12 @@ pub fn new_lua(budget: Rc<Budget>) -> mlua::Result<Lua> {
     string.raw_set("dump", Value::Nil)?;
     let math: Table = globals.get("math")?;
     math.raw_set("randomseed", Value::Nil)?;
+    math.raw_set(
+        "random",
+        lua.create_function(|lua, _: mlua::Variadic<Value>| -> mlua::Result<()> {
+            Err(super::located(lua, NOT_ATTACHED))
+        })?,
+    )?;
     base.raw_set(
         "print",
         lua.create_function(|_, args: mlua::Variadic<Value>| {

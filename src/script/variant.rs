@@ -2,10 +2,11 @@
 //! files, its parameters, the steps it adds, what it cannot be combined with) and its scripts.
 //! Nothing of a variant is loaded unless a game or scenario switches it on.
 
+use crate::board::params::{Kind, ParamSpec, ParamSpecs};
 use crate::board::Origin;
-use crate::error::{Error, Result, Source};
+use crate::error::{Error, Result};
+use crate::files::Source;
 use crate::order::NewStep;
-use crate::script::params::{Kind, ParamSpec, ParamSpecs};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -134,7 +135,7 @@ impl Variant {
         let files = file.files.iter().map(|f| dir.join(f)).collect::<Vec<_>>();
         for f in &files {
             // Anything there is read (and refused if it is not a regular file).
-            if !crate::formats::files::is_file(f) && !f.exists() {
+            if !crate::files::is_file(f) && !f.exists() {
                 return Err(whole(format!(
                     "lists `{}`, which does not exist",
                     f.display()
@@ -156,9 +157,9 @@ impl Variant {
     /// Every variant folder under `root`, sorted by name.
     pub fn discover(root: &Path) -> Result<Vec<Variant>> {
         let mut found = Vec::new();
-        let dirs = crate::formats::files::list(root)
+        let dirs = crate::files::list(root)
             .into_iter()
-            .filter(|p| crate::formats::files::is_file(&p.join("variant.toml")));
+            .filter(|p| crate::files::is_file(&p.join("variant.toml")));
         for dir in dirs {
             found.push(Variant::load(&dir)?);
         }
@@ -168,7 +169,7 @@ impl Variant {
     /// The parameter values for a choice: defaults, overridden by what the choice sets. An
     /// error points at the parameter in the file that set it.
     pub fn resolve_params(&self, choice: &Choice) -> Result<Map<String, Value>> {
-        crate::script::params::check_all(
+        crate::board::params::check_all(
             &self.params,
             &choice.params,
             &format!("variant {}", self.name),
@@ -288,7 +289,7 @@ fn add_with_requirements(
     let dir = root.join(&choice.name);
     let file = dir.join("variant.toml");
     // Anything there is read (and refused if it is not a regular file), not passed over.
-    if !crate::formats::files::is_file(&file) && !file.exists() {
+    if !crate::files::is_file(&file) && !file.exists() {
         let known: Vec<String> = Variant::discover(root)?
             .into_iter()
             .map(|v| v.name)
@@ -301,7 +302,7 @@ fn add_with_requirements(
             "unknown variant `{}`{}{wanted_by} (variants in {}: {})",
             choice.name,
             crate::error::suggest(&choice.name, known.iter().map(String::as_str)),
-            crate::formats::files::describe_folder(root),
+            crate::files::describe_folder(root),
             if known.is_empty() {
                 "none".into()
             } else {
@@ -351,7 +352,7 @@ pub fn idle_on(
         let ours: Vec<String> = variant
             .files
             .iter()
-            .map(|f| crate::script::display_path(f))
+            .map(|f| crate::files::display_path(f))
             .collect();
         let mine = |file: &String| ours.contains(file);
         let elements: Vec<String> = defs

@@ -4,7 +4,7 @@
 //! Pure data, so the rules of programming are tested without a server.
 
 use crate::cards::Card;
-use crate::game::deal::{self, Hand};
+use crate::deal::{self, Hand};
 use crate::state::REGISTERS;
 
 /// A seat's hand and what it has put in its registers so far this turn.

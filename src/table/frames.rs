@@ -192,8 +192,7 @@ struct Revealed<'a> {
 /// at a table (players announce power down; they do not announce not doing it).
 fn declined_power_down(e: &Event) -> bool {
     e.what == "chose"
-        && e.detail.get("question").and_then(Value::as_str)
-            == Some(crate::game::questions::POWER_DOWN)
+        && e.detail.get("question").and_then(Value::as_str) == Some(crate::decision::POWER_DOWN)
         && e.detail.get("answer").and_then(Value::as_str) == Some("no")
 }
 

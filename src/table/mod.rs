@@ -5,7 +5,7 @@
 //!  browser (seat / spectator / host page, plain JS)
 //!       │  WebSocket: JSON messages, validated, per-seat token
 //!       v
-//!  axum on tokio ── lobby: tables by id ──> one OS thread per table, owning its Match,
+//!  axum on tokio ── lobby: tables by id ──> one OS thread per table, owning its Game,
 //!                                           its rule set (Lua is not Send) and its reloader
 //!                                           <── channels: commands in, frames out
 //! ```
@@ -13,25 +13,25 @@
 //! - [`server`]: HTTP and WebSocket routes; checks tokens, reads and limits messages
 //!   ([`protocol`]), and only routes: it never looks inside a game.
 //! - [`thread`]: the table thread, the only place a game changes; it plays the same
-//!   `Match`, bots, decision interface, saves and hot reload as `rally play`.
-//! - [`desk`]: the rules of programming a turn at the table (hand, registers, ready).
+//!   `Game`, bots, decision interface, saves and hot reload as `rally play`.
+//! - `desk`: the rules of programming a turn at the table (hand, registers, ready).
 //! - [`frames`]: what the pages draw of each stage, with no card shown before it is face up.
-//! - [`saver`]: the saves written off the table threads, so a table never waits for the
+//! - `saver`: the saves written off the table threads, so a table never waits for the
 //!   disk.
 //!
 //! The server adds seats, tokens, frames and a lobby, nothing about the rules.
 
-pub mod desk;
+pub(crate) mod desk;
 pub mod frames;
 pub mod protocol;
-pub mod saver;
+pub(crate) mod saver;
 pub mod server;
 pub mod start;
 pub mod thread;
 
-use crate::commands::Common;
 use crate::error::{Error, Result};
 use crate::game::save::Save;
+use crate::script::RuleFolders;
 use protocol::Settings;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -147,7 +147,7 @@ pub struct Launch {
     /// The game file (ignored when resuming: the save names it).
     pub game: PathBuf,
     pub resume: Option<Save>,
-    pub common: Common,
+    pub common: RuleFolders,
     /// Variants on top of the game file's.
     pub extra: Vec<String>,
     /// Where the game is saved after every stage.
@@ -320,7 +320,7 @@ impl Lobby {
                 return Err(Error::Other(format!("table `{id}` stopped while starting")));
             }
         };
-        crate::formats::files::write_atomic(&tokens_file, tokens_text.as_bytes())?;
+        crate::files::write_atomic(&tokens_file, tokens_text.as_bytes())?;
         self.threads.lock().expect("lobby lock").push(handle);
         self.tables.lock().expect("lobby lock").insert(
             id,

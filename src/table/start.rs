@@ -8,9 +8,9 @@
 
 use super::protocol::Settings;
 use super::{Launch, Tokens};
-use crate::commands::Common;
 use crate::game::{Driver, Setup};
 use crate::script::variant::Variant;
+use crate::script::RuleFolders;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -24,7 +24,7 @@ pub struct Offer {
     pub games: PathBuf,
     /// Where new tables are saved: SAVES/TABLE.save.json.
     pub saves: PathBuf,
-    pub common: Common,
+    pub common: RuleFolders,
     /// The settings new tables start with (the host page changes them).
     pub settings: Settings,
     /// Watch the rule files (hot reload).
@@ -136,7 +136,7 @@ impl Offer {
             })
             .collect();
         Catalogue {
-            folder: crate::formats::files::describe_folder(&self.games),
+            folder: crate::files::describe_folder(&self.games),
             games,
             variants,
             settings: self.settings,
@@ -144,11 +144,9 @@ impl Offer {
     }
 
     fn game_files(&self) -> Vec<PathBuf> {
-        crate::formats::files::list(&self.games)
+        crate::files::list(&self.games)
             .into_iter()
-            .filter(|p| {
-                p.extension().is_some_and(|e| e == "toml") && crate::formats::files::is_file(p)
-            })
+            .filter(|p| p.extension().is_some_and(|e| e == "toml") && crate::files::is_file(p))
             .collect()
     }
 
@@ -163,7 +161,7 @@ impl Offer {
                 format!(
                     "there is no game file `{}` in {}",
                     request.game,
-                    crate::formats::files::describe_folder(&self.games)
+                    crate::files::describe_folder(&self.games)
                 )
             })?;
         let setup = Setup::load(&game).map_err(|e| e.to_string())?;

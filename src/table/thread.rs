@@ -1,8 +1,8 @@
-//! The table thread: the only place a table's game changes. It owns the [`Match`], its rule
+//! The table thread: the only place a table's game changes. It owns the [`Game`], its rule
 //! set (Lua is not `Send`), its hot reloader and the bots, and talks to the async side over
 //! channels: [`Command`]s in, frames (JSON text) out, one sender per connection.
 //!
-//! The turn loop is `Match::advance`, as in `rally play`; the table plugs in as its
+//! The turn loop is `Game::advance`, as in `rally play`; the table plugs in as its
 //! [`Seats`] and as the game's [`Chooser`]. Wherever the game waits for people (the
 //! programming phase, a question, a pause on a script error), the thread *pumps*: it handles
 //! the commands that arrive (connections, moves, answers, host settings) until what it waits
@@ -18,13 +18,13 @@ use super::saver::Saver;
 use super::{Launch, ReplayPage, Role, TableInfo, Tokens};
 use crate::board::Board;
 use crate::cards::Card;
-use crate::decision::{BotPolicy, Chooser, Question};
-use crate::engine::Game;
+use crate::deal::{self, Hand};
+use crate::decision::{BotPolicy, Chooser, Question, POWER_DOWN};
+use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::game::bot::Bots;
-use crate::game::deal::{self, Hand};
 use crate::game::save::{self, Save};
-use crate::game::{questions, Driver, Match, Phase, Seats, Setup, Stage};
+use crate::game::{Driver, Game, Phase, Seats, Setup, Stage};
 use crate::reload::{HotReload, Reloaded, WatchOptions};
 use crate::state::{Robot, RobotId, REGISTERS};
 use serde_json::json;
@@ -204,11 +204,11 @@ pub(super) fn run(
         timer: None,
         question: None,
         next_question: 1,
-        robots: m.game.state().robots.clone(),
-        turn: m.game.state().turn,
+        robots: m.engine.state().robots.clone(),
+        turn: m.engine.state().turn,
         generation: 1,
-        board: m.game.board(),
-        board_svg: crate::pictures::html::board_svg(&m.game),
+        board: m.engine.board(),
+        board_svg: crate::pictures::html::board_svg(&m.engine),
         outcome: None,
         bots: m.setup.bot_policy(),
         started: false,
@@ -217,7 +217,7 @@ pub(super) fn run(
         standing: None,
         reload_error: None,
     }));
-    m.game.set_chooser(Box::new(TableChooser(table.clone())));
+    m.engine.set_chooser(Box::new(TableChooser(table.clone())));
     let mut seats = TableSeats {
         bots: Bots::new(m.setup.seats.iter().map(|s| s.strength)),
         table: table.clone(),
@@ -237,7 +237,7 @@ pub(super) fn run(
 }
 
 /// The game, from its file or its save, and the reloader for its rules.
-fn start(launch: &Launch) -> Result<(Match, Option<HotReload>)> {
+fn start(launch: &Launch) -> Result<(Game, Option<HotReload>)> {
     let game_path = match &launch.resume {
         Some(save) => save.game.clone(),
         None => launch.game.clone(),
@@ -249,14 +249,14 @@ fn start(launch: &Launch) -> Result<(Match, Option<HotReload>)> {
         }
     }
     let choices = setup.choices(&launch.extra);
-    let common = crate::commands::Common {
+    let common = crate::script::RuleFolders {
         extra_variants: Vec::new(),
         ..launch.common.clone()
     };
     let rules = common.rules(Some(&game_path), choices.clone())?;
     let m = match &launch.resume {
-        Some(save) => Match::resume(setup, rules, save.clone())?,
-        None => Match::start(setup, rules)?,
+        Some(save) => Game::resume(setup, rules, save.clone())?,
+        None => Game::start(setup, rules)?,
     };
     let hot = if launch.reload {
         let (scripts, variants) = common.folders(Some(&game_path))?;
@@ -280,20 +280,20 @@ fn start(launch: &Launch) -> Result<(Match, Option<HotReload>)> {
 
 /// `practice on Practice Floor`, with the variants added on top of the game file's:
 /// `practice on Practice Floor + ice-rink`.
-fn title(m: &Match, extra: &[String]) -> String {
+fn title(m: &Game, extra: &[String]) -> String {
     let stem = m
         .setup
         .path
         .file_stem()
         .map_or("game".into(), |s| s.to_string_lossy().to_string());
     let added = extra.iter().map(|v| format!(" + {v}")).collect::<String>();
-    format!("{stem} on {}{added}", m.game.board().name)
+    format!("{stem} on {}{added}", m.engine.board().name)
 }
 
 /// The turn loop: wait for the players, then advance stage by stage, telling every page
 /// what happened and saving after each stage, until the game is over.
 fn play(
-    m: &mut Match,
+    m: &mut Game,
     seats: &mut TableSeats,
     launch: &Launch,
     saver: &Saver,
@@ -328,8 +328,8 @@ fn play(
         if table.borrow().closed {
             return Ok(());
         }
-        seats.reload(&mut m.game);
-        let turn = m.game.state().turn;
+        seats.reload(&mut m.engine);
+        let turn = m.engine.state().turn;
         {
             let mut t = table.borrow_mut();
             t.stand = Stand::Resolving;
@@ -339,17 +339,17 @@ fn play(
             Ok(stage) => stage,
             Err(_) if table.borrow().closed => return Ok(()),
             Err(Error::Script(message)) if seats.hot.is_some() => {
-                seats.pause(&mut m.game, message);
+                seats.pause(&mut m.engine, message);
                 continue;
             }
             Err(e) => return Err(e),
         };
         {
             let mut t = table.borrow_mut();
-            let now = m.game.state().robots.clone();
+            let now = m.engine.state().robots.clone();
             let message = t.stage_message(turn, &stage, &now);
             t.robots = now;
-            t.turn = m.game.state().turn;
+            t.turn = m.engine.state().turn;
             t.send_all(&message);
         }
         // A save still waiting in the saver's queue would be replaced by this one unwritten:
@@ -831,8 +831,8 @@ struct TableSeats {
 
 impl TableSeats {
     /// Picks up saved rule files at a stage boundary and tells the pages.
-    fn reload(&mut self, game: &mut Game) {
-        let Some(reloaded) = self.hot.as_mut().and_then(|h| h.at_boundary(game)) else {
+    fn reload(&mut self, engine: &mut Engine) {
+        let Some(reloaded) = self.hot.as_mut().and_then(|h| h.at_boundary(engine)) else {
             return;
         };
         let mut t = self.table.borrow_mut();
@@ -844,11 +844,11 @@ impl TableSeats {
             } => {
                 t.generation = *generation;
                 t.reload_error = None;
-                t.board = game.board();
-                t.board_svg = crate::pictures::html::board_svg(game);
+                t.board = engine.board();
+                t.board_svg = crate::pictures::html::board_svg(engine);
                 let files: Vec<String> = changed
                     .iter()
-                    .map(|p| crate::script::display_path(p))
+                    .map(|p| crate::files::display_path(p))
                     .collect();
                 let board = json!({"type": "board", "board": t.board_svg}).to_string();
                 t.send_all(&board);
@@ -875,7 +875,7 @@ impl TableSeats {
     }
 
     /// A script failed mid-stage (rolled back): wait until a fixed rule set loads.
-    fn pause(&mut self, game: &mut Game, message: String) {
+    fn pause(&mut self, engine: &mut Engine, message: String) {
         let before = self.table.borrow().generation;
         {
             let mut t = self.table.borrow_mut();
@@ -885,7 +885,7 @@ impl TableSeats {
             t.broadcast();
         }
         loop {
-            self.reload(game);
+            self.reload(engine);
             let mut t = self.table.borrow_mut();
             if t.closed || t.generation != before {
                 t.stand = Stand::Resolving;
@@ -912,10 +912,10 @@ impl Seats for TableSeats {
     /// The programming phase: every seat gets its hand at once; bots program at once;
     /// people place cards until all are ready (or the timer, or a bot taking an absent
     /// player's seat, finishes a program).
-    fn hands_dealt(&mut self, game: &mut Game, hands: &[Hand]) -> Result<()> {
+    fn hands_dealt(&mut self, engine: &mut Engine, hands: &[Hand]) -> Result<()> {
         {
             let mut t = self.table.borrow_mut();
-            let state = game.state();
+            let state = engine.state();
             t.robots = state.robots.clone();
             t.turn = state.turn;
             t.desks = vec![None; state.robots.len()];
@@ -941,7 +941,7 @@ impl Seats for TableSeats {
                     .collect()
             };
             for hand in &for_bots {
-                let program = self.bots.program(game, hand)?;
+                let program = self.bots.program(engine, hand)?;
                 let mut t = self.table.borrow_mut();
                 t.desks[hand.robot]
                     .as_mut()
@@ -987,7 +987,7 @@ impl Seats for TableSeats {
             drop(t);
             let wait = self.tick(deadline);
             self.table.borrow_mut().pump(wait);
-            self.reload(game);
+            self.reload(engine);
         }
         let mut t = self.table.borrow_mut();
         t.stand = Stand::Resolving;
@@ -995,7 +995,7 @@ impl Seats for TableSeats {
         Ok(())
     }
 
-    fn program(&mut self, _game: &mut Game, hand: &Hand) -> Result<Vec<Card>> {
+    fn program(&mut self, _engine: &mut Engine, hand: &Hand) -> Result<Vec<Card>> {
         let t = self.table.borrow();
         Ok(t.desks[hand.robot]
             .as_ref()
@@ -1071,7 +1071,7 @@ impl Chooser for TableChooser {
         if q.rehearsal {
             return self.0.borrow_mut().bots.choose(q);
         }
-        if q.key == questions::POWER_DOWN {
+        if q.key == POWER_DOWN {
             let t = self.0.borrow();
             let announced = t.desks[q.robot].as_ref().map(|d| d.power_down);
             if let (false, Some(down)) = (t.bot_decides(q.robot), announced) {

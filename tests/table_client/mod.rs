@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use futures_util::{SinkExt, StreamExt};
-use rally::commands::Common;
+use rally::script::RuleFolders;
 use rally::table::protocol::Settings;
 use rally::table::server::Server;
 use rally::table::start::Offer;
@@ -41,8 +41,8 @@ impl Workspace {
         self.dir.path().join(name)
     }
 
-    pub fn common(&self) -> Common {
-        Common {
+    pub fn common(&self) -> RuleFolders {
+        RuleFolders {
             scripts: Some(self.path("scripts")),
             variants: Some(self.path("variants")),
             extra_variants: Vec::new(),

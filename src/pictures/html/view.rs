@@ -5,7 +5,7 @@
 //!
 //! Everything that needs the rules is worked out here, in Rust, so the page never re-implements
 //! one: where each board laser's beam ends for the robots standing in the frame (the engine's
-//! own [`world::trace`]), which squares a robot passed through since the previous frame (read
+//! own `world::trace`), which squares a robot passed through since the previous frame (read
 //! off the events), who shot whom (the `source` and `shooter` of the damage events), which
 //! cards are face up, and who has won.
 
@@ -455,7 +455,7 @@ fn sentence(e: &Event) -> Option<String> {
 
 /// A player's answer to a question (`game::questions`, a script's `ctx:choose`).
 fn chose(who: &str, question: &str, answer: &str) -> String {
-    use crate::game::questions::{POWER_DOWN, REENTER_FACING, REENTER_POWERED_DOWN, STAY_DOWN};
+    use crate::decision::{POWER_DOWN, REENTER_FACING, REENTER_POWERED_DOWN, STAY_DOWN};
     let yes = answer == "yes";
     match question {
         POWER_DOWN if yes => format!("{who} announces power down for next turn"),

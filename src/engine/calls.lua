@@ -1,6 +1,6 @@
 -- Calls the engine makes into scripts with a table built on the way (src/engine/): the table
 -- is made here by the Lua VM, in the handler's own call, rather than from Rust, where every
--- table costs a protected call of its own (script/values.rs). Each ends in a tail call, so
+-- table costs a protected call of its own (engine/values.rs). Each ends in a tail call, so
 -- the handler's errors, `error(message, 2)` included, read as if the engine called it.
 local calls = {}
 

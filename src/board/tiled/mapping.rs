@@ -16,7 +16,8 @@
 //! start = { true = { element = "laser" }, false = { element = "floor" } }
 //! ```
 
-use crate::error::{Result, Source};
+use crate::error::Result;
+use crate::files::Source;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -80,7 +81,7 @@ impl North {
 pub fn read(path: &Path) -> Result<(PathBuf, Mapping)> {
     let source = Source::read(path)?;
     let mut mapping: Mapping = source.parse_toml()?;
-    mapping.file = crate::script::display_path(path);
+    mapping.file = crate::files::display_path(path);
     Ok((path.to_path_buf(), mapping))
 }
 

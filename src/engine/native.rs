@@ -10,7 +10,8 @@
 //! option scrapping rule at every hit, was a sixth of a laser's cost); a method call converted
 //! and type-checked every argument through references, about 600 ns for `ctx:convey`. Here
 //! each is one C call that finds the game through the state's extra space
-//! ([`sandbox::budget_of`]) and knows robots by their address.
+//! ([`sandbox::budget_of`], then the budget's [`Attached`](sandbox::Attached) game) and knows
+//! robots by their address.
 //!
 //! What has to be built on the Rust heap (a robot's name, its options when it holds some, its
 //! vars, the segment's name when a variant made it) and every key that is no field, with its
@@ -19,14 +20,16 @@
 //! needs dropping is alive when a Lua API call may raise (an out-of-memory error unwinds with
 //! `longjmp`). Both read through the same [`robot_field`] and [`ctx_field`].
 
-use super::decl::RuleEvent;
-use super::sandbox;
-use crate::engine::Link;
+use super::Link;
 use crate::geometry::{Dir, Pos, Rotation};
+use crate::script::decl::RuleEvent;
+use crate::script::sandbox;
 use crate::state::{Robot, RobotId};
 use crate::world::{Hit, Shot, World};
 use mlua::{ffi, Function, Lua};
+use std::any::Any;
 use std::ffi::c_int;
+use std::rc::Rc;
 
 /// A field's value, as read from the game.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -104,6 +107,12 @@ fn quick(read: Read) -> Option<Read> {
     }
 }
 
+/// The game `state`'s rule set is attached to, found through its budget.
+unsafe fn attached(state: *mut ffi::lua_State) -> Option<Rc<Link>> {
+    let game: Rc<dyn Any> = sandbox::budget_of(state)?.game()?;
+    game.downcast().ok()
+}
+
 /// The robot whose view is argument `index`, if it is one of the game's.
 unsafe fn robot_arg(state: *mut ffi::lua_State, game: &Link, index: c_int) -> Option<RobotId> {
     let view = ffi::lua_touserdata(state, index) as usize;
@@ -114,7 +123,7 @@ unsafe fn robot_arg(state: *mut ffi::lua_State, game: &Link, index: c_int) -> Op
 
 /// `robot[key]` (arguments 1 and 2) read without mlua, if it can be.
 unsafe fn quick_robot(state: *mut ffi::lua_State) -> Option<Read> {
-    let game = sandbox::budget_of(state)?.game()?;
+    let game = attached(state)?;
     let id = robot_arg(state, &game, 1)?;
     let key = string_key(state, 2)?;
     let world = game.world.try_borrow().ok()?;
@@ -123,7 +132,7 @@ unsafe fn quick_robot(state: *mut ffi::lua_State) -> Option<Read> {
 
 /// `ctx[key]` (argument 2; argument 1 is ctx's method table) read without mlua, if it can be.
 unsafe fn quick_ctx(state: *mut ffi::lua_State) -> Option<Read> {
-    let game = sandbox::budget_of(state)?.game()?;
+    let game = attached(state)?;
     let key = string_key(state, 2)?;
     let world = game.world.try_borrow().ok()?;
     quick(ctx_field(&world, key)?)
@@ -180,11 +189,11 @@ unsafe extern "C-unwind" fn ctx_index(state: *mut ffi::lua_State) -> c_int {
 unsafe fn ctx_call(
     state: *mut ffi::lua_State,
     args: std::ops::RangeInclusive<c_int>,
-) -> Option<std::rc::Rc<Link>> {
+) -> Option<Rc<Link>> {
     if !args.contains(&ffi::lua_gettop(state)) {
         return None;
     }
-    let game = sandbox::budget_of(state)?.game()?;
+    let game = attached(state)?;
     (ffi::lua_touserdata(state, 1) as usize == game.ctx_view).then_some(game)
 }
 
@@ -546,16 +555,10 @@ unsafe extern "C-unwind" fn fire_beam(state: *mut ffi::lua_State) -> c_int {
     2
 }
 
-/// Marks a Lua state whose ctx methods are the native ones.
-struct NativeMethods;
-
 /// Puts the native `ctx:convey`, `ctx:queue_push`, `ctx:fire_beam`, `ctx:rotate`,
 /// `ctx:robot_at` and `ctx:log` in ctx's method table
 /// `methods`, in front of mlua's (their upvalues). Once per Lua state.
 pub fn install_methods(lua: &Lua, methods: &mlua::Table) -> mlua::Result<()> {
-    if lua.app_data_ref::<NativeMethods>().is_some() {
-        return Ok(());
-    }
     let natives: [(&str, ffi::lua_CFunction); 6] = [
         ("convey", convey),
         ("queue_push", queue_push),
@@ -568,7 +571,6 @@ pub fn install_methods(lua: &Lua, methods: &mlua::Table) -> mlua::Result<()> {
         let slow: Function = methods.raw_get(name)?;
         methods.raw_set(name, closure(lua, f, slow)?)?;
     }
-    lua.set_app_data(NativeMethods);
     Ok(())
 }
 

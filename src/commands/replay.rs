@@ -2,18 +2,39 @@
 //! HTML page that plays a recorded replay log (`rally run --record`) or a scenario register by
 //! register, or a whole game (the replay or save of `rally play`) stage by stage.
 
-use super::Common;
-use crate::engine::Game;
+use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::formats::replay::ReplayLog;
 use crate::formats::scenario::Scenario;
 use crate::game::save::GameRecord;
 use crate::game::Setup;
 use crate::pictures::html;
-use crate::state::GameState;
+use crate::script::RuleFolders;
+use crate::state::State;
 use std::path::{Path, PathBuf};
 
-pub fn replay(input: &Path, output: &Path, common: &Common) -> Result<()> {
+/// Write a self-contained HTML page that plays a replay log, a scenario or a whole game card by card and step by step
+#[derive(clap::Args)]
+pub struct Args {
+    /// A replay log (.json, from `rally run --record`), a scenario (.toml), or a game's replay or save (.json, from `rally play`)
+    file: PathBuf,
+    /// The page [default: the input's name with .html]
+    #[arg(short, long, value_name = "FILE.html")]
+    output: Option<PathBuf>,
+}
+
+impl Args {
+    pub fn exec(&self, common: &RuleFolders) -> Result<bool> {
+        let output = self
+            .output
+            .clone()
+            .unwrap_or_else(|| default_output(&self.file));
+        replay(&self.file, &output, common).map(|()| true)
+    }
+}
+
+/// Writes the page for `input` (a replay log, a scenario, a game's replay or save) to `output`.
+pub fn replay(input: &Path, output: &Path, common: &RuleFolders) -> Result<()> {
     // A replay log, a game's replay or a save is JSON; anything else is a scenario.
     let log = if input.extension().is_some_and(|e| e == "json") {
         match GameRecord::read(input)? {
@@ -28,8 +49,8 @@ pub fn replay(input: &Path, output: &Path, common: &Common) -> Result<()> {
         None => Scenario::load(input)?,
     };
     let rules = common.rules(Some(&scenario.path), scenario.variants.clone())?;
-    let mut game = scenario.start(rules)?;
-    let frames = html::frames(&scenario, &mut game)?;
+    let mut engine = scenario.start(rules)?;
+    let frames = html::frames(&scenario, &mut engine)?;
     if let (Some(log), Some(last)) = (&log, frames.last()) {
         // The viewer shows the game as the rules on disk resolve it now; say so if that is
         // not what was recorded (`rally run --replay LOG` shows how it differs).
@@ -42,8 +63,8 @@ pub fn replay(input: &Path, output: &Path, common: &Common) -> Result<()> {
             );
         }
     }
-    let title = page_title(&scenario.path, &game);
-    let page = html::page(&game, &title, &scenario.description, &frames);
+    let title = page_title(&scenario.path, &engine);
+    let page = html::page(&engine, &title, &scenario.description, &frames);
     write(output, page)
 }
 
@@ -52,7 +73,7 @@ fn write(output: &Path, page: String) -> Result<()> {
 }
 
 /// The page for a whole game: its recorded snapshots on the game file's board.
-fn game(input: &Path, output: &Path, common: &Common, record: GameRecord) -> Result<()> {
+fn game(input: &Path, output: &Path, common: &RuleFolders, record: GameRecord) -> Result<()> {
     let frames = html::game_frames(&record.turns);
     if frames.is_empty() {
         return Err(Error::File {
@@ -65,12 +86,12 @@ fn game(input: &Path, output: &Path, common: &Common, record: GameRecord) -> Res
     let setup = Setup::load(&record.game)?;
     let rules = common.rules(Some(&setup.path), setup.choices(&record.variants))?;
     // Only the board and the rules are drawn from the game; the robots come from the frames.
-    let game = Game::new(
+    let engine = Engine::new(
         setup.layout.clone(),
-        GameState::new(Vec::new(), setup.seed),
+        State::new(Vec::new(), setup.seed),
         rules,
     )?;
-    let title = page_title(&setup.path, &game);
+    let title = page_title(&setup.path, &engine);
     let end = match &record.outcome {
         Some(outcome) => outcome.text(),
         None => "The game is not over.".into(),
@@ -80,18 +101,18 @@ fn game(input: &Path, output: &Path, common: &Common, record: GameRecord) -> Res
     } else {
         format!("{} {end}", setup.description.trim_end())
     };
-    write(output, html::page(&game, &title, &description, &frames))
+    write(output, html::page(&engine, &title, &description, &frames))
 }
 
 /// "FILE on BOARD", the page's heading.
-fn page_title(file: &Path, game: &Game) -> String {
+fn page_title(file: &Path, engine: &Engine) -> String {
     let stem = file
         .file_stem()
         .map_or("game".into(), |s| s.to_string_lossy());
-    format!("{stem} on {}", game.board().name)
+    format!("{stem} on {}", engine.board().name)
 }
 
 /// The default page name: the input's, with `.html`.
-pub fn default_output(input: &Path) -> PathBuf {
+fn default_output(input: &Path) -> PathBuf {
     PathBuf::from(input.file_stem().unwrap_or_default()).with_extension("html")
 }

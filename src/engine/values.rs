@@ -8,7 +8,7 @@
 //! one protected call ([`Lua::exec_raw`]), where an out-of-memory error unwinds to that
 //! call's boundary like any other Lua error.
 
-use crate::geometry::{Dir, Rotation};
+use crate::geometry::Dir;
 use mlua::{ffi, Function, IntoLuaMulti, Lua, LuaString, Table};
 use std::cell::RefCell;
 
@@ -131,11 +131,10 @@ pub fn strings<'a>(
 }
 
 /// Lua strings made once per game for the names the engine hands to handlers again and again
-/// (directions, rotations, causes) and the keys it reads: pushing one costs no allocation and
+/// (directions, causes) and the keys it reads: pushing one costs no allocation and
 /// no protected call, and a key that is a Lua string lets mlua read a plain table raw.
 pub struct Interned {
     dirs: [LuaString; 4],
-    rotations: [LuaString; 3],
     pub cause: LuaString,
     pub through: LuaString,
     /// Causes of damage seen so far (scripts name their own), a few dozen at most.
@@ -158,7 +157,6 @@ impl Interned {
             .call(())?;
         Ok(Interned {
             dirs: [s("N")?, s("E")?, s("S")?, s("W")?],
-            rotations: [s("left")?, s("right")?, s("uturn")?],
             cause: s("cause")?,
             through: s("through")?,
             causes: RefCell::new(Vec::new()),
@@ -170,15 +168,6 @@ impl Interned {
 
     pub fn dir(&self, dir: Dir) -> &LuaString {
         &self.dirs[dir.index()]
-    }
-
-    pub fn rotation(&self, rotation: Rotation) -> &LuaString {
-        let i = match rotation {
-            Rotation::Left => 0,
-            Rotation::Right => 1,
-            Rotation::UTurn => 2,
-        };
-        &self.rotations[i]
     }
 
     /// A cause of damage as a Lua string, made once per cause (up to a few dozen).

@@ -2,14 +2,19 @@
 //! replays and scripts all come through here, so that none of them can hang or exhaust the
 //! process. Only regular files are read (a FIFO would block for ever, `/dev/zero` never
 //! ends), at most [`MAX_BYTES`] of them, and a file that is neither is refused with its
-//! name. Built-in files ([`crate::script::builtin`]) are served from memory under the same paths.
+//! name. Built-in files ([`builtin`]) are served from memory under the same paths, and
+//! messages name every file the same way ([`display_path`]).
 //!
 //! Every file read is remembered, so that a command never writes its output over one of its
 //! inputs ([`check_output`]: `rally play g.toml --save g.toml`, `rally run s.toml --record
 //! s.toml`), and outputs are written whole or not at all ([`write_atomic`]).
 
+pub mod builtin;
+mod source;
+
+pub use source::Source;
+
 use crate::error::{Error, Result};
-use crate::script::builtin;
 use std::collections::HashSet;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -190,11 +195,24 @@ pub fn is_dir(path: &Path) -> bool {
     path.is_dir()
 }
 
+/// How a file is named in messages: relative to the current folder when it is below it; a
+/// built-in file by its place in rally's sources (`scripts/elements/gear.lua`).
+pub fn display_path(path: &Path) -> String {
+    if let Some(inside) = builtin::shown(path) {
+        return inside.display().to_string();
+    }
+    let cwd = std::env::current_dir().unwrap_or_default();
+    path.strip_prefix(&cwd)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
 /// A scripts or variants folder as messages name it: `built-in scripts`, or its path.
 pub fn describe_folder(path: &Path) -> String {
     match builtin::shown(path) {
         Some(inside) => format!("built-in {}", inside.display()),
-        None => crate::script::display_path(path),
+        None => display_path(path),
     }
 }
 

@@ -4,7 +4,7 @@
 //! tests all agree on the same numbers.
 
 use crate::cards::Card;
-use crate::state::{GameState, RobotId, LETHAL_DAMAGE, REGISTERS};
+use crate::state::{RobotId, State, LETHAL_DAMAGE, REGISTERS};
 
 /// Cards in a full hand, before damage.
 pub const FULL_HAND: i32 = 9;
@@ -50,7 +50,7 @@ pub struct Stacked {
 
 /// Cards that are out of the deck: in robots' registers (`all_registers`) or only in locked
 /// ones, in hands, and set aside on options.
-fn out_of_deck(state: &GameState, all_registers: bool) -> Vec<Card> {
+fn out_of_deck(state: &State, all_registers: bool) -> Vec<Card> {
     let mut out = Vec::new();
     for r in &state.robots {
         for (i, card) in r.program.iter().enumerate() {
@@ -65,7 +65,7 @@ fn out_of_deck(state: &GameState, all_registers: bool) -> Vec<Card> {
 }
 
 /// The classic deck without `out`, shuffled with the game's RNG, top card last.
-fn shuffled_deck(state: &mut GameState, out: &[Card]) -> Vec<Card> {
+fn shuffled_deck(state: &mut State, out: &[Card]) -> Vec<Card> {
     let mut deck: Vec<Card> = Card::classic_deck()
         .into_iter()
         .filter(|c| !out.contains(c))
@@ -77,12 +77,12 @@ fn shuffled_deck(state: &mut GameState, out: &[Card]) -> Vec<Card> {
 /// Shuffles the deck without the cards held in locked registers or set aside on options,
 /// and deals each robot that programs this turn (on the board, not powered down)
 /// `sizes[robot]` cards, in robot order (§2 step 1): 9 − damage ([`hand_size`]), or what its
-/// options make of it (Extra Memory: ask `Game::hand_size`). A locked register that is empty
+/// options make of it (Extra Memory: ask `Engine::hand_size`). A locked register that is empty
 /// (it locked while the robot was powered down, §7.4.5, 2005 ruling) first gets the top card
 /// of the deck, face up. The hands go to the robots (`Robot::hand`), what is left of the deck
 /// stays in the state for the turn's later draws ([`draw_card`]). `stacked` fixes the hands
 /// and the top of the deck instead (scenarios). Returns the robots dealt to.
-pub fn deal(state: &mut GameState, sizes: &[usize], stacked: Option<&Stacked>) -> Vec<RobotId> {
+pub fn deal(state: &mut State, sizes: &[usize], stacked: Option<&Stacked>) -> Vec<RobotId> {
     for r in state.robots.iter_mut() {
         r.program.resize(REGISTERS, None);
     }
@@ -126,7 +126,7 @@ fn fill_locked(r: &mut crate::state::Robot, deck: &mut Vec<Card>) {
 /// Scrambler). Before any deal this turn (a scenario of one turn), the deck is the classic
 /// deck without every card in a register, a hand or on an option, shuffled. `None` when
 /// every card is out.
-pub fn draw_card(state: &mut GameState) -> Option<Card> {
+pub fn draw_card(state: &mut State) -> Option<Card> {
     if state.deck.is_none() {
         let out = out_of_deck(state, true);
         state.deck = Some(shuffled_deck(state, &out));
@@ -136,7 +136,7 @@ pub fn draw_card(state: &mut GameState) -> Option<Card> {
 
 /// Fixes the top of this turn's deck: `top` (first drawn first) on the rest of the classic
 /// deck, shuffled, without the cards in registers, hands and on options (a scenario's `deck`).
-pub fn stack_deck(state: &mut GameState, top: &[Card]) {
+pub fn stack_deck(state: &mut State, top: &[Card]) {
     let mut out = out_of_deck(state, true);
     out.extend(top.iter().copied());
     let mut deck = shuffled_deck(state, &out);
@@ -146,7 +146,7 @@ pub fn stack_deck(state: &mut GameState, top: &[Card]) {
 
 /// Registers that locked after the deal (damage taken while programming: Recompile) and are
 /// empty get the top card of the deck, as at the deal.
-pub fn fill_new_locks(state: &mut GameState, robots: &[RobotId]) {
+pub fn fill_new_locks(state: &mut State, robots: &[RobotId]) {
     for &id in robots {
         state.robots[id].program.resize(REGISTERS, None);
         for i in 0..REGISTERS {
@@ -159,7 +159,7 @@ pub fn fill_new_locks(state: &mut GameState, robots: &[RobotId]) {
 }
 
 /// What the robot programs from now: its hand and the cards an option offers with it.
-pub fn hand(state: &GameState, id: RobotId) -> Hand {
+pub fn hand(state: &State, id: RobotId) -> Hand {
     let r = &state.robots[id];
     let mut cards = r.hand.clone();
     cards.extend(r.kept.values().filter(|k| k.offered).map(|k| k.card));
@@ -195,7 +195,7 @@ pub fn check_program(hand: &Hand, chosen: &[Card]) -> Result<(), String> {
 
 /// Puts a checked program into the robot's open registers; the cards leave the hand (or the
 /// option that offered them). What stays in the hand are the leftovers.
-pub fn install(state: &mut GameState, hand: &Hand, chosen: &[Card]) {
+pub fn install(state: &mut State, hand: &Hand, chosen: &[Card]) {
     let r = &mut state.robots[hand.robot];
     r.program.resize(REGISTERS, None);
     for (slot, card) in hand.open.iter().zip(chosen) {
@@ -214,7 +214,7 @@ pub fn install(state: &mut GameState, hand: &Hand, chosen: &[Card]) {
 }
 
 /// After programming: the leftovers are discarded (§2 step 2.1).
-pub fn discard_leftovers(state: &mut GameState) {
+pub fn discard_leftovers(state: &mut State) {
     for r in state.robots.iter_mut() {
         r.hand.clear();
     }
@@ -223,7 +223,7 @@ pub fn discard_leftovers(state: &mut GameState) {
 /// End of turn (§2 step 5.2): every unlocked register is wiped; locked ones keep their card.
 /// A robot destroyed this turn loses every card (§6.5), since it re-enters unlocked. The
 /// deck is shuffled anew next turn; copies made this turn are forgotten.
-pub fn wipe(state: &mut GameState, destroyed_this_turn: &[bool]) {
+pub fn wipe(state: &mut State, destroyed_this_turn: &[bool]) {
     for (id, r) in state.robots.iter_mut().enumerate() {
         r.program.resize(REGISTERS, None);
         for i in 0..REGISTERS {

@@ -4,7 +4,7 @@
 //!
 //! Built-in files have paths under a root that no file on disk can be confused with,
 //! [`ROOT`]: `<built-in>/scripts/elements/conveyor.lua`. The rest of rally passes these paths
-//! around like any other; [`crate::formats::files`] reads them from here. Messages name them without
+//! around like any other; [`crate::files`] reads them from here. Messages name them without
 //! the root (`scripts/elements/conveyor.lua:4:`), which is where they live in rally's sources.
 
 use include_dir::{include_dir, Dir, DirEntry};

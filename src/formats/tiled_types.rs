@@ -4,7 +4,7 @@
 //! and parameters with a fixed set of choices. A designer sets a tile's Class to `conveyor`
 //! and picks `dir` from a dropdown; what Tiled saves is what the map reader reads.
 
-use crate::script::params::{Kind, ParamSpec};
+use crate::board::params::{Kind, ParamSpec};
 use crate::script::ElementDef;
 use serde_json::{json, Value};
 

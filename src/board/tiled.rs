@@ -17,11 +17,11 @@
 //! CSV, a list of `<tile>`s, or base64 (plain, zlib, gzip or zstd), as Tiled writes them.
 
 pub mod mapping;
-pub mod types;
 
 use crate::board::file::{check_size, legend_entries, Placement};
 use crate::board::{Layout, Origin};
-use crate::error::{Error, Lines, Result, Source};
+use crate::error::{Error, Lines, Result};
+use crate::files::Source;
 use crate::geometry::Pos;
 use mapping::{Mapping, North};
 use serde_json::Value;

@@ -6,11 +6,11 @@
 
 use super::native::{self, Read};
 use super::values::{self, Field};
-use super::{args, located, pos_table, store, views};
+use super::{Link, Resolver};
 use crate::cards::{Card, CardKind};
-use crate::engine::{Engine, Link};
 use crate::error::Error;
 use crate::geometry::{Dir, Pos, Rotation};
+use crate::script::{args, located, pos_table, sandbox, store, views};
 use crate::state::RobotId;
 use crate::world::{How, Shot};
 use mlua::{
@@ -28,17 +28,17 @@ pub struct RobotView(pub RobotId);
 fn link(lua: &Lua) -> mlua::Result<Rc<Link>> {
     lua.app_data_ref::<Rc<Link>>()
         .map(|l| l.clone())
-        .ok_or_else(|| located(lua, "this rule set is not attached to a game"))
+        .ok_or_else(|| located(lua, sandbox::NOT_ATTACHED))
 }
 
-/// Runs a primitive with the engine of the game this Lua state is attached to.
-fn with_engine<R>(
+/// Runs a primitive with the resolver of the game this Lua state is attached to.
+fn with_resolver<R>(
     lua: &Lua,
-    f: impl FnOnce(&Engine) -> crate::error::Result<R>,
+    f: impl FnOnce(&Resolver) -> crate::error::Result<R>,
 ) -> mlua::Result<R> {
     let link = link(lua)?;
-    let engine = Engine { lua, link: &link };
-    f(&engine).map_err(|e| match e {
+    let resolver = Resolver { lua, link: &link };
+    f(&resolver).map_err(|e| match e {
         Error::Script(_) => mlua::Error::external(e),
         other => located(lua, other),
     })
@@ -65,7 +65,7 @@ fn robot_id(lua: &Lua, v: &AnyUserData) -> mlua::Result<RobotId> {
 pub fn pos_arg(lua: &Lua, t: &Table) -> mlua::Result<Pos> {
     let (x, y): (Option<i32>, Option<i32>) = {
         let keys = lua
-            .app_data_ref::<super::Keys>()
+            .app_data_ref::<crate::script::Keys>()
             .expect("keys are installed with the rule set");
         (t.get(keys.x.clone())?, t.get(keys.y.clone())?)
     };
@@ -474,12 +474,12 @@ impl UserData for Ctx {
                 let (id, dir) = (robot_id(lua, &robot)?, dir_arg(lua, &dir)?);
                 let how = how_arg(lua, how, How::Script)?;
                 let squares = args::not_negative(lua, "squares", squares.unwrap_or(1))?;
-                with_engine(lua, |e| e.move_robot(id, dir, squares, how))
+                with_resolver(lua, |e| e.move_robot(id, dir, squares, how))
             },
         );
         methods.add_method("push", |lua, _, (robot, dir): (AnyUserData, LuaString)| {
             let (id, dir) = (robot_id(lua, &robot)?, lua_dir_arg(lua, &dir)?);
-            with_engine(lua, |e| e.move_robot(id, dir, 1, How::Push)).map(|moved| moved == 1)
+            with_resolver(lua, |e| e.move_robot(id, dir, 1, How::Push)).map(|moved| moved == 1)
         });
         methods.add_method(
             "place",
@@ -497,7 +497,7 @@ impl UserData for Ctx {
                     Some(d) => dir_arg(lua, &d)?,
                     None => facing,
                 };
-                with_engine(lua, |e| e.place(id, at, dir, how))
+                with_resolver(lua, |e| e.place(id, at, dir, how))
             },
         );
         // `by` names what turns the robot ("gear", "belt"...; default "script"), for the
@@ -511,7 +511,7 @@ impl UserData for Ctx {
                     args::invalid(lua, "rally.Rotation", &format!("\"{rotation}\""))
                 })?;
                 let by = by.as_ref().map(|s| s.to_str()).transpose()?;
-                with_engine(lua, |e| {
+                with_resolver(lua, |e| {
                     e.rotate(id, rotation, by.as_deref().unwrap_or("script"))
                 })
             },
@@ -540,7 +540,7 @@ impl UserData for Ctx {
 
         // --- Lasers and damage --------------------------------------------------------------
         methods.add_method("fire_robot_lasers", |lua, _, ()| {
-            with_engine(lua, |e| e.fire_robot_lasers())
+            with_resolver(lua, |e| e.fire_robot_lasers())
         });
         methods.add_method(
             "fire_beam",
@@ -592,7 +592,7 @@ impl UserData for Ctx {
                     shooter,
                 };
                 for &target in &hits {
-                    with_engine(lua, |e| e.shoot(target, strength, &cause, dir, shot))?;
+                    with_resolver(lua, |e| e.shoot(target, strength, &cause, dir, shot))?;
                 }
                 let first = hits.first().map(|&i| link.robots[i].clone());
                 let views: Variadic<&AnyUserData> = hits.iter().map(|&i| &link.robots[i]).collect();
@@ -618,7 +618,7 @@ impl UserData for Ctx {
                 let from = from.map(|d| dir_arg(lua, &d)).transpose()?;
                 let cause = logged_text(lua, cause, "ctx:damage: the cause", "script")?;
                 let absorb = opts.map_or(Ok(None), |o| o.get::<Option<bool>>("absorb"))?;
-                with_engine(lua, |e| {
+                with_resolver(lua, |e| {
                     e.hit(crate::world::Hit {
                         robot: id,
                         amount,
@@ -739,7 +739,7 @@ impl UserData for Ctx {
                     Some(serde_json::Value::String(s)) => s,
                     _ => String::new(),
                 };
-                with_engine(lua, |e| e.choose(id, &key, choices, text, detail))
+                with_resolver(lua, |e| e.choose(id, &key, choices, text, detail))
             },
         );
         // `value` after every option the robot holds had its `modify[key]` say (held order).
@@ -747,7 +747,7 @@ impl UserData for Ctx {
             "modify",
             |lua, _, (robot, key, value): (AnyUserData, String, Value)| {
                 let id = robot_id(lua, &robot)?;
-                with_engine(lua, |e| e.modify(id, &key, value))
+                with_resolver(lua, |e| e.modify(id, &key, value))
             },
         );
 
@@ -856,7 +856,7 @@ impl UserData for Ctx {
                 let mut w = link.world.borrow_mut();
                 let mut drawn = Vec::new();
                 for _ in 0..n.unwrap_or(1) {
-                    match crate::game::deal::draw_card(&mut w.state) {
+                    match crate::deal::draw_card(&mut w.state) {
                         Some(c) => drawn.push(c),
                         None => break,
                     }
@@ -973,7 +973,7 @@ impl UserData for Ctx {
                 let id = robot_id(lua, &robot)?;
                 let damage = link(lua)?.world.borrow().state.robots[id].damage;
                 Ok((1..=crate::state::REGISTERS).contains(&register)
-                    && crate::game::deal::is_locked(damage, register - 1))
+                    && crate::deal::is_locked(damage, register - 1))
             },
         );
         // Puts a card (or nil: nothing) in the robot's register for the rest of the turn; a
@@ -986,7 +986,7 @@ impl UserData for Ctx {
                     Value::Nil => None,
                     v => Some(card_arg(lua, &v)?),
                 };
-                with_engine(lua, |e| {
+                with_resolver(lua, |e| {
                     e.set_card(
                         id,
                         register,
@@ -1005,7 +1005,7 @@ impl UserData for Ctx {
                 let (id, source) = (robot_id(lua, &robot)?, robot_id(lua, &from)?);
                 let card = link(lua)?.world.borrow().state.robots[source]
                     .card(register.clamp(1, crate::state::REGISTERS as u8));
-                with_engine(lua, |e| {
+                with_resolver(lua, |e| {
                     e.set_card(id, register, card, card.is_some(), why.as_deref().unwrap_or("copied"))
                 })
             },
@@ -1013,7 +1013,7 @@ impl UserData for Ctx {
         // The top card of this turn's program deck, taken off it (nil when every card is out).
         methods.add_method("draw_card", |lua, _, ()| {
             let link = link(lua)?;
-            let card = crate::game::deal::draw_card(&mut link.world.borrow_mut().state);
+            let card = crate::deal::draw_card(&mut link.world.borrow_mut().state);
             card.map(|c| card_table(lua, &c)).transpose()
         });
         // The card the robot revealed this register (after any randomizer swap); nil outside
@@ -1033,7 +1033,8 @@ impl UserData for Ctx {
 
 /// Replaces `math.random` with the game's seeded RNG (design.md principle 4), with Lua's
 /// signature: `math.random()` is in [0, 1), `math.random(n)` in 1..n, `math.random(m, n)` in
-/// m..n. Outside a game (while scripts load) there is no game RNG, so it is an error.
+/// m..n. Outside a game (a rule set detached from its game) there is no game RNG, so it is an
+/// error.
 pub fn install_random(lua: &Lua) -> mlua::Result<()> {
     let random = lua.create_function(|lua, (m, n): (Option<i64>, Option<i64>)| {
         let link = link(lua)?;

@@ -1,10 +1,12 @@
-//! `Game`: a world with a rule set attached, as the commands use it. Every register and turn
-//! end is a transaction: a failing script leaves the state as it was.
+//! [`Engine`]: a world with a rule set attached, what the turn loop, scenarios and commands
+//! resolve registers on. Every register and turn end is a transaction: a failing script
+//! leaves the state as it was.
 
 use super::*;
 
-/// A game in progress: the world, and the rule set currently attached to it.
-pub struct Game {
+/// The engine of one game or scenario: the world, and the rule set currently attached to it
+/// (hot reload swaps it). A whole game's turn loop runs on top of it (`game::Game`).
+pub struct Engine {
     world: Rc<RefCell<World>>,
     rules: RuleSet,
     link: Rc<Link>,
@@ -13,26 +15,26 @@ pub struct Game {
     rehearsal: Rc<Cell<bool>>,
     /// The state as the transaction in progress found it (its buffers reused from one
     /// transaction to the next).
-    snapshot: GameState,
+    snapshot: State,
 }
 
-impl Game {
+impl Engine {
     /// Compiles the board against the rules and checks the robots stand on it.
-    pub fn new(layout: Layout, state: GameState, rules: RuleSet) -> Result<Game> {
+    pub fn new(layout: Layout, state: State, rules: RuleSet) -> Result<Engine> {
         let board = Rc::new(Board::compile(&layout, &rules)?);
         let world = Rc::new(RefCell::new(World::new(board, state)));
         let chooser: SharedChooser = Rc::new(RefCell::new(Box::new(Defaults)));
         let rehearsal = Rc::new(Cell::new(false));
         let link = Link::new(&rules, world.clone(), chooser.clone(), rehearsal.clone())
             .map_err(|e| Error::Script(lua_message(&e)))?;
-        Ok(Game {
+        Ok(Engine {
             world,
             rules,
             link,
             layout,
             chooser,
             rehearsal,
-            snapshot: GameState::new(Vec::new(), 0),
+            snapshot: State::new(Vec::new(), 0),
         })
     }
 
@@ -63,7 +65,7 @@ impl Game {
 
     /// Puts the game back in `state` (replaying from a saved position, `--repeat`).
     /// Returns the state it replaces.
-    pub fn restore(&mut self, state: GameState) -> GameState {
+    pub fn restore(&mut self, state: State) -> State {
         std::mem::replace(&mut self.world.borrow_mut().state, state)
     }
 
@@ -89,15 +91,15 @@ impl Game {
     /// `deal::hand_size`. The dealer asks this for every robot it deals to.
     pub fn hand_size(&self, robot: RobotId) -> Result<usize> {
         let damage = self.state().robots[robot].damage;
-        let base = crate::game::deal::hand_size(damage) as i32;
-        let n = self.engine().modify_number(robot, "hand_size", base)?;
+        let base = crate::deal::hand_size(damage) as i32;
+        let n = self.resolver().modify_number(robot, "hand_size", base)?;
         Ok(n.max(0) as usize)
     }
 
     /// Whether the robot's options make `flag` true or false (`modify[key]` on a boolean):
     /// the turn loop asks `power_down` at the end of the turn (Circuit Breaker).
     pub fn modify_flag(&self, robot: RobotId, key: &str, flag: bool) -> Result<bool> {
-        self.engine().modify_flag(robot, key, flag)
+        self.resolver().modify_flag(robot, key, flag)
     }
 
     /// Asks the robot's player through the decision interface, outside the registers (the
@@ -111,7 +113,7 @@ impl Game {
         text: String,
         detail: serde_json::Map<String, serde_json::Value>,
     ) -> Result<String> {
-        self.engine().choose(robot, key, choices, text, detail)
+        self.resolver().choose(robot, key, choices, text, detail)
     }
 
     /// Runs the programming-time hooks (`on_deal`, `on_program`) for the robots dealt cards
@@ -120,13 +122,13 @@ impl Game {
         self.transaction(|e| e.programming(robots, when))
     }
 
-    pub fn state(&self) -> Ref<'_, GameState> {
+    pub fn state(&self) -> Ref<'_, State> {
         Ref::map(self.world.borrow(), |w| &w.state)
     }
 
     /// The state, to change between registers from native code: the turn loop deals cards,
-    /// installs programs and applies power down here (`game::Match`). Scripts never get it.
-    pub fn state_mut(&self) -> std::cell::RefMut<'_, GameState> {
+    /// installs programs and applies power down here (`game::Game`). Scripts never get it.
+    pub fn state_mut(&self) -> std::cell::RefMut<'_, State> {
         std::cell::RefMut::map(self.world.borrow_mut(), |w| &mut w.state)
     }
 
@@ -138,8 +140,8 @@ impl Game {
         &self.layout
     }
 
-    fn engine(&self) -> Engine<'_> {
-        Engine {
+    fn resolver(&self) -> Resolver<'_> {
+        Resolver {
             lua: &self.rules.lua,
             link: &self.link,
         }
@@ -147,7 +149,7 @@ impl Game {
 
     /// Runs `f` as a transaction: on error the state is restored as it was. The event log
     /// only grows, so it is cut back to its length instead of being copied.
-    fn transaction(&mut self, f: impl FnOnce(&Engine) -> Result<()>) -> Result<()> {
+    fn transaction(&mut self, f: impl FnOnce(&Resolver) -> Result<()>) -> Result<()> {
         let logged = {
             let mut w = self.world.borrow_mut();
             let events = std::mem::take(&mut w.state.events);
@@ -156,7 +158,7 @@ impl Game {
             w.state.events.len()
         };
         self.link.quota.reset(logged);
-        let result = f(&self.engine());
+        let result = f(&self.resolver());
         if let Err(e) = &result {
             let mut w = self.world.borrow_mut();
             let mut events = std::mem::take(&mut w.state.events);
@@ -183,12 +185,12 @@ impl Game {
         self.transaction(|e| e.run_register(register))
     }
 
-    /// Resolves register `register` as [`Game::run_register`] does, but without keeping a
+    /// Resolves register `register` as [`Engine::run_register`] does, but without keeping a
     /// copy of the state to roll back to: for a bot trying programs out, which keeps its own
     /// copies and puts the game back itself, whatever happens.
     pub fn rehearse_register(&mut self, register: u8) -> Result<()> {
         self.link.quota.reset(self.state().events.len());
-        let result = self.engine().run_register(register);
+        let result = self.resolver().run_register(register);
         if result.is_err() {
             self.world.borrow_mut().forget_queued();
             self.link.shots.borrow_mut().clear();
@@ -196,7 +198,7 @@ impl Game {
         result
     }
 
-    /// Resolves register `register` as [`Game::run_register`] does, and returns the robots
+    /// Resolves register `register` as [`Engine::run_register`] does, and returns the robots
     /// after every step and card in which something happened, in order (the frames of the
     /// replay viewer and the playtest table).
     pub fn run_register_noted(&mut self, register: u8) -> Result<Vec<StepSnapshot>> {

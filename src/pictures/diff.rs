@@ -3,25 +3,9 @@
 //! and `rally run --replay` prints it against a recorded game, so a playtester sees the
 //! effect of an edit without reading two whole logs side by side.
 
-use crate::pictures::render;
-use crate::state::{Event, GameState, Robot};
+use super::render;
+use crate::state::{Event, Resolution, Robot};
 use std::fmt;
-
-/// The end of one resolution: what happened, and where every robot ended up.
-#[derive(Clone, Debug, Default)]
-pub struct Outcome {
-    pub events: Vec<Event>,
-    pub robots: Vec<Robot>,
-}
-
-impl Outcome {
-    pub fn of(state: &GameState) -> Outcome {
-        Outcome {
-            events: state.events.clone(),
-            robots: state.robots.clone(),
-        }
-    }
-}
 
 /// The first event that differs; `None` on one side when that log is shorter.
 #[derive(Clone, Debug, PartialEq)]
@@ -53,9 +37,9 @@ impl Diff {
     }
 }
 
-/// Compares two outcomes. Robots are matched by name (an edited scenario may add or remove
+/// Compares two resolutions. Robots are matched by name (an edited scenario may add or remove
 /// some); their properties are compared in a fixed order.
-pub fn compare(before: &Outcome, after: &Outcome) -> Diff {
+pub fn compare(before: &Resolution, after: &Resolution) -> Diff {
     let longest = before.events.len().max(after.events.len());
     let divergence = (0..longest)
         .find(|&i| match (before.events.get(i), after.events.get(i)) {
@@ -179,13 +163,14 @@ impl fmt::Display for Diff {
 mod tests {
     use super::*;
     use crate::geometry::{Dir, Pos};
+    use crate::state::State;
 
-    fn outcome(robots: Vec<Robot>, moves: &[&'static str]) -> Outcome {
-        let mut state = GameState::new(robots, 0);
+    fn outcome(robots: Vec<Robot>, moves: &[&'static str]) -> Resolution {
+        let mut state = State::new(robots, 0);
         for &what in moves {
             state.log(Some(0), what, serde_json::Map::new());
         }
-        Outcome {
+        Resolution {
             events: state.events,
             robots: state.robots,
         }
@@ -226,7 +211,7 @@ mod tests {
     #[test]
     fn details_in_another_order_are_the_same_event() {
         let robots = vec![Robot::new("A", Pos::new(0, 0), Dir::N)];
-        let (mut a, mut b) = (GameState::new(robots.clone(), 0), GameState::new(robots, 0));
+        let (mut a, mut b) = (State::new(robots.clone(), 0), State::new(robots, 0));
         let detail = |keys: [&str; 2]| {
             let mut map = serde_json::Map::new();
             for k in keys {
@@ -236,7 +221,7 @@ mod tests {
         };
         a.log(Some(0), "moved", detail(["dir", "to"]));
         b.log(Some(0), "moved", detail(["to", "dir"]));
-        assert!(compare(&Outcome::of(&a), &Outcome::of(&b)).is_empty());
+        assert!(compare(&Resolution::of(&a), &Resolution::of(&b)).is_empty());
     }
 
     #[test]

@@ -1,0 +1,296 @@
+//! Running a scenario (its file is read by [`crate::formats::scenario`]): a game at its
+//! starting position, the registers of one turn or whole turns through the turn loop, and
+//! the expectations only the rules can check.
+
+use super::{power_down, Phase, Progress, Seats, Stage, TurnLoop, TurnRecord};
+use crate::cards::Card;
+use crate::deal::{self, Hand, Stacked};
+use crate::decision::Fixed;
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::formats::scenario::{Expect, Failure, Scenario};
+use crate::script::RuleSet;
+use crate::state::{RobotId, State, REGISTERS};
+
+impl Scenario {
+    /// A game at the scenario's starting position, not yet resolved, answering questions
+    /// with the file's `choices`. Option names are checked against the loaded options; a
+    /// held option without a `uses` count starts full.
+    pub fn start(&self, rules: RuleSet) -> Result<Engine> {
+        let known = |name: &str| -> Result<Option<u32>> {
+            let def = rules.option_def(name).ok_or_else(|| Error::File {
+                file: self.path.clone(),
+                message: format!(
+                    "there is no option `{name}`{}",
+                    crate::error::suggest(name, rules.options.iter().map(|o| o.name.as_str()))
+                ),
+            })?;
+            Ok(def.uses)
+        };
+        let mut robots = self.robots.clone();
+        for robot in &mut robots {
+            for held in &mut robot.options {
+                let uses = known(&held.name)?;
+                held.uses_left = held.uses_left.or(uses);
+            }
+        }
+        let mut state = State::new(robots, self.seed);
+        if let Some(deck) = &self.option_deck {
+            for name in deck {
+                known(name)?;
+            }
+            state.option_deck = Some(deck.iter().rev().cloned().collect());
+        }
+        if self.turns.is_none() && !self.deck.is_empty() {
+            deal::stack_deck(&mut state, &self.deck);
+        }
+        let mut engine = Engine::new(self.layout.clone(), state, rules)?;
+        engine.set_chooser(Box::new(Fixed::new(&self.choices)));
+        Ok(engine)
+    }
+
+    /// Puts a started game back at `start` (its state before resolving) with the file's
+    /// answers to questions all still to give, to resolve it again (`rally run --repeat`,
+    /// `rally bench`). Returns the state it replaces.
+    pub fn rewind(&self, engine: &mut Engine, start: State) -> State {
+        engine.set_chooser(Box::new(Fixed::new(&self.choices)));
+        engine.restore(start)
+    }
+
+    /// Resolves the scenario's registers (and end of turn) on a started game; with `turns`,
+    /// plays the turns through the game's turn loop. Returns the failed expectations of
+    /// `[after_turn.N]`, checked as each turn ended (the final `[expect]` are for
+    /// [`Scenario::check`]).
+    pub fn resolve(&self, engine: &mut Engine) -> Result<Vec<Failure>> {
+        if let Some(turns) = self.turns {
+            return self.play_turns(engine, turns, None);
+        }
+        {
+            // A robot powered down for the turn sheds its damage as the turn begins, as in a
+            // game (rules.md §7.4.2): the scenario's `damage` is what it had before.
+            let mut state = engine.state_mut();
+            state.segment = "turn_start".into();
+            for id in 0..state.robots.len() {
+                if state.robots[id].powered_down && !state.robots[id].destroyed {
+                    power_down(&mut state, id);
+                }
+            }
+        }
+        engine.start_turn()?;
+        for register in 1..=self.registers {
+            engine.run_register(register)?;
+        }
+        if self.end_of_turn {
+            engine.end_turn()?;
+        }
+        Ok(Vec::new())
+    }
+
+    /// `turns = N`: whole turns through [`TurnLoop`], as a game plays them; the last turn
+    /// stops after `registers` registers, with its end if `end_of_turn`. A robot that wins
+    /// ends the scenario there, as it ends a game.
+    fn play_turns(
+        &self,
+        engine: &mut Engine,
+        turns: u32,
+        history: Option<&mut Vec<TurnRecord>>,
+    ) -> Result<Vec<Failure>> {
+        self.lock_registers(engine)?;
+        let mut progress = Progress {
+            phase: Phase::Program,
+            announced: engine
+                .state()
+                .robots
+                .iter()
+                .map(|r| r.powered_down)
+                .collect(),
+            outcome: None,
+        };
+        let mut seats = ScenarioSeats { scenario: self };
+        let mut events = Vec::new();
+        let mut failures = Vec::new();
+        let mut turn_loop = TurnLoop {
+            engine,
+            progress: &mut progress,
+            history,
+            turn_limit: turns,
+        };
+        loop {
+            let last = turn_loop.engine.state().turn >= turns;
+            match turn_loop.progress.phase {
+                Phase::Over => break,
+                Phase::Register(r) if last && r > self.registers => {
+                    if !self.end_of_turn {
+                        break;
+                    }
+                    turn_loop.progress.phase = Phase::EndOfTurn;
+                }
+                _ => {}
+            }
+            let turn = turn_loop.engine.state().turn;
+            let stage = turn_loop
+                .advance(&mut seats)
+                .map_err(|e| self.turn_error(turn, e))?;
+            events.extend_from_slice(stage.events());
+            if let Stage::EndOfTurn { .. } = &stage {
+                if let Some((_, expect)) = self.after_turn.iter().find(|(n, _)| *n == turn) {
+                    let mut state = turn_loop.engine.state().clone();
+                    state.events = events.iter().filter(|e| e.turn == turn).cloned().collect();
+                    failures.extend(
+                        self.check_robots(expect, &state)
+                            .into_iter()
+                            .chain(self.check_hands(expect, turn_loop.engine)?)
+                            .map(|f| Failure {
+                                key: format!("after turn {turn}: {}", f.key),
+                                ..f
+                            }),
+                    );
+                }
+            }
+        }
+        engine.state_mut().events = events;
+        Ok(failures)
+    }
+
+    /// A scenario of several turns played as [`Scenario::resolve`] plays it, each turn
+    /// recorded as a game records it (the replay viewer shows them); `None` for a scenario of
+    /// one turn.
+    pub fn record_turns(&self, engine: &mut Engine) -> Result<Option<Vec<TurnRecord>>> {
+        let Some(turns) = self.turns else {
+            return Ok(None);
+        };
+        let mut history = Vec::new();
+        self.play_turns(engine, turns, Some(&mut history))?;
+        Ok(Some(history))
+    }
+
+    /// Puts the `locked` cards into the registers locked at the start (turns mode).
+    fn lock_registers(&self, engine: &mut Engine) -> Result<()> {
+        let mut state = engine.state_mut();
+        for (r, plan) in state.robots.iter_mut().zip(&self.plans) {
+            r.program = vec![None; REGISTERS];
+            let slots: Vec<usize> = (0..REGISTERS)
+                .filter(|&i| deal::is_locked(r.damage, i))
+                .collect();
+            if plan.locked.len() > slots.len() {
+                return Err(self.error(format!(
+                    "robot `{}`: {} locked card(s), but {} damage locks {} register(s)",
+                    r.name,
+                    plan.locked.len(),
+                    r.damage,
+                    slots.len()
+                )));
+            }
+            for (slot, card) in slots.iter().zip(&plan.locked) {
+                r.program[*slot] = Some(*card);
+            }
+        }
+        Ok(())
+    }
+
+    fn error(&self, message: String) -> Error {
+        Error::File {
+            file: self.path.clone(),
+            message,
+        }
+    }
+
+    /// A failure in turn `turn`, said with the file and the turn.
+    fn turn_error(&self, turn: u32, e: Error) -> Error {
+        match e {
+            Error::Other(m) => self.error(format!("turn {turn}: {m}")),
+            other => other,
+        }
+    }
+
+    /// The expectations that need the rules, not just the state (`hand_size`).
+    pub fn check_game(&self, engine: &Engine) -> Result<Vec<Failure>> {
+        self.check_hands(&self.expect, engine)
+    }
+
+    fn check_hands(&self, expect: &[(String, Expect)], engine: &Engine) -> Result<Vec<Failure>> {
+        let mut failures = Vec::new();
+        for (name, e) in expect {
+            let Some(want) = e.hand_size else { continue };
+            let Some(id) = engine.state().find(name) else {
+                failures.push(Failure::missing(name));
+                continue;
+            };
+            let got = engine.hand_size(id)?;
+            if got != want {
+                failures.push(Failure {
+                    robot: name.clone(),
+                    key: "hand_size".into(),
+                    expected: want.to_string(),
+                    actual: got.to_string(),
+                });
+            }
+        }
+        Ok(failures)
+    }
+}
+
+/// The seats of a scenario of several turns: the file's programs and stacked hands. The turn
+/// loop's other decisions (power down, staying down, re-entry: `game::questions`) are
+/// questions answered by the robot's `choices` like any other (`power_down`, `stay_down`,
+/// `reenter_facing`, `reenter_powered_down`; default: no, and the facing it had).
+struct ScenarioSeats<'a> {
+    scenario: &'a Scenario,
+}
+
+impl ScenarioSeats<'_> {
+    /// The robot's program for this turn (none once the file's list runs out).
+    fn program(&self, engine: &Engine, robot: RobotId) -> Vec<Card> {
+        let turn = engine.state().turn as usize;
+        self.scenario.plans[robot]
+            .programs
+            .get(turn - 1)
+            .cloned()
+            .unwrap_or_default()
+    }
+}
+
+impl Seats for ScenarioSeats<'_> {
+    fn program(&mut self, engine: &mut Engine, hand: &Hand) -> Result<Vec<Card>> {
+        let program = ScenarioSeats::program(self, engine, hand.robot);
+        if program.len() > hand.open.len() {
+            let r = &engine.state().robots[hand.robot];
+            return Err(Error::Other(format!(
+                "robot `{}` has {} card(s) for {} unlocked register(s) ({} damage locks {})",
+                r.name,
+                program.len(),
+                hand.open.len(),
+                r.damage,
+                REGISTERS - hand.open.len()
+            )));
+        }
+        Ok(program)
+    }
+
+    fn stacked(&mut self, engine: &Engine) -> Result<Option<Stacked>> {
+        let turn = engine.state().turn as usize;
+        let mut hands = Vec::new();
+        for (id, plan) in self.scenario.plans.iter().enumerate() {
+            let program = ScenarioSeats::program(self, engine, id);
+            let r = &engine.state().robots[id];
+            let absent = if r.destroyed {
+                Some("destroyed")
+            } else if r.powered_down {
+                Some("powered down")
+            } else {
+                None
+            };
+            if let (Some(why), false) = (absent, program.is_empty()) {
+                return Err(Error::Other(format!(
+                    "robot `{}` is {why} this turn: it runs no program",
+                    r.name
+                )));
+            }
+            hands.push(Some(plan.hands.get(turn - 1).cloned().unwrap_or(program)));
+        }
+        Ok(Some(Stacked {
+            hands,
+            top: self.scenario.deck.clone(),
+        }))
+    }
+}
