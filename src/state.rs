@@ -403,7 +403,7 @@ impl<'de> Deserialize<'de> for Detail {
 }
 
 /// SplitMix64: tiny, fast, and its whole state is one number, so it saves and restores with
-/// the game (rules.md determinism: every random choice comes from here).
+/// the game (design.md principle 4: every random choice comes from here).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Rng {
     state: u64,

@@ -463,3 +463,32 @@ fn the_native_beam_says_what_is_wrong_as_the_others_do() {
         "`ctx:fire_beam`: argument `from` must be a square ({ x = .., y = .. } or { x, y }) or a robot, got an integer",
     );
 }
+
+/// rules.md §4.16: the rules do not say how three portals of a colour pair up, so a colour
+/// must be used by exactly two; a lone portal or a third one is an error at the portal
+/// script's line, naming the colour, when a robot enters it.
+#[test]
+fn a_portal_colour_needs_exactly_two_portals() {
+    for (grid, message) in [
+        (". O . . .", "the portal at 1,0 has no twin of colour `red`"),
+        (
+            ". O . O O",
+            "portal colour `red` is used by more than two portals; pair them by colour",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("s.toml"),
+            format!(
+                "registers = 1\n[board]\ngrid = \"{grid}\"\n[board.legend]\n\".\" = \"floor\"\n\"O\" = {{ element = \"portal\", color = \"red\" }}\n[[robot]]\nname = \"A\"\nat = [0, 0]\nfacing = \"E\"\nprogram = [\"move1\"]\n"
+            ),
+        )
+        .unwrap();
+        let stderr = fails(dir.path(), &["run", "s.toml"]);
+        let first = stderr.lines().next().unwrap_or_default();
+        assert!(
+            first.contains("scripts/elements/portal.lua:") && first.ends_with(message),
+            "{stderr}"
+        );
+    }
+}

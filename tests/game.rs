@@ -12,7 +12,7 @@ use rally::game::save::Save;
 use rally::game::{sim, Game, Outcome, Phase, Seats, Setup, Stage};
 use rally::geometry::{Dir, Pos};
 use rally::script::{RuleSet, Sources};
-use rally::state::{Robot, State};
+use rally::state::{HeldOption, Robot, State};
 use std::path::Path;
 
 fn sources(setup: &Setup) -> Sources {
@@ -254,6 +254,53 @@ fn touching_the_last_flag_wins_at_once() {
     assert!(
         m.advance(&mut seats).is_err(),
         "nothing runs after the winner"
+    );
+}
+
+#[test]
+fn a_tie_at_the_last_flag_goes_to_the_higher_card_priority() {
+    // rules.md §7.1 and §9.2 #10 [prop.]: A stands on the last flag and B, beside it, touches
+    // it with a Mechanical Arm in the same segment E. The higher card priority this register
+    // wins; A, listed (and docked) first, has the lower one, so neither the listed order nor
+    // the order of the `won` events can give the right winner.
+    let mut m = start("tests/games/sprint.toml");
+    {
+        let mut state = m.game.state_mut();
+        state.robots[0].at = Pos::new(0, 0);
+        state.robots[1].at = Pos::new(1, 0);
+        state.robots[1].options.push(HeldOption {
+            name: "mechanical_arm".into(),
+            uses_left: None,
+        });
+    }
+    let mut seats = Scripted::default();
+    m.advance(&mut seats).unwrap();
+    let Stage::Register { events, .. } = m.advance(&mut seats).unwrap() else {
+        panic!("register 1 expected");
+    };
+    assert!(m.is_over());
+    let won: Vec<_> = events
+        .iter()
+        .filter(|e| e.what == "won")
+        .filter_map(|e| e.robot.as_deref())
+        .collect();
+    assert!(
+        won.contains(&"A") && won.contains(&"B"),
+        "both touched it: {won:?}"
+    );
+    let state = m.game.state();
+    let priority = |i: usize| state.robots[i].card(1).and_then(|c| c.priority);
+    assert!(
+        priority(0) < priority(1),
+        "the fixture's premise: A's register 1 card has the lower priority"
+    );
+    drop(state);
+    assert_eq!(
+        m.progress.outcome,
+        Some(Outcome::Won {
+            robot: "B".into(),
+            turn: 1
+        })
     );
 }
 

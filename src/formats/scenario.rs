@@ -1,4 +1,4 @@
-//! Scenario files (`spec/formats.md`): a board, robots with programs, how many registers to
+//! Scenario files (`docs/formats.md`): a board, robots with programs, how many registers to
 //! resolve, and optionally what must be true afterwards. `rally run` and `rally test` use them.
 //! This module reads a file and checks a state against its expectations; running one (a game
 //! at its start, its registers or whole turns) is game/scenario.rs's `impl Scenario`.
