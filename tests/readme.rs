@@ -1,5 +1,7 @@
-//! The README's worked example must keep working: its element script and its two scenarios
-//! are taken out of README.md and run against the standard scripts plus the example element.
+//! The documentation's worked examples must keep working: the example element and its
+//! scenario are taken out of docs/writing-elements.md, the first scenario out of
+//! docs/scenarios.md, and both run against the standard scripts plus the example element.
+//! And the README, the front page, tells a clone the truth.
 
 mod support;
 
@@ -16,15 +18,17 @@ fn blocks(text: &str, lang: &str) -> Vec<String> {
 }
 
 #[test]
-fn the_worked_example_in_the_readme_passes() {
+fn the_worked_examples_in_the_docs_pass() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let lua = blocks(&readme, "lua");
-    let toml = blocks(&readme, "toml");
+    let page = |name: &str| std::fs::read_to_string(root.join("docs").join(name)).unwrap();
+    let (elements, scenarios) = (page("writing-elements.md"), page("scenarios.md"));
+    let (lua, magnet) = (blocks(&elements, "lua"), blocks(&elements, "toml"));
+    let scenario = blocks(&scenarios, "toml");
     assert!(
-        !lua.is_empty() && toml.len() >= 2,
-        "the README lost its worked example"
+        !lua.is_empty() && !magnet.is_empty(),
+        "docs/writing-elements.md lost its worked example"
     );
+    assert!(!scenario.is_empty(), "docs/scenarios.md lost its example");
 
     let dir = tempfile::tempdir().unwrap();
     support::copy_dir(&root.join("scripts"), &dir.path().join("scripts"));
@@ -33,8 +37,8 @@ fn the_worked_example_in_the_readme_passes() {
         &lua[0],
     )
     .unwrap();
-    std::fs::write(dir.path().join("scenario.toml"), &toml[0]).unwrap();
-    std::fs::write(dir.path().join("example_magnet.toml"), &toml[1]).unwrap();
+    std::fs::write(dir.path().join("scenario.toml"), &scenario[0]).unwrap();
+    std::fs::write(dir.path().join("example_magnet.toml"), &magnet[0]).unwrap();
 
     let output = Command::new(env!("CARGO_BIN_EXE_rally"))
         .current_dir(dir.path())
