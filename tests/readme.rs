@@ -89,3 +89,105 @@ fn the_readme_counts_scenarios_and_points_only_inside_the_clone() {
         "the README sends readers to a design document outside the clone"
     );
 }
+
+/// Every relative link of the front page, the policy files and docs/ leads to a file of the
+/// clone and, into a Markdown page, to a heading or an anchor it has: the manual moved into
+/// docs/, and a page that moves again must take its links along.
+#[test]
+fn every_link_in_the_docs_leads_somewhere() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut pages: Vec<_> = [
+        "README.md",
+        "ARCHITECTURE.md",
+        "CONTRIBUTING.md",
+        "CHANGELOG.md",
+    ]
+    .iter()
+    .map(|p| root.join(p))
+    .collect();
+    for entry in std::fs::read_dir(root.join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|x| x == "md") {
+            pages.push(path);
+        }
+    }
+    let mut broken = Vec::new();
+    for page in &pages {
+        let text = prose(&std::fs::read_to_string(page).unwrap());
+        for link in links(&text) {
+            if link.contains("://") || link.starts_with("mailto:") {
+                continue;
+            }
+            let (file, anchor) = link.split_once('#').unwrap_or((&link, ""));
+            let target = if file.is_empty() {
+                page.clone()
+            } else {
+                page.parent().unwrap().join(file)
+            };
+            let shown = page.strip_prefix(root).unwrap().display();
+            if !target.exists() {
+                broken.push(format!("{shown}: {link}: no such file"));
+            } else if !anchor.is_empty()
+                && target.extension().is_some_and(|x| x == "md")
+                && !anchors(&std::fs::read_to_string(&target).unwrap()).contains(anchor)
+            {
+                broken.push(format!("{shown}: {link}: no such heading"));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+/// The text outside fenced blocks and code spans, where links are links.
+fn prose(text: &str) -> String {
+    let outside: Vec<&str> = text.split("```").step_by(2).collect();
+    let outside = outside.join("\n");
+    outside.split('`').step_by(2).collect::<Vec<_>>().join("")
+}
+
+/// The targets of `[text](target)` and `src="target"`.
+fn links(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (open, close) in [("](", ')'), ("src=\"", '"')] {
+        for rest in text.split(open).skip(1) {
+            if let Some(end) = rest.find(close) {
+                found.push(rest[..end].to_string());
+            }
+        }
+    }
+    found
+}
+
+/// The anchors a page offers: its headings as GitHub makes them (lower case, punctuation
+/// dropped, spaces as hyphens, `-1`, `-2`... for repeats) and its `<a id="...">`.
+fn anchors(text: &str) -> std::collections::HashSet<String> {
+    let mut found = std::collections::HashSet::new();
+    for rest in text.split("<a id=\"").skip(1) {
+        found.insert(rest.split('"').next().unwrap_or_default().to_string());
+    }
+    let mut seen = std::collections::HashMap::<String, usize>::new();
+    let outside: Vec<&str> = text.split("```").step_by(2).collect();
+    for line in outside.join("\n").lines() {
+        let Some(heading) = line.trim_start_matches('#').strip_prefix(' ') else {
+            continue;
+        };
+        if !line.starts_with('#') {
+            continue;
+        }
+        let slug: String = heading
+            .trim()
+            .to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | ' '))
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect();
+        let n = seen.entry(slug.clone()).or_insert(0);
+        found.insert(if *n == 0 {
+            slug.clone()
+        } else {
+            format!("{slug}-{n}")
+        });
+        *n += 1;
+    }
+    found
+}
