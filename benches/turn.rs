@@ -1,4 +1,4 @@
-//! The engine's figures (README "Performance"), with criterion:
+//! The engine's figures (docs/performance.md), with criterion:
 //! - `turn/standard`: one full turn (5 registers and the end of the turn), 8 robots on a
 //!   12×12 board with about 60 scripted elements; `turn/expansion`, the same on the Speedway;
 //! - `small/*`: the tiniest case (1 robot, 1 register, a 3×3 floor, no elements; with and

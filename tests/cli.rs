@@ -1,4 +1,4 @@
-//! The command-line conventions every command follows (README "Command-line conventions"):
+//! The command-line conventions every command follows (docs/cli.md, "Conventions"):
 //! colour only where it belongs, `-q` for no chatter, logs through RALLY_LOG / RUST_LOG,
 //! `--json` with a format version, exit statuses 0/1/2.
 

@@ -1,5 +1,5 @@
-//! The general hooks the option cards are built on (docs/options.md, README scripting
-//! reference) as a script author meets them: a mistake in a declaration or a wrong return
+//! The general hooks the option cards are built on (docs/options.md, docs/scripting.md) as
+//! a script author meets them: a mistake in a declaration or a wrong return
 //! value is a clear error naming the script, the hook and the line, never a silent no-op.
 //! (What the hooks do is checked by the scenarios in tests/scenarios/options/.)
 

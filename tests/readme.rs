@@ -1,5 +1,7 @@
-//! The README's worked example must keep working: its element script and its two scenarios
-//! are taken out of README.md and run against the standard scripts plus the example element.
+//! The documentation's worked examples must keep working: the example element and its
+//! scenario are taken out of docs/writing-elements.md, the first scenario out of
+//! docs/scenarios.md, and both run against the standard scripts plus the example element.
+//! And the README, the front page, tells a clone the truth.
 
 mod support;
 
@@ -16,15 +18,17 @@ fn blocks(text: &str, lang: &str) -> Vec<String> {
 }
 
 #[test]
-fn the_worked_example_in_the_readme_passes() {
+fn the_worked_examples_in_the_docs_pass() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let lua = blocks(&readme, "lua");
-    let toml = blocks(&readme, "toml");
+    let page = |name: &str| std::fs::read_to_string(root.join("docs").join(name)).unwrap();
+    let (elements, scenarios) = (page("writing-elements.md"), page("scenarios.md"));
+    let (lua, magnet) = (blocks(&elements, "lua"), blocks(&elements, "toml"));
+    let scenario = blocks(&scenarios, "toml");
     assert!(
-        !lua.is_empty() && toml.len() >= 2,
-        "the README lost its worked example"
+        !lua.is_empty() && !magnet.is_empty(),
+        "docs/writing-elements.md lost its worked example"
     );
+    assert!(!scenario.is_empty(), "docs/scenarios.md lost its example");
 
     let dir = tempfile::tempdir().unwrap();
     support::copy_dir(&root.join("scripts"), &dir.path().join("scripts"));
@@ -33,8 +37,8 @@ fn the_worked_example_in_the_readme_passes() {
         &lua[0],
     )
     .unwrap();
-    std::fs::write(dir.path().join("scenario.toml"), &toml[0]).unwrap();
-    std::fs::write(dir.path().join("example_magnet.toml"), &toml[1]).unwrap();
+    std::fs::write(dir.path().join("scenario.toml"), &scenario[0]).unwrap();
+    std::fs::write(dir.path().join("example_magnet.toml"), &magnet[0]).unwrap();
 
     let output = Command::new(env!("CARGO_BIN_EXE_rally"))
         .current_dir(dir.path())
@@ -84,4 +88,106 @@ fn the_readme_counts_scenarios_and_points_only_inside_the_clone() {
         !readme.contains("design follows `../"),
         "the README sends readers to a design document outside the clone"
     );
+}
+
+/// Every relative link of the front page, the policy files and docs/ leads to a file of the
+/// clone and, into a Markdown page, to a heading or an anchor it has: the manual moved into
+/// docs/, and a page that moves again must take its links along.
+#[test]
+fn every_link_in_the_docs_leads_somewhere() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut pages: Vec<_> = [
+        "README.md",
+        "ARCHITECTURE.md",
+        "CONTRIBUTING.md",
+        "CHANGELOG.md",
+    ]
+    .iter()
+    .map(|p| root.join(p))
+    .collect();
+    for entry in std::fs::read_dir(root.join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|x| x == "md") {
+            pages.push(path);
+        }
+    }
+    let mut broken = Vec::new();
+    for page in &pages {
+        let text = prose(&std::fs::read_to_string(page).unwrap());
+        for link in links(&text) {
+            if link.contains("://") || link.starts_with("mailto:") {
+                continue;
+            }
+            let (file, anchor) = link.split_once('#').unwrap_or((&link, ""));
+            let target = if file.is_empty() {
+                page.clone()
+            } else {
+                page.parent().unwrap().join(file)
+            };
+            let shown = page.strip_prefix(root).unwrap().display();
+            if !target.exists() {
+                broken.push(format!("{shown}: {link}: no such file"));
+            } else if !anchor.is_empty()
+                && target.extension().is_some_and(|x| x == "md")
+                && !anchors(&std::fs::read_to_string(&target).unwrap()).contains(anchor)
+            {
+                broken.push(format!("{shown}: {link}: no such heading"));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+/// The text outside fenced blocks and code spans, where links are links.
+fn prose(text: &str) -> String {
+    let outside: Vec<&str> = text.split("```").step_by(2).collect();
+    let outside = outside.join("\n");
+    outside.split('`').step_by(2).collect::<Vec<_>>().join("")
+}
+
+/// The targets of `[text](target)` and `src="target"`.
+fn links(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (open, close) in [("](", ')'), ("src=\"", '"')] {
+        for rest in text.split(open).skip(1) {
+            if let Some(end) = rest.find(close) {
+                found.push(rest[..end].to_string());
+            }
+        }
+    }
+    found
+}
+
+/// The anchors a page offers: its headings as GitHub makes them (lower case, punctuation
+/// dropped, spaces as hyphens, `-1`, `-2`... for repeats) and its `<a id="...">`.
+fn anchors(text: &str) -> std::collections::HashSet<String> {
+    let mut found = std::collections::HashSet::new();
+    for rest in text.split("<a id=\"").skip(1) {
+        found.insert(rest.split('"').next().unwrap_or_default().to_string());
+    }
+    let mut seen = std::collections::HashMap::<String, usize>::new();
+    let outside: Vec<&str> = text.split("```").step_by(2).collect();
+    for line in outside.join("\n").lines() {
+        let Some(heading) = line.trim_start_matches('#').strip_prefix(' ') else {
+            continue;
+        };
+        if !line.starts_with('#') {
+            continue;
+        }
+        let slug: String = heading
+            .trim()
+            .to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | ' '))
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect();
+        let n = seen.entry(slug.clone()).or_insert(0);
+        found.insert(if *n == 0 {
+            slug.clone()
+        } else {
+            format!("{slug}-{n}")
+        });
+        *n += 1;
+    }
+    found
 }

@@ -2,7 +2,7 @@
 //! of the turn) with 2, 4, 8, 16 or 32 robots on a course of 1×1, 2×2 or 4×4 copies of the
 //! standard turn's 12×12 board (`block.toml`), so that every size has the same elements per
 //! square; and the 8 robots of the 12×12 case on bare floor of 12×12 and 48×48, where only
-//! the robots act. `rally bench benches/fixtures/scaling` times them (README "Performance").
+//! the robots act. `rally bench benches/fixtures/scaling` times them (docs/performance.md).
 //!
 //! They are generated here: this test checks that the committed files are what the
 //! generator makes and that each one resolves; `RALLY_REGENERATE=1 cargo test --test
