@@ -265,7 +265,7 @@ fn a_tie_at_the_last_flag_goes_to_the_higher_card_priority() {
     // the order of the `won` events can give the right winner.
     let mut m = start("tests/games/sprint.toml");
     {
-        let mut state = m.game.state_mut();
+        let mut state = m.engine.state_mut();
         state.robots[0].at = Pos::new(0, 0);
         state.robots[1].at = Pos::new(1, 0);
         state.robots[1].options.push(HeldOption {
@@ -288,7 +288,7 @@ fn a_tie_at_the_last_flag_goes_to_the_higher_card_priority() {
         won.contains(&"A") && won.contains(&"B"),
         "both touched it: {won:?}"
     );
-    let state = m.game.state();
+    let state = m.engine.state();
     let priority = |i: usize| state.robots[i].card(1).and_then(|c| c.priority);
     assert!(
         priority(0) < priority(1),
