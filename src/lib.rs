@@ -59,6 +59,7 @@ pub(crate) mod files;
 pub mod formats;
 pub mod game;
 pub mod geometry;
+pub mod hooks;
 pub mod order;
 pub mod pictures;
 pub mod reload;

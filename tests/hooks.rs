@@ -225,3 +225,28 @@ fn a_power_down_modifier_must_give_a_flag() {
         &["robot A", "`modify.power_down` must give true or false"],
     );
 }
+
+/// docs/scripting.md and ARCHITECTURE.md show the table of hooks (`src/hooks.rs`) as the
+/// engine reads it.
+#[test]
+fn the_docs_show_the_table_of_hooks() {
+    let (start, end) = (
+        "<!-- hooks: generated from src/hooks.rs; tests/hooks.rs checks it -->\n",
+        "<!-- end hooks -->",
+    );
+    let table = rally::hooks::markdown();
+    for doc in ["docs/scripting.md", "ARCHITECTURE.md"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(doc);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let from = text.find(start).expect("the start marker") + start.len();
+        let to = text[from..].find(end).expect("the end marker") + from;
+        if text[from..to] == table {
+            continue;
+        }
+        if std::env::var_os("RALLY_BLESS").is_some() {
+            std::fs::write(&path, format!("{}{table}{}", &text[..from], &text[to..])).unwrap();
+        } else {
+            panic!("{doc}'s table of hooks differs from src/hooks.rs (RALLY_BLESS=1 rewrites it):\n{table}");
+        }
+    }
+}

@@ -13,8 +13,8 @@ const LAYERS: &[&[&str]] = &[
     // Plain values and words: errors, squares and directions, text made safe to show.
     &["error", "geometry", "text"],
     // What is read before any script runs: boards and their parameter schemas, the cards,
-    // reading files, the order of play, error snippets.
-    &["board", "cards", "files", "order", "snippet"],
+    // reading files, the order of play and who hears each hook, error snippets.
+    &["board", "cards", "files", "hooks", "order", "snippet"],
     // The Lua host: loading, the sandbox, declarations, variants, where rules come from.
     &["script"],
     // The state and what changes it natively: dealing, players' decisions, the physical rules.

@@ -276,3 +276,46 @@ fn only_with_names_elements_that_exist() {
         None
     );
 }
+
+/// Each hook a declaration accepts is annotated with the arguments and result the table of
+/// hooks (`src/hooks.rs`) gives its kind of listener (names may differ: a rule's `on_push`
+/// calls its robots `pusher` and `pushed`).
+#[test]
+fn hooks_are_annotated_as_the_table_says() {
+    use rally::hooks::{Hook, Listener};
+    let api = annotations();
+    let types = |signature: &str| -> String {
+        // `fun(ctx: rally.Ctx, robot: rally.Robot): R` without the parameters' names.
+        let (params, returns) = signature.split_once(')').expect("fun(...)");
+        let params: Vec<&str> = params
+            .trim_start_matches("fun(")
+            .split(", ")
+            .map(|p| p.split_once(": ").map_or(p, |(_, t)| t))
+            .collect();
+        format!("({}){returns}", params.join(", "))
+    };
+    for (class, listener) in [
+        ("rally.ElementDecl", Listener::Square),
+        ("rally.RuleDecl", Listener::Rules),
+        ("rally.OptionDecl", Listener::Options),
+    ] {
+        let section = api.class(class).expect(class);
+        for spec in Hook::heard_by(listener) {
+            let entry = section
+                .entries
+                .iter()
+                .find(|e| e.name == spec.key)
+                .unwrap_or_else(|| panic!("{class} has no field {}", spec.key));
+            let reference::EntryKind::Field { ty, .. } = &entry.kind else {
+                panic!("{class}.{} is not a field", spec.key);
+            };
+            assert_eq!(
+                types(ty),
+                types(&spec.signature(listener)),
+                "{class}.{} (scripts/types/rally.lua:{})",
+                spec.key,
+                entry.line
+            );
+        }
+    }
+}

@@ -1,6 +1,6 @@
 //! `rally bench [PATH...]`: times every scenario under the paths, each resolved `--repeat`
 //! times from its start, and prints how the scenarios' medians are distributed (the figures
-//! of the README's performance section come from here, so anyone can reproduce them).
+//! of docs/performance.md come from here, so anyone can reproduce them).
 //! `rally run SCENARIO --repeat N` times one scenario the same way ([`time`]).
 //!
 //! Only the resolution is timed: the rules are loaded, the game started and the start state

@@ -92,7 +92,7 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             ),
             (
                 "rally bench benches/fixtures/scaling --each",
-                "a turn's cost against robots and board size (README \"Performance\")",
+                "a turn's cost against robots and board size (docs/performance.md)",
             ),
             (
                 "rally bench x.toml --json | jq '.scenarios[0].median_us'",

@@ -36,7 +36,7 @@ use std::process::ExitCode;
 ///
 /// Scenarios place robots with programs on a board and resolve registers; `rally test` checks
 /// their expectations. Board elements live in scripts/elements/*.lua, house rules in
-/// variants/NAME/. See README.md for the file formats and the scripting API.
+/// variants/NAME/. See docs/formats.md for the file formats and docs/scripting.md for the scripting API.
 #[derive(Parser)]
 #[command(name = "rally", version, about, long_about)]
 pub struct Cli {

@@ -5,10 +5,6 @@ use super::ctx::card_fields;
 use super::values;
 use super::*;
 
-fn script_error(e: mlua::Error) -> Error {
-    Error::Script(lua_message(&e))
-}
-
 /// How a movement card will move its robot, as the `on_card` handlers so far have left it:
 /// Fourth Gear lengthens it, water shortens it, Crab Legs turns it sideways, Dual Processor
 /// adds a turn after it.
@@ -50,16 +46,10 @@ impl<'a> Resolver<'a> {
             };
             self.link.revealed.borrow_mut()[id] = card;
             let Some(card) = card else { continue };
-            let swapped = self.tile_event(
-                TileEvent::Reveal,
+            let swapped = self.first_answer(
+                Hook::Reveal,
                 id,
-                |tile| {
-                    Ok((&self.link.ctx,
-                        tile,
-                        self.robot(id),
-                        card_table(self.lua, &card)?,
-                    ))
-                },
+                |_| Ok((card_table(self.lua, &card)?,)),
                 |v| {
                     super::ctx::card_from_lua(&v).map_err(|m| {
                         format!("on_reveal returned {m}; it must return nil (keep the card) or a card (\"move2@700\" or a card table)")
@@ -128,7 +118,7 @@ impl<'a> Resolver<'a> {
             .state
             .log(Some(id), "card", || detail! {"card" => card});
         let facing = self.link.world.borrow().state.robots[id].facing;
-        let mut play = Play {
+        let play = Play {
             distance: card.kind.distance(),
             dir: match card.kind {
                 _ if card.kind.rotation().is_some() => None,
@@ -153,63 +143,32 @@ impl<'a> Resolver<'a> {
         };
         let start = self.link.world.borrow().state.robots[id].at;
         self.link.last_step.set(None);
+        // The table of hooks says who is asked, in what order (rules, options, square).
+        let play = Cell::new(play);
         let mut handled = false;
-        let defs = self.link.defs.clone();
-        // The rules first, then the robot's options (in the order drawn), then its square.
-        for rule in &defs.rules {
-            let Some(f) = rule.events.get(&RuleEvent::Card) else {
-                continue;
-            };
-            let what = || {
-                format!(
-                    "rule `{}` ({}), on_card, robot {}",
-                    rule.name,
-                    rule.file,
-                    self.robot_name(id)
-                )
-            };
-            let args = (
-                &self.link.ctx,
-                self.robot(id),
-                card_arg(play).map_err(script_error)?,
-            );
-            let result = self.call_for(f, args, what, |v| self.card_result(play, v))?;
-            handled = take_card_result(&mut play, result);
-            if handled {
-                break;
-            }
-        }
-        if !handled {
-            for (def, name) in self.held_options(id) {
-                let Some(f) = &defs.options[def].on_card else {
-                    continue;
-                };
-                let Some(option) = self.option_arg(id, &name)? else {
-                    continue;
-                };
-                let what = || self.option_context(def, "on_card", id);
-                let args = (
-                    &self.link.ctx,
-                    self.robot(id),
-                    card_arg(play).map_err(script_error)?,
-                    option,
-                );
-                let result = self.call_for(f, args, what, |v| self.card_result(play, v))?;
-                handled = take_card_result(&mut play, result);
-                if handled || !self.is_active(id) {
-                    break;
+        self.hear(
+            Hook::Card,
+            About::robot(&id),
+            None,
+            |_| Ok((card_arg(play.get())?,)),
+            |heard, v| match self.card_result(play.get(), v)? {
+                CardResult::Normal => Ok(Flow::Go),
+                CardResult::Handled => {
+                    handled = true;
+                    Ok(Flow::Stop)
                 }
-            }
-        }
-        if !handled && self.is_active(id) {
-            let result = self.tile_event(
-                TileEvent::Card,
-                id,
-                |tile| Ok((&self.link.ctx, tile, self.robot(id), card_arg(play)?)),
-                |v| self.card_result(play, v),
-            )?;
-            handled = take_card_result(&mut play, result.unwrap_or(CardResult::Normal));
-        }
+                CardResult::Change(changed) => {
+                    play.set(changed);
+                    // Of a square's elements, the first that answers is the only one.
+                    Ok(if heard.at.is_some() {
+                        Flow::Done
+                    } else {
+                        Flow::Go
+                    })
+                }
+            },
+        )?;
+        let play = play.get();
         if !self.is_active(id) {
             return Ok(());
         }
@@ -229,16 +188,16 @@ impl<'a> Resolver<'a> {
         if self.is_active(id) {
             let moved = self.link.world.borrow().state.robots[id].at != start;
             let last_step = self.link.last_step.get();
-            self.tile_event(
-                TileEvent::CardEnd,
+            self.first_answer(
+                Hook::CardEnd,
                 id,
-                |tile| {
+                |_| {
                     let info = [
                         ("moved", moved.into()),
                         ("dir", last_step.map(Dir::name).into()),
                     ];
                     let info = values::table(self.lua, (), &info)?;
-                    Ok((&self.link.ctx, tile, self.robot(id), card_arg(play)?, info))
+                    Ok((card_arg(play)?, info))
                 },
                 |_| Ok(()),
             )?;
@@ -315,17 +274,5 @@ impl<'a> Resolver<'a> {
             dir,
             rotate,
         }))
-    }
-}
-
-/// Reads an `on_card` result into `play`; true if the handler resolved the card.
-fn take_card_result(play: &mut Play, result: CardResult) -> bool {
-    match result {
-        CardResult::Normal => false,
-        CardResult::Handled => true,
-        CardResult::Change(changed) => {
-            *play = changed;
-            false
-        }
     }
 }

@@ -5,12 +5,6 @@
 use super::values;
 use super::*;
 
-/// Who may change a hit: one of the robot's options, or a rule.
-enum DamageHandler<'a> {
-    Option(usize, String),
-    Rule(&'a crate::script::RuleDef),
-}
-
 impl<'a> Resolver<'a> {
     /// Every robot on the board that is not powered down fires its main laser forward
     /// (rules.md §6.2): the first robot in line takes 1 damage, walls stop the beam. A robot's
@@ -109,14 +103,13 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// Damage as the robot takes it: first its options' `on_damage` (held order), then the
-    /// rules' `on_damage`, each may lower it (logged as `damage_prevented`) or raise it
+    /// Damage as the robot takes it: its listeners' `on_damage` (its options, then the
+    /// rules: `src/hooks.rs`), each may lower it (logged as `damage_prevented`) or raise it
     /// (`damage_added`, rules.md §6.4 leaves room for house rules that hurt more); then the
     /// tokens.
     fn apply_hit(&self, hit: Hit) -> Result<()> {
         let id = hit.robot;
-        let mut amount = hit.amount;
-        if amount <= 0 || !self.is_active(id) {
+        if hit.amount <= 0 || !self.is_active(id) {
             return Ok(());
         }
         let defs = self.link.defs.clone();
@@ -126,68 +119,38 @@ impl<'a> Resolver<'a> {
             .cause(self.lua, &hit.cause)
             .map_err(|e| Error::Script(lua_message(&e)))?;
         let from = hit.from.map(|d| names.dir(d));
-        // The robot's options first (held order), then the rules, each seeing what the
-        // handlers before it left of the damage.
-        let options = self.held_options(id).into_iter().filter_map(|(def, name)| {
-            let f = defs.options[def].on_damage.as_ref()?;
-            Some((f, DamageHandler::Option(def, name)))
-        });
-        let rules = defs.rules.iter().filter_map(|rule| {
-            let f = rule.events.get(&RuleEvent::Damage)?;
-            Some((f, DamageHandler::Rule(rule)))
-        });
-        for (f, handler) in options.collect::<Vec<_>>().into_iter().chain(rules) {
-            if amount <= 0 || !self.is_active(id) {
-                break;
-            }
-            let option = match &handler {
-                DamageHandler::Option(_, name) => match self.option_arg(id, name)? {
-                    Some(option) => Some(option),
-                    None => continue, // an option spent by an earlier handler
-                },
-                DamageHandler::Rule(_) => None,
-            };
-            let what = || match &handler {
-                DamageHandler::Option(def, _) => self.option_context(*def, "on_damage", id),
-                DamageHandler::Rule(rule) => format!(
-                    "rule `{}` ({}), on_damage, robot {}",
-                    rule.name,
-                    rule.file,
-                    self.robot_name(id)
-                ),
-            };
-            let args = (
-                f,
-                &self.link.ctx,
-                self.robot(id),
-                amount,
-                &cause,
-                from,
-                hit.absorb,
-                option,
-            );
-            // The handler's table is made by `calls.damage` in its own call; what it returned
-            // is read as `call_for` reads it: an error names the handler's own line.
-            let returned = self.call(&names.calls.damage, args, what)?;
-            let new = taken_damage(&returned, amount).map_err(|m| self.returned(f, &what(), &m))?;
-            if new != amount && !self.link.world.borrow().state.quiet {
-                let by = match &handler {
-                    DamageHandler::Option(_, name) => name.clone(),
-                    DamageHandler::Rule(rule) => rule.name.clone(),
-                };
-                let (what, by_how_much) = if new < amount {
-                    ("damage_prevented", amount - new)
-                } else {
-                    ("damage_added", new - amount)
-                };
-                let mut w = self.world();
-                let mut detail =
-                    detail! {"amount" => by_how_much, "by" => by, "cause" => hit.cause.clone()};
-                w.describe_shot(hit.shot, &mut detail);
-                w.state.log(Some(id), what, detail);
-            }
-            amount = new;
-        }
+        // Each listener sees what the ones before it left of the damage.
+        let amount = Cell::new(hit.amount);
+        self.hear(
+            Hook::Damage,
+            About::robot(&id),
+            Some(&names.calls.damage),
+            |_| Ok((amount.get(), &cause, from, hit.absorb)),
+            |heard, returned| {
+                let before = amount.get();
+                let new = taken_damage(&returned, before)?;
+                if new != before && !self.link.world.borrow().state.quiet {
+                    let by = match heard.who {
+                        Who::Option(def) => defs.options[def].name.clone(),
+                        Who::Rule(r) => defs.rules[r].name.clone(),
+                        Who::Tile(t) => self.board().tiles[t].name.clone(),
+                    };
+                    let (what, by_how_much) = if new < before {
+                        ("damage_prevented", before - new)
+                    } else {
+                        ("damage_added", new - before)
+                    };
+                    let mut w = self.world();
+                    let mut detail =
+                        detail! {"amount" => by_how_much, "by" => by, "cause" => hit.cause.clone()};
+                    w.describe_shot(hit.shot, &mut detail);
+                    w.state.log(Some(id), what, detail);
+                }
+                amount.set(new);
+                Ok(if new > 0 { Flow::Go } else { Flow::Stop })
+            },
+        )?;
+        let amount = amount.get();
         if self.is_active(id) {
             self.world().apply_damage(id, amount, &hit.cause, hit.shot);
         }
@@ -200,30 +163,19 @@ impl<'a> Resolver<'a> {
         if self.link.world.borrow().destroyed_now.is_empty() {
             return Ok(());
         }
-        let defs = self.link.defs.clone();
         loop {
             let ids = std::mem::take(&mut self.world().destroyed_now);
             if ids.is_empty() {
                 return Ok(());
             }
             for id in ids {
-                for rule in &defs.rules {
-                    let Some(f) = rule.events.get(&RuleEvent::Destroyed) else {
-                        continue;
-                    };
-                    if self.is_active(id) {
-                        break;
-                    }
-                    let what = || {
-                        format!(
-                            "rule `{}` ({}), on_destroyed, robot {}",
-                            rule.name,
-                            rule.file,
-                            self.robot_name(id)
-                        )
-                    };
-                    self.call(f, (&self.link.ctx, self.robot(id)), what)?;
-                }
+                self.hear(
+                    Hook::Destroyed,
+                    About::robot(&id),
+                    None,
+                    |_| Ok(()),
+                    |_, _| Ok(Flow::Go),
+                )?;
             }
         }
     }

@@ -20,13 +20,15 @@ use crate::decision::{Chooser, Defaults, Question};
 use crate::detail;
 use crate::error::{Error, Result};
 use crate::geometry::{Dir, Pos, Rotation};
+use crate::hooks::{Hook, Listener};
 use crate::order::{Native, Segment};
 use crate::script::sandbox::{Attached, Budget};
 use crate::script::store::Quota;
-use crate::script::{lua_message, Defs, RuleEvent, RuleSet, TileEvent};
+use crate::script::{lua_message, Defs, RuleSet};
 use crate::state::{RobotId, State, StepSnapshot, REENTRY_DAMAGE};
 use crate::world::{Arrival, Blocked, Hit, How, Shot, World};
 use ctx::{card_table, Ctx, RobotView};
+use hooks::{About, Flow, Listening, Who};
 use mlua::{AnyUserData, Function, IntoLuaMulti, Lua, Table, Value};
 use std::cell::{Cell, Ref, RefCell};
 use std::rc::Rc;
@@ -35,6 +37,7 @@ use values::Interned;
 mod cards;
 mod ctx;
 mod damage;
+mod hooks;
 mod movement;
 mod native;
 mod options;
@@ -69,6 +72,8 @@ struct Link {
     /// Per step: who acts in it on this board, found once per game (most steps of most
     /// boards have nobody, and cost a few comparisons).
     plans: Vec<StepPlan>,
+    /// Which kinds of listener hear which hooks (`hooks.rs`).
+    listening: Listening,
     handled: Table,
     depth: Cell<u32>,
     /// What scripts may still store in the register in progress (reset by each transaction).
@@ -197,6 +202,7 @@ impl Link {
             tiles,
             squares,
             plans,
+            listening: Listening::new(&rules.defs),
             handled: rally.get("HANDLED")?,
             // Host code: it runs without the count hook, whatever the budget says.
             names: rules.budget.unhooked(|| Interned::new(lua))?,
@@ -299,20 +305,6 @@ impl<'a> Resolver<'a> {
         })
     }
 
-    /// [`Resolver::call`] for a handler whose result means something: `read` turns it into
-    /// what the engine needs, or says what is wrong with it; the error then names the
-    /// handler's own line (where the function is defined: the value it returned has none).
-    pub fn call_for<T>(
-        &self,
-        f: &Function,
-        args: impl IntoLuaMulti,
-        what: impl Fn() -> String,
-        read: impl FnOnce(Value) -> std::result::Result<T, String>,
-    ) -> Result<T> {
-        let value = self.call(f, args, &what)?;
-        read(value).map_err(|m| self.returned(f, &what(), &m))
-    }
-
     /// An error in what a handler returned, at the line the handler is defined.
     fn returned(&self, f: &Function, what: &str, message: &str) -> Error {
         let info = f.info();
@@ -334,16 +326,6 @@ impl<'a> Resolver<'a> {
         } else {
             format!("{what}, turn {turn}")
         }
-    }
-
-    fn tile_handler_context(&self, tile: usize, hook: &str, robot: Option<RobotId>) -> String {
-        let board = self.board();
-        let t = &board.tiles[tile];
-        let file = &self.link.defs.elements[t.element].file;
-        let who = robot
-            .map(|r| format!(", robot {}", self.robot_name(r)))
-            .unwrap_or_default();
-        format!("element `{}` at {} ({file}), {hook}{who}", t.name, t.at)
     }
 
     /// Resolves register `register` (1..=5): every step of segments A to E.
@@ -389,20 +371,34 @@ impl<'a> Resolver<'a> {
             }
             w.defer_damage = info.segment == Segment::Lasers;
         }
-        for (r, f) in &plan.rules {
-            let rule = &defs.rules[*r];
-            let what = || format!("rule `{}` ({}), step `{}`", rule.name, rule.file, info.name);
-            self.call(f, &self.link.ctx, what)?;
-        }
-        if plan.options {
-            self.option_steps(step)?;
-        }
-        for (t, f) in &plan.tiles {
-            let what = || self.tile_handler_context(*t, &format!("step `{}`", info.name), None);
-            self.call(f, (&self.link.ctx, &self.link.tiles[*t]), what)?;
-        }
-        if !plan.standing.is_empty() {
-            self.standing_steps(step, &plan.standing)?;
+        // Who acts in a step, in the order the table of hooks gives (`src/hooks.rs`).
+        for listener in Hook::Step.spec().listeners {
+            match listener {
+                Listener::Rules => {
+                    for (r, f) in &plan.rules {
+                        let what =
+                            || self.context(Who::Rule(*r), &format!("step `{}`", info.name), None);
+                        self.call(f, &self.link.ctx, what)?;
+                    }
+                }
+                Listener::Options => {
+                    if plan.options {
+                        self.option_steps(step)?;
+                    }
+                }
+                Listener::Board => {
+                    for (t, f) in &plan.tiles {
+                        let what =
+                            || self.context(Who::Tile(*t), &format!("step `{}`", info.name), None);
+                        self.call(f, (&self.link.ctx, &self.link.tiles[*t]), what)?;
+                    }
+                }
+                Listener::Square => {
+                    if !plan.standing.is_empty() {
+                        self.standing_steps(step, &plan.standing)?;
+                    }
+                }
+            }
         }
         match info.native {
             Some(Native::RevealCards) => self.reveal_cards()?,
@@ -448,7 +444,7 @@ impl<'a> Resolver<'a> {
                     continue;
                 };
                 if self.is_at(id, at) {
-                    let what = || self.tile_handler_context(t, &format!("step `{name}`"), Some(id));
+                    let what = || self.context(Who::Tile(t), &format!("step `{name}`"), Some(id));
                     self.call(
                         f,
                         (&self.link.ctx, &self.link.tiles[t], self.robot(id)),
@@ -460,36 +456,24 @@ impl<'a> Resolver<'a> {
         Ok(())
     }
 
-    /// Calls a tile event on every element of the robot's square; stops at the first handler
-    /// that returns something other than nil, and returns what `read` makes of that.
-    fn tile_event<A: IntoLuaMulti, T>(
+    /// Tells a hook to a robot's listeners when the first element of its square that
+    /// answers (returns something other than nil) is the only one that does (`on_reveal`,
+    /// `on_card_end`, `on_conveyed`, `on_deal`...); returns what `read` makes of that answer.
+    fn first_answer<P: hooks::Payload, T>(
         &self,
-        event: TileEvent,
+        hook: Hook,
         id: RobotId,
-        args: impl Fn(&'a Table) -> mlua::Result<A>,
+        payload: impl Fn(&hooks::Heard) -> mlua::Result<P>,
         read: impl Fn(Value) -> std::result::Result<T, String>,
     ) -> Result<Option<T>> {
-        let board = self.board();
-        let at = self.link.world.borrow().state.robots[id].at;
-        for &t in board.tiles_at(at) {
-            let Some(f) = self.link.defs.elements[board.tiles[t].element]
-                .events
-                .get(&event)
-            else {
-                continue;
-            };
-            if !self.is_active(id) || self.link.world.borrow().state.robots[id].at != at {
-                break;
+        let mut answer = None;
+        self.hear(hook, About::robot(&id), None, payload, |heard, v| {
+            if heard.at.is_none() || v.is_nil() {
+                return Ok(Flow::Go);
             }
-            let args = args(&self.link.tiles[t]).map_err(|e| Error::Script(lua_message(&e)))?;
-            let what = || self.tile_handler_context(t, event.name(), Some(id));
-            let result = self.call(f, args, what)?;
-            if !result.is_nil() {
-                return read(result)
-                    .map(Some)
-                    .map_err(|m| self.returned(f, &what(), &m));
-            }
-        }
-        Ok(None)
+            answer = Some(read(v)?);
+            Ok(Flow::Done)
+        })?;
+        Ok(answer)
     }
 }

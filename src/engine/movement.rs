@@ -87,58 +87,33 @@ impl<'a> Resolver<'a> {
         if chain.len() < 2 {
             return Ok(());
         }
-        let defs = self.link.defs.clone();
-        let rules: Vec<&crate::script::RuleDef> = defs
-            .rules
-            .iter()
-            .filter(|r| r.events.contains_key(&RuleEvent::Push))
-            .collect();
-        if rules.is_empty() && defs.options.iter().all(|o| o.on_push.is_none()) {
-            return Ok(());
-        }
-        let info = |pushing: Option<bool>| -> Result<Table> {
+        let info = |pushing: Option<bool>| -> mlua::Result<Table> {
             let fields = [("dir", dir.name().into()), ("pushing", pushing.into())];
-            values::table(self.lua, (), &fields).map_err(|e| Error::Script(lua_message(&e)))
+            values::table(self.lua, (), &fields)
         };
         for pair in chain.windows(2) {
             let (pusher, pushed) = (pair[0], pair[1]);
-            for rule in &rules {
-                let f = rule.events.get(&RuleEvent::Push).expect("filtered");
-                let what = || {
-                    format!(
-                        "rule `{}` ({}), on_push, robot {}",
-                        rule.name,
-                        rule.file,
-                        self.robot_name(pusher)
-                    )
-                };
-                let args = (
-                    &self.link.ctx,
-                    self.robot(pusher),
-                    self.robot(pushed),
-                    info(None)?,
-                );
-                self.call(f, args, what)?;
-            }
-            for (holder, other, pushing) in [(pusher, pushed, true), (pushed, pusher, false)] {
-                for (def, name) in self.held_options(holder) {
-                    let Some(f) = &defs.options[def].on_push else {
-                        continue;
+            let about = About {
+                robots: &[pusher, pushed],
+                squares: None,
+            };
+            self.hear(
+                Hook::Push,
+                about,
+                None,
+                |heard| {
+                    let other = if heard.robot == pusher {
+                        pushed
+                    } else {
+                        pusher
                     };
-                    let Some(option) = self.option_arg(holder, &name)? else {
-                        continue;
-                    };
-                    let what = || self.option_context(def, "on_push", holder);
-                    let args = (
-                        &self.link.ctx,
-                        self.robot(holder),
-                        self.robot(other),
-                        info(Some(pushing))?,
-                        option,
-                    );
-                    self.call(f, args, what)?;
-                }
-            }
+                    // Options are told which side of the push their holder is on.
+                    let pushing =
+                        matches!(heard.who, Who::Option(_)).then_some(heard.robot == pusher);
+                    Ok((self.robot(other), info(pushing)?))
+                },
+                |_, _| Ok(Flow::Go),
+            )?;
         }
         Ok(())
     }
@@ -147,50 +122,28 @@ impl<'a> Resolver<'a> {
     /// Stabilizer keeps gears and belts from turning it). `by` says what turns it: "card",
     /// "gear", "belt" or what a script passes. Returns whether it turned.
     pub fn rotate(&self, id: RobotId, rotation: Rotation, by: &str) -> Result<bool> {
-        let defs = self.link.defs.clone();
-        let mut rotation = Some(rotation);
-        let holds = !self.link.world.borrow().state.robots[id].options.is_empty();
-        let options: Vec<(usize, String)> =
-            if holds && defs.options.iter().any(|o| o.on_rotate.is_some()) {
-                self.held_options(id)
-                    .into_iter()
-                    .filter(|(def, _)| defs.options[*def].on_rotate.is_some())
-                    .collect()
-            } else {
-                Vec::new()
-            };
-        let rules = defs
-            .rules
-            .iter()
-            .filter_map(|r| Some((r, r.events.get(&RuleEvent::Rotate)?)));
-        let info = |r: Rotation| -> Result<Table> {
+        let rotation = Cell::new(Some(rotation));
+        let info = |r: Option<Rotation>| -> mlua::Result<Table> {
+            let r = r.expect("asked only while the robot turns");
             let fields = [("rotation", r.name().into()), ("by", by.into())];
-            values::table(self.lua, (), &fields).map_err(|e| Error::Script(lua_message(&e)))
+            values::table(self.lua, (), &fields)
         };
-        for (rule, f) in rules {
-            let Some(r) = rotation else { break };
-            let what = || {
-                format!(
-                    "rule `{}` ({}), on_rotate, robot {}",
-                    rule.name,
-                    rule.file,
-                    self.robot_name(id)
-                )
-            };
-            let args = (&self.link.ctx, self.robot(id), info(r)?);
-            rotation = self.call_for(f, args, what, |v| rotation_result(r, v))?;
-        }
-        for (def, name) in options {
-            let Some(r) = rotation else { break };
-            let Some(option) = self.option_arg(id, &name)? else {
-                continue;
-            };
-            let f = defs.options[def].on_rotate.as_ref().expect("filtered");
-            let what = || self.option_context(def, "on_rotate", id);
-            let args = (&self.link.ctx, self.robot(id), info(r)?, option);
-            rotation = self.call_for(f, args, what, |v| rotation_result(r, v))?;
-        }
-        match rotation {
+        self.hear(
+            Hook::Rotate,
+            About::robot(&id),
+            None,
+            |_| Ok((info(rotation.get())?,)),
+            |_, v| {
+                let turned = rotation_result(rotation.get().expect("turning"), v)?;
+                rotation.set(turned);
+                Ok(if turned.is_some() {
+                    Flow::Go
+                } else {
+                    Flow::Stop
+                })
+            },
+        )?;
+        match rotation.get() {
             Some(r) => {
                 self.world().rotate(id, r);
                 Ok(true)
@@ -217,56 +170,50 @@ impl<'a> Resolver<'a> {
     /// `from`, then on the square beyond that edge. Returns the extra movement points the
     /// handlers asked for (`{ cost = n }`). Stops if a handler moves or destroys the robot.
     fn cross(&self, robot: RobotId, from: Pos, dir: Dir, c: &Crossing) -> Result<i32> {
-        let board = self.board();
-        let now = self.link.world.borrow().state.robots[robot].at;
+        let squares = [from, from.step(dir)];
+        let about = About {
+            robots: std::slice::from_ref(&robot),
+            squares: Some(&squares),
+        };
         let mut cost = 0;
-        for (square, leaving) in [(from, true), (from.step(dir), false)] {
-            for &t in board.tiles_at(square) {
-                let Some(f) = self.link.defs.elements[board.tiles[t].element]
-                    .events
-                    .get(&TileEvent::Cross)
-                else {
-                    continue;
-                };
-                if !self.is_active(robot) || self.link.world.borrow().state.robots[robot].at != now
-                {
-                    return Ok(cost);
-                }
+        self.hear(
+            Hook::Cross,
+            about,
+            None,
+            |heard| {
+                let leaving = heard.at == Some(from);
                 let side = if leaving { dir } else { dir.opposite() };
-                let info = || -> mlua::Result<Table> {
-                    let card = c.card.map(|card| card_table(self.lua, &card)).transpose()?;
-                    let pusher = c.pusher.map(|p| self.robot(p));
-                    let fields = [
-                        ("dir", dir.name().into()),
-                        ("side", side.name().into()),
-                        ("how", c.how.name().into()),
-                        ("leaving", leaving.into()),
-                        ("blocked", c.blocked.into()),
-                        ("remaining", c.remaining.into()),
-                        (
-                            "card",
-                            if card.is_some() {
-                                Field::Ref(1)
-                            } else {
-                                Field::Nil
-                            },
-                        ),
-                        (
-                            "pusher",
-                            if pusher.is_some() {
-                                Field::Ref(2)
-                            } else {
-                                Field::Nil
-                            },
-                        ),
-                    ];
-                    values::table(self.lua, (card, pusher), &fields)
-                };
-                let info = info().map_err(|e| Error::Script(lua_message(&e)))?;
-                let what = || self.tile_handler_context(t, "on_cross", Some(robot));
-                let args = (&self.link.ctx, &self.link.tiles[t], self.robot(robot), info);
-                cost += self.call_for(f, args, what, |v| match v {
-                    Value::Nil => Ok(0),
+                let card = c.card.map(|card| card_table(self.lua, &card)).transpose()?;
+                let pusher = c.pusher.map(|p| self.robot(p));
+                let fields = [
+                    ("dir", dir.name().into()),
+                    ("side", side.name().into()),
+                    ("how", c.how.name().into()),
+                    ("leaving", leaving.into()),
+                    ("blocked", c.blocked.into()),
+                    ("remaining", c.remaining.into()),
+                    (
+                        "card",
+                        if card.is_some() {
+                            Field::Ref(1)
+                        } else {
+                            Field::Nil
+                        },
+                    ),
+                    (
+                        "pusher",
+                        if pusher.is_some() {
+                            Field::Ref(2)
+                        } else {
+                            Field::Nil
+                        },
+                    ),
+                ];
+                Ok((values::table(self.lua, (card, pusher), &fields)?,))
+            },
+            |_, v| {
+                cost += match v {
+                    Value::Nil => 0,
                     Value::Table(t) => t
                         .get::<Option<i32>>("cost")
                         .ok()
@@ -274,14 +221,17 @@ impl<'a> Resolver<'a> {
                         .filter(|n| *n >= 0)
                         .ok_or_else(|| {
                             "on_cross returned a table without a whole `cost` of 0 or more; it must return nil or { cost = n }".to_string()
-                        }),
-                    other => Err(format!(
-                        "on_cross returned {}; it must return nil or {{ cost = n }}",
-                        crate::script::args::a(other.type_name())
-                    )),
-                })?;
-            }
-        }
+                        })?,
+                    other => {
+                        return Err(format!(
+                            "on_cross returned {}; it must return nil or {{ cost = n }}",
+                            crate::script::args::a(other.type_name())
+                        ))
+                    }
+                };
+                Ok(Flow::Go)
+            },
+        )?;
         Ok(cost)
     }
 
@@ -319,34 +269,8 @@ impl<'a> Resolver<'a> {
             ];
             values::table(self.lua, card, &fields)
         };
-        let defs = self.link.defs.clone();
         for a in arrivals {
-            self.tile_event(
-                TileEvent::Enter,
-                a.robot,
-                |tile| Ok((&self.link.ctx, tile, self.robot(a.robot), info(a)?)),
-                |_| Ok(()),
-            )?;
-            for rule in &defs.rules {
-                let Some(f) = rule.events.get(&RuleEvent::Enter) else {
-                    continue;
-                };
-                if !self.is_active(a.robot) {
-                    break;
-                }
-                let args = info(a)
-                    .and_then(|i| (&self.link.ctx, self.robot(a.robot), i).into_lua_multi(self.lua))
-                    .map_err(|e| Error::Script(lua_message(&e)))?;
-                let what = || {
-                    format!(
-                        "rule `{}` ({}), on_enter, robot {}",
-                        rule.name,
-                        rule.file,
-                        self.robot_name(a.robot)
-                    )
-                };
-                self.call(f, args, what)?;
-            }
+            self.first_answer(Hook::Enter, a.robot, |_| Ok((info(a)?,)), |_| Ok(()))?;
         }
         Ok(())
     }
@@ -370,12 +294,7 @@ impl<'a> Resolver<'a> {
             .collect();
         for a in &arrivals {
             let dir = self.link.names.dir(a.dir);
-            self.tile_event(
-                TileEvent::Conveyed,
-                a.robot,
-                |tile| Ok((&self.link.ctx, tile, self.robot(a.robot), dir)),
-                |_| Ok(()),
-            )?;
+            self.first_answer(Hook::Conveyed, a.robot, |_| Ok((dir,)), |_| Ok(()))?;
         }
         self.arrive(&arrivals)
     }
@@ -427,21 +346,14 @@ impl<'a> Resolver<'a> {
         let back = self
             .world()
             .reenter_all(&|id| damage.get(&id).copied().unwrap_or(REENTRY_DAMAGE));
-        let defs = self.link.defs.clone();
         for id in back {
-            for rule in &defs.rules {
-                if let Some(f) = rule.events.get(&RuleEvent::Reenter) {
-                    let what = || {
-                        format!(
-                            "rule `{}` ({}), on_reenter, robot {}",
-                            rule.name,
-                            rule.file,
-                            self.robot_name(id)
-                        )
-                    };
-                    self.call(f, (&self.link.ctx, self.robot(id)), what)?;
-                }
-            }
+            self.hear(
+                Hook::Reenter,
+                About::robot(&id),
+                None,
+                |_| Ok(()),
+                |_, _| Ok(Flow::Go),
+            )?;
         }
         Ok(())
     }

@@ -22,7 +22,7 @@
 
 use super::Link;
 use crate::geometry::{Dir, Pos, Rotation};
-use crate::script::decl::RuleEvent;
+use crate::hooks::{Hook, Listener};
 use crate::script::sandbox;
 use crate::state::{Robot, RobotId};
 use crate::world::{Hit, Shot, World};
@@ -250,14 +250,10 @@ unsafe fn quick_rotate(state: *mut ffi::lua_State) -> Option<()> {
             text_arg(state, 4)?;
         }
     }
-    let defs = &game.defs;
     let mut world = game.world.try_borrow_mut().ok()?;
-    let hooked = defs
-        .rules
-        .iter()
-        .any(|r| r.events.contains_key(&RuleEvent::Rotate))
-        || (!world.state.robots.get(id)?.options.is_empty()
-            && defs.options.iter().any(|o| o.on_rotate.is_some()));
+    let hears = |listener| game.listening.any(listener, Hook::Rotate);
+    let hooked = hears(Listener::Rules)
+        || (!world.state.robots.get(id)?.options.is_empty() && hears(Listener::Options));
     if hooked {
         return None;
     }

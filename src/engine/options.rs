@@ -24,7 +24,7 @@ impl<'a> Resolver<'a> {
                 if !self.is_active(id) {
                     break;
                 }
-                let what = || self.option_context(def, &defs.order[step].name, id);
+                let what = || self.context(Who::Option(def), &defs.order[step].name, Some(id));
                 self.call(f, (&self.link.ctx, self.robot(id), option), what)?;
             }
         }
@@ -65,16 +65,6 @@ impl<'a> Resolver<'a> {
             .map_err(|e| Error::Script(lua_message(&e)))
     }
 
-    pub(super) fn option_context(&self, def: usize, hook: &str, id: RobotId) -> String {
-        let o = &self.link.defs.options[def];
-        format!(
-            "option `{}` ({}), {hook}, robot {}",
-            o.name,
-            o.file,
-            self.robot_name(id)
-        )
-    }
-
     /// Runs every held option's `modify[key]` on `value` (held order) and returns the
     /// result: how the core and scripts ask "what do this robot's options make of it?"
     /// (`hand_size`, `reentry_damage`, `main_laser`).
@@ -87,7 +77,7 @@ impl<'a> Resolver<'a> {
             let Some(option) = self.option_arg(id, &name)? else {
                 continue;
             };
-            let what = || self.option_context(def, &format!("modify.{key}"), id);
+            let what = || self.context(Who::Option(def), &format!("modify.{key}"), Some(id));
             let result = self.call(
                 f,
                 (&self.link.ctx, self.robot(id), value.clone(), option),

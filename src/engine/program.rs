@@ -3,8 +3,7 @@
 //! Flywheel and Conditional Program keep a leftover, Dual Processor pairs one with a
 //! register). The turn loop (`game::TurnLoop`) deals and installs the cards; the hooks
 //! change hands, registers and cards set aside only through `ctx` (`ctx:hand`,
-//! `ctx:keep_card`, `ctx:set_card`...). Rules are asked first, then the robot's options (in
-//! the order drawn), then its square, as for `on_card`.
+//! `ctx:keep_card`, `ctx:set_card`...). Who hears them, in what order: `src/hooks.rs`.
 
 use super::*;
 
@@ -18,10 +17,10 @@ pub enum Programming {
 }
 
 impl Programming {
-    fn hook(self) -> &'static str {
+    fn hook(self) -> Hook {
         match self {
-            Programming::Deal => "on_deal",
-            Programming::Program => "on_program",
+            Programming::Deal => Hook::Deal,
+            Programming::Program => Hook::Program,
         }
     }
 
@@ -30,20 +29,6 @@ impl Programming {
         match self {
             Programming::Deal => "deal",
             Programming::Program => "program",
-        }
-    }
-
-    fn rule_event(self) -> RuleEvent {
-        match self {
-            Programming::Deal => RuleEvent::Deal,
-            Programming::Program => RuleEvent::Program,
-        }
-    }
-
-    fn tile_event(self) -> TileEvent {
-        match self {
-            Programming::Deal => TileEvent::Deal,
-            Programming::Program => TileEvent::Program,
         }
     }
 }
@@ -57,50 +42,8 @@ impl<'a> Resolver<'a> {
             w.state.segment = when.segment().into();
             w.begin_moment(false);
         }
-        let defs = self.link.defs.clone();
         for &id in robots {
-            for rule in &defs.rules {
-                let Some(f) = rule.events.get(&when.rule_event()) else {
-                    continue;
-                };
-                if !self.is_active(id) {
-                    break;
-                }
-                let what = || {
-                    format!(
-                        "rule `{}` ({}), {}, robot {}",
-                        rule.name,
-                        rule.file,
-                        when.hook(),
-                        self.robot_name(id)
-                    )
-                };
-                self.call(f, (&self.link.ctx, self.robot(id)), what)?;
-            }
-            for (def, name) in self.held_options(id) {
-                let o = &defs.options[def];
-                let hook = match when {
-                    Programming::Deal => &o.on_deal,
-                    Programming::Program => &o.on_program,
-                };
-                let Some(f) = hook else { continue };
-                let Some(option) = self.option_arg(id, &name)? else {
-                    continue;
-                };
-                if !self.is_active(id) {
-                    break;
-                }
-                let what = || self.option_context(def, when.hook(), id);
-                self.call(f, (&self.link.ctx, self.robot(id), option), what)?;
-            }
-            if self.is_active(id) {
-                self.tile_event(
-                    when.tile_event(),
-                    id,
-                    |tile| Ok((&self.link.ctx, tile, self.robot(id))),
-                    |_| Ok(()),
-                )?;
-            }
+            self.first_answer(when.hook(), id, |_| Ok(()), |_| Ok(()))?;
         }
         self.tell_destroyed()
     }

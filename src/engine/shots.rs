@@ -47,7 +47,7 @@ impl<'a> Resolver<'a> {
                 option,
             );
             if let Some(can) = &shot.can {
-                let what = || self.option_context(def, "shot.can", shooter);
+                let what = || self.context(Who::Option(def), "shot.can", Some(shooter));
                 if !self
                     .call(can, args.clone(), what)?
                     .as_boolean()
@@ -57,7 +57,7 @@ impl<'a> Resolver<'a> {
                 }
             }
             if let (None, Some(advise)) = (&advice, &shot.advise) {
-                let what = || self.option_context(def, "shot.advise", shooter);
+                let what = || self.context(Who::Option(def), "shot.advise", Some(shooter));
                 if self.call(advise, args, what)?.as_boolean().unwrap_or(false) {
                     advice = Some(name.clone());
                 }
@@ -138,7 +138,7 @@ impl<'a> Resolver<'a> {
             ];
             let info = super::values::table(self.lua, (), &fields)
                 .map_err(|e| Error::Script(lua_message(&e)))?;
-            let what = || self.option_context(def, "shot.fire", shot.shooter);
+            let what = || self.context(Who::Option(def), "shot.fire", Some(shot.shooter));
             self.call(
                 fire,
                 (

@@ -3,8 +3,11 @@
 
 use super::views::open;
 use crate::board::params::{Kind, ParamSpec, ParamSpecs};
+use crate::hooks::{Hook, Listener};
 use crate::order::{NewStep, Steps};
 use mlua::{Function, Lua, Table, Value};
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
 
 /// A few handlers keyed by step or event. A short list beats hashing here: a declaration has
 /// a handful at most, and they are looked up for every step of every register.
@@ -35,6 +38,10 @@ impl<K: PartialEq> Handlers<K> {
 
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &K> {
+        self.0.iter().map(|(k, _)| k)
     }
 }
 
@@ -67,7 +74,8 @@ pub struct ElementDef {
     pub tile_steps: Handlers<usize>,
     /// It replaced an element of the same name (`replace = true`).
     pub replaces: bool,
-    pub events: Handlers<TileEvent>,
+    /// Handlers of the hooks a square's element hears (`on_enter`...: `crate::hooks`).
+    pub hooks: Handlers<Hook>,
 }
 
 /// An element's own look in the SVG picture: `draw = { color = "#4a8", label = "Z", shape = "circle" }`.
@@ -100,103 +108,6 @@ impl Shape {
     ];
 }
 
-fn parse_draw(lua: &Lua, decl: &Table, what: &str) -> mlua::Result<Option<Draw>> {
-    let table = match decl.get::<Value>("draw")? {
-        Value::Nil => return Ok(None),
-        Value::Table(t) => t,
-        other => {
-            return Err(mlua::Error::runtime(format!(
-                "{what}: `draw` must be a table {{ color = \"#rrggbb\", label = ..., shape = ... }}, got a {}",
-                other.type_name()
-            )))
-        }
-    };
-    let what = format!("{what}, draw");
-    check_keys(lua, &table, &["color", "label", "shape"], &what)?;
-    let color = table.get::<Option<String>>("color")?;
-    if let Some(c) = &color {
-        let hex = c.strip_prefix('#').unwrap_or("");
-        if !matches!(hex.len(), 3 | 6) || !hex.chars().all(|ch| ch.is_ascii_hexdigit()) {
-            return Err(mlua::Error::runtime(format!(
-                "{what}: color = \"{c}\": expected \"#rgb\" or \"#rrggbb\""
-            )));
-        }
-    }
-    let label = match table.get::<Value>("label")? {
-        Value::Nil => None,
-        v @ (Value::String(_) | Value::Function(_)) => Some(v),
-        other => {
-            return Err(mlua::Error::runtime(format!(
-                "{what}: `label` must be a string or a function(tile), got a {}",
-                other.type_name()
-            )))
-        }
-    };
-    let shape = match table.get::<Option<String>>("shape")? {
-        None => Shape::Square,
-        Some(name) => Shape::ALL
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, s)| *s)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Shape::ALL.iter().map(|(n, _)| *n).collect();
-                mlua::Error::runtime(format!(
-                    "{what}: shape = \"{name}\"{}: expected one of {}",
-                    crate::error::suggest(&name, names.iter().copied()),
-                    names.join(", ")
-                ))
-            })?,
-    };
-    Ok(Some(Draw {
-        color,
-        label,
-        shape,
-    }))
-}
-
-/// Moments (not steps) when the core asks the element on a square.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TileEvent {
-    /// A robot entered the square (by card, push, belt, placement...).
-    Enter,
-    /// A robot standing here is about to execute its card; may replace the execution.
-    Card,
-    /// A robot finished its card here (also when a script resolved the card). Gets
-    /// `(ctx, tile, robot, card, info)`; `info.moved` says whether the card changed the
-    /// robot's square, `info.dir` the direction of its last step (nil if it took none).
-    CardEnd,
-    /// A robot standing here revealed its card; may swap it.
-    Reveal,
-    /// A belt carried a robot onto this square.
-    Conveyed,
-    /// A robot crossed an edge of this square, leaving or entering it (before the entered
-    /// square's `on_enter`), or a wall on that edge stopped it (`info.blocked`): ledges,
-    /// repulsor fields, ramps. Called on both squares of the edge.
-    Cross,
-    /// A robot standing here was dealt its hand (programming time, before it programs).
-    Deal,
-    /// A robot standing here has set its program (programming time; its hand holds the
-    /// leftovers until the hooks are done).
-    Program,
-}
-
-impl TileEvent {
-    pub const ALL: [(&'static str, TileEvent); 8] = [
-        ("on_enter", TileEvent::Enter),
-        ("on_card", TileEvent::Card),
-        ("on_card_end", TileEvent::CardEnd),
-        ("on_reveal", TileEvent::Reveal),
-        ("on_conveyed", TileEvent::Conveyed),
-        ("on_cross", TileEvent::Cross),
-        ("on_deal", TileEvent::Deal),
-        ("on_program", TileEvent::Program),
-    ];
-
-    pub fn name(self) -> &'static str {
-        TileEvent::ALL.iter().find(|(_, e)| *e == self).unwrap().0
-    }
-}
-
 /// A game-wide rule (robot lasers, a variant's house rule) as its script declared it.
 #[derive(Clone, Debug)]
 pub struct RuleDef {
@@ -204,7 +115,8 @@ pub struct RuleDef {
     pub describe: String,
     pub file: String,
     pub steps: Handlers<usize>,
-    pub events: Handlers<RuleEvent>,
+    /// Handlers of the hooks the rules hear (`crate::hooks`).
+    pub hooks: Handlers<Hook>,
     /// It replaced a rule of the same name (`replace = true`).
     pub replaces: bool,
     /// `only_with = { "ice", ... }`: the rule does something only on a board with one of
@@ -218,54 +130,8 @@ impl RuleDef {
     /// after (any board, without `only_with`).
     pub fn acts(&self, present: &dyn Fn(&str) -> bool) -> bool {
         self.replaces
-            || ((!self.steps.is_empty() || !self.events.is_empty())
+            || ((!self.steps.is_empty() || !self.hooks.is_empty())
                 && (self.only_with.is_empty() || self.only_with.iter().any(|e| present(e))))
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum RuleEvent {
-    /// Any robot is about to execute its card (before the square's `on_card`).
-    Card,
-    /// A robot was destroyed.
-    Destroyed,
-    /// A robot re-entered the board.
-    Reenter,
-    /// Any robot arrived on any square (by card, push, belt or script), after that square's
-    /// own `on_enter`: for rules that track where robots are, such as whether a robot is
-    /// still on the ice.
-    Enter,
-    /// A robot is about to take damage, after its options had their say:
-    /// `(ctx, robot, amount, info)` returns the amount to take (nil: unchanged). The
-    /// standard rule `option_absorb` lets a player scrap options to cancel points (§6.4).
-    Damage,
-    /// A robot was dealt its hand: `(ctx, robot)`, before it programs (`ctx:hand`).
-    Deal,
-    /// A robot's program is set: `(ctx, robot)`; `ctx:hand` holds its leftovers, discarded
-    /// after these hooks.
-    Program,
-    /// A robot pushed another one square: `(ctx, pusher, pushed, info)`, `info.dir`.
-    Push,
-    /// A robot is about to turn: `(ctx, robot, info)`, `info = { rotation, by }`; returns nil
-    /// (turn), false (it does not turn) or another rotation.
-    Rotate,
-}
-
-impl RuleEvent {
-    pub const ALL: [(&'static str, RuleEvent); 9] = [
-        ("on_card", RuleEvent::Card),
-        ("on_destroyed", RuleEvent::Destroyed),
-        ("on_reenter", RuleEvent::Reenter),
-        ("on_enter", RuleEvent::Enter),
-        ("on_damage", RuleEvent::Damage),
-        ("on_deal", RuleEvent::Deal),
-        ("on_program", RuleEvent::Program),
-        ("on_push", RuleEvent::Push),
-        ("on_rotate", RuleEvent::Rotate),
-    ];
-
-    pub fn name(self) -> &'static str {
-        RuleEvent::ALL.iter().find(|(_, e)| *e == self).unwrap().0
     }
 }
 
@@ -279,21 +145,9 @@ pub struct OptionDef {
     pub file: String,
     /// Ammunition (`uses = n`): a drawn card starts with n; `None`: no limit.
     pub uses: Option<u32>,
-    /// `(ctx, robot, card, option)`, after the rules' `on_card` and before the square's;
-    /// returns what an `on_card` returns.
-    pub on_card: Option<Function>,
-    /// `(ctx, robot, amount, info, option)` before damage is taken; returns the new amount.
-    pub on_damage: Option<Function>,
-    /// `(ctx, robot, option)`: the holder was dealt its hand (programming time).
-    pub on_deal: Option<Function>,
-    /// `(ctx, robot, option)`: the holder's program is set; its hand holds the leftovers.
-    pub on_program: Option<Function>,
-    /// `(ctx, robot, other, info, option)`: the holder pushed `other` one square
-    /// (`info.pushing = true`) or `other` pushed it (`false`); `info.dir`.
-    pub on_push: Option<Function>,
-    /// `(ctx, robot, info, option)`, `info = { rotation, by }`: the holder is about to turn;
-    /// returns nil, false (no turn) or another rotation.
-    pub on_rotate: Option<Function>,
+    /// Handlers of the hooks the holder's options hear (`crate::hooks`), with the option
+    /// (`{ name, uses, max_uses }`) as their last argument.
+    pub hooks: Handlers<Hook>,
     /// A shot that may replace the holder's main laser (Pressor Beam...).
     pub shot: Option<Shot>,
     /// Step handlers, called once per robot holding the option (on the board), after the
@@ -320,112 +174,10 @@ pub struct Shot {
     pub advise: Option<Function>,
 }
 
-fn parse_shot(lua: &Lua, decl: &Table, what: &str) -> mlua::Result<Option<Shot>> {
-    let table = match decl.get::<Value>("shot")? {
-        Value::Nil => return Ok(None),
-        Value::Table(t) => t,
-        other => {
-            return Err(mlua::Error::runtime(format!(
-                "{what}: `shot` must be a table {{ fire = function, can = function, advise = function }}, got a {}",
-                other.type_name()
-            )))
-        }
-    };
-    let what = format!("{what}, shot");
-    check_keys(lua, &table, &["fire", "can", "advise"], &what)?;
-    let fire = optional_fn(&table, "fire", &what)?.ok_or_else(|| {
-        mlua::Error::runtime(format!(
-            "{what}: `fire = function(ctx, robot, target, option, info)` is required"
-        ))
-    })?;
-    Ok(Some(Shot {
-        fire,
-        can: optional_fn(&table, "can", &what)?,
-        advise: optional_fn(&table, "advise", &what)?,
-    }))
-}
-
 impl OptionDef {
     pub fn modifier(&self, key: &str) -> Option<&Function> {
         self.modify.iter().find(|(k, _)| k == key).map(|(_, f)| f)
     }
-}
-
-pub fn parse_option(
-    lua: &Lua,
-    decl: &Table,
-    file: &str,
-    steps: &mut Steps,
-) -> mlua::Result<(OptionDef, Replace)> {
-    let name = required_name(decl, "rally.option")?;
-    let what = format!("option `{name}`");
-    let allowed = [
-        "name",
-        "describe",
-        "uses",
-        "on_card",
-        "on_damage",
-        "on_deal",
-        "on_program",
-        "on_push",
-        "on_rotate",
-        "shot",
-        "steps",
-        "modify",
-        "replace",
-    ];
-    check_keys(lua, decl, &allowed, &what)?;
-    let uses = match decl.get::<Value>("uses")? {
-        Value::Nil => None,
-        Value::Integer(n) if n >= 1 => Some(n as u32),
-        other => {
-            return Err(mlua::Error::runtime(format!(
-                "{what}: `uses` must be a whole number of at least 1, got {}",
-                other.to_string()?
-            )))
-        }
-    };
-    let mut modify = Vec::new();
-    if let Some(table) = decl.get::<Option<Table>>("modify")? {
-        for pair in open(lua, &table)?.pairs::<String, Value>() {
-            let (key, f) = pair?;
-            match f {
-                Value::Function(f) => modify.push((key, f)),
-                other => {
-                    return Err(mlua::Error::runtime(format!(
-                        "{what}: `modify.{key}` must be a function, got a {}",
-                        other.type_name()
-                    )))
-                }
-            }
-        }
-    }
-    // `pairs` order differs between runs; handlers are looked up by key, but keep the list
-    // in a fixed order anyway so anything that lists them is deterministic.
-    modify.sort_by(|a, b| a.0.cmp(&b.0));
-    let replace = if decl.get::<Option<bool>>("replace")?.unwrap_or(false) {
-        Replace::Yes
-    } else {
-        Replace::No
-    };
-    Ok((
-        OptionDef {
-            describe: decl.get::<Option<String>>("describe")?.unwrap_or_default(),
-            file: file.to_string(),
-            uses,
-            on_card: optional_fn(decl, "on_card", &what)?,
-            on_damage: optional_fn(decl, "on_damage", &what)?,
-            on_deal: optional_fn(decl, "on_deal", &what)?,
-            on_program: optional_fn(decl, "on_program", &what)?,
-            on_push: optional_fn(decl, "on_push", &what)?,
-            on_rotate: optional_fn(decl, "on_rotate", &what)?,
-            shot: parse_shot(lua, decl, &what)?,
-            steps: step_table(lua, decl, "steps", steps, &what)?,
-            modify,
-            name,
-        },
-        replace,
-    ))
 }
 
 /// Whether a declaration replaces one of the same name (variants overriding a standard
@@ -447,62 +199,6 @@ fn check_keys(lua: &Lua, table: &Table, allowed: &[&str], what: &str) -> mlua::R
                 allowed.join(", ")
             )));
         }
-    }
-    Ok(())
-}
-
-fn required_name(table: &Table, what: &str) -> mlua::Result<String> {
-    match table.get::<Value>("name")? {
-        Value::String(s) => Ok(s.to_str()?.to_string()),
-        _ => Err(mlua::Error::runtime(format!(
-            "{what} needs `name = \"...\"`"
-        ))),
-    }
-}
-
-fn optional_fn(table: &Table, key: &str, what: &str) -> mlua::Result<Option<Function>> {
-    match table.get::<Value>(key)? {
-        Value::Nil => Ok(None),
-        Value::Function(f) => Ok(Some(f)),
-        other => Err(mlua::Error::runtime(format!(
-            "{what}: `{key}` must be a function, got a {}",
-            other.type_name()
-        ))),
-    }
-}
-
-/// Reads `new_steps = { { name = "springs", after = "crushers", describe = "..." } }`: steps
-/// of its own a declaration adds to the order of play, before its handlers name them.
-fn new_steps(lua: &Lua, decl: &Table, steps: &mut Steps, what: &str) -> mlua::Result<()> {
-    let list = match decl.get::<Value>("new_steps")? {
-        Value::Nil => return Ok(()),
-        Value::Table(t) => open(lua, &t)?,
-        other => {
-            return Err(mlua::Error::runtime(format!(
-                "{what}: `new_steps` must be a list {{ {{ name = \"...\", after = \"step\" }} }}, got {}",
-                super::args::a(other.type_name())
-            )))
-        }
-    };
-    for (i, item) in list.sequence_values::<Value>().enumerate() {
-        let what = format!("{what}, new_steps[{}]", i + 1);
-        let Value::Table(item) = item? else {
-            return Err(mlua::Error::runtime(format!(
-                "{what}: expected a table {{ name = \"...\", before = \"step\" or after = \"step\", describe = \"...\" }}"
-            )));
-        };
-        check_keys(lua, &item, &["name", "before", "after", "describe"], &what)?;
-        let text = |key: &str| item.get::<Option<String>>(key);
-        let step = NewStep {
-            name: text("name")?
-                .ok_or_else(|| mlua::Error::runtime(format!("{what}: needs `name = \"...\"`")))?,
-            before: text("before")?,
-            after: text("after")?,
-            describe: text("describe")?.unwrap_or_default(),
-        };
-        steps
-            .add(&step)
-            .map_err(|m| mlua::Error::runtime(format!("{what}: {m}")))?;
     }
     Ok(())
 }
@@ -619,6 +315,370 @@ pub fn parse_param(lua: &Lua, spec: &Table, what: &str) -> mlua::Result<ParamSpe
     })
 }
 
+// --- Reading declarations -----------------------------------------------------------------
+//
+// A declaration's data (names, flags, lists, the look) is read through serde, from the
+// structs below (`deny_unknown_fields`): they are the one list of the keys each declaration
+// accepts, with the hooks its kind of listener hears (`crate::hooks`). Handlers and other
+// function-valued keys are fetched by name from the table the script wrote, since serde has
+// no functions; the structs still name them (as `ByName`), so that every allowed key is in one
+// place and an unknown key's message lists them all.
+
+/// A key whose value is read by name (a handler, a table of them, parameter specs): serde
+/// never sees its value, only that the key is allowed.
+type ByName = Option<serde::de::IgnoredAny>;
+
+/// The keys of `rally.element { ... }`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // the `ByName` keys are read from the table
+struct ElementData {
+    name: String,
+    #[serde(default)]
+    describe: String,
+    params: ByName,
+    glyph: ByName,
+    draw: Option<DrawData>,
+    build: ByName,
+    new_steps: Option<Vec<NewStep>>,
+    steps: ByName,
+    tile_steps: ByName,
+    #[serde(default)]
+    replace: bool,
+}
+
+/// The keys of `rally.rule { ... }`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct RuleData {
+    name: String,
+    #[serde(default)]
+    describe: String,
+    new_steps: Option<Vec<NewStep>>,
+    steps: ByName,
+    #[serde(default)]
+    replace: bool,
+    #[serde(default, deserialize_with = "element_names")]
+    only_with: Vec<String>,
+}
+
+/// The keys of `rally.option { ... }`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct OptionData {
+    name: String,
+    #[serde(default)]
+    describe: String,
+    uses: Option<i64>,
+    shot: Option<ShotData>,
+    steps: ByName,
+    modify: ByName,
+    #[serde(default)]
+    replace: bool,
+}
+
+/// `draw = { ... }`.
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table { color = \"#rrggbb\", label = ..., shape = ... }"
+)]
+#[allow(dead_code)]
+struct DrawData {
+    color: Option<String>,
+    label: ByName,
+    shape: Option<String>,
+}
+
+/// `shot = { ... }`: handlers only, read by name.
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table { fire = function, can = function, advise = function }"
+)]
+#[allow(dead_code)]
+struct ShotData {
+    fire: ByName,
+    can: ByName,
+    advise: ByName,
+}
+
+/// The keys of each table read by name, which the copy serde reads leaves out (`a.b`: key
+/// `b` of the table under `a`).
+const ELEMENT_BY_NAME: &[&str] = &[
+    "params",
+    "glyph",
+    "build",
+    "steps",
+    "tile_steps",
+    "draw.label",
+];
+const RULE_BY_NAME: &[&str] = &["steps"];
+const OPTION_BY_NAME: &[&str] = &["steps", "modify", "shot.fire", "shot.can", "shot.advise"];
+
+fn element_names<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    <Vec<String> as Deserialize>::deserialize(d)
+        .map_err(|_| serde::de::Error::custom("must be a list of element names, { \"ice\", ... }"))
+}
+
+/// Reads the data of a declaration (`T`), whose handlers `hooks` (its kind's `on_*` keys)
+/// and `by_name` keys are read apart. An unknown key is an error that suggests the nearest
+/// known one and lists them all.
+// The key is known where the message is made (`unknown_key`): that is where an error could
+// also say where in the script the key is written, to point the caret at it.
+fn read<T: DeserializeOwned>(
+    lua: &Lua,
+    decl: &Table,
+    hooks: &[&str],
+    by_name: &[&str],
+    what: &str,
+) -> mlua::Result<T> {
+    let copy = data(lua, decl, hooks, by_name, "", 0)
+        .map_err(|e| mlua::Error::runtime(format!("{what}: {}", super::lua_message(&e))))?;
+    let options = mlua::serde::de::Options::new().deny_unsupported_types(true);
+    let de = mlua::serde::Deserializer::new_with_options(Value::Table(copy), options);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let mut path = lua_path(e.path());
+        let message = match e.into_inner() {
+            mlua::Error::DeserializeError(m) => m,
+            other => other.to_string(),
+        };
+        // The key whose value is wrong (or which is unknown) is the path's last segment; a
+        // missing key is missing from the whole path.
+        let key = if message.starts_with("missing field") {
+            String::new()
+        } else {
+            path.pop().unwrap_or_default()
+        };
+        let at = match path.join(".") {
+            p if p.is_empty() => what.to_string(),
+            p => format!("{what}, {}", p.replace(".[", "[")),
+        };
+        mlua::Error::runtime(match unknown_field(&message) {
+            Some((key, mut known)) => {
+                if path.is_empty() {
+                    known.extend(hooks.iter().map(|h| h.to_string()));
+                }
+                unknown_key(&at, &key, &known)
+            }
+            None => match message.strip_prefix("invalid type: ") {
+                // serde's "invalid type: string "yes", expected a boolean".
+                Some(rest) => match rest.rsplit_once(", expected ") {
+                    Some((got, expected)) => {
+                        format!(
+                            "{at}: `{key}` must be {}, got {}",
+                            plain_type(expected),
+                            a_value(got)
+                        )
+                    }
+                    None => format!("{at}: `{key}`: {message}"),
+                },
+                None if message.starts_with("must ") => format!("{at}: `{key}` {message}"),
+                None if key.is_empty() => format!("{at}: {message}"),
+                None => format!("{at}: `{key}`: {message}"),
+            },
+        })
+    })
+}
+
+/// A type as serde or mlua name it, as a script writer would: `a whole number`, `a table`.
+fn plain_type(name: &str) -> String {
+    match name {
+        "i64" | "u32" | "integer" => "a whole number".into(),
+        "table" | "string" | "boolean" | "function" | "userdata" | "thread" => super::args::a(name),
+        other => other.to_string(),
+    }
+}
+
+/// A value as serde or mlua show it (`integer`, `string "yes"`), with an article when it is
+/// a bare type.
+fn a_value(shown: &str) -> String {
+    if shown.contains(char::is_whitespace) {
+        shown.to_string()
+    } else {
+        super::args::a(shown)
+    }
+}
+
+/// `what: unknown field `key` (did you mean ...?), expected one of ...`.
+fn unknown_key(what: &str, key: &str, known: &[String]) -> String {
+    format!(
+        "{what}: unknown field `{key}`{}, expected one of {}",
+        crate::error::suggest(key, known.iter().map(String::as_str)),
+        known.join(", ")
+    )
+}
+
+/// serde's "unknown field `k`, expected one of `a`, `b`" as the key and the keys it knows.
+fn unknown_field(message: &str) -> Option<(String, Vec<String>)> {
+    message.strip_prefix("unknown field `")?;
+    let mut names = message.split('`').skip(1).step_by(2).map(str::to_string);
+    Some((names.next()?, names.collect()))
+}
+
+/// A serde path as a script names its segments: `new_steps`, `[1]`, `name` (Lua counts
+/// from 1).
+fn lua_path(path: &serde_path_to_error::Path) -> Vec<String> {
+    use serde_path_to_error::Segment;
+    path.iter()
+        .filter_map(|segment| match segment {
+            Segment::Seq { index } => Some(format!("[{}]", index + 1)),
+            Segment::Map { key } | Segment::Enum { variant: key } => Some(key.clone()),
+            Segment::Unknown => None,
+        })
+        .collect()
+}
+
+/// A plain copy of a declaration table for serde: views opened (serde iterates raw, and a
+/// view holds nothing raw), nested tables copied the same way, the keys read by name left
+/// out. At the top (`at` empty), every key must be a name: a list entry would otherwise be
+/// read as the field of its number.
+fn data(
+    lua: &Lua,
+    table: &Table,
+    hooks: &[&str],
+    by_name: &[&str],
+    at: &str,
+    depth: usize,
+) -> mlua::Result<Table> {
+    if depth > 8 {
+        return Err(mlua::Error::runtime(format!(
+            "`{at}` is nested too deep (a table that holds itself?)"
+        )));
+    }
+    let copy = lua.create_table()?;
+    for pair in open(lua, table)?.pairs::<Value, Value>() {
+        let (key, value) = pair?;
+        let path = match (&key, at) {
+            (Value::String(k), "") => k.to_str()?.to_string(),
+            (Value::String(k), at) => format!("{at}.{}", k.to_str()?),
+            _ => String::new(),
+        };
+        if depth == 0 && hooks.contains(&path.as_str()) {
+            continue;
+        }
+        if by_name.contains(&path.as_str()) {
+            continue;
+        }
+        let value = match value {
+            Value::Table(t) => Value::Table(data(lua, &t, hooks, by_name, &path, depth + 1)?),
+            v => v,
+        };
+        match key {
+            // At the top every key is a name: a list entry is an unknown field `1`, not the
+            // field of that number (serde reads numbered keys as fields by position).
+            Value::Integer(_) | Value::Number(_) if depth == 0 => {
+                copy.raw_set(key.to_string()?, value)?
+            }
+            key => copy.raw_set(key, value)?,
+        }
+    }
+    Ok(copy)
+}
+
+fn required_name(table: &Table, what: &str) -> mlua::Result<String> {
+    match table.get::<Value>("name")? {
+        Value::String(s) => Ok(s.to_str()?.to_string()),
+        _ => Err(mlua::Error::runtime(format!(
+            "{what} needs `name = \"...\"`"
+        ))),
+    }
+}
+
+fn optional_fn(table: &Table, key: &str, what: &str) -> mlua::Result<Option<Function>> {
+    match table.get::<Value>(key)? {
+        Value::Nil => Ok(None),
+        Value::Function(f) => Ok(Some(f)),
+        other => Err(mlua::Error::runtime(format!(
+            "{what}: `{key}` must be a function, got {}",
+            super::args::a(other.type_name())
+        ))),
+    }
+}
+
+/// A string or a `function(tile)` (`glyph`, `draw.label`).
+fn text_or_fn(table: &Table, key: &str, what: &str) -> mlua::Result<Option<Value>> {
+    match table.get::<Value>(key)? {
+        Value::Nil => Ok(None),
+        v @ (Value::String(_) | Value::Function(_)) => Ok(Some(v)),
+        other => Err(mlua::Error::runtime(format!(
+            "{what}: `{key}` must be a string or a function(tile), got {}",
+            super::args::a(other.type_name())
+        ))),
+    }
+}
+
+/// The `on_*` keys a kind of listener's declaration accepts.
+fn hook_keys(listener: Listener) -> Vec<&'static str> {
+    Hook::heard_by(listener).map(|s| s.key).collect()
+}
+
+/// The handlers of the hooks a kind of listener hears, by key.
+fn hooks(decl: &Table, listener: Listener, what: &str) -> mlua::Result<Handlers<Hook>> {
+    let mut out = Handlers::default();
+    for spec in Hook::heard_by(listener) {
+        if let Some(f) = optional_fn(decl, spec.key, what)? {
+            out.insert(spec.hook, f);
+        }
+    }
+    Ok(out)
+}
+
+/// Adds the steps a declaration brings (`new_steps`) to the order of play, before its
+/// handlers name them.
+fn add_steps(steps: &mut Steps, new: &[NewStep], what: &str) -> mlua::Result<()> {
+    for (i, step) in new.iter().enumerate() {
+        steps
+            .add(step)
+            .map_err(|m| mlua::Error::runtime(format!("{what}, new_steps[{}]: {m}", i + 1)))?;
+    }
+    Ok(())
+}
+
+fn replace(yes: bool) -> Replace {
+    if yes {
+        Replace::Yes
+    } else {
+        Replace::No
+    }
+}
+
+fn draw(data: Option<DrawData>, decl: &Table, what: &str) -> mlua::Result<Option<Draw>> {
+    let Some(data) = data else { return Ok(None) };
+    let what = format!("{what}, draw");
+    if let Some(c) = &data.color {
+        let hex = c.strip_prefix('#').unwrap_or("");
+        if !matches!(hex.len(), 3 | 6) || !hex.chars().all(|ch| ch.is_ascii_hexdigit()) {
+            return Err(mlua::Error::runtime(format!(
+                "{what}: color = \"{c}\": expected \"#rgb\" or \"#rrggbb\""
+            )));
+        }
+    }
+    let shape = match data.shape {
+        None => Shape::Square,
+        Some(name) => Shape::ALL
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, s)| *s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Shape::ALL.iter().map(|(n, _)| *n).collect();
+                mlua::Error::runtime(format!(
+                    "{what}: shape = \"{name}\"{}: expected one of {}",
+                    crate::error::suggest(&name, names.iter().copied()),
+                    names.join(", ")
+                ))
+            })?,
+    };
+    let table: Table = decl.get("draw")?;
+    Ok(Some(Draw {
+        color: data.color,
+        label: text_or_fn(&table, "label", &what)?,
+        shape,
+    }))
+}
+
 pub fn parse_element(
     lua: &Lua,
     decl: &Table,
@@ -627,21 +687,10 @@ pub fn parse_element(
 ) -> mlua::Result<(ElementDef, Replace)> {
     let name = required_name(decl, "rally.element")?;
     let what = format!("element `{name}`");
-    let mut allowed = vec![
-        "name",
-        "describe",
-        "params",
-        "glyph",
-        "draw",
-        "build",
-        "new_steps",
-        "steps",
-        "tile_steps",
-        "replace",
-    ];
-    allowed.extend(TileEvent::ALL.iter().map(|(n, _)| *n));
-    check_keys(lua, decl, &allowed, &what)?;
-    new_steps(lua, decl, steps, &what)?;
+    let hook_keys = hook_keys(Listener::Square);
+    let hooks = hooks(decl, Listener::Square, &what)?;
+    let data: ElementData = read(lua, decl, &hook_keys, ELEMENT_BY_NAME, &what)?;
+    add_steps(steps, data.new_steps.as_deref().unwrap_or_default(), &what)?;
     let mut params = ParamSpecs::new();
     if let Some(specs) = decl.get::<Option<Table>>("params")? {
         for pair in open(lua, &specs)?.pairs::<String, Value>() {
@@ -656,42 +705,21 @@ pub fn parse_element(
             params.insert(pname, parse_param(lua, &spec, &what)?);
         }
     }
-    let mut events = Handlers::default();
-    for (key, event) in TileEvent::ALL {
-        if let Some(f) = optional_fn(decl, key, &what)? {
-            events.insert(event, f);
-        }
-    }
-    let glyph = match decl.get::<Value>("glyph")? {
-        Value::Nil => None,
-        v @ (Value::String(_) | Value::Function(_)) => Some(v),
-        other => {
-            return Err(mlua::Error::runtime(format!(
-                "{what}: `glyph` must be a string or a function(tile), got a {}",
-                other.type_name()
-            )))
-        }
-    };
-    let replace = if decl.get::<Option<bool>>("replace")?.unwrap_or(false) {
-        Replace::Yes
-    } else {
-        Replace::No
-    };
     Ok((
         ElementDef {
-            describe: decl.get::<Option<String>>("describe")?.unwrap_or_default(),
+            describe: data.describe,
             file: file.to_string(),
             params,
-            glyph,
-            draw: parse_draw(lua, decl, &what)?,
+            glyph: text_or_fn(decl, "glyph", &what)?,
+            draw: draw(data.draw, decl, &what)?,
             build: optional_fn(decl, "build", &what)?,
             steps: step_table(lua, decl, "steps", steps, &what)?,
             tile_steps: step_table(lua, decl, "tile_steps", steps, &what)?,
-            events,
-            replaces: replace == Replace::Yes,
+            hooks,
+            replaces: data.replace,
             name,
         },
-        replace,
+        replace(data.replace),
     ))
 }
 
@@ -703,45 +731,90 @@ pub fn parse_rule(
 ) -> mlua::Result<(RuleDef, Replace)> {
     let name = required_name(decl, "rally.rule")?;
     let what = format!("rule `{name}`");
-    let mut allowed = vec![
-        "name",
-        "describe",
-        "new_steps",
-        "steps",
-        "replace",
-        "only_with",
-    ];
-    allowed.extend(RuleEvent::ALL.iter().map(|(n, _)| *n));
-    check_keys(lua, decl, &allowed, &what)?;
-    new_steps(lua, decl, steps, &what)?;
-    let mut events = Handlers::default();
-    for (key, event) in RuleEvent::ALL {
-        if let Some(f) = optional_fn(decl, key, &what)? {
-            events.insert(event, f);
-        }
-    }
-    let replace = if decl.get::<Option<bool>>("replace")?.unwrap_or(false) {
-        Replace::Yes
-    } else {
-        Replace::No
-    };
+    let hook_keys = hook_keys(Listener::Rules);
+    let hooks = hooks(decl, Listener::Rules, &what)?;
+    let data: RuleData = read(lua, decl, &hook_keys, RULE_BY_NAME, &what)?;
+    add_steps(steps, data.new_steps.as_deref().unwrap_or_default(), &what)?;
     Ok((
         RuleDef {
-            describe: decl.get::<Option<String>>("describe")?.unwrap_or_default(),
+            describe: data.describe,
             file: file.to_string(),
             steps: step_table(lua, decl, "steps", steps, &what)?,
-            events,
-            replaces: replace == Replace::Yes,
-            only_with: decl
-                .get::<Option<Vec<String>>>("only_with")
-                .map_err(|_| {
-                    mlua::Error::runtime(format!(
-                        "{what}: `only_with` must be a list of element names, {{ \"ice\", ... }}"
-                    ))
-                })?
-                .unwrap_or_default(),
+            hooks,
+            replaces: data.replace,
+            only_with: data.only_with,
             name,
         },
-        replace,
+        replace(data.replace),
+    ))
+}
+
+pub fn parse_option(
+    lua: &Lua,
+    decl: &Table,
+    file: &str,
+    steps: &mut Steps,
+) -> mlua::Result<(OptionDef, Replace)> {
+    let name = required_name(decl, "rally.option")?;
+    let what = format!("option `{name}`");
+    let hook_keys = hook_keys(Listener::Options);
+    let hooks = hooks(decl, Listener::Options, &what)?;
+    let data: OptionData = read(lua, decl, &hook_keys, OPTION_BY_NAME, &what)?;
+    let uses = match data.uses {
+        None => None,
+        Some(n) if (1..=i64::from(u32::MAX)).contains(&n) => Some(n as u32),
+        Some(n) => {
+            return Err(mlua::Error::runtime(format!(
+                "{what}: `uses` must be a whole number of at least 1, got {n}"
+            )))
+        }
+    };
+    let shot = match data.shot {
+        None => None,
+        Some(_) => {
+            let table: Table = decl.get("shot")?;
+            let what = format!("{what}, shot");
+            let fire = optional_fn(&table, "fire", &what)?.ok_or_else(|| {
+                mlua::Error::runtime(format!(
+                    "{what}: `fire = function(ctx, robot, target, option, info)` is required"
+                ))
+            })?;
+            Some(Shot {
+                fire,
+                can: optional_fn(&table, "can", &what)?,
+                advise: optional_fn(&table, "advise", &what)?,
+            })
+        }
+    };
+    let mut modify = Vec::new();
+    if let Some(table) = decl.get::<Option<Table>>("modify")? {
+        for pair in open(lua, &table)?.pairs::<String, Value>() {
+            let (key, f) = pair?;
+            match f {
+                Value::Function(f) => modify.push((key, f)),
+                other => {
+                    return Err(mlua::Error::runtime(format!(
+                        "{what}: `modify.{key}` must be a function, got a {}",
+                        other.type_name()
+                    )))
+                }
+            }
+        }
+    }
+    // `pairs` order differs between runs; handlers are looked up by key, but keep the list
+    // in a fixed order anyway so anything that lists them is deterministic.
+    modify.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok((
+        OptionDef {
+            describe: data.describe,
+            file: file.to_string(),
+            uses,
+            hooks,
+            shot,
+            steps: step_table(lua, decl, "steps", steps, &what)?,
+            modify,
+            name,
+        },
+        replace(data.replace),
     ))
 }

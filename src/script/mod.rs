@@ -13,7 +13,7 @@ mod upvalues;
 pub mod variant;
 pub mod views;
 
-pub use decl::{ElementDef, OptionDef, RuleDef, RuleEvent, TileEvent};
+pub use decl::{ElementDef, OptionDef, RuleDef};
 pub use folders::RuleFolders;
 
 use crate::board::params::ParamSpecs;

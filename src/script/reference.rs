@@ -674,7 +674,7 @@ the two disagree). -->
 Everything a board element, rule, option or variant script can use, generated from
 [`scripts/types/rally.lua`](../scripts/types/rally.lua), the same annotations that give
 editors completion and hover help (`rally types -o DIR` writes them out; `rally new` sets a
-fresh folder up with them). The README's [worked example](../README.md#writing-a-board-element)
+fresh folder up with them). [Writing a board element](writing-elements.md)
 is the gentle introduction; [variants](variants.md) and [options](options.md) explain those
 folders.
 
