@@ -99,7 +99,7 @@ fn hand_size_is_nine_minus_damage_and_locked_cards_stay_out_of_the_deck() {
         .map(|r| deal::hand_size(r.damage))
         .collect();
     let dealt = deal::deal(&mut state, &sizes, None);
-    let hands: Vec<deal::Hand> = dealt.iter().map(|&id| deal::hand(&state, id)).collect();
+    let hands: Vec<Hand> = dealt.iter().map(|&id| deal::hand(&state, id)).collect();
     let sizes: Vec<usize> = hands.iter().map(|h| h.cards.len()).collect();
     assert_eq!(sizes, vec![9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
     let opens: Vec<usize> = hands.iter().map(|h| h.open.len()).collect();

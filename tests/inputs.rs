@@ -37,8 +37,10 @@ fn project() -> PathBuf {
 }
 
 #[cfg(unix)]
+#[allow(unsafe_code)] // libc's mkfifo
 fn mkfifo(path: &Path) {
     let name = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: `name` is a NUL-terminated path that outlives the call.
     assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
 }
 

@@ -9,7 +9,7 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use rally::formats::scenario;
 use rally::game::scenario::{test_file, Verdict};
 use rally::RuleFolders;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The folders of scenarios, from the project's root, and whether a clone always has them.
 const SUITES: &[(&str, bool)] = &[
@@ -54,7 +54,7 @@ fn main() {
 }
 
 /// The scenario `file` passes, or why not, as `rally test` says it.
-fn check(file: &PathBuf) -> Result<(), Failed> {
+fn check(file: &Path) -> Result<(), Failed> {
     match test_file(file, &RuleFolders::default()) {
         Verdict::Passed => Ok(()),
         Verdict::Failed(failures) => {

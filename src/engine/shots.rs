@@ -136,8 +136,8 @@ impl<'a> Resolver<'a> {
                 ("dir", shot.dir.name().into()),
                 ("strength", shot.strength.into()),
             ];
-            let info = super::values::table(self.lua, (), &fields)
-                .map_err(|e| Error::Script(lua_message(&e)))?;
+            let info =
+                values::table(self.lua, (), &fields).map_err(|e| Error::Script(lua_message(&e)))?;
             let what = || self.option_context(def, "shot.fire", shot.shooter);
             self.call(
                 fire,

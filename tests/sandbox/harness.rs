@@ -148,7 +148,7 @@ impl Outcome {
 
 /// Runs `command`, killing it if it outlives [`HANG`]; reads at most 1 MiB of each output.
 // The child is reaped by `wait4` (for its peak memory), which clippy cannot see.
-#[allow(clippy::zombie_processes)]
+#[allow(clippy::zombie_processes, unsafe_code)]
 fn watch(command: &mut Command) -> Outcome {
     let started = Instant::now();
     let mut child = command
@@ -185,12 +185,14 @@ fn watch(command: &mut Command) -> Outcome {
         // SAFETY: plain libc calls on our own child; `usage` is written by wait4.
         let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
         let flags = if hung { 0 } else { libc::WNOHANG };
+        // SAFETY: as above: `status` and `usage` are ours to write.
         let done = unsafe { libc::wait4(pid, &mut status, flags, &mut usage) };
         if done == pid {
             break (status, usage);
         }
         if started.elapsed() > HANG {
             hung = true;
+            // SAFETY: the child is not reaped yet, so `pid` is still its.
             unsafe { libc::kill(pid, libc::SIGKILL) };
         }
         std::thread::sleep(Duration::from_millis(5));
