@@ -6,12 +6,14 @@
 //!
 //! `cargo bench --bench reload` (uses the release binary).
 
+// The tests' helpers; a benchmark uses only some of them.
+#[allow(dead_code)]
 #[path = "../tests/support/mod.rs"]
 mod support;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::mpsc::channel;
 use std::time::{Duration, Instant};
 
@@ -29,9 +31,7 @@ fn main() {
     let gear = dir.path().join("scripts/elements/gear.lua");
     let original = std::fs::read_to_string(&gear).unwrap();
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rally"))
-        .args(["watch", "s.toml", "--timings"])
-        .current_dir(dir.path())
+    let mut child = support::rally_command(dir.path(), &["watch", "s.toml", "--timings"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()

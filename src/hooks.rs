@@ -31,10 +31,10 @@ impl Listener {
     /// How the docs name this kind of listener.
     pub fn describe(self) -> &'static str {
         match self {
-            Listener::Rules => "rules",
-            Listener::Options => "options",
-            Listener::Board => "every tile",
-            Listener::Square => "square",
+            Self::Rules => "rules",
+            Self::Options => "options",
+            Self::Board => "every tile",
+            Self::Square => "square",
         }
     }
 }

@@ -13,6 +13,9 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> ExitCode {
     // Die quietly when the reader of our output goes away (`rally elements | head`).
     #[cfg(unix)]
+    #[allow(unsafe_code)]
+    // SAFETY: at the start of main, before any thread exists, restoring a signal's default
+    // action affects nothing else.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }

@@ -2,7 +2,7 @@
 //! stale; every entry of the annotations must be described, with an example where the
 //! reference gives it a heading. (tests/lua_api.rs checks the annotations against the host.)
 
-mod support;
+use crate::support;
 
 use rally::script::reference;
 use std::path::Path;
@@ -37,7 +37,7 @@ fn docs_api_md_is_generated_from_the_annotations() {
     assert!(
         written == fresh,
         "{REFERENCE} is stale: regenerate it with `cargo run -- types --markdown {REFERENCE}` \
-         (or RALLY_UPDATE_DOCS=1 cargo test --test api_reference)"
+         (or RALLY_UPDATE_DOCS=1 cargo test --test tests api_reference)"
     );
 }
 

@@ -2,10 +2,10 @@
 //! beside the scenarios are skipped, a scenario that fails is named and makes the exit
 //! status 1, a missing path is an error (exit 2). `rally run --repeat` times the same way.
 
-mod support;
+use crate::support;
 
+use crate::support::{rally, rally_ok};
 use std::path::Path;
-use support::{rally, rally_ok};
 
 /// A folder of two scenarios (one robot; two robots on belts), a board part that is no
 /// scenario, and, when `broken`, a scenario whose element does not exist.

@@ -2,29 +2,13 @@
 //! colour only where it belongs, `-q` for no chatter, logs through RALLY_LOG / RUST_LOG,
 //! `--json` with a format version, exit statuses 0/1/2.
 
+use crate::support::{self, rally};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
+/// `rally ARGS` in `dir` with the variables `env` set.
 fn rally_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rally"));
-    cmd.current_dir(dir).args(args);
-    for var in [
-        "NO_COLOR",
-        "CLICOLOR_FORCE",
-        "CLICOLOR",
-        "RALLY_LOG",
-        "RUST_LOG",
-    ] {
-        cmd.env_remove(var);
-    }
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd.output().unwrap()
-}
-
-fn rally(dir: &Path, args: &[&str]) -> Output {
-    rally_env(dir, args, &[])
+    support::finish(support::rally_command(dir, args).envs(env.iter().copied()))
 }
 
 fn text(out: &Output) -> (String, String) {

@@ -2,10 +2,9 @@
 //! command line: they know every command. Completions are dynamic (`COMPLETE=SHELL rally`),
 //! so they offer the element and variant names of the folder the shell is in.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
-use std::process::Command;
 
 fn rally(args: &[&str]) -> String {
     support::rally_ok(Path::new("."), args)
@@ -14,19 +13,12 @@ fn rally(args: &[&str]) -> String {
 /// What the shell is offered for the last word of `words` (fish's protocol: one per line,
 /// `value<TAB>help`), typed in `dir`.
 fn complete(dir: &Path, words: &[&str]) -> Vec<String> {
-    let out = Command::new(env!("CARGO_BIN_EXE_rally"))
-        .current_dir(dir)
-        .env("COMPLETE", "fish")
-        .arg("--")
-        .arg("rally")
-        .args(words)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = support::finish(
+        support::rally_command(dir, &["--", "rally"])
+            .env("COMPLETE", "fish")
+            .args(words),
     );
+    assert!(out.status.success(), "{}", support::text(&out));
     String::from_utf8(out.stdout)
         .unwrap()
         .lines()
@@ -57,17 +49,8 @@ fn completions_offer_commands_options_and_the_folder_s_names() {
     // The built-in names, then the folder's own once it has them.
     assert!(complete(d, &["run", "--variant", ""]).contains(&"ice-rink".to_string()));
     assert!(complete(d, &["elements", "con"]).contains(&"conveyor".to_string()));
-    let status = Command::new(env!("CARGO_BIN_EXE_rally"))
-        .current_dir(d)
-        .args(["-q", "new", "variant", "house-rule"])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    Command::new(env!("CARGO_BIN_EXE_rally"))
-        .current_dir(d)
-        .args(["-q", "new", "element", "spring_pad"])
-        .status()
-        .unwrap();
+    support::rally_ok(d, &["-q", "new", "variant", "house-rule"]);
+    support::rally_ok(d, &["-q", "new", "element", "spring_pad"]);
     let variants = complete(d, &["test", "--variant", "h"]);
     assert_eq!(variants, ["house-rule"]);
     assert_eq!(complete(d, &["elements", "spr"]), ["spring_pad"]);

@@ -2,10 +2,9 @@
 //! step (`new_steps`), without a variant. The spring pad (tests/element_steps/) throws robots
 //! after the crushers and before the lasers.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
-use std::process::Command;
 
 /// A project: the standard scripts plus `tests/element_steps/spring_pad.lua` (or `pad`, if
 /// given, in its place), and the spring pad's scenario.
@@ -27,25 +26,10 @@ fn project(pad: Option<&str>) -> tempfile::TempDir {
     dir
 }
 
-fn rally(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_rally"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.code(), text)
-}
-
 #[test]
 fn a_spring_pad_acts_in_its_own_step() {
     let dir = project(None);
-    let (code, out) = rally(dir.path(), &["test", "spring_pad.toml"]);
-    assert_eq!(code, Some(0), "{out}");
+    support::rally_ok(dir.path(), &["test", "spring_pad.toml"]);
     // `rally elements` shows the step in the order of play, where it was put.
     let steps = support::rally_ok(dir.path(), &["elements"]);
     let crushers = steps.find("\n  crushers").expect(&steps);
@@ -63,8 +47,7 @@ fn a_new_step_must_have_a_place_and_a_new_name() {
             "return rally.element {{\n  name = \"spring_pad\",\n  new_steps = {{ {steps} }},\n}}\n"
         );
         let dir = project(Some(&pad));
-        let (code, out) = rally(dir.path(), &["run", "spring_pad.toml"]);
-        assert_eq!(code, Some(2), "{out}");
+        let out = support::rally_refused(dir.path(), &["run", "spring_pad.toml"]);
         let first = format!("error: scripts/elements/spring_pad.lua:1: element `spring_pad`, new_steps[1]: {message}\n");
         assert!(out.contains(&first), "{out}");
     };

@@ -4,8 +4,8 @@
 //! and checks the whole first line of the error (which tests and editors read) and that the
 //! snippet below it shows the right source line.
 
+use crate::support::{rally, rally_refused};
 use std::path::Path;
-use std::process::Command;
 
 /// A project with one element, `probe`, whose `fire` handler runs `body` (at line 5), and a
 /// scenario with robot A standing on it for one register.
@@ -35,19 +35,6 @@ fn scenario(dir: &Path, head: &str) {
     .unwrap();
 }
 
-/// `rally ARGS` in `dir`: it must fail with status 2; returns its standard error.
-fn fails(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_rally"))
-        .current_dir(dir)
-        .args(args)
-        .env_remove("CLICOLOR_FORCE")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    stderr
-}
-
 /// Checks the first line of `stderr` and that the snippet under it shows `line` (its
 /// number and text).
 fn says(stderr: &str, first: &str, line: usize, text: &str) {
@@ -72,7 +59,7 @@ const IN_FIRE: &str =
 
 fn handler_says(body: &str, message: &str) {
     let dir = handler(body);
-    let stderr = fails(dir.path(), &["run", "s.toml"]);
+    let stderr = rally_refused(dir.path(), &["run", "s.toml"]);
     says(&stderr, &format!("{IN_FIRE}{message}"), 5, body);
 }
 
@@ -160,7 +147,7 @@ fn hook_says(hook: &str, value: &str, message: &str) {
         format!("{text}program = [\"move1\"]\n"),
     )
     .unwrap();
-    let stderr = fails(dir.path(), &["run", "s.toml"]);
+    let stderr = rally_refused(dir.path(), &["run", "s.toml"]);
     says(
         &stderr,
         &format!("error: element `probe` at [0, 0] (scripts/elements/probe.lua), {hook}, robot A, register 1: scripts/elements/probe.lua:3: {message}"),
@@ -197,7 +184,7 @@ fn param_says(param: &str, message: &str) {
     let dir = element(&format!(
         "return rally.element {{\n  name = \"probe\",\n  params = {{ n = {param} }},\n}}\n"
     ));
-    let stderr = fails(dir.path(), &["run", "s.toml"]);
+    let stderr = rally_refused(dir.path(), &["run", "s.toml"]);
     says(
         &stderr,
         &format!("error: scripts/elements/probe.lua:3: {message}"),
@@ -233,7 +220,7 @@ fn parameter_defaults_are_checked_when_the_script_loads() {
 #[test]
 fn a_script_that_returns_no_declaration_is_an_error_at_that_script() {
     let dir = element("local probe = rally.element { name = \"probe\" }\nreturn 42\n");
-    let stderr = fails(dir.path(), &["run", "s.toml"]);
+    let stderr = rally_refused(dir.path(), &["run", "s.toml"]);
     says(
         &stderr,
         "error: scripts/elements/probe.lua:2: returns 42, an integer: a script declares what it adds, `return rally.element { ... }` (or rally.rule, rally.option)",
@@ -265,7 +252,7 @@ fn variant(body: &str) -> tempfile::TempDir {
 fn a_variant_reads_its_parameters_strictly() {
     let dir = variant("local s = params.strenght");
     scenario(dir.path(), "variants = [\"v\"]\n");
-    let stderr = fails(dir.path(), &["run", "s.toml"]);
+    let stderr = rally_refused(dir.path(), &["run", "s.toml"]);
     says(
         &stderr,
         "error: variants/v/v.lua:1: variant `v` has no parameter `strenght` (did you mean `strength`?); it has strength",
@@ -281,7 +268,7 @@ fn a_misspelled_variant_parameter_names_the_scenario_line() {
         dir.path(),
         "variants = [\"v\"]\n[variant.v]\nstrenght = 2\n",
     );
-    let stderr = fails(dir.path(), &["run", "s.toml"]);
+    let stderr = rally_refused(dir.path(), &["run", "s.toml"]);
     says(
         &stderr,
         "error: s.toml:4:1: variant `v` has no parameter `strenght` (did you mean `strength`?); expected one of strength",
@@ -292,7 +279,7 @@ fn a_misspelled_variant_parameter_names_the_scenario_line() {
         dir.path(),
         "variants = [\"v\"]\n[variant.v]\nstrength = 7\n",
     );
-    let stderr = fails(dir.path(), &["run", "s.toml"]);
+    let stderr = rally_refused(dir.path(), &["run", "s.toml"]);
     says(
         &stderr,
         "error: s.toml:4:1: variant `v`, parameter `strength`: expected a whole number 0–3, got 7",
@@ -311,7 +298,7 @@ fn an_unknown_variant_names_the_game_line() {
         "variants = [\"w\"]\n[board]\ngrid = \"S .\"\n[board.legend]\n\".\" = \"floor\"\n\"S\" = { element = \"start\", number = 1 }\n[[robot]]\nname = \"A\"\n",
     )
     .unwrap();
-    let stderr = fails(dir.path(), &["-q", "sim", "g.toml", "--games", "1"]);
+    let stderr = rally_refused(dir.path(), &["-q", "sim", "g.toml", "--games", "1"]);
     let first = stderr.lines().next().unwrap();
     assert!(
         first.starts_with("error: g.toml:1:13: unknown variant `w` (variants in variants: v)"),
@@ -325,7 +312,7 @@ fn the_budget_and_memory_errors_name_the_line_at_load_time() {
     let dir = element(
         "local n = 0\nwhile true do n = n + 1 end\nreturn rally.element { name = \"probe\" }\n",
     );
-    let stderr = fails(dir.path(), &["run", "s.toml"]);
+    let stderr = rally_refused(dir.path(), &["run", "s.toml"]);
     says(
         &stderr,
         "error: scripts/elements/probe.lua:2: instruction budget exceeded: the script ran more than 5000000 instructions in one call (an endless loop?); raise it with --limit instructions=N",
@@ -335,7 +322,7 @@ fn the_budget_and_memory_errors_name_the_line_at_load_time() {
     let dir = element(
         "local big = string.rep(\"x\", 1 << 30)\nreturn rally.element { name = \"probe\" }\n",
     );
-    let stderr = fails(dir.path(), &["run", "s.toml"]);
+    let stderr = rally_refused(dir.path(), &["run", "s.toml"]);
     says(
         &stderr,
         "error: scripts/elements/probe.lua:1: out of memory: the scripts hold more than 64 MiB; raise it with --limit memory=SIZE",
@@ -360,7 +347,7 @@ fn a_file_error_shows_a_caret_under_the_column() {
         "[board]\ngrid = \"P Q\"\n[board.legend]\n\"P\" = { element = \"probe\" }\n\"Q\" = { element = \"prob\" }\n",
     )
     .unwrap();
-    let stderr = fails(dir.path(), &["run", "s.toml"]);
+    let stderr = rally_refused(dir.path(), &["run", "s.toml"]);
     let mut lines = stderr.lines();
     assert_eq!(
         lines.next(),
@@ -382,11 +369,7 @@ fn a_file_error_shows_a_caret_under_the_column() {
 #[test]
 fn the_snippet_is_coloured_only_when_asked() {
     let dir = handler("robot.damage = 1");
-    let out = Command::new(env!("CARGO_BIN_EXE_rally"))
-        .current_dir(dir.path())
-        .args(["--color", "always", "run", "s.toml"])
-        .output()
-        .unwrap();
+    let out = rally(dir.path(), &["--color", "always", "run", "s.toml"]);
     let stderr = String::from_utf8(out.stderr).unwrap();
     let snippet: Vec<&str> = stderr.lines().skip(1).collect();
     assert!(snippet.iter().any(|l| l.contains('\x1b')), "{stderr}");
@@ -399,7 +382,7 @@ fn a_variant_parameter_default_is_checked_at_its_line() {
     let text = std::fs::read_to_string(&toml).unwrap();
     std::fs::write(&toml, text.replace("default = 1", "default = 5")).unwrap();
     scenario(dir.path(), "variants = [\"v\"]\n");
-    let stderr = fails(dir.path(), &["run", "s.toml"]);
+    let stderr = rally_refused(dir.path(), &["run", "s.toml"]);
     says(
         &stderr,
         "error: variants/v/variant.toml:6:11: parameter `strength`: default: expected a whole number 0–3, got 5",
@@ -407,7 +390,7 @@ fn a_variant_parameter_default_is_checked_at_its_line() {
         "default = 5",
     );
     std::fs::write(&toml, text.replace("min = 0", "min = 4")).unwrap();
-    let stderr = fails(dir.path(), &["run", "s.toml"]);
+    let stderr = rally_refused(dir.path(), &["run", "s.toml"]);
     assert!(
         stderr.starts_with("error: variants/v/variant.toml:4:1: parameter `strength`: min = 4 is more than max = 3\n"),
         "{stderr}"
@@ -419,7 +402,7 @@ fn a_misspelled_tile_field_is_named_and_a_declared_absent_one_is_nil() {
     let dir = element(
         "return rally.element {\n  name = \"probe\",\n  params = { turn = rally.param.rotation { optional = true } },\n  steps = {\n    fire = function(ctx, tile, robot)\n      assert(tile.turn == nil)\n      local t = tile.trun\n    end,\n  },\n}\n",
     );
-    let stderr = fails(dir.path(), &["run", "s.toml"]);
+    let stderr = rally_refused(dir.path(), &["run", "s.toml"]);
     says(
         &stderr,
         "error: element `probe` at [0, 0] (scripts/elements/probe.lua), step `fire`, robot A, register 1: scripts/elements/probe.lua:7: a `probe` tile has no field `trun` (did you mean `turn`?); it has turn, at, x, y, element",
@@ -484,7 +467,7 @@ fn a_portal_colour_needs_exactly_two_portals() {
             ),
         )
         .unwrap();
-        let stderr = fails(dir.path(), &["run", "s.toml"]);
+        let stderr = rally_refused(dir.path(), &["run", "s.toml"]);
         let first = stderr.lines().next().unwrap_or_default();
         assert!(
             first.contains("scripts/elements/portal.lua:") && first.ends_with(message),

@@ -2,7 +2,7 @@
 //! answered natively (src/engine/native.rs), the rest through mlua; both must give the same
 //! values, inside coroutines too, and a tile's declared but absent parameter reads as nil.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -21,8 +21,8 @@ use rally::script::RuleFolders;
 use rally::script::RuleSet;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, Once};
+use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
 const CASES: u32 = 48;
@@ -143,30 +143,41 @@ fn apply(bytes: &mut Vec<u8>, m: &Mutation) {
     }
 }
 
-/// When the fuzzing began, and the last time a case started (ms after), for the watchdog.
-static BEGAN: OnceLock<Instant> = OnceLock::new();
-static PROGRESS: AtomicU64 = AtomicU64::new(0);
+/// The fuzz cases under way: each one's thread and when it began, for the watchdog. Only
+/// cases count, so the watchdog never fires while the rest of the suite runs on.
+static UNDER_WAY: Mutex<Vec<(ThreadId, Instant)>> = Mutex::new(Vec::new());
 
+/// Starts the watchdog, once: it aborts the process when a case has run longer than [`HANG`].
 fn watchdog() {
-    BEGAN.get_or_init(|| {
+    static STARTED: Once = Once::new();
+    STARTED.call_once(|| {
         std::thread::spawn(|| loop {
             std::thread::sleep(Duration::from_millis(500));
-            let last = Duration::from_millis(PROGRESS.load(Ordering::SeqCst));
-            if began().elapsed().saturating_sub(last) > HANG {
+            let under_way = UNDER_WAY.lock().unwrap();
+            if under_way.iter().any(|(_, began)| began.elapsed() > HANG) {
                 eprintln!("a fuzz case ran longer than {HANG:?}: rally hangs on some input");
                 std::process::abort();
             }
         });
-        Instant::now()
     });
 }
 
-fn began() -> Instant {
-    *BEGAN.get_or_init(Instant::now)
+/// A case under way on this thread, from [`Case::begin`] until it drops.
+struct Case;
+
+impl Case {
+    fn begin() -> Case {
+        let thread = std::thread::current().id();
+        UNDER_WAY.lock().unwrap().push((thread, Instant::now()));
+        Case
+    }
 }
 
-fn tick() {
-    PROGRESS.store(began().elapsed().as_millis() as u64, Ordering::SeqCst);
+impl Drop for Case {
+    fn drop(&mut self) {
+        let thread = std::thread::current().id();
+        UNDER_WAY.lock().unwrap().retain(|(t, _)| *t != thread);
+    }
 }
 
 thread_local! {
@@ -270,7 +281,7 @@ fn fuzz(name: &str, seed: Option<Vec<u8>>, beside: &[(&str, Vec<u8>)], target: T
         None => proptest::collection::vec(any::<u8>(), 0..600).boxed(),
     };
     let result = runner.run(&input, |bytes| {
-        tick();
+        let _case = Case::begin();
         std::fs::write(&path, &bytes).unwrap();
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| target(&path)));
         match outcome {

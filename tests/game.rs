@@ -1,7 +1,7 @@
 //! Whole games (docs/games.md): dealing, locking, power down, winning, saves, bots, `rally sim`
 //! and `rally play` at a (piped) terminal. Fixtures are in tests/games/ and games/.
 
-mod support;
+use crate::support;
 
 use rally::cards::Card;
 use rally::deal::{self, Hand};
@@ -99,7 +99,7 @@ fn hand_size_is_nine_minus_damage_and_locked_cards_stay_out_of_the_deck() {
         .map(|r| deal::hand_size(r.damage))
         .collect();
     let dealt = deal::deal(&mut state, &sizes, None);
-    let hands: Vec<deal::Hand> = dealt.iter().map(|&id| deal::hand(&state, id)).collect();
+    let hands: Vec<Hand> = dealt.iter().map(|&id| deal::hand(&state, id)).collect();
     let sizes: Vec<usize> = hands.iter().map(|h| h.cards.len()).collect();
     assert_eq!(sizes, vec![9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
     let opens: Vec<usize> = hands.iter().map(|h| h.open.len()).collect();
@@ -462,11 +462,9 @@ fn rally_play_at_a_piped_terminal() {
     assert!(replay["outcome"]["end"].is_string());
     assert_eq!(replay["turns"][0]["dealt"][0]["robot"], "You");
     // The save is complete and resumable: resuming a finished game just reports the end.
-    let again = std::process::Command::new(env!("CARGO_BIN_EXE_rally"))
-        .args(["play", "--fast", "--resume"])
-        .arg(&save)
-        .output()
-        .unwrap();
+    let again = support::finish(
+        support::rally_command(support::root(), &["play", "--fast", "--resume"]).arg(&save),
+    );
     assert!(
         again.status.success(),
         "{}",
@@ -483,11 +481,8 @@ fn play_until(
     stop: impl Fn(&str) -> bool,
 ) -> String {
     use std::io::BufRead;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rally"))
-        .current_dir(dir)
-        .arg("play")
+    let mut child = support::rally_command(dir, &["play"])
         .args(args)
-        .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -562,23 +557,11 @@ fn rally_play_runs_a_rule_saved_during_the_pause_in_the_next_register() {
 
 /// `rally play ARGS` in `dir` with `input` on its standard input.
 fn play_with(dir: &Path, args: &[&str], input: &str) -> std::process::Output {
-    use std::io::Write;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rally"))
-        .current_dir(dir)
-        .arg("play")
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    support::finish(
+        support::rally_command(dir, &["play"])
+            .args(args)
+            .stdin(support::stdin_of(input)),
+    )
 }
 
 /// A game stopped at its very first question (Ctrl-C, or the input ends) can be resumed:
@@ -793,13 +776,12 @@ fn rally_replay_plays_a_whole_game_stage_by_stage() {
     rally::game::save::write_json(&replay, &m.replay(&[])).unwrap();
     let html = dir.path().join("duel.html");
     let run = |input: &Path| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_rally"))
-            .arg("replay")
-            .arg(input)
-            .arg("-o")
-            .arg(&html)
-            .output()
-            .unwrap()
+        support::finish(
+            support::rally_command(support::root(), &["replay"])
+                .arg(input)
+                .arg("-o")
+                .arg(&html),
+        )
     };
     let out = run(&replay);
     assert!(
@@ -937,13 +919,12 @@ fn run_replay_re_resolves_a_whole_game() {
     let replay = dir.path().join("bots.replay.json");
     rally::game::save::write_json(&replay, &m.replay(&[])).unwrap();
     let run = |scripts: &Path| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_rally"))
-            .args(["run", "--replay"])
-            .arg(&replay)
-            .arg("--scripts")
-            .arg(scripts)
-            .output()
-            .unwrap()
+        support::finish(
+            support::rally_command(support::root(), &["run", "--replay"])
+                .arg(&replay)
+                .arg("--scripts")
+                .arg(scripts),
+        )
     };
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let same = run(&root.join("scripts"));

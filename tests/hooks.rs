@@ -3,10 +3,9 @@
 //! value is a clear error naming the script, the hook and the line, never a silent no-op.
 //! (What the hooks do is checked by the scenarios in tests/scenarios/options/.)
 
-mod support;
+use crate::support;
 
 use std::path::Path;
-use std::process::Command;
 
 /// A floor with A facing T (A's laser hits it) and B behind A.
 const SCENARIO: &str = r#"
@@ -45,16 +44,7 @@ fn run_scenario_with_probe(option: &str, scenario: &str) -> String {
     )
     .unwrap();
     std::fs::write(dir.path().join("s.toml"), scenario).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_rally"))
-        .current_dir(dir.path())
-        .args(["test", "s.toml"])
-        .output()
-        .unwrap();
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
+    support::text(&support::rally(dir.path(), &["test", "s.toml"]))
 }
 
 /// `rally test` of SCENARIO with T turned to shoot A (in both registers) and `expect` in
@@ -214,11 +204,7 @@ fn a_power_down_modifier_must_give_a_flag() {
         ),
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_rally"))
-        .current_dir(dir.path())
-        .args(["test", "s.toml"])
-        .output()
-        .unwrap();
+    let out = support::rally(dir.path(), &["test", "s.toml"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_mentions(
         &text,

@@ -3,36 +3,21 @@
 //! test instead of stalling the suite. Every refusal is exit status 2 with the file named,
 //! and nothing on disk changes.
 
-mod support;
+use crate::support;
 
 use rally::game::save::write_json;
 use rally::game::{Game, Setup};
 use rally::script::{RuleSet, Sources};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Output, Stdio};
+use std::time::Duration;
 
 const DEADLINE: Duration = Duration::from_secs(20);
 
-/// Runs `rally ARGS` in `cwd` with nothing on stdin; fails the test if it takes too long.
+/// Runs `rally ARGS` in `cwd`; no input may make it hang, so it fails the test after
+/// [`DEADLINE`].
 fn rally(cwd: &Path, args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rally"))
-        .args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > DEADLINE {
-            let _ = child.kill();
-            panic!("rally {args:?} still runs after {DEADLINE:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
+    support::finish_within(&mut support::rally_command(cwd, args), DEADLINE)
 }
 
 fn stderr(out: &Output) -> String {
@@ -41,9 +26,7 @@ fn stderr(out: &Output) -> String {
 
 /// Asserts exit status 2, no panic, and a message containing each of `wanted`.
 fn refused(out: &Output, wanted: &[&str]) {
-    let err = stderr(out);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(!err.contains("panicked"), "{err}");
+    let err = support::refused(out);
     for w in wanted {
         assert!(err.contains(w), "expected `{w}` in: {err}");
     }
@@ -54,8 +37,10 @@ fn project() -> PathBuf {
 }
 
 #[cfg(unix)]
+#[allow(unsafe_code)] // libc's mkfifo
 fn mkfifo(path: &Path) {
     let name = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: `name` is a NUL-terminated path that outlives the call.
     assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
 }
 
@@ -262,9 +247,7 @@ fn concurrent_runs_on_the_built_in_scripts_all_succeed() {
     for _ in 0..4 {
         let children: Vec<_> = (0..4)
             .map(|_| {
-                Command::new(env!("CARGO_BIN_EXE_rally"))
-                    .args(["test", "s.toml"])
-                    .current_dir(dir.path())
+                support::rally_command(dir.path(), &["test", "s.toml"])
                     .stdout(Stdio::piped())
                     .stderr(Stdio::piped())
                     .spawn()

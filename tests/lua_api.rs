@@ -8,7 +8,7 @@
 //! of play), and from the method registrations in src/script/ for the native userdata. The
 //! annotations are read as the API reference (docs/api.md) reads them: src/script/reference.rs.
 
-mod support;
+use crate::support;
 
 use rally::script::reference::{self, Api, Section};
 use rally::script::{RuleSet, Sources};

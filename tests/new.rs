@@ -3,12 +3,10 @@
 //! standard scripts, the API annotations and `.luarc.json`; nothing is ever overwritten and
 //! a bad name is a clear error.
 
-mod support;
-
+use crate::support::rally;
 use std::path::Path;
-use support::rally;
 
-use support::rally_ok as ok;
+use crate::support::rally_ok as ok;
 
 /// Exit status 2 and the stderr that says why.
 fn refused(dir: &Path, args: &[&str]) -> String {

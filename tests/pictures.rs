@@ -3,6 +3,7 @@
 //! check that every element shipped in scripts/ and variants/ has a real drawing, and the
 //! `draw = { ... }` declaration and fallback for elements the renderer does not know.
 
+use crate::support;
 use rally::board::params::Kind;
 use rally::board::{Board, Layout, Tile};
 use rally::formats::scenario::Scenario;
@@ -442,12 +443,9 @@ fn the_legend_names_every_kind_of_element_on_the_board() {
 fn rally_render_writes_print_sized_pngs_and_refuses_absurd_scales() {
     let dir = tempfile::tempdir().unwrap();
     let render = |args: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_rally"))
-            .arg("render")
-            .arg("tests/pictures/standard.toml")
-            .args(args)
-            .output()
-            .unwrap()
+        let mut command =
+            support::rally_command(support::root(), &["render", "tests/pictures/standard.toml"]);
+        support::finish(command.args(args))
     };
     let png = dir.path().join("big.png");
     let out = render(&["--scale", "2", "--legend", "-o", png.to_str().unwrap()]);

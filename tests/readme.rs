@@ -3,10 +3,9 @@
 //! docs/scenarios.md, and both run against the standard scripts plus the example element.
 //! And the README, the front page, tells a clone the truth.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
-use std::process::Command;
 
 /// The fenced blocks of one language, in order.
 fn blocks(text: &str, lang: &str) -> Vec<String> {
@@ -40,17 +39,7 @@ fn the_worked_examples_in_the_docs_pass() {
     std::fs::write(dir.path().join("scenario.toml"), &scenario[0]).unwrap();
     std::fs::write(dir.path().join("example_magnet.toml"), &magnet[0]).unwrap();
 
-    let output = Command::new(env!("CARGO_BIN_EXE_rally"))
-        .current_dir(dir.path())
-        .args(["test", "."])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let stdout = support::rally_ok(dir.path(), &["test", "."]);
     assert!(stdout.contains("2 passed, 0 failed"), "{stdout}");
 }
 

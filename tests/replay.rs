@@ -1,10 +1,9 @@
 //! `rally run --record LOG` and `rally run --replay LOG`: a recorded scenario resolves the same
 //! under the same rules, and an edited rule shows up as a difference against the recording.
 
-mod support;
+use crate::support::{self, rally, text};
 
 use std::path::Path;
-use std::process::{Command, Output};
 
 fn scenario() -> String {
     format!(
@@ -17,18 +16,6 @@ facing = "S"
 program = ["move1"]
 "#
     )
-}
-
-fn rally(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rally"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("rally runs")
-}
-
-fn text(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
 }
 
 #[test]

@@ -11,9 +11,9 @@
 //! the test says SKIPPED and why, on stderr, and passes; with `RALLY_REQUIRE_BROWSER=1` (CI,
 //! after installing) a missing browser is a failure instead.
 
-mod browser;
+use crate::support::browser;
 
-use browser::Browser;
+use crate::support::browser::Browser;
 use rally::formats::replay::ReplayLog;
 use rally::formats::scenario::Scenario;
 use rally::pictures::html;

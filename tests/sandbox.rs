@@ -4,18 +4,12 @@
 //! script's file and line, in bounded memory, changing nothing outside the game; the tests at
 //! the end drive a rule set in-process.
 
-#[path = "sandbox/harness.rs"]
 mod harness;
 
-#[path = "sandbox/budget.rs"]
 mod budget;
-#[path = "sandbox/isolation.rs"]
 mod isolation;
-#[path = "sandbox/state.rs"]
 mod state;
-#[path = "sandbox/store.rs"]
 mod store;
-#[path = "sandbox/terminal.rs"]
 mod terminal;
 use rally::formats::scenario::Scenario;
 use rally::script::{RuleSet, Sources};

@@ -6,7 +6,7 @@
 //!
 //! They are generated here: this test checks that the committed files are what the
 //! generator makes and that each one resolves; `RALLY_REGENERATE=1 cargo test --test
-//! scaling_fixtures` writes them again.
+//! tests scaling_fixtures` writes them again.
 
 use rally::cards::Card;
 use rally::formats::scenario::Scenario;
@@ -139,7 +139,7 @@ fn the_committed_fixtures_are_generated_and_resolve() {
         let committed = std::fs::read_to_string(&path).unwrap_or_default();
         assert!(
             committed == text,
-            "{} is not what the generator makes: RALLY_REGENERATE=1 cargo test --test scaling_fixtures",
+            "{} is not what the generator makes: RALLY_REGENERATE=1 cargo test --test tests scaling_fixtures",
             path.display()
         );
         let scenario = Scenario::load(&path).unwrap();

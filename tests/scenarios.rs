@@ -1,69 +1,68 @@
-//! Runs every scenario under `tests/scenarios/`, the project's copy of the contract's acceptance
-//! examples (`tests/acceptance/`) and, in a workspace that has it beside the clone, the shared
-//! originals in `../shared/acceptance`, all through the real `rally test` command, so
-//! `cargo test` covers the whole rule suite on a machine that has nothing but the clone.
+//! One test per scenario file, named by its path: every scenario under `tests/scenarios/`,
+//! the project's copy of the contract's acceptance examples (`tests/acceptance/`) and, in a
+//! workspace that has them beside the clone, the shared originals (`../shared/acceptance/`).
+//! Each is checked as `rally test` checks it, so `cargo test -- belts/` runs the belt
+//! scenarios and a failure names its file (`rally test FILE` runs it again). The command
+//! itself, its summary line and exit status, is tested in tests/cli.rs.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use libtest_mimic::{Arguments, Failed, Trial};
+use rally::formats::scenario;
+use rally::game::scenario::{test_file, Verdict};
+use rally::RuleFolders;
+use std::path::Path;
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+/// The folders of scenarios, from the project's root, and whether a clone always has them.
+const SUITES: &[(&str, bool)] = &[
+    ("tests/scenarios", true),
+    ("tests/acceptance/core", true),
+    ("tests/acceptance/ice-rink", true),
+    // A user's clone has no `../shared`: then the copy above is the suite.
+    ("../shared/acceptance/core", false),
+    ("../shared/acceptance/ice-rink", false),
+];
 
-fn rally_test(paths: &[&Path]) {
-    let output = Command::new(env!("CARGO_BIN_EXE_rally"))
-        .current_dir(root())
-        .arg("test")
-        .args(paths)
-        .output()
-        .expect("rally runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let summary = stdout.lines().last().unwrap_or_default();
-    assert!(
-        output.status.success(),
-        "rally test {paths:?} failed: {summary}\n{stdout}\n{stderr}"
-    );
-    assert!(
-        !summary.starts_with("0 passed"),
-        "no scenario ran under {paths:?}"
-    );
-    println!("{summary}");
-}
-
-fn acceptance_suites(dir: &Path) -> Vec<PathBuf> {
-    ["core", "ice-rink"]
-        .iter()
-        .map(|suite| dir.join(suite))
-        .collect()
-}
-
-#[test]
-fn rule_scenarios_pass() {
-    rally_test(&[Path::new("tests/scenarios")]);
-}
-
-/// The project's own copy of the contract's examples: always there, in every clone.
-#[test]
-fn acceptance_examples_pass() {
-    for suite in acceptance_suites(&root().join("tests/acceptance")) {
-        rally_test(&[&suite]);
+fn main() {
+    let args = Arguments::from_args();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut trials = Vec::new();
+    for &(suite, always) in SUITES {
+        let dir = root.join(suite);
+        if !dir.is_dir() && !always {
+            continue;
+        }
+        let files = scenario::collect(&[dir]).unwrap_or_else(|e| panic!("{suite}: {e}"));
+        let before = trials.len();
+        for file in files {
+            // Boards and variant files may sit beside the scenarios.
+            if matches!(scenario::is_scenario(&file), Ok(false)) {
+                continue;
+            }
+            let name = file
+                .strip_prefix(root)
+                .unwrap_or(&file)
+                .display()
+                .to_string();
+            trials.push(Trial::test(name, move || check(&file)));
+        }
+        if trials.len() == before {
+            trials.push(Trial::test(format!("{suite} holds scenarios"), || {
+                Err("no scenario found".into())
+            }));
+        }
     }
+    libtest_mimic::run(&args, trials).exit();
 }
 
-/// The shared originals, when this clone sits in a workspace that has them; a user's clone
-/// does not, and then the copy above is the suite.
-#[test]
-fn shared_acceptance_examples_pass_when_present() {
-    let shared = root().join("../shared/acceptance");
-    if !shared.is_dir() {
-        println!(
-            "no {} beside the clone: only tests/acceptance ran",
-            shared.display()
-        );
-        return;
-    }
-    for suite in acceptance_suites(&shared).iter().filter(|s| s.is_dir()) {
-        rally_test(&[suite]);
+/// The scenario `file` passes, or why not, as `rally test` says it.
+fn check(file: &Path) -> Result<(), Failed> {
+    match test_file(file, &RuleFolders::default()) {
+        Verdict::Passed => Ok(()),
+        Verdict::Failed(failures) => {
+            let lines: Vec<String> = failures.iter().map(|f| f.to_string()).collect();
+            Err(lines.join("\n").into())
+        }
+        Verdict::NoExpectations => Err("checks nothing: no [expect] or [after_turn] table".into()),
+        Verdict::NotAScenario => Err("not a scenario (no `board`)".into()),
+        Verdict::Error(message) => Err(message.into()),
     }
 }

@@ -3,7 +3,7 @@
 //! belong together or was damaged; the outputs (`--json`, `--csv`, `-q`); the recipes in
 //! deploy/ use flags that exist, and the shell ones work.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -11,14 +11,9 @@ use std::process::{Command, Output, Stdio};
 const GAME: &str = "tests/games/shards.toml";
 const GAMES: &str = "21";
 
+/// `rally ARGS` in the project's folder, where [`GAME`] is.
 fn rally(args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_rally"));
-    command.args(args);
-    command
-}
-
-fn run(command: &mut Command) -> Output {
-    command.output().unwrap()
+    support::rally_command(support::root(), args)
 }
 
 /// `rally sim` on the fixture, two columns, plus `extra`.
@@ -75,13 +70,18 @@ fn shards(dir: &Path, m: u32, extra: &[&str]) -> Vec<PathBuf> {
 fn merge(files: &[PathBuf], extra: &[&str]) -> Output {
     let mut command = rally(&["sim", "merge"]);
     command.args(files).args(extra);
-    run(&mut command)
+    support::finish(&mut command)
 }
 
 #[test]
 fn shards_played_apart_merge_to_the_unsharded_summary() {
-    let whole = ok(run(&mut study(&["--threads", "2", "-q"])));
-    let whole_json = ok(run(&mut study(&["--threads", "2", "-q", "--json"])));
+    let whole = ok(support::finish(&mut study(&["--threads", "2", "-q"])));
+    let whole_json = ok(support::finish(&mut study(&[
+        "--threads",
+        "2",
+        "-q",
+        "--json",
+    ])));
     assert!(text(&whole.stdout).contains("finish rate"));
     for m in [1, 3, 7] {
         let dir = tempfile::tempdir().unwrap();
@@ -178,14 +178,16 @@ fn merge_refuses_a_shard_from_a_changed_script_or_game_file() {
     std::fs::write(&pit, changed).unwrap();
     let first = dir.path().join("0.json");
     let second = dir.path().join("1.json");
-    ok(run(study(&["--shard", "0/2", "-q"])
-        .arg("--out")
-        .arg(&first)));
-    ok(run(study(&["--shard", "1/2", "-q"])
-        .arg("--scripts")
-        .arg(&scripts)
-        .arg("--out")
-        .arg(&second)));
+    ok(support::finish(
+        study(&["--shard", "0/2", "-q"]).arg("--out").arg(&first),
+    ));
+    ok(support::finish(
+        study(&["--shard", "1/2", "-q"])
+            .arg("--scripts")
+            .arg(&scripts)
+            .arg("--out")
+            .arg(&second),
+    ));
     refused(
         merge(&[first.clone(), second.clone()], &[]),
         &second,
@@ -215,7 +217,7 @@ fn merge_refuses_a_shard_from_a_changed_script_or_game_file() {
         "--variants",
         "variants",
     ]);
-    ok(run(command.arg("--out").arg(&other)));
+    ok(support::finish(command.arg("--out").arg(&other)));
     refused(
         merge(&[first, other.clone()], &[]),
         &other,
@@ -225,7 +227,7 @@ fn merge_refuses_a_shard_from_a_changed_script_or_game_file() {
 
 #[test]
 fn json_and_csv_outputs() {
-    let out = ok(run(&mut study_of("4", &["-q", "--json"])));
+    let out = ok(support::finish(&mut study_of("4", &["-q", "--json"])));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["format"], "rally sim");
     assert_eq!(json["version"], 1);
@@ -238,7 +240,7 @@ fn json_and_csv_outputs() {
     assert!(finish["columns"][0]["low"].is_number());
     assert!(finish["difference"]["high"].is_number());
 
-    let out = ok(run(&mut study_of("4", &["-q", "--csv"])));
+    let out = ok(support::finish(&mut study_of("4", &["-q", "--csv"])));
     let csv = text(&out.stdout);
     let mut lines = csv.lines();
     assert_eq!(lines.next(), Some("metric,column,value,low,high"));
@@ -251,7 +253,7 @@ fn json_and_csv_outputs() {
 
 #[test]
 fn quiet_and_piped_output_is_only_results() {
-    let out = ok(run(&mut study_of("2", &[])));
+    let out = ok(support::finish(&mut study_of("2", &[])));
     let err = text(&out.stderr);
     assert!(err.contains("games per minute"), "chatter on stderr: {err}");
     assert!(
@@ -262,23 +264,23 @@ fn quiet_and_piped_output_is_only_results() {
         text(&out.stdout).starts_with(' '),
         "the table, and nothing else"
     );
-    let quiet = ok(run(&mut study_of("2", &["-q"])));
+    let quiet = ok(support::finish(&mut study_of("2", &["-q"])));
     assert_eq!(text(&quiet.stderr), "", "-q: nothing on stderr");
     assert_eq!(quiet.stdout, out.stdout);
 }
 
 #[test]
 fn sim_command_line_mistakes() {
-    let out = run(&mut study(&["--shard", "3/3"]));
+    let out = support::finish(&mut study(&["--shard", "3/3"]));
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("shards count from 0, so the last of 3 is 2/3"));
-    let out = run(&mut study(&["--json", "--csv"]));
+    let out = support::finish(&mut study(&["--json", "--csv"]));
     assert_eq!(out.status.code(), Some(2));
-    let out = run(&mut study(&["--strength", "A=brilliant"]));
+    let out = support::finish(&mut study(&["--strength", "A=brilliant"]));
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr)
         .contains("expected NAME=weak, NAME=medium or NAME=strong, NAME one of A, B, C"));
-    let out = run(&mut rally(&["sim", "merge", "no-such-shard.json"]));
+    let out = support::finish(&mut rally(&["sim", "merge", "no-such-shard.json"]));
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("no-such-shard.json"));
 }
@@ -295,8 +297,8 @@ fn commands_in(recipe: &str) -> Vec<String> {
 
 #[test]
 fn the_recipes_use_flags_that_exist() {
-    let sim_help = text(&ok(run(&mut rally(&["sim", "--help"]))).stdout);
-    let merge_help = text(&ok(run(&mut rally(&["sim", "merge", "--help"]))).stdout);
+    let sim_help = text(&ok(support::finish(&mut rally(&["sim", "--help"]))).stdout);
+    let merge_help = text(&ok(support::finish(&mut rally(&["sim", "merge", "--help"]))).stdout);
     for recipe in [
         "deploy/slurm.sh",
         "deploy/k8s-job.yaml",
@@ -349,7 +351,7 @@ fn the_recipes_use_flags_that_exist() {
 /// The shell recipes run here, with `rally` on the PATH, and merge to the unsharded summary.
 #[test]
 fn the_shell_recipes_work() {
-    let whole = ok(run(&mut study(&["-q"])));
+    let whole = ok(support::finish(&mut study(&["-q"])));
     let bin = Path::new(env!("CARGO_BIN_EXE_rally")).parent().unwrap();
     let path = format!(
         "{}:{}",

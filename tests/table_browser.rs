@@ -7,17 +7,16 @@
 //! Skips without Chromium (see tests/browser). `RALLY_SCREENSHOTS=DIR` keeps screenshots of
 //! the pages in DIR (docs/table/ holds the ones docs/table.md shows).
 
-mod browser;
-mod support;
-mod table_client;
+use crate::support;
+use crate::support::browser;
 
-use browser::Browser;
+use crate::support::browser::Browser;
+use crate::support::table_client::{serve, serve_lobby, Workspace};
 use rally::table::protocol::Settings;
 use rally::table::Lobby;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::time::Duration;
-use table_client::{serve, serve_lobby, Workspace};
 
 /// How long a page may take to show what the test waits for. Passing runs never wait this
 /// long; it only bounds a failing run, so it is generous for a loaded 2-core machine.
@@ -169,14 +168,12 @@ fn two_players_and_a_bot_play_a_turn_in_two_browsers() {
         ));
     }
     std::fs::write(ws.path("turn1.toml"), scenario).unwrap();
-    let run = std::process::Command::new(env!("CARGO_BIN_EXE_rally"))
-        .arg("run")
-        .arg(ws.path("turn1.toml"))
-        .arg("--json")
-        .arg("--scripts")
-        .arg(ws.path("scripts"))
-        .output()
-        .unwrap();
+    let run = support::finish(
+        support::rally_command(support::root(), &["run"])
+            .arg(ws.path("turn1.toml"))
+            .args(["--json", "--scripts"])
+            .arg(ws.path("scripts")),
+    );
     assert!(
         run.status.success(),
         "{}",

@@ -6,11 +6,9 @@
 //!
 //! CI plays `RALLY_LOAD_TABLES` tables (default 8) in a debug build. The figure in
 //! docs/table.md comes from the full run:
-//! `RALLY_LOAD_TABLES=50 cargo test --release --test table_load -- --nocapture`.
+//! `RALLY_LOAD_TABLES=50 cargo test --release --test tests table_load -- --nocapture`.
 
-mod support;
-mod table_client;
-
+use crate::support::table_client::{serve, Client, Workspace};
 use rally::table::protocol::Settings;
 use rally::table::server::Server;
 use rally::table::TableInfo;
@@ -18,7 +16,6 @@ use serde::Deserialize;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
-use table_client::{serve, Client, Workspace};
 
 const TURNS: u32 = 3;
 /// Stages per turn: the start, five registers, the end.

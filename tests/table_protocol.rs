@@ -3,14 +3,11 @@
 //! hidden (every frame another client receives is read), a dropped player loses nothing,
 //! and a table comes back from its save with the same links.
 
-mod support;
-mod table_client;
-
+use crate::support::table_client::{serve, Client, Workspace};
 use rally::table::protocol::Settings;
 use rally::table::server::Server;
 use rally::table::Tokens;
 use serde_json::{json, Value};
-use table_client::{serve, Client, Workspace};
 use tokio_tungstenite::tungstenite::Message;
 
 fn runtime() -> tokio::runtime::Runtime {

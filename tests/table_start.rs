@@ -3,12 +3,9 @@
 //! and the variants; a good request opens a table whose links work, with the seats and
 //! variants picked; every bad request is refused with a sentence and opens nothing.
 
-mod support;
-mod table_client;
-
+use crate::support::table_client::{serve_lobby, Client, Workspace};
 use rally::table::Lobby;
 use serde_json::{json, Value};
-use table_client::{serve_lobby, Client, Workspace};
 
 /// The status and the body of a GET.
 fn call(url: &str) -> (u16, String) {

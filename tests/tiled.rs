@@ -3,6 +3,7 @@
 //! board written as TOML (tests/tiled/practice.toml) compile to the same tiles and resolve
 //! the same scenario identically. Then the mapping file, and the errors a designer can make.
 
+use crate::support::rally;
 use rally::board::{Board, Layout};
 use rally::formats::scenario::Scenario;
 use rally::script::RuleFolders;
@@ -254,14 +255,6 @@ fn maps_made_for_another_game_import_through_a_mapping() {
             "the mapping is a file the board depends on (hot reload)"
         );
     }
-}
-
-fn rally(dir: &Path, args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_rally"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
 }
 
 #[test]

@@ -2,10 +2,10 @@
 //! `rally variants` listing, `--variant`, logged events) and the walk-through of
 //! docs/variants.md (copy the Ice Rink, change one rule, see the difference).
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -13,14 +13,13 @@ fn root() -> PathBuf {
 
 /// Runs `rally` with the project's scripts and the given variants folder.
 fn rally(variants: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rally"))
-        .arg("--scripts")
+    let mut command = support::rally_command(support::root(), &["--scripts"]);
+    command
         .arg(root().join("scripts"))
         .arg("--variants")
         .arg(variants)
-        .args(args)
-        .output()
-        .expect("rally runs")
+        .args(args);
+    support::finish(&mut command)
 }
 
 fn text(bytes: &[u8]) -> String {

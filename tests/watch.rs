@@ -4,11 +4,11 @@
 //! Every wait has a generous deadline (a loaded two-core machine can be slow), but a passing
 //! test only waits as long as the watcher needs.
 
-mod support;
+use crate::support;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
@@ -96,10 +96,8 @@ impl Fixture {
 
     /// `rally watch ARGS` in the fixture's folder.
     fn spawn(&self, args: &[String]) -> Watch {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_rally"))
-            .arg("watch")
+        let mut child = support::rally_command(self.dir.path(), &["watch"])
             .args(args)
-            .current_dir(self.dir.path())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -363,12 +361,7 @@ fn the_header_says_where_the_rules_come_from() {
 fn a_path_that_does_not_exist_is_an_error_at_once() {
     let f = Fixture::new();
     for args in [&["missing.toml"][..], &["s.toml", "nowhere/"], &["scripts"]] {
-        let out = Command::new(env!("CARGO_BIN_EXE_rally"))
-            .arg("watch")
-            .args(args)
-            .current_dir(f.dir.path())
-            .output()
-            .unwrap();
+        let out = support::rally(f.dir.path(), &[&["watch"][..], args].concat());
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(

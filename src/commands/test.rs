@@ -4,7 +4,8 @@
 
 use super::output::{paint, FAIL, JSON_VERSION, PASS};
 use crate::error::Result;
-use crate::formats::scenario::{self, Scenario};
+use crate::formats::scenario;
+use crate::game::scenario::{test_file, Verdict};
 use crate::script::RuleFolders;
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -39,9 +40,9 @@ fn test(paths: &[PathBuf], as_json: bool, common: &RuleFolders) -> Result<bool> 
     let mut skipped = Vec::new();
     for file in &files {
         let named = paths.iter().any(|p| p == file);
-        let outcome = match test_one(file, common) {
-            Outcome::NotAScenario if !named => continue,
-            Outcome::NoExpectations => {
+        let verdict = match test_file(file, common) {
+            Verdict::NotAScenario if !named => continue,
+            Verdict::NoExpectations => {
                 // A file named on the command line is not passed over in silence.
                 if named {
                     if !as_json {
@@ -51,17 +52,17 @@ fn test(paths: &[PathBuf], as_json: bool, common: &RuleFolders) -> Result<bool> 
                 }
                 continue;
             }
-            outcome => outcome,
+            verdict => verdict,
         };
-        if matches!(outcome, Outcome::Passed) {
+        if matches!(verdict, Verdict::Passed) {
             passed += 1;
         } else {
             failed += 1;
         }
         if as_json {
-            results.push(outcome.json(file));
+            results.push(json(&verdict, file));
         } else {
-            outcome.print(file);
+            print(&verdict, file);
         }
     }
     if as_json {
@@ -91,102 +92,53 @@ fn test(paths: &[PathBuf], as_json: bool, common: &RuleFolders) -> Result<bool> 
     Ok(failed == 0)
 }
 
-impl Outcome {
-    /// A failure or error as text; a pass says nothing (the summary counts it).
-    fn print(&self, file: &Path) {
-        match self {
-            Outcome::Passed | Outcome::NoExpectations => {}
-            Outcome::Failed(failures) => {
-                anstream::println!("{} {}", paint(FAIL, "FAIL"), file.display());
-                for f in failures {
-                    // Values come from scripts: their control characters are shown, not sent.
-                    let line = format!(
-                        "robot {}: {}: expected {}, got {}",
-                        f.robot, f.key, f.expected, f.actual
-                    );
-                    println!("     {}", crate::text::clean_line(&line));
-                }
-            }
-            Outcome::NotAScenario => anstream::println!(
-                "{} {}: not a scenario (no `board`)",
-                paint(FAIL, "ERROR"),
-                file.display()
-            ),
-            Outcome::Error(message) => {
-                anstream::println!("{} {}", paint(FAIL, "ERROR"), crate::text::clean(message))
+/// A failure or error as text; a pass says nothing (the summary counts it).
+fn print(verdict: &Verdict, file: &Path) {
+    match verdict {
+        Verdict::Passed | Verdict::NoExpectations => {}
+        Verdict::Failed(failures) => {
+            anstream::println!("{} {}", paint(FAIL, "FAIL"), file.display());
+            for f in failures {
+                // Values come from scripts: their control characters are shown, not sent.
+                println!("     {}", crate::text::clean_line(&f.to_string()));
             }
         }
+        Verdict::NotAScenario => anstream::println!(
+            "{} {}: not a scenario (no `board`)",
+            paint(FAIL, "ERROR"),
+            file.display()
+        ),
+        Verdict::Error(message) => {
+            anstream::println!("{} {}", paint(FAIL, "ERROR"), crate::text::clean(message))
+        }
     }
+}
 
-    fn json(&self, file: &Path) -> serde_json::Value {
-        let (status, failures, error) = match self {
-            Outcome::Passed | Outcome::NoExpectations => ("passed", Vec::new(), None),
-            Outcome::Failed(failures) => (
-                "failed",
-                failures
-                    .iter()
-                    .map(|f| {
-                        json!({
-                            "robot": f.robot,
-                            "key": f.key,
-                            "expected": f.expected,
-                            "actual": f.actual,
-                        })
+/// A result as an entry of `rally test --json`'s `scenarios`.
+fn json(verdict: &Verdict, file: &Path) -> serde_json::Value {
+    let (status, failures, error) = match verdict {
+        Verdict::Passed | Verdict::NoExpectations => ("passed", Vec::new(), None),
+        Verdict::Failed(failures) => (
+            "failed",
+            failures
+                .iter()
+                .map(|f| {
+                    json!({
+                        "robot": f.robot,
+                        "key": f.key,
+                        "expected": f.expected,
+                        "actual": f.actual,
                     })
-                    .collect(),
-                None,
-            ),
-            Outcome::NotAScenario => (
-                "error",
-                Vec::new(),
-                Some("not a scenario (no `board`)".to_string()),
-            ),
-            Outcome::Error(message) => ("error", Vec::new(), Some(message.clone())),
-        };
-        json!({ "file": file, "status": status, "failures": failures, "error": error })
-    }
-}
-
-enum Outcome {
-    Passed,
-    Failed(Vec<scenario::Failure>),
-    NoExpectations,
-    NotAScenario,
-    Error(String),
-}
-
-fn test_one(file: &Path, common: &RuleFolders) -> Outcome {
-    // Folders may hold boards and variant files next to scenarios; only files with a
-    // `board` key are scenarios.
-    match scenario::is_scenario(file) {
-        Ok(true) => {}
-        Ok(false) => return Outcome::NotAScenario,
-        Err(e) => return Outcome::Error(e.to_string()),
-    }
-    let scenario = match Scenario::load(file) {
-        Ok(s) => s,
-        Err(e) => return Outcome::Error(e.to_string()),
+                })
+                .collect(),
+            None,
+        ),
+        Verdict::NotAScenario => (
+            "error",
+            Vec::new(),
+            Some("not a scenario (no `board`)".to_string()),
+        ),
+        Verdict::Error(message) => ("error", Vec::new(), Some(message.clone())),
     };
-    if !scenario.has_expectations() {
-        return Outcome::NoExpectations;
-    }
-    let result = common
-        .rules(Some(file), scenario.variants.clone())
-        .and_then(|rules| scenario.start(rules))
-        .and_then(|mut game| scenario.resolve(&mut game).map(|f| (game, f)));
-    match result {
-        Err(e) => Outcome::Error(format!("{}: {e}", file.display())),
-        Ok((game, mut failures)) => {
-            failures.extend(scenario.check(&game.state()));
-            match scenario.check_game(&game) {
-                Ok(more) => failures.extend(more),
-                Err(e) => return Outcome::Error(format!("{}: {e}", file.display())),
-            }
-            if failures.is_empty() {
-                Outcome::Passed
-            } else {
-                Outcome::Failed(failures)
-            }
-        }
-    }
+    json!({ "file": file, "status": status, "failures": failures, "error": error })
 }

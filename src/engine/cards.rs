@@ -51,7 +51,7 @@ impl<'a> Resolver<'a> {
                 id,
                 |_| Ok((card_table(self.lua, &card)?,)),
                 |v| {
-                    super::ctx::card_from_lua(&v).map_err(|m| {
+                    ctx::card_from_lua(&v).map_err(|m| {
                         format!("on_reveal returned {m}; it must return nil (keep the card) or a card (\"move2@700\" or a card table)")
                     })
                 },

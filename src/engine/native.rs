@@ -20,6 +20,9 @@
 //! needs dropping is alive when a Lua API call may raise (an out-of-memory error unwinds with
 //! `longjmp`). Both read through the same [`robot_field`] and [`ctx_field`].
 
+// Lua calls these C functions directly, and they read the stack through Lua's C API.
+#![allow(unsafe_code)]
+
 use super::Link;
 use crate::geometry::{Dir, Pos, Rotation};
 use crate::hooks::{Hook, Listener};
@@ -598,7 +601,7 @@ mod tests {
 
     #[test]
     fn every_field_listed_is_read_and_no_other() {
-        let robot = Robot::new("A", Pos::new(1, 2), crate::geometry::Dir::E);
+        let robot = Robot::new("A", Pos::new(1, 2), Dir::E);
         for (name, _) in super::super::ctx::ROBOT_FIELDS {
             assert!(robot_field(&robot, name.as_bytes()).is_some(), "{name}");
         }

@@ -60,7 +60,7 @@ impl<'a> Resolver<'a> {
         };
         let Some(uses) = held else { return Ok(None) };
         let max = self.link.defs.option_def(name).and_then(|d| d.uses);
-        super::ctx::option_table(self.lua, name, uses, max)
+        ctx::option_table(self.lua, name, uses, max)
             .map(Some)
             .map_err(|e| Error::Script(lua_message(&e)))
     }

@@ -136,8 +136,8 @@ impl<'a> Resolver<'a> {
                 ("dir", shot.dir.name().into()),
                 ("strength", shot.strength.into()),
             ];
-            let info = super::values::table(self.lua, (), &fields)
-                .map_err(|e| Error::Script(lua_message(&e)))?;
+            let info =
+                values::table(self.lua, (), &fields).map_err(|e| Error::Script(lua_message(&e)))?;
             let what = || self.context(Who::Option(def), "shot.fire", Some(shot.shooter));
             self.call(
                 fire,

@@ -118,7 +118,7 @@ impl Engine {
 
     /// Runs the programming-time hooks (`on_deal`, `on_program`) for the robots dealt cards
     /// this turn, as a transaction.
-    pub fn programming(&mut self, robots: &[RobotId], when: super::Programming) -> Result<()> {
+    pub fn programming(&mut self, robots: &[RobotId], when: Programming) -> Result<()> {
         self.transaction(|e| e.programming(robots, when))
     }
 

@@ -8,6 +8,9 @@
 //! one protected call ([`Lua::exec_raw`]), where an out-of-memory error unwinds to that
 //! call's boundary like any other Lua error.
 
+// The tables are built with Lua's C API.
+#![allow(unsafe_code)]
+
 use crate::geometry::Dir;
 use mlua::{ffi, Function, IntoLuaMulti, Lua, LuaString, Table};
 use std::cell::RefCell;

@@ -267,6 +267,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(unsafe_code)] // mkfifo, to make one
     fn only_regular_files_are_read() {
         let dir = tempfile::tempdir().unwrap();
         let e = read_text(dir.path()).unwrap_err().to_string();
@@ -279,6 +280,7 @@ mod tests {
             assert!(e.contains("zero.lua: is a device"), "{e}");
             let fifo = dir.path().join("fifo.lua");
             let name = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+            // SAFETY: `name` is a NUL-terminated path that outlives the call.
             assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
             let e = read_text(&fifo).unwrap_err().to_string();
             assert!(e.contains("fifo.lua: is a FIFO"), "{e}");

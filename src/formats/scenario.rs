@@ -221,6 +221,16 @@ pub struct Failure {
     pub actual: String,
 }
 
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(
+            f,
+            "robot {}: {}: expected {}, got {}",
+            self.robot, self.key, self.expected, self.actual
+        )
+    }
+}
+
 /// What a robot does in a scenario of several turns.
 #[derive(Debug, Clone, Default)]
 pub struct Plan {

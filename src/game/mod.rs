@@ -12,7 +12,7 @@ pub mod bot;
 pub(crate) mod questions;
 pub(crate) mod rerun;
 pub mod save;
-mod scenario;
+pub mod scenario;
 pub mod sim;
 pub(crate) mod study;
 pub mod tally;

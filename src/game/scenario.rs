@@ -1,6 +1,7 @@
 //! Running a scenario (its file is read by [`crate::formats::scenario`]): a game at its
-//! starting position, the registers of one turn or whole turns through the turn loop, and
-//! the expectations only the rules can check.
+//! starting position, the registers of one turn or whole turns through the turn loop, the
+//! expectations only the rules can check, and [`test_file`], what `rally test` does with
+//! each file.
 
 use super::{power_down, Phase, Progress, Seats, Stage, TurnLoop, TurnRecord};
 use crate::cards::Card;
@@ -9,8 +10,63 @@ use crate::decision::Fixed;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::formats::scenario::{Expect, Failure, Scenario};
-use crate::script::RuleSet;
+use crate::script::{RuleFolders, RuleSet};
 use crate::state::{RobotId, State, REGISTERS};
+use std::path::Path;
+
+/// What checking one file found.
+#[derive(Debug)]
+pub enum Verdict {
+    /// Every expectation held.
+    Passed,
+    /// These expectations did not hold.
+    Failed(Vec<Failure>),
+    /// A scenario with nothing to check: no `[expect]`, no `[after_turn]`.
+    NoExpectations,
+    /// A `.toml` file without a `board`: a board or variant file kept beside scenarios.
+    NotAScenario,
+    /// The file could not be read or run: the error, which names the file.
+    Error(String),
+}
+
+/// Runs the scenario in `file` with the rules `folders` find for it and checks its
+/// expectations: what `rally test` does with each file (and the test suite with each of
+/// tests/scenarios/).
+pub fn test_file(file: &Path, folders: &RuleFolders) -> Verdict {
+    // Folders may hold boards and variant files next to scenarios; only files with a
+    // `board` key are scenarios.
+    match crate::formats::scenario::is_scenario(file) {
+        Ok(true) => {}
+        Ok(false) => return Verdict::NotAScenario,
+        Err(e) => return Verdict::Error(e.to_string()),
+    }
+    let scenario = match Scenario::load(file) {
+        Ok(s) => s,
+        Err(e) => return Verdict::Error(e.to_string()),
+    };
+    if !scenario.has_expectations() {
+        return Verdict::NoExpectations;
+    }
+    let result = folders
+        .rules(Some(file), scenario.variants.clone())
+        .and_then(|rules| scenario.start(rules))
+        .and_then(|mut game| scenario.resolve(&mut game).map(|f| (game, f)));
+    match result {
+        Err(e) => Verdict::Error(format!("{}: {e}", file.display())),
+        Ok((game, mut failures)) => {
+            failures.extend(scenario.check(&game.state()));
+            match scenario.check_game(&game) {
+                Ok(more) => failures.extend(more),
+                Err(e) => return Verdict::Error(format!("{}: {e}", file.display())),
+            }
+            if failures.is_empty() {
+                Verdict::Passed
+            } else {
+                Verdict::Failed(failures)
+            }
+        }
+    }
+}
 
 impl Scenario {
     /// A game at the scenario's starting position, not yet resolved, answering questions

@@ -17,7 +17,7 @@ pub struct RuleFolders {
 }
 
 impl RuleFolders {
-    /// The scripts and variants folders: as given, else found from `file` ([`find_folder`]).
+    /// The scripts and variants folders: as given, else found from `file` (`find_folder`).
     pub fn folders(&self, file: Option<&Path>) -> Result<(PathBuf, PathBuf)> {
         let scripts = match &self.scripts {
             Some(dir) => dir.clone(),

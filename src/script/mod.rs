@@ -149,7 +149,7 @@ fn lua_files(dir: &Path) -> Vec<PathBuf> {
 
 impl RuleSet {
     pub fn load(sources: &Sources) -> Result<RuleSet> {
-        let variants = crate::script::variant::select(&sources.variants, &sources.choices)?;
+        let variants = variant::select(&sources.variants, &sources.choices)?;
         let mut order = crate::order::standard();
         for (variant, _) in &variants {
             for step in &variant.steps {

@@ -13,6 +13,9 @@
 //!
 //! The limits are process-wide ([`Limits`]); `--limit NAME=VALUE` changes them.
 
+// The budget is a Lua hook, a C function set and read through Lua's C API.
+#![allow(unsafe_code)]
+
 use super::views::{self, View};
 use mlua::{ffi, Function, Lua, LuaOptions, StdLib, Table, Value};
 use std::any::Any;
@@ -266,6 +269,7 @@ impl Budget {
         // this budget; the hook is set and removed between calls, on the thread that runs it.
         unsafe { ffi::lua_sethook(main.as_ptr(), None, 0, 0) };
         let result = f();
+        // SAFETY: as above; the hook goes back on before the next call.
         unsafe { set_hook(main.as_ptr()) };
         result
     }
@@ -309,6 +313,7 @@ impl Budget {
     }
 
     /// Run by the hook every [`HOOK_EVERY`] instructions: is the call over (or past) its budget?
+    /// `state` and `ar` are what Lua handed the hook: the running state and its hook record.
     fn over(&self, state: *mut ffi::lua_State, ar: *mut ffi::lua_Debug) -> bool {
         if self.stopped.get() {
             return true;
@@ -316,6 +321,8 @@ impl Budget {
         let left = self.remaining.get() - i64::from(HOOK_EVERY);
         self.remaining.set(left);
         let limits = limits();
+        // SAFETY: `state` is the live state running the hook and `ar` its record (below too).
+        let over_memory = || unsafe { over_memory(state, limits.memory) };
         let why = if left < 0 {
             Some(instructions_message())
         } else if self.late(limits.time) {
@@ -323,13 +330,14 @@ impl Budget {
                 "time limit exceeded: the script ran for more than {} s in one call; raise it with --limit seconds=S",
                 limits.time.as_secs_f64()
             ))
-        } else if unsafe { over_memory(state, limits.memory) } {
+        } else if over_memory() {
             Some(memory_message())
         } else {
             self.game().and_then(|game| game.over_quota())
         };
         // A call that filled the memory or spent the budget this deep is endless recursion.
         let why = why.map(|why| {
+            // SAFETY: as above.
             if unsafe { too_deep(state) } {
                 recursion_message()
             } else {
@@ -338,6 +346,7 @@ impl Budget {
         });
         match why {
             Some(why) => {
+                // SAFETY: as above.
                 self.stop(unsafe { hook_place(state, ar) }, why);
                 true
             }

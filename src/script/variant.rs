@@ -25,7 +25,7 @@ struct VariantFile {
     #[serde(default)]
     requires: Vec<String>,
     #[serde(default)]
-    params: BTreeMap<String, toml::Spanned<ParamFile>>,
+    params: BTreeMap<String, Spanned<ParamFile>>,
     #[serde(default)]
     step: Vec<NewStep>,
 }

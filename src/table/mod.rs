@@ -52,6 +52,7 @@ const NICENESS: i32 = 10;
 /// 60–95 ms at equal priority, about half with this; docs/table.md). The engine's work and
 /// the saves are what can wait a few milliseconds. On Linux `nice` is per thread; elsewhere
 /// it would be the whole process's, so it is left alone there.
+#[allow(unsafe_code)] // two libc calls
 fn yield_to_the_network() {
     #[cfg(target_os = "linux")]
     {

@@ -7,7 +7,7 @@
 //! programming phase, a question, a pause on a script error), the thread *pumps*: it handles
 //! the commands that arrive (connections, moves, answers, host settings) until what it waits
 //! for has happened or a deadline passed. Every frame is built for its connection
-//! ([`Table::view`]): a seat sees its own hand and program, nobody else's.
+//! (`Table::view`): a seat sees its own hand and program, nobody else's.
 
 use super::desk::Desk;
 use super::frames::{self, Secrets};

@@ -2,8 +2,9 @@
 //! on in a scenario where robot A stands on a `trap` square with one card. The process is
 //! watched: killed (and the test failed) if it outlives [`HANG`], its peak memory measured.
 
+use crate::support;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -74,19 +75,15 @@ impl Attack {
 
     /// `rally ARGS...` with the repository's scripts and this attack's variants folder.
     pub fn rally(&self, args: &[&str]) -> Outcome {
-        let scripts = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts");
+        let scripts = support::root().join("scripts");
         let mut all = vec![
-            "--scripts".to_string(),
-            scripts.display().to_string(),
-            "--variants".to_string(),
-            "variants".to_string(),
+            "--scripts",
+            scripts.to_str().unwrap(),
+            "--variants",
+            "variants",
         ];
-        all.extend(args.iter().map(|a| a.to_string()));
-        watch(
-            Command::new(env!("CARGO_BIN_EXE_rally"))
-                .args(all)
-                .current_dir(self.dir.path()),
-        )
+        all.extend(args);
+        watch(&mut support::rally_command(self.dir.path(), &all))
     }
 
     /// `rally run s.toml` (the trap scenario), plus `args` before `run`.
@@ -151,8 +148,8 @@ impl Outcome {
 
 /// Runs `command`, killing it if it outlives [`HANG`]; reads at most 1 MiB of each output.
 // The child is reaped by `wait4` (for its peak memory), which clippy cannot see.
-#[allow(clippy::zombie_processes)]
-pub fn watch(command: &mut Command) -> Outcome {
+#[allow(clippy::zombie_processes, unsafe_code)]
+fn watch(command: &mut Command) -> Outcome {
     let started = Instant::now();
     let mut child = command
         .stdin(Stdio::null())
@@ -188,12 +185,14 @@ pub fn watch(command: &mut Command) -> Outcome {
         // SAFETY: plain libc calls on our own child; `usage` is written by wait4.
         let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
         let flags = if hung { 0 } else { libc::WNOHANG };
+        // SAFETY: as above: `status` and `usage` are ours to write.
         let done = unsafe { libc::wait4(pid, &mut status, flags, &mut usage) };
         if done == pid {
             break (status, usage);
         }
         if started.elapsed() > HANG {
             hung = true;
+            // SAFETY: the child is not reaped yet, so `pid` is still its.
             unsafe { libc::kill(pid, libc::SIGKILL) };
         }
         std::thread::sleep(Duration::from_millis(5));

@@ -2,8 +2,7 @@
 //! rollbacks, saves and `rally sim --threads` cannot see any: a function assigning a local of
 //! its file is refused at load, and what a script keeps from loading time is read-only.
 
-use super::harness::{watch, Attack};
-use std::process::Command;
+use super::harness::Attack;
 
 #[test]
 fn a_handler_counting_in_a_file_local_is_refused_at_load() {
@@ -55,18 +54,7 @@ fn sim(attack: &Attack, threads: &str) -> (Option<i32>, String, String) {
         ),
     )
     .unwrap();
-    let scripts = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts");
-    let out = watch(
-        Command::new(env!("CARGO_BIN_EXE_rally"))
-            .args([
-                "--scripts",
-                &scripts.display().to_string(),
-                "--variants",
-                "variants",
-            ])
-            .args(["sim", "g.toml", "--games", "4", "--threads", threads, "-q"])
-            .current_dir(attack.dir.path()),
-    );
+    let out = attack.rally(&["sim", "g.toml", "--games", "4", "--threads", threads, "-q"]);
     (out.code, out.stdout, out.stderr)
 }
 

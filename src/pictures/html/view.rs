@@ -314,7 +314,7 @@ pub fn card_words(card: &Card) -> String {
 }
 
 /// An event in words, saying why where the event says: "Robot Bravo is blocked by the wall on
-/// the N side of [5,9]", "Robot Charlie is hit by the laser of robot Delta: 1 damage (1 in
+/// the N side of \[5,9\]", "Robot Charlie is hit by the laser of robot Delta: 1 damage (1 in
 /// all)". Robots are called "robot NAME", so that any name reads well ("robot You moves").
 /// Events the viewer has no words for (a script's own) are written as the terminal log
 /// writes them.

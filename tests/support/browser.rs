@@ -2,7 +2,6 @@
 //! tests (the replay viewer's and the table's). Needs `chromium` and `chromedriver`
 //! (`.ci/install-browser.sh`); [`tools`] says whether they are there, and a test without
 //! them says SKIPPED and passes unless `RALLY_REQUIRE_BROWSER=1` (CI, after installing).
-#![allow(dead_code)]
 
 use base64::Engine;
 use serde_json::{json, Value};

@@ -1,7 +1,6 @@
 //! What the table's tests share: a server on a free loopback port with tables of the test
 //! game (in a temporary folder with its own copy of the scripts, so a test may edit them),
 //! and a WebSocket client that keeps every frame it receives.
-#![allow(dead_code)]
 
 use futures_util::{SinkExt, StreamExt};
 use rally::script::RuleFolders;
@@ -29,7 +28,7 @@ impl Workspace {
     pub fn new() -> Workspace {
         let dir = tempfile::tempdir().unwrap();
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        super::support::copy_dir(&root.join("scripts"), &dir.path().join("scripts"));
+        super::copy_dir(&root.join("scripts"), &dir.path().join("scripts"));
         std::fs::create_dir_all(dir.path().join("variants")).unwrap();
         for file in ["table.toml", "table_board.toml"] {
             std::fs::copy(root.join("tests/games").join(file), dir.path().join(file)).unwrap();
@@ -54,7 +53,7 @@ impl Workspace {
     /// `saves/`.
     pub fn offer(&self) -> Offer {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        super::support::copy_dir(&root.join("variants"), &self.path("variants"));
+        super::copy_dir(&root.join("variants"), &self.path("variants"));
         std::fs::create_dir_all(self.path("games")).unwrap();
         let game = std::fs::read_to_string(self.path("table.toml")).unwrap();
         // Ann holds Conditional Program, so she is asked things (the dialogs).

@@ -1,0 +1,43 @@
+//! The integration tests: one binary, one module per area (tests/README.md says where a new
+//! test goes). Each module drives the library or the real `rally` binary (`support`). One
+//! binary links the engine once, where a binary per file linked it 35 times.
+//!
+//! `cargo test --test tests cli::` runs one module; the scenario files are the other test
+//! binary, `scenarios` (tests/scenarios.rs).
+
+mod support;
+
+mod api_reference;
+mod bad_input;
+mod bench;
+mod citations;
+mod cli;
+mod completions;
+mod element_steps;
+mod errors;
+mod events;
+mod fields;
+mod frames;
+mod fuzz;
+mod game;
+mod hooks;
+mod inputs;
+mod layers;
+mod lua_api;
+mod new;
+mod options;
+mod pictures;
+mod readme;
+mod replay;
+mod replay_browser;
+mod sandbox;
+mod scaling_fixtures;
+mod sim;
+mod table_browser;
+mod table_load;
+mod table_protocol;
+mod table_start;
+mod tiled;
+mod turns;
+mod variants;
+mod watch;
