@@ -66,6 +66,7 @@ pub mod reload;
 pub mod script;
 pub(crate) mod snippet;
 pub mod state;
+#[cfg(feature = "serve")]
 pub mod table;
 pub(crate) mod text;
 pub(crate) mod world;

@@ -429,3 +429,24 @@ fn text_boards_have_a_key_to_their_glyphs() {
         assert!(key.contains(item), "no `{item}` in the key:\n{key}");
     }
 }
+
+/// A build without an optional feature (`cargo build --no-default-features`) says what it
+/// cannot do and how to build one that can, with exit status 2.
+#[test]
+#[cfg(not(all(feature = "serve", feature = "png")))]
+fn a_build_without_a_feature_says_what_it_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    #[cfg(not(feature = "serve"))]
+    {
+        let err = support::rally_refused(dir.path(), &["serve"]);
+        assert!(err.contains("built without the `serve` feature"), "{err}");
+    }
+    #[cfg(not(feature = "png"))]
+    {
+        let png = dir.path().join("tour.png");
+        let args = ["render", "boards/tour.toml", "-o", png.to_str().unwrap()];
+        let err = support::rally_refused(support::root(), &args);
+        assert!(err.contains("built without the `png` feature"), "{err}");
+        assert!(!png.exists());
+    }
+}

@@ -248,10 +248,12 @@ fn a_bad_draw_declaration_is_an_error_with_its_line() {
 }
 
 /// A PNG decoded, to look at its pixels.
+#[cfg(feature = "png")]
 fn pixels(png: &[u8]) -> resvg::tiny_skia::Pixmap {
     resvg::tiny_skia::Pixmap::decode_png(png).expect("a PNG")
 }
 
+#[cfg(feature = "png")]
 #[test]
 fn png_output_is_a_png_at_any_scale() {
     let svg = board_picture("tests/pictures/standard.toml", &[]);
@@ -272,6 +274,7 @@ fn png_output_is_a_png_at_any_scale() {
 
 /// Labels come out in the font built into rally, whatever the machine has installed (no
 /// system font is ever loaded): text is drawn.
+#[cfg(feature = "png")]
 #[test]
 fn labels_are_drawn_with_the_built_in_font() {
     let svg = r##"<svg xmlns="http://www.w3.org/2000/svg" width="80" height="40"><rect width="80" height="40" fill="#fff"/><text x="4" y="30" font-size="28" font-family="DejaVu Sans" font-weight="bold" fill="#000">×88</text></svg>"##;
@@ -297,6 +300,7 @@ fn picture_of(scenario: &str) -> String {
     scenario_picture(path.to_str().unwrap())
 }
 
+#[cfg(feature = "png")]
 #[test]
 fn a_robot_leaves_the_square_under_it_readable() {
     let svg = picture_of(
@@ -439,6 +443,7 @@ fn the_legend_names_every_kind_of_element_on_the_board() {
     assert!(height(&with) > height(&plain) + 100, "the legend has room");
 }
 
+#[cfg(feature = "png")]
 #[test]
 fn rally_render_writes_print_sized_pngs_and_refuses_absurd_scales() {
     let dir = tempfile::tempdir().unwrap();

@@ -3,7 +3,8 @@
 //! binary links the engine once, where a binary per file linked it 35 times.
 //!
 //! `cargo test --test tests cli::` runs one module; the scenario files are the other test
-//! binary, `scenarios` (tests/scenarios.rs).
+//! binary, `scenarios` (tests/scenarios.rs). The modules of an optional feature (`serve`,
+//! `png`) build only with it, as the default build has.
 
 mod support;
 
@@ -33,9 +34,13 @@ mod replay_browser;
 mod sandbox;
 mod scaling_fixtures;
 mod sim;
+#[cfg(feature = "serve")]
 mod table_browser;
+#[cfg(feature = "serve")]
 mod table_load;
+#[cfg(feature = "serve")]
 mod table_protocol;
+#[cfg(feature = "serve")]
 mod table_start;
 mod tiled;
 mod turns;

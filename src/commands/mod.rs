@@ -166,6 +166,15 @@ impl Command {
     }
 }
 
+/// The error of a command, or an output, whose cargo feature this build left out.
+#[cfg(any(not(feature = "serve"), not(feature = "png")))]
+fn not_in_this_build(feature: &str, what: &str) -> crate::error::Error {
+    crate::error::Error::Other(format!(
+        "this rally was built without the `{feature}` feature, so it cannot {what}; build one \
+         with `cargo build --release` (the default features) or `--features {feature}`"
+    ))
+}
+
 /// Logs go to stderr: -v/-q decide the level; without them RALLY_LOG, else RUST_LOG, else
 /// warnings only.
 fn init_logging(quiet: bool, verbose: u8) {

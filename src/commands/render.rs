@@ -84,7 +84,16 @@ pub fn write_picture(output: &Path, svg: &str, scale: f32) -> Result<()> {
         message,
     };
     let bytes = match output.extension().and_then(|e| e.to_str()) {
+        #[cfg(feature = "png")]
         Some("png") => svg::to_png(svg, scale).map_err(file_err)?,
+        #[cfg(not(feature = "png"))]
+        Some("png") => {
+            let _ = scale;
+            return Err(super::not_in_this_build(
+                "png",
+                "write PNG pictures (SVG it can: -o FILE.svg)",
+            ));
+        }
         Some("svg") => svg.as_bytes().to_vec(),
         _ => return Err(file_err(
             "the picture's file name must end in .svg or .png (or be - for SVG on standard output)"

@@ -5,14 +5,18 @@
 //! are saved after every register beside their tokens, so `--resume` brings a table back
 //! with the same links.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::script::RuleFolders;
-use crate::table::protocol::Settings;
-use crate::table::server::Server;
-use crate::table::start::Offer;
-use crate::table::{self, Launch, Lobby, Tokens};
 use std::path::PathBuf;
-use std::sync::Arc;
+#[cfg(feature = "serve")]
+use {
+    crate::error::Error,
+    crate::table::protocol::Settings,
+    crate::table::server::Server,
+    crate::table::start::Offer,
+    crate::table::{self, Launch, Lobby, Tokens},
+    std::sync::Arc,
+};
 
 /// Serve a playtest table in the browser: a link per seat, bots in empty seats, hot reload for everyone
 ///
@@ -68,10 +72,20 @@ pub struct Args {
 impl Args {
     /// Opens a table per game and per save, prints the links and serves until Ctrl-C.
     pub fn exec(&self, common: &RuleFolders) -> Result<bool> {
-        serve(&self.games, self, common)
+        #[cfg(feature = "serve")]
+        return serve(&self.games, self, common);
+        #[cfg(not(feature = "serve"))]
+        {
+            let _ = common;
+            Err(super::not_in_this_build(
+                "serve",
+                "serve the playtest table",
+            ))
+        }
     }
 
     /// The tables' timers.
+    #[cfg(feature = "serve")]
     fn settings(&self) -> Settings {
         Settings {
             bot_after: self.bot_after,
@@ -81,6 +95,7 @@ impl Args {
     }
 }
 
+#[cfg(feature = "serve")]
 fn serve(games: &[PathBuf], opts: &Args, common: &RuleFolders) -> Result<bool> {
     let offer = Offer {
         games: opts.games_dir.clone(),
@@ -130,6 +145,7 @@ fn serve(games: &[PathBuf], opts: &Args, common: &RuleFolders) -> Result<bool> {
     Ok(true)
 }
 
+#[cfg(feature = "serve")]
 fn wait_for_ctrl_c() {
     let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -141,6 +157,7 @@ fn wait_for_ctrl_c() {
 }
 
 /// One launch per game file and per save, with ids from their names (made unique).
+#[cfg(feature = "serve")]
 fn launches(
     lobby: &Lobby,
     games: &[PathBuf],

@@ -25,9 +25,11 @@ use crate::text::xml;
 use crate::world;
 
 mod legend;
+#[cfg(feature = "png")]
 mod png;
 mod robots;
 
+#[cfg(feature = "png")]
 pub use png::to_png;
 pub use robots::{robot_color, robots_layer};
 use serde_json::Value;

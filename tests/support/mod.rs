@@ -4,6 +4,7 @@
 //! Benchmarks include this file too.
 
 pub mod browser;
+#[cfg(feature = "serve")]
 pub mod table_client;
 
 use std::io::{Read, Seek, SeekFrom, Write};
