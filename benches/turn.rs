@@ -24,7 +24,10 @@ fn root() -> &'static Path {
 }
 
 fn sources(scenario: &Scenario) -> Sources {
-    scenario.sources(&root().join("scripts"), &root().join("variants"), &[])
+    scenario.sources(
+        &rally::script::Project::folders(root().join("scripts"), root().join("variants")),
+        &[],
+    )
 }
 
 /// Times resolving the scenario at `path` (relative to the crate) from its start.
@@ -65,8 +68,7 @@ fn bot(c: &mut Criterion, strength: Strength) {
     let file = root().join("games/factory.toml");
     let setup = Setup::load(&file).expect("game file loads");
     let rules = RuleSet::load(&Sources {
-        scripts: root().join("scripts"),
-        variants: root().join("variants"),
+        project: rally::script::Project::folders(root().join("scripts"), root().join("variants")),
         choices: setup.choices(&[]),
     })
     .expect("rules load");

@@ -84,20 +84,31 @@ pub struct Watched {
 }
 
 impl Watched {
-    /// The rule files of `sources`: the scripts folder and the folder of every variant
-    /// switched on (named by the choice, so that a variant which fails to load is watched too).
+    /// The rule files of `sources`, in every layer but the built-in one: the scripts folder,
+    /// the folder of every variant switched on (named by the choice, so that a variant which
+    /// fails to load, or is not written yet, is watched too) and the manifests. When the
+    /// project's `rally.toml` does not load, its project folders and the manifest itself, so
+    /// that the fix is seen.
     pub fn rules(sources: &Sources) -> Watched {
-        let mut folders = vec![sources.scripts.clone()];
-        folders.extend(
-            sources
-                .choices
-                .iter()
-                .map(|c| sources.variants.join(&c.name)),
-        );
-        Watched {
-            folders,
-            files: Vec::new(),
+        let project = &sources.project;
+        let mut watched = Watched::default();
+        for layer in project.layers_to_watch() {
+            if layer.folders().is_empty() {
+                continue;
+            }
+            watched.folders.extend(layer.scripts.clone());
+            if let Some(variants) = &layer.variants {
+                watched
+                    .folders
+                    .extend(sources.choices.iter().map(|c| variants.join(&c.name)));
+            }
+            watched.files.extend(layer.manifest.clone());
         }
+        // Writing a rally.toml where there was none changes the layers too.
+        watched.files.extend(project.manifest_path());
+        watched.files.sort();
+        watched.files.dedup();
+        watched
     }
 }
 
@@ -639,7 +650,12 @@ impl HotReload {
     /// compiles against it. The old rule set (and every Lua handle into it) is dropped.
     fn rebuild(&mut self, engine: &mut Engine, change: Change) -> Reloaded {
         let start = Instant::now();
-        match RuleSet::load(&self.sources).and_then(|rules| engine.swap_rules(rules)) {
+        let result = RuleSet::load(&self.sources).and_then(|rules| engine.swap_rules(rules));
+        // An edited rally.toml may have changed the layers, and so what is watched.
+        if let Err(e) = self.watcher.set_watched(&Watched::rules(&self.sources)) {
+            tracing::warn!("{e}");
+        }
+        match result {
             Ok(()) => {
                 self.generation += 1;
                 Reloaded::Swapped {
@@ -689,7 +705,10 @@ program = ["uturn", "uturn", "uturn"]
         let path = dir.path().join("scenario.toml");
         std::fs::write(&path, SCENARIO).unwrap();
         let scenario = Scenario::load(&path).unwrap();
-        let sources = scenario.sources(&scripts, &dir.path().join("variants"), &[]);
+        let sources = scenario.sources(
+            &crate::script::Project::folders(scripts, dir.path().join("variants")),
+            &[],
+        );
         (dir, scenario, sources)
     }
 
@@ -858,6 +877,53 @@ program = ["uturn", "uturn", "uturn"]
             waited <= DEFAULT_QUIET * HOLD + Duration::from_millis(100),
             "the boundary waited {waited:?}"
         );
+    }
+
+    /// Naming a pack in rally.toml while a game runs adds its layer at the next reload; from
+    /// then on the pack's scripts are watched too.
+    #[test]
+    fn a_pack_named_in_the_manifest_is_loaded_and_then_watched() {
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = dir.path().join("rally.toml");
+        std::fs::write(&manifest, "").unwrap();
+        let path = dir.path().join("scenario.toml");
+        std::fs::write(&path, SCENARIO).unwrap();
+        let scenario = Scenario::load(&path).unwrap();
+        let project = crate::script::Project {
+            root: Some(dir.path().to_path_buf()),
+            ..Default::default()
+        };
+        let sources = scenario.sources(&project, &[]);
+        let mut engine = scenario.start(RuleSet::load(&sources).unwrap()).unwrap();
+        let mut hot = HotReload::new(sources, &WatchOptions::default()).unwrap();
+        let probe = dir.path().join("packs/p/scripts/elements/probe.lua");
+        std::fs::create_dir_all(probe.parent().unwrap()).unwrap();
+        let declare = |describe: &str| {
+            format!("return rally.element {{ name = \"probe\", describe = \"{describe}\" }}\n")
+        };
+        std::fs::write(&probe, declare("first")).unwrap();
+        std::fs::write(&manifest, "packs = [\"packs/p\"]\n").unwrap();
+        assert!(matches!(
+            wait(&mut hot, &mut engine),
+            Reloaded::Swapped { generation: 2, .. }
+        ));
+        let describe = |engine: &Engine| {
+            let rules = engine.rules();
+            rules.elements[rules.element_id("probe").expect("the pack is loaded")]
+                .describe
+                .clone()
+        };
+        assert_eq!(describe(&engine), "first");
+        std::fs::write(&probe, declare("second")).unwrap();
+        match wait(&mut hot, &mut engine) {
+            Reloaded::Swapped {
+                generation: 3,
+                changed,
+                ..
+            } => assert!(changed[0].ends_with("probe.lua"), "{changed:?}"),
+            other => panic!("expected a swap, got {other}"),
+        }
+        assert_eq!(describe(&engine), "second");
     }
 
     #[test]

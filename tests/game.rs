@@ -17,8 +17,7 @@ use std::path::Path;
 
 fn sources(setup: &Setup) -> Sources {
     Sources {
-        scripts: "scripts".into(),
-        variants: "variants".into(),
+        project: rally::script::Project::folders("scripts", "variants"),
         choices: setup.choices(&[]),
     }
 }

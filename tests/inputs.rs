@@ -50,8 +50,10 @@ fn mkfifo(path: &Path) {
 fn save_json() -> serde_json::Value {
     let setup = Setup::load(&project().join("games/bots.toml")).unwrap();
     let rules = RuleSet::load(&Sources {
-        scripts: project().join("scripts"),
-        variants: project().join("variants"),
+        project: rally::script::Project::folders(
+            project().join("scripts"),
+            project().join("variants"),
+        ),
         choices: setup.choices(&[]),
     })
     .unwrap();
@@ -184,9 +186,15 @@ fn fifos_and_devices_are_refused_by_name_wherever_rally_reads() {
         &["scripts/elements/fifo.lua: is a FIFO (named pipe), not a regular file"],
     );
     std::fs::remove_file(d.join("scripts/elements/fifo.lua")).unwrap();
+    // A link out of the project is refused as such; in a folder the command line names,
+    // the device is refused as a device.
     std::os::unix::fs::symlink("/dev/zero", d.join("scripts/elements/zero.lua")).unwrap();
     refused(
         &rally(d, &["run", "s.toml"]),
+        &["scripts/elements/zero.lua: is outside the project folder"],
+    );
+    refused(
+        &rally(d, &["run", "s.toml", "--scripts", "scripts"]),
         &["scripts/elements/zero.lua: is a device, not a regular file"],
     );
     std::fs::remove_file(d.join("scripts/elements/zero.lua")).unwrap();
@@ -219,6 +227,10 @@ fn fifos_and_devices_are_refused_by_name_wherever_rally_reads() {
         ),
         (
             &["run", "s.toml", "--variant", "v"],
+            "variant.toml: is outside the project folder",
+        ),
+        (
+            &["run", "s.toml", "--variant", "v", "--variants", "variants"],
             "variant.toml: is a device",
         ),
         (&["test", "fifo.toml"], "fifo.toml: is a FIFO"),
@@ -277,11 +289,11 @@ fn built_in_scripts_are_named_by_their_place_in_the_sources() {
 
 // ---- where scripts come from ----------------------------------------------------------
 
-/// A project with its own element, and a scenario deep inside it.
+/// A project with its own element (beside the built-in ones), and a scenario deep inside it.
 fn project_with_a_magnet() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("project");
-    support::copy_dir(&project().join("scripts"), &p.join("scripts"));
+    std::fs::create_dir_all(p.join("scripts/elements")).unwrap();
     std::fs::write(
         p.join("scripts/elements/magnet_test.lua"),
         "return rally.element { name = \"magnet_test\", describe = \"a test\" }\n",
@@ -332,7 +344,7 @@ fn unknown_elements_say_where_the_scripts_came_from() {
         &[
             "s.toml:1:",
             "unknown element `magnet_test`",
-            "the elements come from built-in scripts, no variant switched on",
+            "searched the layers built-in; no variant switched on",
         ],
     );
     let with_scripts = |variants: &[&str]| {
@@ -351,7 +363,7 @@ fn unknown_elements_say_where_the_scripts_came_from() {
     .unwrap();
     refused(
         &with_scripts(&["ice-rink"]),
-        &["the elements come from project/scripts and the variant ice-rink from built-in variants"],
+        &["searched the layers built-in, project (project/scripts); the variant ice-rink (built-in)"],
     );
 }
 

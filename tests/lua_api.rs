@@ -13,7 +13,7 @@ use crate::support;
 use rally::script::reference::{self, Api, Section};
 use rally::script::{RuleSet, Sources};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 type Names = BTreeSet<String>;
 
@@ -76,8 +76,7 @@ fn same(what: &str, api: Names, annotated: Names) {
 
 fn rules_from(scripts: &Path) -> rally::Result<RuleSet> {
     RuleSet::load(&Sources {
-        scripts: scripts.to_path_buf(),
-        variants: PathBuf::from("variants"),
+        project: rally::script::Project::folders(scripts, "variants"),
         choices: Vec::new(),
     })
 }

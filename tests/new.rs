@@ -1,7 +1,7 @@
 //! `rally new element|variant|scenario`: every generated stub runs as it is, its scenario
-//! passes `rally test` and the catalogue lists it; a fresh folder is set up with the
-//! standard scripts, the API annotations and `.luarc.json`; nothing is ever overwritten and
-//! a bad name is a clear error.
+//! passes `rally test` and the catalogue lists it; a fresh folder is set up as a project
+//! layered on the standard rules (a `rally.toml`, the API annotations and `.luarc.json`, no
+//! copy of the standard scripts); nothing is ever overwritten and a bad name is a clear error.
 
 use crate::support::rally;
 use std::path::Path;
@@ -30,9 +30,23 @@ fn each_generated_project_runs_and_is_listed() {
         "tests/scenarios/sudden-death.toml",
         "tests/scenarios/first_steps.toml",
         ".luarc.json",
+        "rally.toml",
     ] {
         assert!(d.join(file).is_file(), "no {file}");
     }
+    // Layered on the standard rules, not a fork of them.
+    let copied = |dir: &str| std::fs::read_dir(d.join(dir)).unwrap().count();
+    assert_eq!(copied("scripts/elements"), 1, "only the new element");
+    assert!(!d.join("scripts/rules").exists() && !d.join("scripts/options").exists());
+    assert_eq!(copied("variants"), 1, "only the new variant");
+    let manifest = std::fs::read_to_string(d.join("rally.toml")).unwrap();
+    assert!(
+        manifest.contains(&format!(
+            "rally_version = \"{}\"",
+            env!("CARGO_PKG_VERSION")
+        )),
+        "{manifest}"
+    );
     // The editor sees the same annotations the binary carries (`rally types`).
     assert_eq!(
         std::fs::read_to_string(d.join("scripts/types/rally.lua")).unwrap(),

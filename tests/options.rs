@@ -24,7 +24,10 @@ fn scenario(robot: &str) -> (tempfile::TempDir, Scenario, RuleSet) {
     .unwrap();
     let scenario = Scenario::load(&path).unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let sources = scenario.sources(&root.join("scripts"), &root.join("variants"), &[]);
+    let sources = scenario.sources(
+        &rally::script::Project::folders(root.join("scripts"), root.join("variants")),
+        &[],
+    );
     let rules = RuleSet::load(&sources).unwrap();
     (dir, scenario, rules)
 }

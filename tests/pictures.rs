@@ -16,8 +16,7 @@ use std::path::{Path, PathBuf};
 
 fn rules(variants: &[&str]) -> RuleSet {
     RuleSet::load(&Sources {
-        scripts: PathBuf::from("scripts"),
-        variants: PathBuf::from("variants"),
+        project: rally::script::Project::folders("scripts", "variants"),
         choices: variants
             .iter()
             .map(|v| Choice {
@@ -158,8 +157,7 @@ fn scripts_with(element: &str) -> tempfile::TempDir {
 
 fn load(dir: &Path) -> rally::Result<RuleSet> {
     RuleSet::load(&Sources {
-        scripts: dir.to_path_buf(),
-        variants: PathBuf::from("variants"),
+        project: rally::script::Project::folders(dir, "variants"),
         choices: Vec::new(),
     })
 }

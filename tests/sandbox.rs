@@ -34,8 +34,7 @@ fn load(source: &str) -> (tempfile::TempDir, Result<RuleSet, rally::Error>) {
     let dir = tempfile::tempdir().unwrap();
     let scripts = scripts_with(dir.path(), source);
     let rules = RuleSet::load(&Sources {
-        scripts,
-        variants: dir.path().join("variants"),
+        project: rally::script::Project::folders(scripts, dir.path().join("variants")),
         choices: Vec::new(),
     });
     (dir, rules)

@@ -146,7 +146,10 @@ fn the_committed_fixtures_are_generated_and_resolve() {
         let loaded = match rules.take() {
             Some(r) => r,
             None => {
-                let sources = scenario.sources(&root.join("scripts"), &root.join("variants"), &[]);
+                let sources = scenario.sources(
+                    &rally::script::Project::folders(root.join("scripts"), root.join("variants")),
+                    &[],
+                );
                 RuleSet::load(&sources).unwrap()
             }
         };

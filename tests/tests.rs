@@ -27,6 +27,7 @@ mod layers;
 mod lua_api;
 mod new;
 mod options;
+mod packs;
 mod pictures;
 mod readme;
 mod replay;

@@ -79,8 +79,11 @@ program = ["move1@520", "right@80", "move3@800", "move1@530", "left@90"]
     let scripts = PathBuf::from("scripts");
     let mut game = scenario
         .start(
-            rally::script::RuleSet::load(&scenario.sources(&scripts, Path::new("variants"), &[]))
-                .unwrap(),
+            rally::script::RuleSet::load(&scenario.sources(
+                &rally::script::Project::folders(scripts, Path::new("variants")),
+                &[],
+            ))
+            .unwrap(),
         )
         .unwrap();
     scenario.resolve(&mut game).unwrap();

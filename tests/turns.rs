@@ -39,7 +39,10 @@ fn resolve_error(body: &str) -> String {
     let (_dir, path) = write(body);
     let scenario = Scenario::load(&path).unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let sources = scenario.sources(&root.join("scripts"), &root.join("variants"), &[]);
+    let sources = scenario.sources(
+        &rally::script::Project::folders(root.join("scripts"), root.join("variants")),
+        &[],
+    );
     let mut game = scenario.start(RuleSet::load(&sources).unwrap()).unwrap();
     scenario
         .resolve(&mut game)
@@ -146,7 +149,10 @@ fn the_replay_viewer_shows_a_scenario_of_several_turns_turn_by_turn() {
         .join("tests/scenarios/turns/power_down_next_turn.toml");
     let scenario = Scenario::load(&path).unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let sources = scenario.sources(&root.join("scripts"), &root.join("variants"), &[]);
+    let sources = scenario.sources(
+        &rally::script::Project::folders(root.join("scripts"), root.join("variants")),
+        &[],
+    );
     let mut game = scenario.start(RuleSet::load(&sources).unwrap()).unwrap();
     let frames = rally::pictures::html::frames(&scenario, &mut game).unwrap();
     let labels: Vec<&str> = frames.iter().map(|f| f.moment.label.as_str()).collect();

@@ -1,5 +1,6 @@
-//! `rally watch` as a playtester uses it: the real binary runs on a temporary copy of the
-//! scripts while the test edits files the way editors do, and reads what it prints.
+//! `rally watch` as a playtester uses it: the real binary runs on a temporary project (a copy
+//! of the gear and of the robot lasers rule, layered on the built-in rules) while the test
+//! edits files the way editors do, and reads what it prints.
 //!
 //! Every wait has a generous deadline (a loaded two-core machine can be slow), but a passing
 //! test only waits as long as the watcher needs.
@@ -32,7 +33,8 @@ const GEAR_LINE: &str = "ctx:rotate(robot, tile.turn, \"gear\")";
 const REVERSED: &str = "ctx:rotate(robot, tile.turn == 'left' and 'right' or 'left', 'gear')";
 const PATIENCE: Duration = Duration::from_secs(15);
 
-/// A temporary folder with a copy of the standard scripts and the scenario.
+/// A temporary project with copies of two standard scripts (replacing the built-in ones,
+/// unchanged at first) and the scenario.
 struct Fixture {
     dir: tempfile::TempDir,
     gear: String,
@@ -41,10 +43,17 @@ struct Fixture {
 impl Fixture {
     fn new() -> Fixture {
         let dir = tempfile::tempdir().unwrap();
-        support::copy_dir(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts"),
-            &dir.path().join("scripts"),
-        );
+        for file in ["elements/gear.lua", "rules/robot_lasers.lua"] {
+            let to = dir.path().join("scripts").join(file);
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::copy(
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("scripts")
+                    .join(file),
+                to,
+            )
+            .unwrap();
+        }
         std::fs::write(dir.path().join("s.toml"), scenario()).unwrap();
         let gear = std::fs::read_to_string(dir.path().join("scripts/elements/gear.lua")).unwrap();
         assert!(
@@ -264,20 +273,58 @@ fn a_broken_script_is_reported_and_the_old_rules_keep_answering() {
     assert!(contains(&run, "A        facing S → N"), "{run:?}");
 }
 
+/// The project's gear replaces the built-in one, said in the header once it differs;
+/// deleted, it gives way to the built-in gear again.
 #[test]
-fn a_deleted_script_fails_until_it_is_recreated() {
+fn a_deleted_script_gives_way_to_the_layer_beneath() {
     let f = Fixture::new();
     let mut w = f.watch(&[]);
-    std::fs::remove_file(f.gear_path()).unwrap();
-    let failure = w.until("unknown element `gear`");
+    let notice = "note: project: scripts/elements/gear.lua replaces element `gear` (built-in)";
     assert!(
-        contains(&failure, "✗ reload failed, still using rules v1"),
-        "{failure:?}"
+        !contains(&w.seen, notice),
+        "an unchanged copy: {:?}",
+        w.seen
     );
-    std::fs::write(f.gear_path(), &f.gear).unwrap();
-    w.until("── run 2 · rules v2 · scripts/elements/gear.lua changed ──");
+    f.save_by_rename(&f.gear_path(), &f.reversed_gear());
+    let run = w.until("✗ A: facing expected N, got S");
+    assert!(contains(&run, notice), "{run:?}");
+    std::fs::remove_file(f.gear_path()).unwrap();
+    w.until("── run 3 · rules v3 · scripts/elements/gear.lua changed ──");
     let run = w.until("✓ all expectations hold");
-    assert!(contains(&run, "no change"), "{run:?}");
+    assert!(contains(&run, "A        facing S → N"), "{run:?}");
+    assert!(!contains(&run, notice), "{run:?}");
+}
+
+/// A pack's scripts are watched as the project's are: an edit to the pack's element runs
+/// the scenario again.
+#[test]
+fn an_edit_to_a_packs_script_reloads() {
+    let f = Fixture::new();
+    let pack = f.path("packs/spin/scripts/elements/spinner.lua");
+    std::fs::create_dir_all(pack.parent().unwrap()).unwrap();
+    let spinner = "return rally.element {\n  name = \"spinner\",\n  describe = \"Turns a robot on it left in step C4.\",\n  steps = { gears = function(ctx, tile, robot) ctx:rotate(robot, \"left\", \"spinner\") end },\n}\n";
+    std::fs::write(&pack, spinner).unwrap();
+    std::fs::write(f.path("rally.toml"), "packs = [\"packs/spin\"]\n").unwrap();
+    std::fs::write(
+        f.path("s.toml"),
+        "board = { grid = \"S\", legend = { \"S\" = \"spinner\" } }\n[[robot]]\nname = \"A\"\nat = [0, 0]\nfacing = \"N\"\n[expect.A]\nfacing = \"W\"\n",
+    )
+    .unwrap();
+    let mut w = f.watch(&[]);
+    assert!(
+        contains(
+            &w.seen,
+            "rules from the layers built-in, pack spin (packs/spin), project (scripts); no variant switched on"
+        ),
+        "{:?}",
+        w.seen
+    );
+    f.save_by_rename(
+        &pack,
+        &spinner.replace("\"left\", \"spinner\"", "\"right\", \"spinner\""),
+    );
+    w.until("── run 2 · rules v2 · packs/spin/scripts/elements/spinner.lua changed ──");
+    w.until("✗ A: facing expected W, got E");
 }
 
 #[test]
@@ -351,7 +398,10 @@ fn the_header_says_where_the_rules_come_from() {
     let f = Fixture::new();
     let w = f.watch(&[]);
     assert!(
-        contains(&w.seen, "rules from scripts, no variant switched on"),
+        contains(
+            &w.seen,
+            "rules from the layers built-in, project (scripts); no variant switched on"
+        ),
         "{:?}",
         w.seen
     );

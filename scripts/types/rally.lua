@@ -1494,7 +1494,8 @@ function rally.element(decl) end
 function rally.rule(decl) end
 
 ---The element declarations loaded so far, by name, to build on (reading an unknown name is
----an error). Variants load after the standard scripts.
+---an error). The layers load lowest first (built-in, packs, the project: docs/packs.md),
+---then the variants.
 ---
 ---```lua
 ---local conveyor = rally.elements.conveyor

@@ -1,9 +1,11 @@
 //! What `rally elements`, `rally options` and `rally variants` share: parameters as text and
-//! as JSON (docs/formats.md, "Catalogues as JSON"), and the entries the command line names
-//! (an unknown name is an error with a suggestion).
+//! as JSON (docs/formats.md, "Catalogues as JSON"), the layers and where each entry comes
+//! from, and the entries the command line names (an unknown name is an error with a
+//! suggestion).
 
 use crate::board::params::{Kind, ParamSpecs};
 use crate::error::{Error, Result};
+use crate::script::layers::{Layer, Replaced};
 use crate::text::clean_line;
 use serde_json::{json, Value};
 
@@ -51,6 +53,53 @@ pub(super) fn params_json(params: &ParamSpecs) -> Value {
             v
         })
         .collect()
+}
+
+/// `Layers, lowest first: built-in 0.1.0, pack doors 1.0 (packs/doors), project (scripts)`.
+pub(super) fn layers_line(layers: &[Layer]) -> String {
+    format!(
+        "Layers, lowest first: {}",
+        crate::script::layers::list(layers, Layer::describe_with_version)
+    )
+}
+
+/// The layers as JSON, lowest first: `[{"layer": "pack doors", "name", "version",
+/// "scripts", "variants", "manifest"}]`, the folders as messages name them (null for the
+/// built-in base, which has none on disk).
+pub(super) fn layers_json(layers: &[Layer]) -> Value {
+    let shown = |p: &Option<std::path::PathBuf>, l: &Layer| match (p, l.folders().is_empty()) {
+        (Some(p), false) => json!(crate::files::display_path(p)),
+        _ => Value::Null,
+    };
+    layers
+        .iter()
+        .map(|l| {
+            json!({
+                "layer": l.to_string(),
+                "name": l.name,
+                "version": l.version,
+                "scripts": shown(&l.scripts, l),
+                "variants": shown(&l.variants, l),
+                "manifest": shown(&l.manifest, l),
+            })
+        })
+        .collect()
+}
+
+/// Where an entry comes from, as the text says it: `project: scripts/elements/gear.lua,
+/// replaces built-in`.
+pub(super) fn from_words(
+    layers: &[Layer],
+    layer: usize,
+    file: &str,
+    replaced: Option<&Replaced>,
+) -> String {
+    let how = match replaced {
+        Some(r) if r.unchanged => format!(", an unchanged copy of {}'s", layers[r.over]),
+        Some(r) => format!(", replaces {}", layers[r.over]),
+        None => String::new(),
+    };
+    format!("{}: {file}{how}", layers[layer])
 }
 
 /// The entries whose names were asked for (all when none were), in the catalogue's order;

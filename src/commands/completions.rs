@@ -42,8 +42,8 @@ fn completions(shell: clap_complete::Shell, cli: &clap::Command) -> Result<()> {
         .map_err(|e| Error::Other(format!("cannot write the completion script: {e}")))
 }
 
-/// Candidates for an argument that takes names from the scripts folder of the current
-/// folder (or the built-in scripts): element or option names.
+/// Candidates for an argument that takes names from the rules of the current folder's
+/// project (layered on the built-in ones): element or option names.
 fn script_names(
     current: &OsStr,
     names: impl Fn(&crate::script::RuleSet) -> Vec<String>,
@@ -76,12 +76,12 @@ pub fn option_names(current: &OsStr) -> Vec<CompletionCandidate> {
 /// Variant names, for `--variant` and `rally variants NAME`.
 pub fn variant_names(current: &OsStr) -> Vec<CompletionCandidate> {
     let prefix = current.to_string_lossy();
-    let Ok((_, dir)) = RuleFolders::default().folders(None) else {
+    let Ok((_, variants)) = RuleFolders::default().variants(None) else {
         return Vec::new();
     };
-    crate::script::variant::Variant::discover(&dir)
-        .unwrap_or_default()
+    variants
         .into_iter()
+        .map(|(_, v)| v)
         .filter(|v| v.name.starts_with(prefix.as_ref()))
         .map(|v| CompletionCandidate::new(v.name).help(Some(v.description.into())))
         .collect()

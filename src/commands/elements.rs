@@ -2,7 +2,9 @@
 //! rules and the order of play; as text, or with `--json` (docs/formats.md, "Catalogues as
 //! JSON"). Names given on the command line keep only those elements.
 
-use super::catalogue::{chosen, params_json, params_lines, print_json};
+use super::catalogue::{
+    chosen, from_words, layers_json, layers_line, params_json, params_lines, print_json,
+};
 use super::completions::element_names;
 use super::output::JSON_VERSION;
 use crate::error::Result;
@@ -31,17 +33,27 @@ impl Args {
 fn elements(names: &[String], as_json: bool, common: &RuleFolders) -> Result<()> {
     let rules = common.rules(None, Vec::new())?;
     let elements = chosen(&rules.elements, |e| &e.name, names, "element")?;
+    let layer = |i: usize| rules.layers[i].to_string();
+    let replaces = |kind: &str, name: &str| {
+        rules
+            .replacement(kind, name)
+            .map(|r| rules.layers[r.over].to_string())
+    };
     if as_json {
         print_json(json!({
             "version": JSON_VERSION,
+            "layers": layers_json(&rules.layers),
             "elements": elements.iter().map(|e| json!({
                 "name": e.name,
                 "describe": e.describe,
                 "file": e.file,
+                "layer": layer(e.layer),
+                "replaces": replaces("element", &e.name),
                 "params": params_json(&e.params),
             })).collect::<Vec<_>>(),
             "rules": rules.rules.iter().map(|r| json!({
                 "name": r.name, "describe": r.describe, "file": r.file,
+                "layer": layer(r.layer), "replaces": replaces("rule", &r.name),
             })).collect::<Vec<_>>(),
             "steps": rules.order.iter().map(|s| json!({
                 "name": s.name, "segment": s.segment.name(), "describe": s.describe,
@@ -49,10 +61,14 @@ fn elements(names: &[String], as_json: bool, common: &RuleFolders) -> Result<()>
         }));
         return Ok(());
     }
+    let from = |kind: &str, name: &str, layer: usize, file: &str| {
+        from_words(&rules.layers, layer, file, rules.replacement(kind, name))
+    };
+    println!("{}\n", layers_line(&rules.layers));
     println!("Elements ({}):", elements.len());
     for e in &elements {
         println!("  {:<14} {}", e.name, clean_line(&e.describe));
-        println!("      ({})", e.file);
+        println!("      ({})", from("element", &e.name, e.layer, &e.file));
         for line in params_lines(&e.params) {
             println!("{line}");
         }
@@ -62,7 +78,12 @@ fn elements(names: &[String], as_json: bool, common: &RuleFolders) -> Result<()>
     }
     println!("\nRules:");
     for r in &rules.rules {
-        println!("  {:<14} {} ({})", r.name, clean_line(&r.describe), r.file);
+        println!(
+            "  {:<14} {} ({})",
+            r.name,
+            clean_line(&r.describe),
+            from("rule", &r.name, r.layer, &r.file)
+        );
     }
     println!("\nOptions ({}): see `rally options`", rules.options.len());
     println!("\nOrder of play (steps scripts can attach to):");

@@ -42,10 +42,10 @@ use std::process::ExitCode;
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// Folder holding elements/ and rules/ [default: scripts/ beside the file, else ./scripts, else built in]
+    /// The project's own elements/, rules/ and options/, layered on the built-in ones [default: the project's scripts/]
     #[arg(long, global = true, value_name = "DIR")]
     scripts: Option<PathBuf>,
-    /// Folder holding one folder per variant [default: variants/ beside the file, else ./variants, else built in]
+    /// The project's own variants, one folder each, beside the built-in ones [default: the project's variants/]
     #[arg(long, global = true, value_name = "DIR")]
     variants: Option<PathBuf>,
     /// A mapping file for Tiled maps made for another game: tiles to elements, properties to parameters (docs/tiled.md)
@@ -121,6 +121,7 @@ impl Cli {
             scripts: self.scripts,
             variants: self.variants,
             extra_variants: self.variant,
+            announce: Some(output::note_once),
         };
         match self.command.exec(&folders) {
             Ok(true) => ExitCode::SUCCESS,

@@ -2,14 +2,15 @@
 //! scenario that exercises it, so `rally test` passes straight away and the designer edits
 //! something that runs. The stubs are the files in `new/`.
 //!
-//! A folder without `scripts/` is first set up as a project: the standard scripts copied in
-//! (a scripts folder is a complete rule set, so a new element needs the standard ones beside
-//! it), the API annotations among them (`scripts/types/rally.lua`, as `rally types` writes
-//! it) and a `.luarc.json` pointing lua-language-server at them. A new variant gets the
-//! standard variants beside it the same way. Nothing is ever overwritten.
+//! A folder that is not a project yet is first set up as one: a `rally.toml` saying which
+//! rally it was made with, the API annotations (`scripts/types/rally.lua`, as `rally types`
+//! writes them) and a `.luarc.json` pointing lua-language-server at them. Nothing of the
+//! standard rules is copied: the project is layered on them (docs/packs.md), so it gets every
+//! later fix of rally's own. Nothing is ever overwritten.
 
 use super::output::note;
 use crate::error::{Error, Result};
+use crate::script::layers::{self, Project};
 use crate::script::{RuleSet, Sources};
 use std::path::{Path, PathBuf};
 
@@ -18,7 +19,7 @@ use std::path::{Path, PathBuf};
 pub struct Args {
     #[command(subcommand)]
     what: What,
-    /// The project folder: scripts/, variants/ and tests/scenarios/ go here; a folder without scripts/ is set up first
+    /// The project folder: scripts/, variants/ and tests/scenarios/ go here; a folder that is not a project yet is set up first
     #[arg(long, global = true, value_name = "DIR", default_value = ".")]
     dir: PathBuf,
 }
@@ -119,31 +120,38 @@ fn new(what: &What, dir: &Path) -> Result<()> {
             });
         }
     }
-    let fresh = !has_scripts(dir);
+    let fresh = !is_project(dir);
     let here = if dir.as_os_str().is_empty() {
         "this folder".to_string()
     } else {
         dir.display().to_string()
     };
-    check_clash(what, dir, fresh)?;
+    check_clash(what, dir)?;
 
     if fresh {
-        copy_built_in("scripts", &dir.join("scripts"))?;
+        let manifest = dir.join(crate::script::manifest::FILE);
+        write(
+            &manifest,
+            &include_str!("new/rally.toml").replace("{{version}}", env!("CARGO_PKG_VERSION")),
+        )?;
         note(format!(
-            "set up {here} as a rally project: scripts/ holds the standard rules (yours to change)"
+            "set up {here} as a rally project, layered on the standard game (docs/packs.md): created {}",
+            manifest.display()
         ));
+        let types = dir.join("scripts/types/rally.lua");
+        if !types.exists() {
+            write(&types, crate::script::reference::ANNOTATIONS)?;
+        }
         let luarc = dir.join(".luarc.json");
         if !luarc.exists() {
             write(&luarc, LUARC)?;
-            note(format!(
-                "created {} (editor support: lua-language-server reads scripts/types/rally.lua)",
-                luarc.display()
-            ));
         }
-    }
-    if matches!(what, What::Variant { .. }) && !has_variants(dir) {
-        copy_built_in("variants", &dir.join("variants"))?;
-        note("variants/ holds the standard variants beside the new one");
+        note(format!(
+            "editor support: {} points lua-language-server at {} (`rally types -o {}` refreshes it for a newer rally)",
+            luarc.display(),
+            types.display(),
+            dir.join("scripts/types").display()
+        ));
     }
     for (file, text) in &files {
         write(file, text)?;
@@ -207,19 +215,12 @@ fn check_name(what: &What) -> Result<()> {
     )))
 }
 
-/// Whether the folder has rules of its own, as rally looks for them (`commands::mod`):
-/// a `scripts/` with elements/, rules/ or options/ ...
-fn has_scripts(dir: &Path) -> bool {
-    ["elements", "rules", "options"]
-        .iter()
-        .any(|sub| dir.join("scripts").join(sub).is_dir())
-}
-
-/// ... and a `variants/` with a variant in it.
-fn has_variants(dir: &Path) -> bool {
-    crate::files::list(&dir.join("variants"))
-        .iter()
-        .any(|v| v.join("variant.toml").is_file())
+/// Whether the folder is a project already, as rally finds them: a `rally.toml`, or rules
+/// of its own (`scripts/` with elements/, rules/ or options/, `variants/` with a variant).
+fn is_project(dir: &Path) -> bool {
+    dir.join(crate::script::manifest::FILE).exists()
+        || layers::holds_scripts(&dir.join("scripts"))
+        || layers::holds_variants(&dir.join("variants"))
 }
 
 fn is_identifier(name: &str) -> bool {
@@ -236,57 +237,45 @@ fn is_file_name(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
-/// A new element or variant must not take a name the project already has (another file may
-/// declare it): the rule set would then refuse to load.
-fn check_clash(what: &What, dir: &Path, fresh: bool) -> Result<()> {
+/// A new element or variant must not take a name the project's layers already have: the
+/// stub would replace the element of that name (or the rule set would refuse to load).
+fn check_clash(what: &What, dir: &Path) -> Result<()> {
+    let project = Project {
+        root: Some(dir.to_path_buf()),
+        ..Project::default()
+    };
     match what {
         What::Element { name } => {
-            let scripts = if fresh {
-                crate::files::builtin::folder("scripts")
-            } else {
-                dir.join("scripts")
-            };
             let sources = Sources {
-                scripts,
-                variants: dir.join("variants"),
+                project,
                 choices: Vec::new(),
             };
             // A project whose scripts do not load now is not this command's business.
-            if let Some(file) = RuleSet::load(&sources).ok().and_then(|rules| {
-                rules
-                    .elements
-                    .iter()
-                    .find(|e| &e.name == name)
-                    .map(|e| e.file.clone())
+            if let Some(found) = RuleSet::load(&sources).ok().and_then(|rules| {
+                let e = rules.elements.iter().find(|e| &e.name == name)?;
+                Some(format!("{}: {}", rules.layers[e.layer], e.file))
             }) {
                 return Err(Error::Other(format!(
-                    "there is already an element `{name}` ({file}); choose another name, or change that one (a variant may replace it with `replace = true`)"
+                    "there is already an element `{name}` ({found}); choose another name (a script of the project that declares `{name}` replaces that one: docs/packs.md)"
                 )));
             }
         }
         What::Variant { name } => {
-            let variants = if has_variants(dir) {
-                dir.join("variants")
-            } else {
-                crate::files::builtin::folder("variants")
+            let Ok(layers) = project.layers() else {
+                return Ok(());
             };
-            if crate::files::is_dir(&variants.join(name)) {
+            let offered = layers::offered_variants(&layers).unwrap_or_default();
+            if let Some(o) = offered.iter().find(|o| &o.name == name) {
                 return Err(Error::Other(format!(
-                    "there is already a variant `{name}` ({}); choose another name",
-                    crate::files::display_path(&variants.join(name))
+                    "there is already a variant `{name}` ({}: {}); choose another name",
+                    layers[o.layer],
+                    crate::files::display_path(&o.dir)
                 )));
             }
         }
         What::Scenario { .. } => {}
     }
     Ok(())
-}
-
-fn copy_built_in(name: &str, target: &Path) -> Result<()> {
-    crate::files::builtin::copy_to(name, target).map_err(|e| Error::File {
-        file: target.to_path_buf(),
-        message: format!("cannot copy the standard {name} here: {e}"),
-    })
 }
 
 fn write(file: &Path, text: &str) -> Result<()> {

@@ -60,6 +60,19 @@ pub fn note(text: impl std::fmt::Display) {
     }
 }
 
+/// Chatter said once per process however often it comes up (what a layer replaces, said
+/// by every load of the rules), unless `-q`.
+pub fn note_once(text: &str) {
+    static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut said = SAID
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !said.iter().any(|s| s == text) {
+        said.push(text.to_string());
+        note(format!("note: {text}"));
+    }
+}
+
 /// Writes a file the command made (a picture, a page, a log, a tally): refused if it would
 /// replace one of the command's inputs (`files::check_output`), written whole
 /// (`files::write_atomic`), then `wrote FILE` unless `-q`.

@@ -94,10 +94,8 @@ fn play(game_path: Option<&Path>, opts: &Args, common: &RuleFolders) -> Result<b
         // Saved before the first question, so that a game stopped there can be resumed.
         save::write_json(&save_path, &m.save(&extra))?;
     }
-    let (scripts, variants) = common.folders(Some(&m.setup.path))?;
     let sources = Sources {
-        scripts,
-        variants,
+        project: common.project(Some(&m.setup.path)),
         choices: m.setup.choices(&extra),
     };
     let mut hot = match HotReload::new(sources, &WatchOptions::default()) {

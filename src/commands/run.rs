@@ -72,10 +72,8 @@ fn run(path: &Path, opts: &Args, common: &RuleFolders) -> Result<bool> {
     failures.extend(scenario.check_game(&engine)?);
     let state = engine.state();
     if let Some(log) = &opts.record {
-        let (scripts, variants) = common.folders(Some(path))?;
-        let choices = scenario
-            .sources(&scripts, &variants, &common.extra_variants)
-            .choices;
+        let choices =
+            crate::script::variant::with_extra(&scenario.variants, &common.extra_variants);
         let text = ReplayLog::record(&scenario, &choices, &state, log).text(log)?;
         super::output::write_file(log, text.as_bytes())?;
     }

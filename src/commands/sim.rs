@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::game::bot::Strength;
 use crate::game::study::{Column, GameFile, Rules, Study};
 use crate::game::{sim, Setup};
-use crate::script::{RuleFolders, RuleSet, Sources};
+use crate::script::{RuleFolders, Sources};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Instant;
@@ -127,7 +127,7 @@ fn sim(path: &Path, opts: &Args, common: &RuleFolders) -> Result<bool> {
     for given in &opts.strengths {
         set_strength(&mut setup, given)?;
     }
-    let (scripts, variants) = common.folders(Some(path))?;
+    let project = common.project(Some(path));
     let mut columns: Vec<Vec<String>> = vec![common.extra_variants.clone()];
     if let Some(set) = &opts.compare {
         let mut names = common.extra_variants.clone();
@@ -158,12 +158,11 @@ fn sim(path: &Path, opts: &Args, common: &RuleFolders) -> Result<bool> {
     let mut prepared = Vec::new();
     for extra in &columns {
         let sources = Sources {
-            scripts: scripts.clone(),
-            variants: variants.clone(),
+            project: project.clone(),
             choices: setup.choices(extra),
         };
-        let loaded = RuleSet::load(&sources)?;
-        rules.add(&sources, &loaded)?;
+        let loaded = common.load(&sources)?;
+        rules.add(&loaded)?;
         for warning in setup.idle_variant_warnings(&loaded)? {
             note(format!("warning: {warning}"));
         }

@@ -2,11 +2,10 @@
 //! they add and what they build on; as text, or with `--json` (docs/formats.md, "Catalogues
 //! as JSON"). Names given on the command line keep only those variants.
 
-use super::catalogue::{chosen, params_json, params_lines, print_json};
+use super::catalogue::{chosen, layers_json, layers_line, params_json, params_lines, print_json};
 use super::completions::variant_names;
 use super::output::JSON_VERSION;
 use crate::error::Result;
-use crate::script::variant::Variant;
 use crate::script::RuleFolders;
 use crate::text::clean_line;
 use clap_complete::ArgValueCompleter;
@@ -30,15 +29,25 @@ impl Args {
 }
 
 fn variants(names: &[String], as_json: bool, common: &RuleFolders) -> Result<()> {
-    let (_, dir) = common.folders(None)?;
-    let found = Variant::discover(&dir)?;
-    let found = chosen(&found, |v| &v.name, names, "variant")?;
+    let (layers, found) = common.variants(None)?;
+    let found = chosen(&found, |(_, v)| &v.name, names, "variant")?;
+    // The folder variants came from before they were layered: the project's, else the
+    // built-in one (kept for readers of the JSON; `layer` says where each comes from).
+    let folder = layers
+        .iter()
+        .rev()
+        .filter_map(|l| l.variants.as_ref())
+        .find(|dir| crate::script::layers::holds_variants(dir))
+        .map_or("none".to_string(), |dir| crate::files::describe_folder(dir));
     if as_json {
         print_json(json!({
             "version": JSON_VERSION,
-            "folder": crate::files::describe_folder(&dir),
-            "variants": found.iter().map(|v| json!({
+            "folder": folder,
+            "layers": layers_json(&layers),
+            "variants": found.iter().map(|(offered, v)| json!({
                 "name": v.name,
+                "layer": layers[v.layer].to_string(),
+                "replaces": offered.replaces.as_ref().map(|(over, _)| layers[*over].to_string()),
                 "description": v.description,
                 "params": params_json(&v.params),
                 "steps": v.steps.iter().map(|s| json!({
@@ -50,13 +59,19 @@ fn variants(names: &[String], as_json: bool, common: &RuleFolders) -> Result<()>
         }));
         return Ok(());
     }
-    println!(
-        "Variants in {} ({}):",
-        crate::files::describe_folder(&dir),
-        found.len()
-    );
-    for v in &found {
+    println!("{}", layers_line(&layers));
+    println!("Variants ({}):", found.len());
+    for (offered, v) in &found {
         println!("  {:<18} {}", v.name, clean_line(&v.description));
+        println!(
+            "      ({}{})",
+            layers[v.layer],
+            offered
+                .replaces
+                .as_ref()
+                .map(|(over, _)| format!(", replaces {}", layers[*over]))
+                .unwrap_or_default()
+        );
         for line in params_lines(&v.params) {
             println!("{line}");
         }

@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 use crate::formats::scenario::Scenario;
 use crate::pictures::{diff, render};
 use crate::reload::{self, Change, Watched, Watcher};
-use crate::script::{RuleFolders, RuleSet, Sources};
+use crate::script::{Project, RuleFolders, RuleSet, Sources};
 use crate::state::Resolution;
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
@@ -182,8 +182,9 @@ fn run(
 /// One scenario: the last good state of things, and what the next run is compared with.
 struct Session {
     path: PathBuf,
-    scripts: PathBuf,
-    variants: PathBuf,
+    /// The project whose layers the rules come from (read again on every build, so an
+    /// edited rally.toml counts).
+    project: Project,
     extra: Vec<String>,
     timings: bool,
     /// The scenario as last read from its file (its variants decide which folders to watch,
@@ -203,11 +204,9 @@ struct Session {
 
 impl Session {
     fn new(path: &Path, common: &RuleFolders, timings: bool) -> Result<Session> {
-        let (scripts, variants) = common.folders(Some(path))?;
         Ok(Session {
             path: path.to_path_buf(),
-            scripts,
-            variants,
+            project: common.project(Some(path)),
             extra: common.extra_variants.clone(),
             timings,
             latest: Scenario::load(path).ok(),
@@ -220,21 +219,22 @@ impl Session {
     }
 
     fn sources(&self, scenario: &Scenario) -> Sources {
-        scenario.sources(&self.scripts, &self.variants, &self.extra)
+        scenario.sources(&self.project, &self.extra)
     }
 
-    /// The scenario file, its board files, the scripts and the switched-on variants' folders.
+    /// The scenario file, its board files, and in every layer but the built-in one the
+    /// scripts, the switched-on variants' folders and the manifests.
     fn watched(&self) -> Watched {
         let mut watched = match &self.latest {
             Some(s) => {
                 let mut w = Watched::rules(&self.sources(s));
-                w.files = s.files();
+                w.files.extend(s.files());
                 w
             }
-            None => Watched {
-                folders: vec![self.scripts.clone()],
-                files: Vec::new(),
-            },
+            None => Watched::rules(&Sources {
+                project: self.project.clone(),
+                choices: Vec::new(),
+            }),
         };
         watched.files.push(self.path.clone());
         watched
@@ -380,7 +380,11 @@ impl Session {
             "── run {} · rules v{} · {why} ──",
             self.runs, self.generation
         );
-        let _ = writeln!(out, "rules from {}", engine.rules().sources.describe());
+        let rules = engine.rules();
+        let _ = writeln!(out, "rules from {}", rules.describe_sources());
+        for notice in rules.notices() {
+            let _ = writeln!(out, "note: {notice}");
+        }
         let state = engine.state();
         let mut failures = match result {
             Ok(failures) => failures,

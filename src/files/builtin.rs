@@ -21,22 +21,6 @@ pub fn folder(name: &str) -> PathBuf {
     Path::new(ROOT).join(name)
 }
 
-/// Writes a copy of the built-in `scripts` or `variants` into the folder `target` (`rally
-/// new` setting up a project).
-pub fn copy_to(name: &str, target: &Path) -> std::io::Result<()> {
-    let tree = match name {
-        "scripts" => &SCRIPTS,
-        "variants" => &VARIANTS,
-        other => {
-            return Err(std::io::Error::other(format!(
-                "nothing built in called {other}"
-            )))
-        }
-    };
-    std::fs::create_dir_all(target)?;
-    tree.extract(target)
-}
-
 /// Whether `path` names something built in (whether or not it exists).
 pub fn is_built_in(path: &Path) -> bool {
     path.components().next() == Some(Component::Normal(ROOT.as_ref()))

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::files::Source;
 use crate::geometry::{Dir, Pos};
 use crate::script::variant::Choice;
-use crate::script::Sources;
+use crate::script::{Project, Sources};
 use crate::state::{HeldOption, Robot, State, LETHAL_DAMAGE, REGISTERS};
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -438,12 +438,11 @@ impl Scenario {
         !self.expect.is_empty() || !self.after_turn.is_empty()
     }
 
-    /// Where the rules come from, given the scripts and variants folders and any extra
-    /// variants from the command line.
-    pub fn sources(&self, scripts: &Path, variants: &Path, extra: &[String]) -> Sources {
+    /// Where the rules come from: the project's layers, the scenario's variants and any
+    /// extra variants from the command line.
+    pub fn sources(&self, project: &Project, extra: &[String]) -> Sources {
         Sources {
-            scripts: scripts.to_path_buf(),
-            variants: variants.to_path_buf(),
+            project: project.clone(),
             choices: crate::script::variant::with_extra(&self.variants, extra),
         }
     }

@@ -13,7 +13,7 @@ use super::tally::{self, Row, Tally};
 use super::Setup;
 use crate::error::{Error, Result};
 use crate::files::Source;
-use crate::script::{RuleSet, Sources};
+use crate::script::RuleSet;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -106,31 +106,16 @@ impl GameFile {
 }
 
 impl Rules {
-    /// Adds the files a rule set loaded (its scripts, and each variant's `variant.toml`),
-    /// named by their place under the scripts or variants folder, so that the same rules
-    /// unpacked in other folders on other machines have the same names.
-    pub fn add(&mut self, sources: &Sources, rules: &RuleSet) -> Result<()> {
-        let manifests = rules
-            .variants
-            .iter()
-            .map(|(v, _)| v.dir.join("variant.toml"));
-        for file in rules.files.iter().cloned().chain(manifests) {
-            let name = [
-                ("scripts", &sources.scripts),
-                ("variants", &sources.variants),
-            ]
-            .iter()
-            .find_map(|(root, dir)| {
-                let rest = file.strip_prefix(dir).ok()?;
-                let parts: Vec<String> = rest
-                    .components()
-                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                    .collect();
-                Some(format!("{root}/{}", parts.join("/")))
-            })
-            .unwrap_or_else(|| file.display().to_string());
-            self.files
-                .insert(name, sha256(&crate::files::read_bytes(&file)?));
+    /// Adds the files a rule set was read from, in every layer (manifests, each variant's
+    /// `variant.toml`, scripts), named by their place in their layer
+    /// (`script::Layer::file_name`), so that the same rules unpacked in other folders on
+    /// other machines have the same names.
+    pub fn add(&mut self, rules: &RuleSet) -> Result<()> {
+        for file in &rules.files {
+            self.files.insert(
+                file.name.clone(),
+                sha256(&crate::files::read_bytes(&file.path)?),
+            );
         }
         self.sha256 = sha256(
             serde_json::to_string(&self.files)

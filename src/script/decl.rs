@@ -74,6 +74,8 @@ pub struct ElementDef {
     pub tile_steps: Handlers<usize>,
     /// It replaced an element of the same name (`replace = true`).
     pub replaces: bool,
+    /// The layer its file belongs to (an index into the rule set's layers: `super::layers`).
+    pub layer: usize,
     /// Handlers of the hooks a square's element hears (`on_enter`...: `crate::hooks`).
     pub hooks: Handlers<Hook>,
 }
@@ -119,6 +121,8 @@ pub struct RuleDef {
     pub hooks: Handlers<Hook>,
     /// It replaced a rule of the same name (`replace = true`).
     pub replaces: bool,
+    /// The layer its file belongs to (an index into the rule set's layers).
+    pub layer: usize,
     /// `only_with = { "ice", ... }`: the rule does something only on a board with one of
     /// these elements (it looks after them). Used to tell when a variant changes nothing.
     pub only_with: Vec<String>,
@@ -143,6 +147,8 @@ pub struct OptionDef {
     pub name: String,
     pub describe: String,
     pub file: String,
+    /// The layer its file belongs to (an index into the rule set's layers).
+    pub layer: usize,
     /// Ammunition (`uses = n`): a drawn card starts with n; `None`: no limit.
     pub uses: Option<u32>,
     /// Handlers of the hooks the holder's options hear (`crate::hooks`), with the option
@@ -717,6 +723,7 @@ pub fn parse_element(
             tile_steps: step_table(lua, decl, "tile_steps", steps, &what)?,
             hooks,
             replaces: data.replace,
+            layer: 0,
             name,
         },
         replace(data.replace),
@@ -742,6 +749,7 @@ pub fn parse_rule(
             steps: step_table(lua, decl, "steps", steps, &what)?,
             hooks,
             replaces: data.replace,
+            layer: 0,
             only_with: data.only_with,
             name,
         },
@@ -808,6 +816,7 @@ pub fn parse_option(
         OptionDef {
             describe: data.describe,
             file: file.to_string(),
+            layer: 0,
             uses,
             hooks,
             shot,

@@ -5,6 +5,8 @@
 pub(crate) mod args;
 pub(crate) mod decl;
 mod folders;
+pub mod layers;
+pub mod manifest;
 mod pattern;
 pub mod reference;
 pub(crate) mod sandbox;
@@ -15,6 +17,7 @@ pub mod views;
 
 pub use decl::{ElementDef, OptionDef, RuleDef};
 pub use folders::RuleFolders;
+pub use layers::{Layer, Project};
 
 use crate::board::params::ParamSpecs;
 use crate::board::{Blocking, Catalogue, Facts, Tile};
@@ -33,31 +36,12 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use views::View;
 
-/// Where a rule set's scripts come from.
+/// Where a rule set's scripts come from: a project (its layers are read from it each time
+/// the rules are built) and the variants switched on.
 #[derive(Clone, Debug)]
 pub struct Sources {
-    /// The folder holding `elements/`, `rules/` and `options/`.
-    pub scripts: PathBuf,
-    /// The folder holding one folder per variant.
-    pub variants: PathBuf,
+    pub project: Project,
     pub choices: Vec<Choice>,
-}
-
-impl Sources {
-    /// Where the rules come from, for messages: `built-in scripts, no variant switched on`.
-    pub fn describe(&self) -> String {
-        let scripts = crate::files::describe_folder(&self.scripts);
-        if self.choices.is_empty() {
-            return format!("{scripts}, no variant switched on");
-        }
-        let names: Vec<&str> = self.choices.iter().map(|c| c.name.as_str()).collect();
-        format!(
-            "{scripts} and the variant{} {} from {}",
-            if names.len() == 1 { "" } else { "s" },
-            names.join(", "),
-            crate::files::describe_folder(&self.variants)
-        )
-    }
 }
 
 /// One complete, loaded set of rules: a Lua state and everything its scripts declared.
@@ -84,10 +68,23 @@ pub struct Defs {
     /// The option cards (rules.md §6.6), in load order.
     pub options: Vec<OptionDef>,
     pub variants: Vec<(Variant, Map<String, Json>)>,
-    /// Every script file loaded, for the watcher and for messages.
-    pub files: Vec<PathBuf>,
+    /// Every file the rules were read from (manifests, `variant.toml`s, scripts), in the
+    /// order read: what a rules hash covers.
+    pub files: Vec<RuleFile>,
     /// Where they were found.
     pub sources: Sources,
+    /// The layers they were built from, lowest first (`layers`); each declaration's `layer`
+    /// is an index into them.
+    pub layers: Vec<Layer>,
+    /// The names a layer defined again, replacing a lower layer's.
+    pub replaced: Vec<layers::Replaced>,
+}
+
+/// A file the rules were read from, and its name in a rules hash ([`Layer::file_name`]).
+#[derive(Clone, Debug)]
+pub struct RuleFile {
+    pub path: PathBuf,
+    pub name: String,
 }
 
 /// The text of an mlua error, without the Rust wrapping: scripts' errors already begin
@@ -149,7 +146,15 @@ fn lua_files(dir: &Path) -> Vec<PathBuf> {
 
 impl RuleSet {
     pub fn load(sources: &Sources) -> Result<RuleSet> {
-        let variants = variant::select(&sources.variants, &sources.choices)?;
+        let layers = sources.project.layers()?;
+        let offered = layers::offered_variants(&layers)?;
+        let variants = variant::select(
+            &variant::Offer {
+                offered: &offered,
+                layers: &layers,
+            },
+            &sources.choices,
+        )?;
         let mut order = crate::order::standard();
         for (variant, _) in &variants {
             for step in &variant.steps {
@@ -263,25 +268,88 @@ impl RuleSet {
         // The host finds it in the globals, which no script sees.
         lua.globals().raw_set("rally", rally).map_err(script_err)?;
 
-        // Each file, and for a variant's files which variant (its index in `variants`).
-        let mut files: Vec<(PathBuf, Option<usize>)> = Vec::new();
-        for sub in ["rules", "elements", "options"] {
-            files.extend(
-                lua_files(&sources.scripts.join(sub))
-                    .into_iter()
-                    .map(|f| (f, None)),
-            );
+        // Each script, layer by layer, lowest first; then the variants' files. A layer whose
+        // scripts are an unchanged copy of the built-in ones (rally's own repository, a
+        // project that copied them) would replace every one with itself: it is read, for the
+        // rules hash, but not run again.
+        let per_layer: Vec<Vec<PathBuf>> = layers
+            .iter()
+            .map(|layer| {
+                let Some(scripts) = &layer.scripts else {
+                    return Vec::new();
+                };
+                ["rules", "elements", "options"]
+                    .iter()
+                    .flat_map(|sub| lua_files(&scripts.join(sub)))
+                    .collect()
+            })
+            .collect();
+        let mut copies: Vec<Script> = Vec::new();
+        let mut files: Vec<Script> = Vec::new();
+        for (layer, paths) in per_layer.iter().enumerate() {
+            let copy = layer > 0
+                && layers[0].kind == layers::Kind::BuiltIn
+                && layers::copies(&layers[layer], paths, &layers[0], &per_layer[0]);
+            let scripts = paths.iter().map(|path| Script {
+                path: path.clone(),
+                layer,
+                variant: None,
+            });
+            if copy {
+                copies.extend(scripts);
+            } else {
+                files.extend(scripts);
+            }
         }
         if files.is_empty() {
             return Err(Error::Other(format!(
-                "no element scripts found in {} (expected {}/elements/*.lua); pass --scripts DIR",
-                crate::files::describe_folder(&sources.scripts),
-                sources.scripts.display()
+                "no scripts in the layers {}: expected scripts/elements/*.lua",
+                layers::describe(&layers)
             )));
         }
         for (i, (variant, _)) in variants.iter().enumerate() {
-            files.extend(variant.files.iter().map(|f| (f.clone(), Some(i))));
+            files.extend(variant.files.iter().map(|path| Script {
+                path: path.clone(),
+                layer: variant.layer,
+                variant: Some(i),
+            }));
         }
+
+        // Every file the rules are read from, each checked to be inside its layer's project.
+        let named = |layer: usize, path: &Path| -> Result<RuleFile> {
+            layers[layer].check_inside(path)?;
+            Ok(RuleFile {
+                path: path.to_path_buf(),
+                name: layers[layer].file_name(path),
+            })
+        };
+        let mut read: Vec<RuleFile> = Vec::new();
+        for (i, layer) in layers.iter().enumerate() {
+            if let Some(manifest) = &layer.manifest {
+                read.push(named(i, manifest)?);
+            }
+        }
+        for (variant, _) in &variants {
+            read.push(named(variant.layer, &variant.dir.join("variant.toml"))?);
+        }
+        for script in files.iter().chain(&copies) {
+            read.push(named(script.layer, &script.path)?);
+        }
+        let mut replaced: Vec<layers::Replaced> = offered
+            .iter()
+            .filter(|o| variants.iter().any(|(v, _)| v.dir == o.dir))
+            .filter_map(|o| {
+                let (over, old) = o.replaces.as_ref()?;
+                Some(layers::Replaced {
+                    kind: "variant",
+                    name: o.name.clone(),
+                    file: format!("{}/", display_path(&o.dir)),
+                    layer: o.layer,
+                    over: *over,
+                    unchanged: layers::same_folder(&o.dir, old),
+                })
+            })
+            .collect();
 
         let mut defs = Defs {
             order: Vec::new(),
@@ -291,26 +359,30 @@ impl RuleSet {
             rules: Vec::new(),
             options: Vec::new(),
             variants,
-            files: files.iter().map(|(f, _)| f.clone()).collect(),
+            files: read,
             sources: sources.clone(),
+            layers,
+            replaced: Vec::new(),
         };
         budget.set_loading(true);
-        for (path, params) in &files {
-            let shown = display_path(path);
+        for (n, script) in files.iter().enumerate() {
+            let shown = display_path(&script.path);
             *current_file.borrow_mut() = shown.clone();
-            let params = params.map(|i| {
+            let params = script.variant.map(|i| {
                 let (variant, params) = &defs.variants[i];
                 (variant.name.as_str(), params)
             });
-            let returned = run_file(&lua, &budget, path, &shown, params)?;
+            let returned = run_file(&lua, &budget, &script.path, &shown, params)?;
             let mut found = std::mem::take(&mut *collected.borrow_mut());
-            check_returned(&returned, &found.tables, path, &shown)?;
+            check_returned(&returned, &found.tables, &script.path, &shown)?;
             let kept = std::mem::take(&mut found.tables);
             budget
                 .unhooked(|| views::keep(&lua, kept))
                 .map_err(script_err)?;
-            defs.merge(found, &shown)?;
+            defs.merge(found, script, &files[..n])?;
         }
+        replaced.append(&mut defs.replaced);
+        defs.replaced = replaced;
         current_file.borrow_mut().clear();
         budget.set_loading(false);
         defs.place_steps(&steps.borrow());
@@ -426,28 +498,34 @@ impl Declarer {
     }
 }
 
-/// A declaration's name.
+/// A declaration's name, file and layer (set when it is placed: `Placing::put`).
 trait Named {
     fn name(&self) -> &str;
+    fn file(&self) -> &str;
+    fn layer(&self) -> usize;
+    fn set_layer(&mut self, layer: usize);
 }
 
-impl Named for ElementDef {
-    fn name(&self) -> &str {
-        &self.name
-    }
+macro_rules! named {
+    ($($t:ty),*) => {$(
+        impl Named for $t {
+            fn name(&self) -> &str {
+                &self.name
+            }
+            fn file(&self) -> &str {
+                &self.file
+            }
+            fn layer(&self) -> usize {
+                self.layer
+            }
+            fn set_layer(&mut self, layer: usize) {
+                self.layer = layer;
+            }
+        }
+    )*};
 }
 
-impl Named for RuleDef {
-    fn name(&self) -> &str {
-        &self.name
-    }
-}
-
-impl Named for OptionDef {
-    fn name(&self) -> &str {
-        &self.name
-    }
-}
+named!(ElementDef, RuleDef, OptionDef);
 
 /// The declarations of one kind loaded so far (`rally.elements`, ...), and the cache of those
 /// scripts have read (and so made read-only).
@@ -594,51 +672,67 @@ impl Defs {
         self.order = order;
     }
 
-    fn merge(&mut self, found: Collected, file: &str) -> Result<()> {
+    /// Adds what `script` declared: a new name adds, a name loaded before is replaced as
+    /// [`Placing::place`] decides.
+    fn merge(&mut self, found: Collected, script: &Script, earlier: &[Script]) -> Result<()> {
+        let at = Placing {
+            script,
+            shown: display_path(&script.path),
+            earlier,
+            layers: &self.layers,
+        };
         for (def, replace) in found.elements {
-            match (self.element_index.get(&def.name), replace) {
-                (Some(&i), Replace::Yes) => self.elements[i] = def,
-                (Some(&i), Replace::No) => {
-                    return Err(defined_twice(
-                        "element",
-                        &def.name,
-                        &self.elements[i].file,
-                        file,
-                    ))
-                }
-                (None, Replace::Yes) => {
-                    return Err(Error::Script(format!(
-                        "{file}: element `{}` says `replace = true` but no element of that name is loaded",
-                        def.name
-                    )))
-                }
-                (None, Replace::No) => {
-                    self.element_index.insert(def.name.clone(), self.elements.len());
-                    self.elements.push(def);
-                }
-            }
+            let existing = self.element_id(&def.name);
+            let name = def.name.clone();
+            let list = &mut self.elements;
+            let i = at.put("element", list, existing, def, replace, &mut self.replaced)?;
+            self.element_index.insert(name, i);
         }
         for (def, replace) in found.rules {
-            merge_named(
-                &mut self.rules,
-                def,
-                replace,
-                "rule",
-                |r| (&r.name, &r.file),
-                file,
-            )?;
+            let existing = self.rules.iter().position(|r| r.name == def.name);
+            let list = &mut self.rules;
+            at.put("rule", list, existing, def, replace, &mut self.replaced)?;
         }
         for (def, replace) in found.options {
-            merge_named(
-                &mut self.options,
-                def,
-                replace,
-                "option",
-                |o| (&o.name, &o.file),
-                file,
-            )?;
+            let existing = self.options.iter().position(|o| o.name == def.name);
+            let list = &mut self.options;
+            at.put("option", list, existing, def, replace, &mut self.replaced)?;
         }
         Ok(())
+    }
+
+    /// The notices of what the layers replace: `project: scripts/elements/gear.lua replaces
+    /// element `gear` (built-in)`; unchanged copies change nothing and are not noted.
+    pub fn notices(&self) -> Vec<String> {
+        self.replaced
+            .iter()
+            .filter(|r| !r.unchanged)
+            .map(|r| r.notice(&self.layers))
+            .collect()
+    }
+
+    /// What the declaration of `kind` and `name` replaced, if it replaced a lower layer's.
+    pub fn replacement(&self, kind: &str, name: &str) -> Option<&layers::Replaced> {
+        self.replaced
+            .iter()
+            .rev()
+            .find(|r| r.kind == kind && r.name == name)
+    }
+
+    /// Where the rules come from, for messages: `the layers built-in, project (scripts); no
+    /// variant switched on`.
+    pub fn describe_sources(&self) -> String {
+        let layers = layers::describe(&self.layers);
+        let variants: Vec<String> = self
+            .variants
+            .iter()
+            .map(|(v, _)| format!("{} ({})", v.name, self.layers[v.layer]))
+            .collect();
+        match variants.len() {
+            0 => format!("the layers {layers}; no variant switched on"),
+            1 => format!("the layers {layers}; the variant {}", variants[0]),
+            _ => format!("the layers {layers}; the variants {}", variants.join(", ")),
+        }
     }
 
     pub fn option_def(&self, name: &str) -> Option<&OptionDef> {
@@ -683,81 +777,142 @@ impl Defs {
     /// variants folder in use, then those built into rally. For "unknown element" errors, so
     /// they can say which variant to switch on.
     pub fn variants_defining(&self, name: &str) -> Vec<String> {
-        let mut found: Vec<String> = Vec::new();
-        let mut seen: Vec<String> = self.variants.iter().map(|(v, _)| v.name.clone()).collect();
-        for root in [
-            self.sources.variants.clone(),
-            crate::files::builtin::folder("variants"),
-        ] {
-            for variant in Variant::discover(&root).unwrap_or_default() {
-                if seen.contains(&variant.name) {
-                    continue;
-                }
-                seen.push(variant.name.clone());
-                let alone = Sources {
-                    scripts: self.sources.scripts.clone(),
-                    variants: root.clone(),
-                    choices: vec![Choice {
-                        name: variant.name.clone(),
-                        ..Choice::default()
-                    }],
-                };
-                let Ok(rules) = RuleSet::load(&alone) else {
-                    continue;
-                };
-                let ours = variant
-                    .files
-                    .iter()
-                    .map(|f| display_path(f))
-                    .collect::<Vec<_>>();
-                let declares = |def: &ElementDef| ours.contains(&def.file) && !def.replaces;
-                if rules
-                    .element_id(name)
-                    .is_some_and(|i| declares(&rules.elements[i]))
-                {
-                    found.push(variant.name);
-                }
+        let on: Vec<&str> = self.variants.iter().map(|(v, _)| v.name.as_str()).collect();
+        let offered = layers::offered_variants(&self.layers).unwrap_or_default();
+        let mut found = Vec::new();
+        for variant in offered.iter().filter(|o| !on.contains(&o.name.as_str())) {
+            let alone = Sources {
+                project: self.sources.project.clone(),
+                choices: vec![Choice {
+                    name: variant.name.clone(),
+                    ..Choice::default()
+                }],
+            };
+            let Ok(rules) = RuleSet::load(&alone) else {
+                continue;
+            };
+            let Some((loaded, _)) = rules.variants.iter().find(|(v, _)| v.dir == variant.dir)
+            else {
+                continue;
+            };
+            let ours: Vec<String> = loaded.files.iter().map(|f| display_path(f)).collect();
+            let declares = |def: &ElementDef| ours.contains(&def.file) && !def.replaces;
+            if rules
+                .element_id(name)
+                .is_some_and(|i| declares(&rules.elements[i]))
+            {
+                found.push(variant.name.clone());
             }
         }
         found
     }
 }
 
-/// Two files declare the same name: both are named, neither blamed (the one loaded first may
-/// be the standard file, the user's the second, or the other way round).
-fn defined_twice(kind: &str, name: &str, first: &str, second: &str) -> Error {
-    Error::Script(format!(
-        "{kind} `{name}` is defined twice, in {first} and in {second}: rename one; to replace \
-         the first, say `replace = true` in the second (files load in name order, variants \
-         after the scripts)"
-    ))
+/// A script to load: its file, its layer and, for a variant's file, which variant (its
+/// index in the rule set's variants).
+struct Script {
+    path: PathBuf,
+    layer: usize,
+    variant: Option<usize>,
 }
 
-/// Adds a rule or option declaration to `list`, or replaces the one of that name when it
-/// says `replace = true`; declaring a name twice without it is an error naming both files.
-fn merge_named<T>(
-    list: &mut Vec<T>,
-    def: T,
-    replace: Replace,
-    kind: &str,
-    name_file: impl Fn(&T) -> (&String, &String),
-    file: &str,
-) -> Result<()> {
-    let name = name_file(&def).0.clone();
-    let existing = list.iter().position(|d| *name_file(d).0 == name);
-    match (existing, replace) {
-        (Some(i), Replace::Yes) => list[i] = def,
-        (Some(i), Replace::No) => {
-            return Err(defined_twice(kind, &name, name_file(&list[i]).1, file))
+/// Where a declaration is being placed: the script that made it, the scripts loaded before.
+struct Placing<'a> {
+    script: &'a Script,
+    shown: String,
+    earlier: &'a [Script],
+    layers: &'a [Layer],
+}
+
+impl Placing<'_> {
+    /// Puts `def`, of this script's layer, into `list`: over `existing`, the declaration of
+    /// its name loaded earlier, when it replaces that one ([`Placing::place`]), else at the
+    /// end. Returns where it went.
+    fn put<T: Named>(
+        &self,
+        kind: &'static str,
+        list: &mut Vec<T>,
+        existing: Option<usize>,
+        mut def: T,
+        replace: Replace,
+        replaced: &mut Vec<layers::Replaced>,
+    ) -> Result<usize> {
+        def.set_layer(self.script.layer);
+        let before = existing.map(|i| &list[i] as &dyn Named);
+        match (self.place(kind, &def, before, replace, replaced)?, existing) {
+            (true, Some(i)) => {
+                list[i] = def;
+                Ok(i)
+            }
+            _ => {
+                list.push(def);
+                Ok(list.len() - 1)
+            }
         }
-        (None, Replace::Yes) => {
-            return Err(Error::Script(format!(
-                "{file}: {kind} `{name}` says `replace = true` but no {kind} of that name is loaded"
-            )))
-        }
-        (None, Replace::No) => list.push(def),
     }
-    Ok(())
+
+    /// Whether the declaration `def` replaces `before`, the one of its name loaded earlier
+    /// (true), or adds a name (false). Within one layer, and in a variant, replacing is
+    /// said with `replace = true`; a name defined again by a layer that builds on the one
+    /// that defined it replaces it, noted in `replaced` unless the file is an unchanged copy;
+    /// two packs defining one name is an error naming both files.
+    fn place(
+        &self,
+        kind: &'static str,
+        def: &dyn Named,
+        before: Option<&dyn Named>,
+        replace: Replace,
+        replaced: &mut Vec<layers::Replaced>,
+    ) -> Result<bool> {
+        let name = def.name();
+        let Some(before) = before else {
+            if replace == Replace::Yes {
+                return Err(Error::Script(format!(
+                    "{}: {kind} `{name}` says `replace = true` but no {kind} of that name is loaded",
+                    self.shown
+                )));
+            }
+            return Ok(false);
+        };
+        let (layer, over) = (
+            &self.layers[self.script.layer],
+            &self.layers[before.layer()],
+        );
+        if self.script.variant.is_some() || before.layer() == self.script.layer {
+            return match replace {
+                Replace::Yes => Ok(true),
+                Replace::No => Err(Error::Script(format!(
+                    "{kind} `{name}` is defined twice, in {} and in {}: rename one; to replace \
+                     the first, say `replace = true` in the second (files load in name order, \
+                     variants after the scripts)",
+                    before.file(),
+                    self.shown
+                ))),
+            };
+        }
+        if !layer.builds_on(over) {
+            return Err(Error::Script(format!(
+                "{kind} `{name}` is defined by two packs, {over} ({}) and {layer} ({}): two packs \
+                 may not define the same name; rename one (the project may replace either)",
+                before.file(),
+                self.shown
+            )));
+        }
+        let unchanged = self
+            .earlier
+            .iter()
+            .find(|e| e.layer == before.layer() && display_path(&e.path) == before.file())
+            .is_some_and(|e| layers::same_file(&e.path, &self.script.path));
+        replaced.push(layers::Replaced {
+            kind,
+            name: name.to_string(),
+            file: self.shown.clone(),
+            layer: self.script.layer,
+            over: before.layer(),
+            unchanged,
+        });
+        Ok(true)
+    }
 }
 
 /// `tiles.lua`: makes the metatable behind a tile's data (`RuleSet::tile_table`).
@@ -815,7 +970,7 @@ impl Catalogue for RuleSet {
         match self.element_id(name) {
             Some(i) => Ok((i, &self.elements[i].params)),
             None => Err(format!(
-                "unknown element `{name}`{}; the elements come from {}",
+                "unknown element `{name}`{}; searched {}",
                 match self.variants_defining(name).as_slice() {
                     [] => crate::error::suggest(name, self.elements.iter().map(|e| e.name.as_str())),
                     [one] => format!(
@@ -827,7 +982,7 @@ impl Catalogue for RuleSet {
                         several[0]
                     ),
                 },
-                self.sources.describe()
+                self.describe_sources()
             )),
         }
     }

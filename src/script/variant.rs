@@ -7,6 +7,7 @@ use crate::board::Origin;
 use crate::error::{Error, Result};
 use crate::files::Source;
 use crate::order::NewStep;
+use crate::script::layers::{Layer, Offered};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -55,6 +56,8 @@ pub struct Variant {
     pub requires: Vec<String>,
     pub params: ParamSpecs,
     pub steps: Vec<NewStep>,
+    /// The layer it comes from (an index into the rule set's layers: `super::layers`).
+    pub layer: usize,
 }
 
 /// A variant switched on, with the parameter values a game or scenario set.
@@ -151,19 +154,8 @@ impl Variant {
             requires: file.requires,
             params,
             steps: file.step,
+            layer: 0,
         })
-    }
-
-    /// Every variant folder under `root`, sorted by name.
-    pub fn discover(root: &Path) -> Result<Vec<Variant>> {
-        let mut found = Vec::new();
-        let dirs = crate::files::list(root)
-            .into_iter()
-            .filter(|p| crate::files::is_file(&p.join("variant.toml")));
-        for dir in dirs {
-            found.push(Variant::load(&dir)?);
-        }
-        Ok(found)
     }
 
     /// The parameter values for a choice: defaults, overridden by what the choice sets. An
@@ -257,12 +249,19 @@ pub fn with_extra(choices: &[Choice], extra: &[String]) -> Vec<Choice> {
     all
 }
 
-/// Finds the chosen variants under `root`, each after the variants it `requires`, and checks
-/// they can be combined. A required variant takes the parameters `choices` give it, if any.
-pub fn select(root: &Path, choices: &[Choice]) -> Result<Vec<(Variant, Map<String, Value>)>> {
+/// The variants the layers offer, for [`select`]: each by name, and the layers, for errors.
+pub struct Offer<'a> {
+    pub offered: &'a [Offered],
+    pub layers: &'a [Layer],
+}
+
+/// Finds the chosen variants among those the layers offer, each after the variants it
+/// `requires`, and checks they can be combined. A required variant takes the parameters
+/// `choices` give it, if any.
+pub fn select(offer: &Offer, choices: &[Choice]) -> Result<Vec<(Variant, Map<String, Value>)>> {
     let mut selected: Vec<(Variant, Map<String, Value>)> = Vec::new();
     for choice in choices {
-        add_with_requirements(root, choices, choice, &mut Vec::new(), &mut selected)?;
+        add_with_requirements(offer, choices, choice, &mut Vec::new(), &mut selected)?;
     }
     Ok(selected)
 }
@@ -270,7 +269,7 @@ pub fn select(root: &Path, choices: &[Choice]) -> Result<Vec<(Variant, Map<Strin
 /// Adds `choice` to `selected` after what it requires; `path` is the chain of requirements
 /// being followed (a variant that requires itself, directly or not, is an error).
 fn add_with_requirements(
-    root: &Path,
+    offer: &Offer,
     choices: &[Choice],
     choice: &Choice,
     path: &mut Vec<String>,
@@ -286,31 +285,26 @@ fn add_with_requirements(
             choice.name
         )));
     }
-    let dir = root.join(&choice.name);
-    let file = dir.join("variant.toml");
-    // Anything there is read (and refused if it is not a regular file), not passed over.
-    if !crate::files::is_file(&file) && !file.exists() {
-        let known: Vec<String> = Variant::discover(root)?
-            .into_iter()
-            .map(|v| v.name)
-            .collect();
+    let Some(offered) = offer.offered.iter().find(|o| o.name == choice.name) else {
+        let known: Vec<&str> = offer.offered.iter().map(|o| o.name.as_str()).collect();
         let wanted_by = match path.last() {
             Some(by) => format!(", required by `{by}`"),
             None => String::new(),
         };
         return Err(choice.error(format!(
-            "unknown variant `{}`{}{wanted_by} (variants in {}: {})",
+            "unknown variant `{}`{}{wanted_by} (variants of the layers {}: {})",
             choice.name,
-            crate::error::suggest(&choice.name, known.iter().map(String::as_str)),
-            crate::files::describe_folder(root),
+            crate::error::suggest(&choice.name, known.iter().copied()),
+            super::layers::describe(offer.layers),
             if known.is_empty() {
                 "none".into()
             } else {
                 known.join(", ")
             }
         )));
-    }
-    let variant = Variant::load(&dir)?;
+    };
+    let mut variant = Variant::load(&offered.dir)?;
+    variant.layer = offered.layer;
     path.push(choice.name.clone());
     for name in &variant.requires {
         let required = choices
@@ -321,7 +315,7 @@ fn add_with_requirements(
                 name: name.clone(),
                 ..Choice::default()
             });
-        add_with_requirements(root, choices, &required, path, selected)?;
+        add_with_requirements(offer, choices, &required, path, selected)?;
     }
     path.pop();
     for (other, _) in selected.iter() {

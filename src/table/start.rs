@@ -9,7 +9,6 @@
 use super::protocol::Settings;
 use super::{Launch, Tokens};
 use crate::game::{Driver, Setup};
-use crate::script::variant::Variant;
 use crate::script::RuleFolders;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -124,12 +123,11 @@ impl Offer {
             .collect();
         let variants = self
             .common
-            .folders(Some(&self.games.join("game.toml")))
-            .ok()
-            .and_then(|(_, dir)| Variant::discover(&dir).ok())
+            .variants(Some(&self.games.join("game.toml")))
+            .map(|(_, variants)| variants)
             .unwrap_or_default()
             .into_iter()
-            .map(|v| VariantOffer {
+            .map(|(_, v)| VariantOffer {
                 name: v.name,
                 description: v.description,
                 conflicts: v.conflicts,

@@ -259,10 +259,8 @@ fn start(launch: &Launch) -> Result<(Game, Option<HotReload>)> {
         None => Game::start(setup, rules)?,
     };
     let hot = if launch.reload {
-        let (scripts, variants) = common.folders(Some(&game_path))?;
         let sources = crate::script::Sources {
-            scripts,
-            variants,
+            project: common.project(Some(&game_path)),
             choices,
         };
         match HotReload::new(sources, &WatchOptions::default()) {

@@ -44,7 +44,7 @@ impl Workspace {
         RuleFolders {
             scripts: Some(self.path("scripts")),
             variants: Some(self.path("variants")),
-            extra_variants: Vec::new(),
+            ..RuleFolders::default()
         }
     }
 
