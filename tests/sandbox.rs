@@ -8,6 +8,7 @@ mod harness;
 
 mod budget;
 mod isolation;
+mod native;
 mod state;
 mod store;
 mod terminal;

@@ -311,6 +311,19 @@ impl Budget {
         Ok(())
     }
 
+    /// Is there room in the memory limit for `size` more bytes (a result the host is about
+    /// to make)? If not, the call stops at the script's line.
+    pub fn room(&self, lua: &Lua, size: f64) -> mlua::Result<()> {
+        let limit = limits().memory as f64;
+        let fits = |lua: &Lua| lua.used_memory() as f64 + size <= limit;
+        if fits(lua) || (lua.gc_collect().is_ok() && fits(lua)) {
+            return Ok(());
+        }
+        Err(mlua::Error::runtime(
+            self.stop(place(lua, 1), memory_message()),
+        ))
+    }
+
     /// Marks the call as stopped (the first reason wins) and gives the message to raise.
     fn stop(&self, place: String, why: String) -> String {
         self.stopped.set(true);
@@ -453,13 +466,11 @@ fn watch_calls(watched: &Mutex<Vec<std::sync::Weak<Watch>>>) {
                 (*last, *since) = (call, now);
                 continue;
             }
-            if now.duration_since(*since) <= limit || watch.late.load(Ordering::Relaxed) == call
-            {
+            if now.duration_since(*since) <= limit || watch.late.load(Ordering::Relaxed) == call {
                 continue;
             }
             let state = watch.state.lock().unwrap_or_else(|e| e.into_inner());
-            if watch.running.load(Ordering::Relaxed) && watch.call.load(Ordering::Relaxed) == call
-            {
+            if watch.running.load(Ordering::Relaxed) && watch.call.load(Ordering::Relaxed) == call {
                 watch.late.store(call, Ordering::Relaxed);
                 if let Some(MainThread(main)) = *state {
                     // SAFETY: a call runs in the state (checked under the lock a call's end
@@ -665,11 +676,9 @@ pub fn new_lua(budget: Rc<Budget>) -> mlua::Result<Lua> {
     base.raw_set(
         "print",
         lua.create_function(|_, args: mlua::Variadic<Value>| {
-            let text: Vec<String> = args
-                .iter()
-                .map(|v| v.to_string().unwrap_or_default())
-                .collect();
-            tracing::info!(target: "script", "{}", crate::text::clean(&text.join("\t")));
+            if tracing::enabled!(target: "script", tracing::Level::INFO) {
+                tracing::info!(target: "script", "{}", crate::text::clean(&printed(&args)));
+            }
             Ok(())
         })?,
     )?;
@@ -693,16 +702,7 @@ pub fn new_lua(budget: Rc<Budget>) -> mlua::Result<Lua> {
     // refused at the script's line, as the hook refuses a script that outgrows the limit.
     let room = {
         let budget = budget.clone();
-        lua.create_function(move |lua, size: f64| {
-            let limit = limits().memory as f64;
-            let fits = |lua: &Lua| lua.used_memory() as f64 + size <= limit;
-            if fits(lua) || (lua.gc_collect().is_ok() && fits(lua)) {
-                return Ok(());
-            }
-            Err(mlua::Error::runtime(
-                budget.stop(place(lua, 1), memory_message()),
-            ))
-        })?
+        lua.create_function(move |lua, size: f64| budget.room(lua, size))?
     };
     let undeclared = lua.create_table()?;
     strict(&lua, &undeclared, |key| {
@@ -754,6 +754,34 @@ pub fn new_lua(budget: Rc<Budget>) -> mlua::Result<Lua> {
     }
     lua.set_app_data(Budgeted(budget));
     Ok(lua)
+}
+
+/// What `print` logs of `args`: at most one stored value's worth (`--limit value`), cut
+/// before anything longer is copied.
+fn printed(args: &[Value]) -> String {
+    let most = limits().value;
+    let mut line: Vec<u8> = Vec::new();
+    for (i, value) in args.iter().enumerate() {
+        if i > 0 {
+            line.push(b'\t');
+        }
+        let room = most.saturating_sub(line.len());
+        match value {
+            Value::String(s) => {
+                let bytes = s.as_bytes();
+                line.extend_from_slice(&bytes[..bytes.len().min(room)]);
+            }
+            other => {
+                let text = other.to_string().unwrap_or_default();
+                line.extend_from_slice(&text.as_bytes()[..text.len().min(room)]);
+            }
+        }
+        if line.len() >= most {
+            line.extend_from_slice(" (cut)".as_bytes());
+            break;
+        }
+    }
+    String::from_utf8_lossy(&line).into_owned()
 }
 
 /// Sets the count hook on `state`.
@@ -808,4 +836,46 @@ pub fn strict(
     )?;
     meta.raw_set("__metatable", false)?;
     table.set_metatable(Some(meta))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A native call that outlasts the time limit (one the budget cannot charge, as a
+    /// `..` of two long strings) is stopped at the script's next instruction: the watchdog,
+    /// not the hook, watches the clock. With the clock read in the hook, the call went on
+    /// to spend its instruction budget.
+    #[test]
+    fn the_call_after_a_long_native_call_is_stopped_by_the_watchdog() {
+        let budget = Rc::new(Budget::new());
+        let lua = new_lua(budget.clone()).unwrap();
+        let sleep = lua
+            .create_function(|_, ()| {
+                std::thread::sleep(limits().time + Duration::from_millis(300));
+                Ok(())
+            })
+            .unwrap();
+        lua.globals().set("slow", sleep).unwrap();
+        let chunk = lua
+            .load("slow()\nlocal n = 0\nwhile true do n = n + 1 end")
+            .set_name("@script.lua");
+        let result = budget.call(|| chunk.exec());
+        assert!(result.is_err());
+        let why = budget.spent().unwrap_or_default();
+        assert!(
+            why.starts_with("script.lua:2: time limit exceeded"),
+            "{why}"
+        );
+        // The next call is not late.
+        let result = budget.call(|| {
+            lua.load("local n = 0 for i = 1, 10000 do n = n + i end")
+                .exec()
+        });
+        assert!(
+            result.is_ok() && budget.spent().is_none(),
+            "{:?}",
+            budget.spent()
+        );
+    }
 }
