@@ -7,6 +7,7 @@
 mod harness;
 
 mod budget;
+mod determinism;
 mod isolation;
 mod native;
 mod state;

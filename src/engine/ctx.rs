@@ -1082,8 +1082,12 @@ pub fn install_random(lua: &Lua) -> mlua::Result<()> {
                 format!("math.random({lo}, {hi}): the interval is empty"),
             ));
         }
-        let span = (hi - lo) as u64 + 1;
-        Ok(Value::Integer(lo + (rng.roll(span) - 1) as i64))
+        // hi - lo in u64: exact for every interval, the whole of i64 included.
+        let offset = match hi.wrapping_sub(lo) as u64 {
+            u64::MAX => rng.next_u64(),
+            span => rng.roll(span + 1) - 1,
+        };
+        Ok(Value::Integer(lo.wrapping_add(offset as i64)))
     })?;
     let math: Table = lua.globals().get("math")?;
     math.raw_set("random", random)
