@@ -10,6 +10,7 @@ mod budget;
 mod determinism;
 mod isolation;
 mod native;
+mod outputs;
 mod state;
 mod store;
 mod terminal;
