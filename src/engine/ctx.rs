@@ -796,6 +796,18 @@ impl UserData for Ctx {
                     Some(t) => square_arg(lua, &t)?,
                     None => link.world.borrow().state.robots[id].at,
                 };
+                // What a save checks (game/save.rs), the primitive checks: an archive off the
+                // board would make a save that `--resume` refuses.
+                let off = {
+                    let board = &link.world.borrow().board;
+                    (!board.contains(at)).then(|| format!("{}×{}", board.width, board.height))
+                };
+                if let Some(size) = off {
+                    return Err(located(
+                        lua,
+                        format!("ctx:set_archive: {at} is off the {size} board"),
+                    ));
+                }
                 link.world.borrow_mut().set_archive(id, at);
                 Ok(())
             },
