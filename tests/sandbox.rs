@@ -6,6 +6,7 @@
 
 mod harness;
 
+mod boards;
 mod budget;
 mod determinism;
 mod isolation;
