@@ -416,11 +416,31 @@ fn decode(
 }
 
 /// Reads the tileset file `name` a map names (relative to the map); a file that cannot be
-/// read is reported where the map names it (at `offset`).
+/// read is reported where the map names it (at `offset`). Only a tileset file is read (by
+/// its extension), and nothing of its text is shown: a map could name any readable file
+/// (`/etc/passwd`), whose lines an error's snippet would print.
 fn external_tileset(map: &Source, offset: usize, name: &str) -> Result<Tileset> {
     let path = map.path.parent().unwrap_or(Path::new(".")).join(name);
+    let tileset = path
+        .extension()
+        .is_some_and(|e| e == "tsx" || e == "tsj" || e == "json");
+    if !tileset {
+        return Err(map.error_at(
+            offset,
+            format!("tileset `{name}`: not a tileset file (.tsx, .tsj or .json)"),
+        ));
+    }
     read_tileset_file(&path).map_err(|e| match e {
         Error::File { message, .. } => map.error_at(offset, format!("tileset `{name}`: {message}")),
+        Error::At {
+            line,
+            column,
+            message,
+            ..
+        } => map.error_at(
+            offset,
+            format!("tileset `{name}`, line {line}, column {column}: {message}"),
+        ),
         other => other,
     })
 }

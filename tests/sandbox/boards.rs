@@ -80,3 +80,31 @@ fn a_tiled_map_with_many_layers_or_deep_groups_is_refused() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("nest more than 16 deep"), "{err}");
 }
+
+#[test]
+fn a_tileset_is_read_only_from_a_tileset_file_and_never_shown() {
+    // A map could name any readable file, and the error printed its first line.
+    let dir = tempfile::tempdir().unwrap();
+    let secret = dir.path().join("secret.txt");
+    std::fs::write(&secret, "TOPSECRET: hunter2\n").unwrap();
+    let map = |source: &str| {
+        format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<map version=\"1.10\" orientation=\"orthogonal\" width=\"2\" height=\"1\" tilewidth=\"64\" tileheight=\"64\">\n <tileset firstgid=\"1\" source=\"{source}\"/>\n{LAYER}</map>\n"
+        )
+    };
+    std::fs::write(dir.path().join("map.tmx"), map(secret.to_str().unwrap())).unwrap();
+    let (code, err) = render(dir.path(), "map.tmx");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("not a tileset file"), "{err}");
+    assert!(!err.contains("TOPSECRET"), "{err}");
+    // A tileset file that is not one: where the map names it, without its text.
+    std::fs::write(dir.path().join("secret.tsj"), "TOPSECRET: hunter2\n").unwrap();
+    std::fs::write(dir.path().join("map.tmx"), map("secret.tsj")).unwrap();
+    let (code, err) = render(dir.path(), "map.tmx");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("map.tmx") && err.contains("tileset `secret.tsj`"),
+        "{err}"
+    );
+    assert!(!err.contains("TOPSECRET"), "{err}");
+}
