@@ -299,6 +299,53 @@ fn a_dropped_player_loses_nothing_and_a_bot_steps_in_when_the_host_says() {
 }
 
 #[test]
+fn a_seat_a_person_took_from_a_bot_stays_theirs_while_they_are_away() {
+    let ws = Workspace::new();
+    let (server, tokens) = table(&ws, Settings::default());
+    runtime().block_on(async {
+        let mut host = Client::connect(&server, "t", &tokens.host).await;
+        // Cog is a bot's seat in the game file; a person takes it before the game starts.
+        let mut cog = Client::connect(&server, "t", &tokens.seats[2]).await;
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let _bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        let hand = cog.dealt().await;
+        assert_eq!(cog.state["desk"]["ready"], false, "the person programs, not the bot");
+        cog.send(json!({"type": "place", "register": 3, "card": hand[4]}))
+            .await;
+        cog.state_where(|s| !s["desk"]["registers"][2].is_null())
+            .await;
+        // A reload (F5): the socket goes and a new one comes.
+        cog.close().await;
+        host.state_where(|s| s["seats"][2]["connected"] == false)
+            .await;
+        let state = host.state.clone();
+        assert_eq!(state["seats"][2]["status"], "programming", "{state}");
+        assert_eq!(state["seats"][2]["driver"], "person", "the seat waits for them");
+        let cog = Client::connect(&server, "t", &tokens.seats[2]).await;
+        assert_eq!(cog.state["desk"]["hand"], json!(hand));
+        assert_eq!(cog.state["desk"]["registers"][2], json!(hand[4]));
+        assert_eq!(cog.state["desk"]["ready"], false, "no Ready forced on them");
+        // Closing the tab for longer: with the host's `bot_after`, the bot finishes the
+        // program around the card they placed.
+        cog.close().await;
+        host.send(json!({"type": "settings", "bot_after": 1})).await;
+        host.state_where(|s| s["seats"][2]["status"] == "ready").await;
+        let cog = Client::connect(&server, "t", &tokens.seats[2]).await;
+        let desk = &cog.state["desk"];
+        assert_eq!(desk["ready"], true);
+        assert_eq!(desk["registers"][2], json!(hand[4]), "their card stays: {desk}");
+        let registers = desk["registers"].as_array().unwrap();
+        assert!(registers.iter().all(|r| r.is_string()), "{desk}");
+        let mut placed: Vec<&Value> = registers.iter().collect();
+        placed.sort_by_key(|c| c.to_string());
+        placed.dedup();
+        assert_eq!(placed.len(), 5, "five different cards: {desk}");
+        assert!(registers.iter().all(|c| hand.contains(&c.as_str().unwrap().to_string())));
+        ann.program_and_ready().await;
+    });
+}
+
+#[test]
 fn a_table_comes_back_from_its_save_with_the_same_links() {
     let ws = Workspace::new();
     let launch = ws.launch("t", Settings::default(), false);

@@ -89,15 +89,18 @@ struct Connection {
     shown: String,
 }
 
-/// A person's seat (bots' seats are never absent).
+/// A seat: whether it waits for a person, and whether one has taken it.
 struct SeatState {
     name: String,
+    /// The game waits for a person here before it starts (`driver = "human"` or the start
+    /// page's choice); the other seats are a bot's until someone opens their link.
     person: bool,
+    /// A person has sat here: the seat is theirs from then on, while they are away too (a
+    /// bot steps in only after the host's `bot_after`).
+    taken: bool,
     connections: usize,
-    /// When the last connection went away (or the table started without them).
+    /// When the last connection went away.
     absent_since: Option<Instant>,
-    /// Nobody had taken the seat when the game started: a bot plays it until someone does.
-    empty: bool,
 }
 
 /// A question waiting for its answer.
@@ -190,9 +193,9 @@ pub(super) fn run(
             .map(|s| SeatState {
                 name: s.name.clone(),
                 person: s.driver == Driver::Human,
+                taken: false,
                 connections: 0,
                 absent_since: None,
-                empty: false,
             })
             .collect(),
         info,
@@ -309,15 +312,6 @@ fn play(
         let seated = !people.is_empty() && people.iter().all(|s| s.connections > 0);
         if t.started || seated {
             t.started = true;
-            let now = Instant::now();
-            for s in t
-                .seats
-                .iter_mut()
-                .filter(|s| s.person && s.connections == 0)
-            {
-                s.empty = true;
-                s.absent_since = Some(now);
-            }
             break;
         }
         t.pump(None);
@@ -456,7 +450,7 @@ impl Table {
                     let seat = &mut self.seats[r];
                     seat.connections += 1;
                     seat.absent_since = None;
-                    seat.empty = false;
+                    seat.taken = true;
                 }
                 let welcome = json!({
                     "type": "welcome",
@@ -607,15 +601,16 @@ impl Table {
         }
     }
 
-    /// Whether a bot decides for `robot` now: a bot's seat nobody has taken, a person's seat
-    /// nobody took, or one whose player has been away longer than the host allows.
+    /// Whether a bot decides for `robot` now: a seat nobody has taken (a bot's, or a
+    /// person's the game started without), or one whose player has been away longer than
+    /// the host allows. A seat a person took stays theirs while they are away: a reload or
+    /// a closed tab does not give it back to the bot.
     fn bot_decides(&self, robot: RobotId) -> bool {
         let s = &self.seats[robot];
         if s.connections > 0 {
             return false;
         }
-        !s.person
-            || s.empty
+        !s.taken
             || (self.settings.bot_after > 0
                 && s.absent_since
                     .is_some_and(|t| t.elapsed() >= Duration::from_secs(self.settings.bot_after)))
@@ -624,7 +619,7 @@ impl Table {
     /// When an absent player's seat passes to a bot, if it will.
     fn bot_deadline(&self, robot: RobotId) -> Option<Instant> {
         let s = &self.seats[robot];
-        if !s.person || s.connections > 0 || self.settings.bot_after == 0 {
+        if !s.taken || s.connections > 0 || self.settings.bot_after == 0 {
             return None;
         }
         s.absent_since
@@ -739,7 +734,7 @@ impl Table {
                     name: s.name.clone(),
                     color: crate::pictures::svg::robot_color(i, r),
                     driver: if self.bot_decides(i) { "bot" } else { "person" },
-                    connected: !s.person || s.connections > 0,
+                    connected: s.connections > 0 || !(s.person || s.taken),
                     status,
                     locked,
                     options: r
@@ -894,6 +889,57 @@ impl TableSeats {
         }
     }
 
+    /// The program a bot gives `desk`'s seat: around the cards its player has placed
+    /// already, which stay where they are (a bot stepping in for an absent player finishes
+    /// their program, it does not replace it). Returns the open registers' cards in order.
+    fn stand_in(&mut self, engine: &mut Engine, desk: &Desk) -> Result<Vec<Card>> {
+        let hand = &desk.hand;
+        let placed: Vec<usize> = hand
+            .open
+            .iter()
+            .copied()
+            .filter(|&i| desk.registers[i].is_some())
+            .collect();
+        if placed.is_empty() {
+            return self.bots.program(engine, hand);
+        }
+        // The bot plans the registers left, with the placed cards in the robot's program
+        // as if locked, from the cards left in the hand.
+        let rest = Hand {
+            robot: hand.robot,
+            cards: hand
+                .cards
+                .iter()
+                .copied()
+                .filter(|c| !desk.registers.contains(&Some(*c)))
+                .collect(),
+            open: hand
+                .open
+                .iter()
+                .copied()
+                .filter(|i| !placed.contains(i))
+                .collect(),
+        };
+        let before = {
+            let mut state = engine.state_mut();
+            let program = &mut state.robots[hand.robot].program;
+            let before = program.clone();
+            program.resize(REGISTERS, None);
+            for &i in &placed {
+                program[i] = desk.registers[i];
+            }
+            before
+        };
+        let planned = self.bots.program(engine, &rest);
+        engine.state_mut().robots[hand.robot].program = before;
+        let mut planned = planned?.into_iter();
+        Ok(hand
+            .open
+            .iter()
+            .filter_map(|&i| desk.registers[i].or_else(|| planned.next()))
+            .collect())
+    }
+
     /// How long to wait for commands before looking at deadlines and rule files again.
     fn tick(&self, deadline: Option<Instant>) -> Option<Duration> {
         let now = Instant::now();
@@ -939,7 +985,8 @@ impl Seats for TableSeats {
                     .collect()
             };
             for hand in &for_bots {
-                let program = self.bots.program(engine, hand)?;
+                let desk = self.table.borrow().desks[hand.robot].clone().expect("dealt");
+                let program = self.stand_in(engine, &desk)?;
                 let mut t = self.table.borrow_mut();
                 t.desks[hand.robot]
                     .as_mut()
