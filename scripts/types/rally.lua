@@ -431,7 +431,7 @@ function Ctx:random(n) end
 ---```
 ---@param robot rally.Robot|nil who it is about; nil for the board
 ---@param what string the event's name
----@param detail? table<string, any> the event's details, JSON-like (`{ at = { x, y } }`)
+---@param detail? table<string, any> the event's details, JSON-like (`{ at = { x, y } }`); none named `turn`, `register`, `segment`, `robot` or `what` (the event's own fields)
 function Ctx:log(robot, what, detail) end
 
 ---A random card from the classic deck, leaving out the cards in robots' registers
@@ -786,7 +786,7 @@ function Builder:start(number) end
 ---
 ---```lua
 ---on_push = function(ctx, pusher, pushed, info)
----  ctx:log(pusher, "shoved", { robot = pushed.name, dir = info.dir })
+---  ctx:log(pusher, "shoved", { pushed = pushed.name, dir = info.dir })
 ---end,
 ---```
 ---@class rally.PushInfo
