@@ -67,6 +67,10 @@ pub struct Args {
     /// Do not watch the rule files (no hot reload)
     #[arg(long)]
     no_reload: bool,
+    /// Start a game file's table over an unfinished game saved in its place (without it,
+    /// such a save is refused: `--resume` brings it back)
+    #[arg(long)]
+    new: bool,
 }
 
 impl Args {
@@ -176,10 +180,9 @@ fn launches(
     for path in &opts.resume {
         let (save, tokens) = table::thread::resume(path)?;
         let id = reserve(table::table_name(path))?;
-        let seats = save.state.robots.len();
         let tokens = match tokens {
-            Some(t) if t.seats.len() == seats => t,
-            _ => Tokens::new(seats)?,
+            Some(t) => t,
+            None => Tokens::new(save.state.robots.len())?,
         };
         out.push(Launch {
             id,
@@ -197,8 +200,12 @@ fn launches(
     for game in games {
         let id = reserve(table::table_name(game))?;
         let setup = crate::game::Setup::load(game)?;
+        let save = opts.saves.join(format!("{id}.save.json"));
+        if let Some(why) = table::unfinished_save(&save).filter(|_| !opts.new) {
+            return Err(Error::Other(why));
+        }
         out.push(Launch {
-            save: opts.saves.join(format!("{id}.save.json")),
+            save,
             id,
             game: game.clone(),
             resume: None,
