@@ -384,6 +384,193 @@ fn a_table_comes_back_from_its_save_with_the_same_links() {
     });
 }
 
+/// Resumes table `t` from `ws`'s save with default settings (the save's are to win).
+fn resumed(ws: &Workspace) -> (Server, Tokens) {
+    let launch = ws.launch("t", Settings::default(), false);
+    let (save, tokens) = rally::table::thread::resume(&launch.save).unwrap();
+    let tokens = tokens.expect("the tokens were kept beside the save");
+    let (server, _) = serve(vec![rally::table::Launch {
+        resume: Some(save),
+        tokens: tokens.clone(),
+        ..launch
+    }]);
+    (server, tokens)
+}
+
+#[test]
+fn a_resumed_table_keeps_the_programs_ready_seating_and_host_settings() {
+    let ws = Workspace::new();
+    let (server, tokens) = table(&ws, Settings::default());
+    let (ann_placed, bob_program) = runtime().block_on(async {
+        let mut host = Client::connect(&server, "t", &tokens.host).await;
+        // Cog is a bot's seat that a person takes.
+        let mut cog = Client::connect(&server, "t", &tokens.seats[2]).await;
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        host.send(json!({"type": "settings", "timer": 45, "bot_after": 600}))
+            .await;
+        host.state_where(|s| s["settings"]["timer"] == 45).await;
+        let hand = ann.dealt().await;
+        for (register, card) in [(1, &hand[3]), (4, &hand[0])] {
+            ann.send(json!({"type": "place", "register": register, "card": card}))
+                .await;
+        }
+        ann.state_where(|s| !s["desk"]["registers"][3].is_null())
+            .await;
+        let bob_program = bob.program_and_ready().await;
+        cog.dealt().await;
+        host.state_where(|s| s["seats"][1]["status"] == "ready").await;
+        (ann.state["desk"]["registers"].clone(), bob_program)
+    });
+    drop(server);
+
+    let (server, tokens) = resumed(&ws);
+    runtime().block_on(async {
+        let host = Client::connect(&server, "t", &tokens.host).await;
+        assert_eq!(
+            host.state["settings"],
+            json!({"bot_after": 600, "choice_timeout": 30, "timer": 45}),
+            "the host's settings"
+        );
+        let seats = &host.state["seats"];
+        assert_eq!(host.state["phase"], "programming", "{}", host.state);
+        assert_eq!(seats[1]["status"], "ready", "{seats}");
+        assert_eq!(seats[2]["driver"], "person", "Cog's seat is still a person's: {seats}");
+        assert_eq!(seats[2]["connected"], false);
+        assert_eq!(seats[2]["status"], "programming");
+        let ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        assert_eq!(ann.state["desk"]["registers"], ann_placed);
+        assert_eq!(ann.state["desk"]["ready"], false);
+        let bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        assert_eq!(bob.state["desk"]["ready"], true);
+        assert_eq!(bob.state["desk"]["registers"], json!(bob_program));
+    });
+}
+
+/// A `rally serve` process in `dir`, and the links it printed (`who` → token).
+struct Serving {
+    child: std::process::Child,
+    addr: String,
+    tokens: std::collections::BTreeMap<String, String>,
+}
+
+fn rally_serve(dir: &std::path::Path, args: &[&str]) -> Serving {
+    use std::io::BufRead;
+    let mut child = crate::support::rally_command(dir, args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Read to the end on a thread of its own: a closed pipe would fail the server's prints.
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let (tx, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stdout.lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let (mut addr, mut tokens) = (String::new(), std::collections::BTreeMap::new());
+    for line in lines.iter() {
+        let Some((who, link)) = line.trim().split_once("http://") else {
+            continue;
+        };
+        let Some((at, token)) = link.split_once("/t/table#") else {
+            continue;
+        };
+        addr = at.to_string();
+        let who = who.trim().to_string();
+        tokens.insert(who.clone(), token.to_string());
+        if who == "host" {
+            break;
+        }
+    }
+    assert!(tokens.contains_key("host"), "no links printed");
+    Serving {
+        child,
+        addr,
+        tokens,
+    }
+}
+
+#[test]
+fn a_table_killed_mid_turn_comes_back_with_its_programs_and_refuses_to_be_replaced() {
+    let ws = Workspace::new();
+    let dir = ws.dir.path();
+    let serve = ["serve", "table.toml", "--saves", "saves", "--port", "0", "--no-reload"];
+    let mut first = rally_serve(dir, &serve);
+    let save = dir.join("saves/table.save.json");
+    assert!(save.exists(), "a save exists from the moment the table opens");
+    let token = |s: &Serving, who: &str| s.tokens[who].clone();
+    let (ann_placed, bob_program) = runtime().block_on(async {
+        let mut ann = Client::try_connect_at(&first.addr, "table", &token(&first, "seat Ann"))
+            .await
+            .unwrap();
+        let mut bob = Client::try_connect_at(&first.addr, "table", &token(&first, "seat Bob"))
+            .await
+            .unwrap();
+        let hand = ann.dealt().await;
+        ann.send(json!({"type": "place", "register": 2, "card": hand[1]}))
+            .await;
+        ann.state_where(|s| !s["desk"]["registers"][1].is_null())
+            .await;
+        let program = bob.program_and_ready().await;
+        (ann.state["desk"]["registers"].clone(), program)
+    });
+    // The save catches up with the desks (the saver writes off the table's thread).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let text = std::fs::read_to_string(&save).unwrap_or_default();
+        let kept: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        let desks = &kept["table"]["desks"];
+        if desks[0]["registers"][1].is_string() && desks[1]["ready"] == true {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the save never had the desks: {text}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    first.child.kill().unwrap(); // SIGKILL: no shutdown, no last save
+    first.child.wait().unwrap();
+
+    // The same game again would replace the unfinished one: refused.
+    let refused = crate::support::rally_refused(dir, &serve);
+    assert!(refused.contains("holds an unfinished game"), "{refused}");
+    assert!(refused.contains("--resume"), "{refused}");
+    // A tokens file with an empty host token would make anyone the host: refused.
+    let tokens_file = dir.join("saves/table.tokens.json");
+    let good = std::fs::read_to_string(&tokens_file).unwrap();
+    let mut bad: Value = serde_json::from_str(&good).unwrap();
+    bad["host"] = json!("");
+    std::fs::write(&tokens_file, bad.to_string()).unwrap();
+    let resume = ["serve", "--resume", "saves/table.save.json", "--port", "0", "--no-reload"];
+    let refused = crate::support::rally_refused(dir, &resume);
+    assert!(refused.contains("the host's token is \"\""), "{refused}");
+    std::fs::write(&tokens_file, "{\"seats\": [").unwrap();
+    let refused = crate::support::rally_refused(dir, &resume);
+    assert!(refused.contains("not a table's tokens"), "{refused}");
+    std::fs::write(&tokens_file, &good).unwrap();
+
+    let mut second = rally_serve(dir, &resume);
+    assert_eq!(second.tokens, first.tokens, "the same links");
+    runtime().block_on(async {
+        let ann = Client::try_connect_at(&second.addr, "table", &token(&second, "seat Ann"))
+            .await
+            .unwrap();
+        assert_eq!(ann.state["desk"]["registers"], ann_placed);
+        let bob = Client::try_connect_at(&second.addr, "table", &token(&second, "seat Bob"))
+            .await
+            .unwrap();
+        assert_eq!(bob.state["desk"]["ready"], true);
+        assert_eq!(bob.state["desk"]["registers"], json!(bob_program));
+    });
+    second.child.kill().unwrap();
+    second.child.wait().unwrap();
+    // `--new` starts over it.
+    let mut third = rally_serve(dir, &[&serve[..], &["--new"]].concat());
+    assert_ne!(third.tokens, first.tokens, "new links");
+    third.child.kill().unwrap();
+    third.child.wait().unwrap();
+}
+
 #[test]
 fn a_save_that_cannot_be_written_is_shown_to_the_host_and_the_table_plays_on() {
     let ws = Workspace::new();

@@ -239,9 +239,6 @@ pub(super) fn run(
         tokens: launch.tokens.clone(),
         replay: OnceLock::new(),
     });
-    if ready.send(Ok(info.clone())).is_err() {
-        return;
-    }
     let table = Rc::new(RefCell::new(Table {
         seats: m
             .setup
@@ -255,7 +252,7 @@ pub(super) fn run(
                 absent_since: None,
             })
             .collect(),
-        info,
+        info: info.clone(),
         rx,
         conns: BTreeMap::new(),
         settings: launch.settings,
@@ -286,6 +283,12 @@ pub(super) fn run(
     }));
     if let Some(kept) = kept {
         table.borrow_mut().resume(kept);
+    }
+    // A save exists before the table's links are given out: they work after a crash.
+    table.borrow_mut().stage_saved(&m, &launch.extra);
+    table.borrow().settle();
+    if ready.send(Ok(info)).is_err() {
+        return;
     }
     m.engine.set_chooser(Box::new(TableChooser(table.clone())));
     let mut seats = TableSeats {
@@ -410,8 +413,6 @@ fn play(
     me: &Sender<Command>,
 ) -> Result<()> {
     let table = seats.table.clone();
-    // A save exists from the moment the table opens: its links work after a crash.
-    table.borrow_mut().stage_saved(m, &launch.extra);
     // Wait for every person to take a seat, or for the host to start.
     loop {
         let mut t = table.borrow_mut();
