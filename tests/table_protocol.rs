@@ -441,6 +441,10 @@ fn a_resumed_table_keeps_the_programs_ready_seating_and_host_settings() {
         let ann = Client::connect(&server, "t", &tokens.seats[0]).await;
         assert_eq!(ann.state["desk"]["registers"], ann_placed);
         assert_eq!(ann.state["desk"]["ready"], false);
+        let told = ann.frames.iter().any(|f| {
+            f["type"] == "notice" && f["text"].as_str().unwrap().contains("came back from its save")
+        });
+        assert!(told, "the players are told: {:?}", ann.frames);
         let bob = Client::connect(&server, "t", &tokens.seats[1]).await;
         assert_eq!(bob.state["desk"]["ready"], true);
         assert_eq!(bob.state["desk"]["registers"], json!(bob_program));
@@ -578,7 +582,9 @@ fn a_save_that_cannot_be_written_is_shown_to_the_host_and_the_table_plays_on() {
     let save = launch.save.clone();
     let (server, infos) = serve(vec![launch]);
     let tokens = &infos[0].tokens;
-    // Something else took the save's place: a folder with a file in it.
+    // Something else took the save's place (saved when the table opened): a folder with a
+    // file in it.
+    std::fs::remove_file(&save).unwrap();
     std::fs::create_dir_all(save.join("in-the-way")).unwrap();
     runtime().block_on(async {
         let mut host = Client::connect(&server, "t", &tokens.host).await;

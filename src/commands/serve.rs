@@ -25,8 +25,10 @@ use {
 /// person's seat is taken (or the host presses Start: bots play the empty seats).
 /// Without a game file, open the printed start page: pick a game file of --games-dir DIR,
 /// variants and which seats wait for a person, and it opens the table and shows its links.
-/// Games are saved after every register to SAVES/TABLE.save.json, with the links' tokens
-/// beside it; `--resume` brings a table back and the same links work again.
+/// Games are saved from the start and after every register to SAVES/TABLE.save.json, with
+/// the links' tokens beside it; `--resume` brings a table back as the people left it (the
+/// cards placed, Ready, the seats, the host's settings) and the same links work again. A
+/// game file whose save holds an unfinished game is refused: `--resume` it, or `--new`.
 ///
 /// By default only this computer can connect (127.0.0.1): `--host 0.0.0.0` lets others
 /// on your network in, at this computer's address.

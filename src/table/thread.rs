@@ -197,6 +197,8 @@ pub(super) struct Table {
     saving: Saving,
     /// Desks from the save this table resumed from, for the first deal.
     resumed_desks: Vec<Option<KeptDesk>>,
+    /// The turn this table came back from its save at: the pages opened during it are told.
+    resumed_at: Option<u32>,
 }
 
 /// The robots' standing frame as last serialized, and what it was made of.
@@ -280,6 +282,7 @@ pub(super) fn run(
             game: None,
         },
         resumed_desks: Vec::new(),
+        resumed_at: None,
     }));
     if let Some(kept) = kept {
         table.borrow_mut().resume(kept);
@@ -574,6 +577,7 @@ impl Table {
             seat.absent_since = k.taken.then_some(now);
         }
         self.resumed_desks = kept.desks;
+        self.resumed_at = Some(self.turn);
     }
 
     /// The message every page gets after `stage` of turn `turn`: the robots go from where
@@ -645,6 +649,14 @@ impl Table {
                     },
                 );
                 self.send(conn, welcome);
+                if self.resumed_at == Some(self.turn) {
+                    let text = format!(
+                        "the table came back from its save in turn {}: hands, programs and seats as they were",
+                        self.turn
+                    );
+                    let notice = json!({"type": "notice", "level": "info", "text": text});
+                    self.send(conn, notice.to_string());
+                }
                 self.broadcast();
             }
             Command::Disconnect { conn } => {
