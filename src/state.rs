@@ -227,7 +227,10 @@ impl<'de> Deserialize<'de> for Event {
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("an event: turn, register, segment, what, robot and its details")
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Event, A::Error> {
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Event, A::Error> {
                 use serde::de::Error;
                 let (mut turn, mut register, mut segment, mut robot, mut what) =
                     (None, None, None, None, None);
@@ -266,7 +269,9 @@ impl<'de> Deserialize<'de> for Event {
                 Ok(Event {
                     turn: turn.ok_or_else(|| A::Error::missing_field("turn"))?,
                     register: register.ok_or_else(|| A::Error::missing_field("register"))?,
-                    segment: segment.ok_or_else(|| A::Error::missing_field("segment"))?.into(),
+                    segment: segment
+                        .ok_or_else(|| A::Error::missing_field("segment"))?
+                        .into(),
                     robot: robot.flatten().map(Arc::from),
                     what: what.ok_or_else(|| A::Error::missing_field("what"))?.into(),
                     detail: detail.into(),
@@ -476,7 +481,6 @@ impl Serialize for Detail {
         map.end()
     }
 }
-
 
 /// SplitMix64: tiny, fast, and its whole state is one number, so it saves and restores with
 /// the game (design.md principle 4: every random choice comes from here).

@@ -348,10 +348,24 @@ fn every_save_of_a_game_with_every_option_card_resumes_into_the_same_game() {
     // and back, and the resumed game's next stage is the uninterrupted game's.
     let names: Vec<String> = std::fs::read_dir("scripts/options")
         .unwrap()
-        .map(|e| e.unwrap().path().file_stem().unwrap().to_string_lossy().into_owned())
+        .map(|e| {
+            e.unwrap()
+                .path()
+                .file_stem()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
         .collect();
     let mut whole = start("tests/games/every_option.toml");
-    let held: Vec<String> = whole.engine.state().robots.iter().flat_map(|r| &r.options).map(|o| o.name.clone()).collect();
+    let held: Vec<String> = whole
+        .engine
+        .state()
+        .robots
+        .iter()
+        .flat_map(|r| &r.options)
+        .map(|o| o.name.clone())
+        .collect();
     for name in &names {
         assert!(held.contains(name), "nobody holds `{name}`");
     }
@@ -367,7 +381,9 @@ fn every_save_of_a_game_with_every_option_card_resumes_into_the_same_game() {
         let rules = RuleSet::load(&sources(&setup)).unwrap();
         let mut resumed = Game::resume(setup, rules, save).unwrap();
         // The bots plan from the position alone, so the same bots pick the same programs.
-        resumed.advance(&mut Bots::new([Strength::Weak; 4])).unwrap();
+        resumed
+            .advance(&mut Bots::new([Strength::Weak; 4]))
+            .unwrap();
         assert_eq!(
             serde_json::to_string(&resumed.save(&[])).unwrap(),
             serde_json::to_string(&whole.save(&[])).unwrap(),
@@ -375,8 +391,16 @@ fn every_save_of_a_game_with_every_option_card_resumes_into_the_same_game() {
         );
         stages += 1;
     }
-    let events: Vec<&str> = whole.history.iter().flat_map(|t| &t.events).map(|e| e.what.as_ref()).collect();
-    assert!(events.contains(&"card_set"), "no card was set: the test would not see a collision");
+    let events: Vec<&str> = whole
+        .history
+        .iter()
+        .flat_map(|t| &t.events)
+        .map(|e| e.what.as_ref())
+        .collect();
+    assert!(
+        events.contains(&"card_set"),
+        "no card was set: the test would not see a collision"
+    );
 }
 
 /// Bots wrapped so every program they choose is checked against the hand.

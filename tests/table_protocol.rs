@@ -309,7 +309,10 @@ fn a_seat_a_person_took_from_a_bot_stays_theirs_while_they_are_away() {
         let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
         let _bob = Client::connect(&server, "t", &tokens.seats[1]).await;
         let hand = cog.dealt().await;
-        assert_eq!(cog.state["desk"]["ready"], false, "the person programs, not the bot");
+        assert_eq!(
+            cog.state["desk"]["ready"], false,
+            "the person programs, not the bot"
+        );
         cog.send(json!({"type": "place", "register": 3, "card": hand[4]}))
             .await;
         cog.state_where(|s| !s["desk"]["registers"][2].is_null())
@@ -320,7 +323,10 @@ fn a_seat_a_person_took_from_a_bot_stays_theirs_while_they_are_away() {
             .await;
         let state = host.state.clone();
         assert_eq!(state["seats"][2]["status"], "programming", "{state}");
-        assert_eq!(state["seats"][2]["driver"], "person", "the seat waits for them");
+        assert_eq!(
+            state["seats"][2]["driver"], "person",
+            "the seat waits for them"
+        );
         let cog = Client::connect(&server, "t", &tokens.seats[2]).await;
         assert_eq!(cog.state["desk"]["hand"], json!(hand));
         assert_eq!(cog.state["desk"]["registers"][2], json!(hand[4]));
@@ -329,18 +335,25 @@ fn a_seat_a_person_took_from_a_bot_stays_theirs_while_they_are_away() {
         // program around the card they placed.
         cog.close().await;
         host.send(json!({"type": "settings", "bot_after": 1})).await;
-        host.state_where(|s| s["seats"][2]["status"] == "ready").await;
+        host.state_where(|s| s["seats"][2]["status"] == "ready")
+            .await;
         let cog = Client::connect(&server, "t", &tokens.seats[2]).await;
         let desk = &cog.state["desk"];
         assert_eq!(desk["ready"], true);
-        assert_eq!(desk["registers"][2], json!(hand[4]), "their card stays: {desk}");
+        assert_eq!(
+            desk["registers"][2],
+            json!(hand[4]),
+            "their card stays: {desk}"
+        );
         let registers = desk["registers"].as_array().unwrap();
         assert!(registers.iter().all(|r| r.is_string()), "{desk}");
         let mut placed: Vec<&Value> = registers.iter().collect();
         placed.sort_by_key(|c| c.to_string());
         placed.dedup();
         assert_eq!(placed.len(), 5, "five different cards: {desk}");
-        assert!(registers.iter().all(|c| hand.contains(&c.as_str().unwrap().to_string())));
+        assert!(registers
+            .iter()
+            .all(|c| hand.contains(&c.as_str().unwrap().to_string())));
         ann.program_and_ready().await;
     });
 }
@@ -419,7 +432,8 @@ fn a_resumed_table_keeps_the_programs_ready_seating_and_host_settings() {
             .await;
         let bob_program = bob.program_and_ready().await;
         cog.dealt().await;
-        host.state_where(|s| s["seats"][1]["status"] == "ready").await;
+        host.state_where(|s| s["seats"][1]["status"] == "ready")
+            .await;
         (ann.state["desk"]["registers"].clone(), bob_program)
     });
     drop(server);
@@ -435,14 +449,21 @@ fn a_resumed_table_keeps_the_programs_ready_seating_and_host_settings() {
         let seats = &host.state["seats"];
         assert_eq!(host.state["phase"], "programming", "{}", host.state);
         assert_eq!(seats[1]["status"], "ready", "{seats}");
-        assert_eq!(seats[2]["driver"], "person", "Cog's seat is still a person's: {seats}");
+        assert_eq!(
+            seats[2]["driver"], "person",
+            "Cog's seat is still a person's: {seats}"
+        );
         assert_eq!(seats[2]["connected"], false);
         assert_eq!(seats[2]["status"], "programming");
         let ann = Client::connect(&server, "t", &tokens.seats[0]).await;
         assert_eq!(ann.state["desk"]["registers"], ann_placed);
         assert_eq!(ann.state["desk"]["ready"], false);
         let told = ann.frames.iter().any(|f| {
-            f["type"] == "notice" && f["text"].as_str().unwrap().contains("came back from its save")
+            f["type"] == "notice"
+                && f["text"]
+                    .as_str()
+                    .unwrap()
+                    .contains("came back from its save")
         });
         assert!(told, "the players are told: {:?}", ann.frames);
         let bob = Client::connect(&server, "t", &tokens.seats[1]).await;
@@ -500,10 +521,21 @@ fn rally_serve(dir: &std::path::Path, args: &[&str]) -> Serving {
 fn a_table_killed_mid_turn_comes_back_with_its_programs_and_refuses_to_be_replaced() {
     let ws = Workspace::new();
     let dir = ws.dir.path();
-    let serve = ["serve", "table.toml", "--saves", "saves", "--port", "0", "--no-reload"];
+    let serve = [
+        "serve",
+        "table.toml",
+        "--saves",
+        "saves",
+        "--port",
+        "0",
+        "--no-reload",
+    ];
     let mut first = rally_serve(dir, &serve);
     let save = dir.join("saves/table.save.json");
-    assert!(save.exists(), "a save exists from the moment the table opens");
+    assert!(
+        save.exists(),
+        "a save exists from the moment the table opens"
+    );
     let token = |s: &Serving, who: &str| s.tokens[who].clone();
     let (ann_placed, bob_program) = runtime().block_on(async {
         let mut ann = Client::try_connect_at(&first.addr, "table", &token(&first, "seat Ann"))
@@ -529,7 +561,10 @@ fn a_table_killed_mid_turn_comes_back_with_its_programs_and_refuses_to_be_replac
         if desks[0]["registers"][1].is_string() && desks[1]["ready"] == true {
             break;
         }
-        assert!(std::time::Instant::now() < deadline, "the save never had the desks: {text}");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the save never had the desks: {text}"
+        );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     first.child.kill().unwrap(); // SIGKILL: no shutdown, no last save
@@ -545,7 +580,14 @@ fn a_table_killed_mid_turn_comes_back_with_its_programs_and_refuses_to_be_replac
     let mut bad: Value = serde_json::from_str(&good).unwrap();
     bad["host"] = json!("");
     std::fs::write(&tokens_file, bad.to_string()).unwrap();
-    let resume = ["serve", "--resume", "saves/table.save.json", "--port", "0", "--no-reload"];
+    let resume = [
+        "serve",
+        "--resume",
+        "saves/table.save.json",
+        "--port",
+        "0",
+        "--no-reload",
+    ];
     let refused = crate::support::rally_refused(dir, &resume);
     assert!(refused.contains("the host's token is \"\""), "{refused}");
     std::fs::write(&tokens_file, "{\"seats\": [").unwrap();
@@ -573,6 +615,103 @@ fn a_table_killed_mid_turn_comes_back_with_its_programs_and_refuses_to_be_replac
     assert_ne!(third.tokens, first.tokens, "new links");
     third.child.kill().unwrap();
     third.child.wait().unwrap();
+}
+
+#[test]
+fn no_card_leaves_the_server_before_it_is_face_up_in_a_whole_option_game() {
+    // Four bots holding every option card between them (Recompile discards whole hands,
+    // Conditional Program keeps a card face down, Abort Switch and Scrambler draw from the
+    // deck...): a spectator and the host read every frame of the whole game, and every card
+    // in one is in a register revealed by then or locked since the turn began.
+    let ws = Workspace::new();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let game = std::fs::read_to_string(root.join("tests/games/every_option.toml"))
+        .unwrap()
+        .replace(
+            "\"../../boards/practice.toml\"",
+            &format!("{:?}", root.join("boards/practice.toml")),
+        );
+    std::fs::write(ws.path("every_option.toml"), game).unwrap();
+    let mut launch = ws.launch("t", Settings::default(), false);
+    launch.game = ws.path("every_option.toml");
+    launch.tokens = Tokens::new(4).unwrap();
+    let (server, infos) = serve(vec![launch]);
+    let tokens = infos[0].tokens.clone();
+    // Cards as events spell them (`move2@700`) and as the pages' words do ("Move 2 (700)").
+    let card = regex::Regex::new(
+        r"\b(move1|move2|move3|back|left|right|uturn)@([0-9]+)|(Move 1|Move 2|Move 3|Back Up|Turn Left|Turn Right|U-Turn) \(([0-9]+)\)",
+    )
+    .unwrap();
+    let spelled = |c: &regex::Captures| match (c.get(1), c.get(3)) {
+        (Some(kind), _) => format!("{}@{}", kind.as_str(), &c[2]),
+        (_, Some(words)) => {
+            let kind = match words.as_str() {
+                "Move 1" => "move1",
+                "Move 2" => "move2",
+                "Move 3" => "move3",
+                "Back Up" => "back",
+                "Turn Left" => "left",
+                "Turn Right" => "right",
+                _ => "uturn",
+            };
+            format!("{kind}@{}", &c[4])
+        }
+        _ => unreachable!(),
+    };
+    runtime().block_on(async {
+        let mut host = Client::connect(&server, "t", &tokens.host).await;
+        let mut spectator = Client::connect(&server, "t", &tokens.spectator).await;
+        host.send(json!({"type": "start"})).await;
+        for client in [&mut host, &mut spectator] {
+            client.state_where(|s| s["phase"] == "over").await;
+            let (mut turn, mut face_up) = (0, std::collections::HashSet::new());
+            let mut checked = 0;
+            for frame in &client.frames {
+                if frame["type"] == "stage" && frame["turn"] != turn {
+                    turn = frame["turn"].as_u64().unwrap();
+                    face_up.clear();
+                }
+                if frame["type"] == "state" {
+                    for seat in frame["seats"].as_array().unwrap() {
+                        for c in seat["locked"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .filter_map(Value::as_str)
+                        {
+                            face_up.insert(c.to_string());
+                        }
+                    }
+                }
+                if frame["type"] == "stage" {
+                    for r in frame["revealed"].as_array().unwrap() {
+                        face_up.insert(r["card"].as_str().unwrap().to_string());
+                    }
+                }
+                let text = frame.to_string();
+                for found in card.captures_iter(&text) {
+                    let found = spelled(&found);
+                    assert!(
+                        face_up.contains(&found),
+                        "{found} before it is face up (turn {turn}) in {}",
+                        &text[..text.len().min(3000)]
+                    );
+                    checked += 1;
+                }
+            }
+            assert!(checked > 50, "the game showed {checked} cards");
+        }
+        let text: String = spectator
+            .frames
+            .iter()
+            .filter(|f| f["type"] == "stage")
+            .map(|f| f.to_string())
+            .collect();
+        assert!(
+            text.contains("a face-down card"),
+            "nothing was blotted: the test would see nothing"
+        );
+    });
 }
 
 #[test]

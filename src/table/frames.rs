@@ -2,9 +2,11 @@
 //!
 //! A stage of the turn becomes the frames the drawing module plays (`html::view`, as in the
 //! replay viewer): one per card and per step in which something happened, with the events in
-//! words. The robots' programs keep only the registers revealed so far, and every card still
-//! face down (in a hand, in a later register, drawn from the deck, kept on an option) is
-//! blotted out of the events ([`Secrets`]) before they are put in words.
+//! words. The robots' programs keep only the registers revealed so far, and every card that
+//! is not face up is blotted out of the events ([`Secrets`]) before they are put in words:
+//! what is face up is listed (the registers revealed, the registers locked since the turn
+//! began), not what is hidden, so a card no one thought of (a discarded hand, a card drawn
+//! from the deck, one kept on an option) is hidden too.
 
 use crate::board::Board;
 use crate::cards::Card;
@@ -20,30 +22,28 @@ use std::collections::HashSet;
 /// What a face-down card reads as in the events the pages get.
 pub const FACE_DOWN: &str = "a face-down card";
 
-/// The cards the pages must not see yet, as events spell them (`move2@700`).
+/// The cards the pages may see, as events spell them (`move2@700`): every other card in an
+/// event is face down.
 pub struct Secrets(HashSet<String>);
 
 impl Secrets {
-    /// The cards of this turn's `hands` and of every program in `robots` that are not in
-    /// registers 1..=`revealed` of `now` (the robots once the stage is over).
+    /// The cards in registers 1..=`revealed` of `now` (the robots once the stage is over)
+    /// and the `locked` ones (face up since the turn began).
     pub fn new<'a>(
-        hands: impl IntoIterator<Item = &'a Card>,
-        robots: impl IntoIterator<Item = &'a Robot>,
-        now: &[Robot],
+        now: &'a [Robot],
         revealed: usize,
+        locked: impl IntoIterator<Item = &'a Card>,
     ) -> Secrets {
-        let programmed = robots.into_iter().flat_map(|r| r.program.iter().flatten());
-        let mut hidden: HashSet<String> = hands
-            .into_iter()
-            .chain(programmed)
-            .map(Card::to_string)
-            .collect();
-        for r in now {
-            for card in r.program.iter().take(revealed).flatten() {
-                hidden.remove(&card.to_string());
-            }
-        }
-        Secrets(hidden)
+        let shown = now
+            .iter()
+            .flat_map(|r| r.program.iter().take(revealed).flatten())
+            .chain(locked);
+        Secrets(shown.map(Card::to_string).collect())
+    }
+
+    /// Whether `text` is a dealt card (`move2@700`: a card with its priority) not face up.
+    fn face_down(&self, text: &str) -> bool {
+        text.contains('@') && Card::parse(text).is_ok() && !self.0.contains(text)
     }
 
     /// `e` with every face-down card in its details replaced by [`FACE_DOWN`].
@@ -60,7 +60,7 @@ impl Secrets {
 
     fn blot_value(&self, value: &Value) -> Value {
         match value {
-            Value::String(s) if self.0.contains(s) => Value::String(FACE_DOWN.into()),
+            Value::String(s) if self.face_down(s) => Value::String(FACE_DOWN.into()),
             Value::Array(items) => Value::Array(items.iter().map(|v| self.blot_value(v)).collect()),
             Value::Object(map) => Value::Object(
                 map.iter()
@@ -235,13 +235,18 @@ mod tests {
         .iter()
         .map(|c| Some(card(c)))
         .collect();
-        let hand = [card("uturn@10"), card("move1@100")];
-        let secrets = Secrets::new(&hand, [&ann], std::slice::from_ref(&ann), 2);
+        let locked = [card("right@80")];
+        let secrets = Secrets::new(std::slice::from_ref(&ann), 2, &locked);
         let mut detail = Detail::new();
         detail.insert("card", json!("move2@200"));
         detail.insert("to", json!("move3@300"));
         detail.insert("program", json!(["move1@100", "back@400", "uturn@10"]));
         detail.insert("options", json!({"kept": "left@500"}));
+        // A card nobody holds any more (a discarded hand), a locked one, words.
+        detail.insert(
+            "discarded",
+            json!(["move3@830", "right@80", "move2", "recompile"]),
+        );
         let e = Event {
             turn: 1,
             register: 2,
@@ -269,6 +274,11 @@ mod tests {
         assert_eq!(
             blotted.detail.get("options"),
             Some(&json!({"kept": FACE_DOWN}))
+        );
+        assert_eq!(
+            blotted.detail.get("discarded"),
+            Some(&json!([FACE_DOWN, "right@80", "move2", "recompile"])),
+            "any card not face up, whoever held it"
         );
     }
     #[test]

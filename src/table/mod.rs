@@ -118,8 +118,7 @@ impl Tokens {
         let mut seen = BTreeSet::new();
         for (who, t) in named {
             let well_formed = t.len() == 32
-                && t
-                    .bytes()
+                && t.bytes()
                     .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
             if !well_formed {
                 return Err(format!(
@@ -497,11 +496,22 @@ mod tests {
         assert_eq!(t.role(&t.host[..31]), None);
         assert_eq!(t.role(&t.host.to_uppercase()), None);
         assert_eq!(t.check(3), Ok(()));
-        assert!(t.check(2).unwrap_err().contains("3 seat tokens for a game of 2"));
-        for bad in ["", "abc", &t.host.to_uppercase(), &format!("{}g", &t.host[..31])] {
+        assert!(t
+            .check(2)
+            .unwrap_err()
+            .contains("3 seat tokens for a game of 2"));
+        for bad in [
+            "",
+            "abc",
+            &t.host.to_uppercase(),
+            &format!("{}g", &t.host[..31]),
+        ] {
             let mut u = t.clone();
             u.host = bad.to_string();
-            assert!(u.check(3).unwrap_err().contains("the host's token"), "{bad:?}");
+            assert!(
+                u.check(3).unwrap_err().contains("the host's token"),
+                "{bad:?}"
+            );
         }
         let mut u = t.clone();
         u.spectator = u.seats[1].clone();

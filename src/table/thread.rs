@@ -524,7 +524,13 @@ impl Table {
         let kept = self.kept();
         let s = &self.saving;
         save_later(&s.saver, &s.path, &s.me, move |path| {
-            save::write_json(path, &TableSave { game: &game, table: &kept })
+            save::write_json(
+                path,
+                &TableSave {
+                    game: &game,
+                    table: &kept,
+                },
+            )
         });
     }
 
@@ -583,22 +589,19 @@ impl Table {
     /// The message every page gets after `stage` of turn `turn`: the robots go from where
     /// the pages last saw them to `now`, and nothing face down is in it.
     fn stage_message(&self, turn: u32, stage: &Stage, now: &[Robot]) -> String {
-        let hands = self.desks.iter().flatten().flat_map(|d| &d.hand.cards);
-        let steps = match stage {
-            Stage::Register { steps, .. } => steps.as_slice(),
-            _ => &[],
-        };
-        let programs = self
-            .robots
+        // Locked when the turn was programmed: face up all turn (the seats show them).
+        let locked: Vec<Card> = self
+            .desks
             .iter()
-            .chain(steps.iter().flat_map(|s| &s.robots))
-            .chain(now);
+            .flatten()
+            .flat_map(|d| (0..REGISTERS).filter_map(|i| d.registers[i].filter(|_| d.locked[i])))
+            .collect();
         let revealed = match stage {
             Stage::Programmed { .. } => 0,
             Stage::Register { register, .. } => *register as usize,
             Stage::EndOfTurn { .. } => REGISTERS,
         };
-        let secrets = Secrets::new(hands, programs, now, revealed);
+        let secrets = Secrets::new(now, revealed, &locked);
         frames::stage(&self.board, turn, stage, &self.robots, now, &secrets)
     }
 
@@ -1185,7 +1188,9 @@ impl Seats for TableSeats {
                     .collect()
             };
             for hand in &for_bots {
-                let desk = self.table.borrow().desks[hand.robot].clone().expect("dealt");
+                let desk = self.table.borrow().desks[hand.robot]
+                    .clone()
+                    .expect("dealt");
                 let program = self.stand_in(engine, &desk)?;
                 let mut t = self.table.borrow_mut();
                 t.desks[hand.robot]
