@@ -711,7 +711,73 @@ fn no_card_leaves_the_server_before_it_is_face_up_in_a_whole_option_game() {
             text.contains("a face-down card"),
             "nothing was blotted: the test would see nothing"
         );
+        // Script vars are their robot's seat's (no script of this game makes one public):
+        // none is in any frame the host or a spectator gets, though the game wrote some.
+        for client in [&host, &spectator] {
+            let mut found = Vec::new();
+            client.frames.iter().for_each(|f| vars_in(f, &mut found));
+            assert!(found.is_empty(), "vars reached a page: {found:?}");
+        }
     });
+}
+
+#[test]
+fn a_robots_script_vars_reach_its_seat_alone_unless_the_script_makes_them_public() {
+    let ws = Workspace::new();
+    std::fs::write(
+        ws.path("scripts/rules/notes.lua"),
+        "return rally.rule {\n  name = \"notes\",\n  public_vars = { \"shown\" },\n  on_card = function(ctx, robot, card)\n    ctx:set_var(robot, \"plan\", 7)\n    ctx:set_var(robot, \"shown\", 1)\n  end,\n}\n",
+    )
+    .unwrap();
+    let (server, tokens) = table(&ws, Settings::default());
+    runtime().block_on(async {
+        let mut host = Client::connect(&server, "t", &tokens.host).await;
+        let mut spectator = Client::connect(&server, "t", &tokens.spectator).await;
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        ann.program_and_ready().await;
+        bob.program_and_ready().await;
+        for client in [&mut host, &mut spectator, &mut ann, &mut bob] {
+            client.state_where(|s| s["turn"] == 2).await;
+        }
+        assert_eq!(ann.state["vars"], json!({"plan": 7, "shown": 1}), "her own");
+        for (who, client) in [("host", &host), ("spectator", &spectator), ("Bob", &bob)] {
+            let text: String = client.frames.iter().map(|f| f.to_string()).collect();
+            assert!(
+                text.contains(r#""vars":{"shown":1}"#),
+                "{who}: the public var"
+            );
+            // A seat's state has its own robot's vars at its top; the robots' are below.
+            let mut found = Vec::new();
+            for frame in &client.frames {
+                let mut frame = frame.clone();
+                frame.as_object_mut().unwrap().remove("vars");
+                vars_in(&frame, &mut found);
+            }
+            assert!(
+                !found.iter().any(|v| v.contains("plan")),
+                "{who}: {found:?}"
+            );
+        }
+    });
+}
+
+/// Every non-empty `vars` object in `v`.
+fn vars_in(v: &Value, found: &mut Vec<String>) {
+    match v {
+        Value::Object(map) => {
+            for (k, v) in map {
+                match v {
+                    Value::Object(vars) if k == "vars" && !vars.is_empty() => {
+                        found.push(v.to_string())
+                    }
+                    _ => vars_in(v, found),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| vars_in(v, found)),
+        _ => {}
+    }
 }
 
 #[test]

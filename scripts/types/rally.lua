@@ -1068,6 +1068,13 @@ function Builder:start(number) end
 ---end } }
 ---```
 ---@field replace? boolean
+---The robot vars this script writes that every page of a playtest table may see (`rally
+---serve`); a robot's other vars reach its own seat only.
+---
+---```lua
+---rally.element { name = "ice", public_vars = { "ice" } }
+---```
+---@field public_vars? string[]
 ---A robot arrived on this square: by its card (once for every square a Move 2 or Move 3
 ---enters, not only where it stops), pushed, carried by a belt or placed by a script. Told
 ---after `on_cross`, before the rules' `on_enter`.
@@ -1188,6 +1195,13 @@ function Builder:start(number) end
 ---rally.rule { name = "ice_rink", only_with = { "ice" }, on_enter = function(ctx, robot) end }
 ---```
 ---@field only_with? string[]
+---The robot vars this script writes that every page of a playtest table may see (`rally
+---serve`); a robot's other vars reach its own seat only.
+---
+---```lua
+---rally.rule { name = "tolls", public_vars = { "tolls" } }
+---```
+---@field public_vars? string[]
 ---Any robot is about to execute its card, before its options' and its square's `on_card`;
 ---returns as an element's `on_card`.
 ---
@@ -1290,6 +1304,13 @@ function Builder:start(number) end
 ---rally.option { name = "brakes", replace = true, describe = "A Move 1 never moves." }
 ---```
 ---@field replace? boolean
+---The robot vars this script writes that every page of a playtest table may see (`rally
+---serve`); a robot's other vars reach its own seat only.
+---
+---```lua
+---rally.option { name = "beacon", public_vars = { "beacon" } }
+---```
+---@field public_vars? string[]
 ---The holder is about to execute its card, after the rules' `on_card` and before its
 ---square's; returns as an element's `on_card`.
 ---

@@ -17,7 +17,7 @@ use crate::state::{Detail, Event, Robot, StepSnapshot, REGISTERS};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 
 /// What a face-down card reads as in the events the pages get.
 pub const FACE_DOWN: &str = "a face-down card";
@@ -72,13 +72,21 @@ impl Secrets {
     }
 }
 
-/// `robots` with their programs cut to registers 1..=`revealed` (the later ones empty).
-fn face_up(robots: &[Robot], revealed: usize) -> Vec<Robot> {
+/// `robots` as every page may see them: their programs cut to registers 1..=`revealed` (the
+/// later ones empty), and of their script vars only the `public` ones (a script's
+/// `public_vars`; the others reach the robot's own seat alone, in its state).
+fn face_up(robots: &[Robot], revealed: usize, public: &BTreeSet<String>) -> Vec<Robot> {
     robots
         .iter()
         .map(|r| Robot {
             program: (0..REGISTERS)
                 .map(|i| r.program.get(i).copied().flatten().filter(|_| i < revealed))
+                .collect(),
+            vars: r
+                .vars
+                .iter()
+                .filter(|(k, _)| public.contains(*k))
+                .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
             ..r.clone()
         })
@@ -95,6 +103,7 @@ pub fn stage(
     before: &[Robot],
     now: &[Robot],
     secrets: &Secrets,
+    public: &BTreeSet<String>,
 ) -> String {
     let (phase, revealed) = match stage {
         Stage::Programmed { .. } => (Phase::Program, 0),
@@ -112,7 +121,7 @@ pub fn stage(
     let mut frames = vec![Frame::of_phase(
         turn,
         phase,
-        face_up(before, revealed),
+        face_up(before, revealed, public),
         Vec::new(),
     )];
     match stage {
@@ -122,7 +131,7 @@ pub fn stage(
             let steps: Vec<StepSnapshot> = steps
                 .iter()
                 .map(|s| StepSnapshot {
-                    robots: face_up(&s.robots, revealed),
+                    robots: face_up(&s.robots, revealed, public),
                     ..s.clone()
                 })
                 .collect();
@@ -131,10 +140,15 @@ pub fn stage(
                 *register,
                 &steps,
                 &events,
-                face_up(now, revealed),
+                face_up(now, revealed, public),
             ));
         }
-        _ => frames.push(Frame::of_phase(turn, phase, face_up(now, revealed), events)),
+        _ => frames.push(Frame::of_phase(
+            turn,
+            phase,
+            face_up(now, revealed, public),
+            events,
+        )),
     }
     let views: Vec<FrameView> = view::views(board, &frames).split_off(1);
     let register = match phase {
@@ -199,8 +213,13 @@ fn declined_power_down(e: &Event) -> bool {
 /// The robots as they stand, for the state every page gets: no paths, no programs (the
 /// stages show the cards as they are revealed; the seats show the locked ones).
 /// Serialized once for every page's state frame.
-pub fn standing(board: &Board, turn: u32, robots: &[Robot]) -> Box<RawValue> {
-    let robots = face_up(robots, 0);
+pub fn standing(
+    board: &Board,
+    turn: u32,
+    robots: &[Robot],
+    public: &BTreeSet<String>,
+) -> Box<RawValue> {
+    let robots = face_up(robots, 0, public);
     let frame = Frame::of_phase(turn, Phase::Program, robots, Vec::new());
     let view = view::views(board, &[frame])
         .pop()

@@ -184,6 +184,8 @@ pub(super) struct Table {
     generation: u64,
     board: Rc<Board>,
     board_svg: String,
+    /// The robot vars every page may see (the scripts' `public_vars`).
+    public_vars: std::collections::BTreeSet<String>,
     outcome: Option<String>,
     /// How bots answer questions for the seats they play.
     bots: BotPolicy,
@@ -268,6 +270,7 @@ pub(super) fn run(
         generation: 1,
         board: m.engine.board(),
         board_svg: crate::pictures::html::board_svg(&m.engine),
+        public_vars: m.engine.rules().public_vars(),
         outcome: None,
         bots: m.setup.bot_policy(),
         started: false,
@@ -602,7 +605,15 @@ impl Table {
             Stage::EndOfTurn { .. } => REGISTERS,
         };
         let secrets = Secrets::new(now, revealed, &locked);
-        frames::stage(&self.board, turn, stage, &self.robots, now, &secrets)
+        frames::stage(
+            &self.board,
+            turn,
+            stage,
+            &self.robots,
+            now,
+            &secrets,
+            &self.public_vars,
+        )
     }
 
     /// Handles the commands that arrive within `wait` (`None`: until one arrives), then
@@ -882,7 +893,8 @@ impl Table {
         if let Some(s) = current {
             return s.frame.clone();
         }
-        let frame: Rc<RawValue> = frames::standing(&self.board, self.turn, &self.robots).into();
+        let frame: Rc<RawValue> =
+            frames::standing(&self.board, self.turn, &self.robots, &self.public_vars).into();
         self.standing = Some(Standing {
             turn: self.turn,
             generation: self.generation,
@@ -992,6 +1004,7 @@ impl Table {
             rules: self.generation,
             seats,
             desk,
+            vars: robot.map(|r| self.robots[r].vars.clone()),
             question,
             timer_ms: self
                 .timer
@@ -1034,6 +1047,7 @@ impl TableSeats {
                 t.reload_error = None;
                 t.board = engine.board();
                 t.board_svg = crate::pictures::html::board_svg(engine);
+                t.public_vars = engine.rules().public_vars();
                 let files: Vec<String> = changed
                     .iter()
                     .map(|p| crate::files::display_path(p))
