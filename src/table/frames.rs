@@ -22,6 +22,9 @@ use std::collections::{BTreeSet, HashSet};
 /// What a face-down card reads as in the events the pages get.
 pub const FACE_DOWN: &str = "a face-down card";
 
+/// What the answer to a hidden question reads as in the events the pages get.
+pub const HIDDEN_ANSWER: &str = "a hidden answer";
+
 /// The cards the pages may see, as events spell them (`move2@700`): every other card in an
 /// event is face down.
 pub struct Secrets(HashSet<String>);
@@ -46,11 +49,17 @@ impl Secrets {
         text.contains('@') && Card::parse(text).is_ok() && !self.0.contains(text)
     }
 
-    /// `e` with every face-down card in its details replaced by [`FACE_DOWN`].
+    /// `e` with every face-down card in its details replaced by [`FACE_DOWN`], and the
+    /// answer to a hidden question (`ctx:choose`'s `hidden = true`) by [`HIDDEN_ANSWER`].
     pub fn blot(&self, e: &Event) -> Event {
+        let hidden = e.what == "chose" && e.detail.get("hidden") == Some(&Value::Bool(true));
         let mut detail = Detail::new();
         for (key, value) in e.detail.iter() {
-            detail.insert(key.to_string(), self.blot_value(value));
+            let value = match key {
+                "answer" | "default" if hidden => Value::String(HIDDEN_ANSWER.into()),
+                _ => self.blot_value(value),
+            };
+            detail.insert(key.to_string(), value);
         }
         Event {
             detail,
@@ -300,6 +309,32 @@ mod tests {
             "any card not face up, whoever held it"
         );
     }
+    #[test]
+    fn the_answer_to_a_hidden_question_is_hidden() {
+        let secrets = Secrets::new(&[], 0, &[]);
+        let chose = |hidden: bool| {
+            let mut detail = crate::detail! {"question" => "dual_processor", "answer" => "4", "default" => false};
+            if hidden {
+                detail.insert("hidden", true);
+            }
+            Event {
+                turn: 1,
+                register: 0,
+                segment: "".into(),
+                robot: Some("Ann".into()),
+                what: "chose".into(),
+                detail,
+            }
+        };
+        let blotted = secrets.blot(&chose(true));
+        assert_eq!(blotted.detail.get("answer"), Some(&json!(HIDDEN_ANSWER)));
+        assert_eq!(blotted.detail.get("default"), Some(&json!(HIDDEN_ANSWER)));
+        assert_eq!(
+            secrets.blot(&chose(false)).detail.get("answer"),
+            Some(&json!("4"))
+        );
+    }
+
     #[test]
     fn declining_power_down_is_no_news_announcing_it_is() {
         let chose = |question: &str, answer: &str| {
