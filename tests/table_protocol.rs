@@ -200,6 +200,31 @@ fn every_bad_message_gets_an_error_frame_and_changes_nothing() {
 }
 
 #[test]
+fn a_flood_of_binary_messages_is_rate_limited_and_closed_like_any_other() {
+    let ws = Workspace::new();
+    let (server, tokens) = table(&ws, Settings::default());
+    runtime().block_on(async {
+        let mut spectator = Client::connect(&server, "t", &tokens.spectator).await;
+        let mut sent = 0;
+        while sent < 3000 && spectator.try_send_raw(Message::binary(vec![0u8; 16])).await {
+            sent += 1;
+        }
+        while spectator.next().await.is_some() {}
+        let errors = spectator
+            .frames
+            .iter()
+            .filter(|f| f["type"] == "error")
+            .count();
+        assert!(
+            errors <= 45,
+            "{errors} error frames for a flood: one per message that passed, one for the flood"
+        );
+        let closed = spectator.frames.last().unwrap();
+        assert_eq!(closed["code"], 1008, "the flood is closed: {closed}");
+    });
+}
+
+#[test]
 fn hidden_cards_never_reach_another_seat_or_a_spectator() {
     let ws = Workspace::new();
     let (server, tokens) = table(&ws, Settings::default());

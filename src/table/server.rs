@@ -418,33 +418,35 @@ async fn session(mut ws: WebSocket, table: Arc<TableHandle>, role: Role, conn: u
                 None => break,
             },
             incoming = ws.recv() => match incoming {
-                Some(Ok(Message::Text(text))) => {
-                    if !limit.allow() {
-                        if limit.refused_total > FLOOD_CLOSE {
-                            close(&mut ws, 1008, "too many messages").await;
-                            break;
-                        }
-                        if limit.refused > 1 {
-                            continue;
-                        }
-                        Some(format!("too many messages (at most {PER_SECOND} a second): ignored until you slow down"))
-                    } else {
-                        match protocol::parse(text.as_str()) {
-                            Ok(message) => {
-                                if !table.send(Command::Message { conn, message }) {
-                                    Some("this table has stopped".to_string())
-                                } else {
-                                    None
-                                }
-                            }
-                            Err(e) => Some(e),
+                Some(Ok(Message::Close(_))) | None => break,
+                // Every other kind of message counts towards the flood limit first: text,
+                // binary, ping and pong alike.
+                Some(Ok(message)) if !limit.allow() => {
+                    if limit.refused_total > FLOOD_CLOSE {
+                        close(&mut ws, 1008, "too many messages").await;
+                        break;
+                    }
+                    if limit.refused > 1 {
+                        continue;
+                    }
+                    // A ping's pong is the library's; a flood of them gets no error frame.
+                    matches!(message, Message::Text(_) | Message::Binary(_)).then(|| {
+                        format!("too many messages (at most {PER_SECOND} a second): ignored until you slow down")
+                    })
+                }
+                Some(Ok(Message::Text(text))) => match protocol::parse(text.as_str()) {
+                    Ok(message) => {
+                        if !table.send(Command::Message { conn, message }) {
+                            Some("this table has stopped".to_string())
+                        } else {
+                            None
                         }
                     }
-                }
+                    Err(e) => Some(e),
+                },
                 Some(Ok(Message::Binary(_))) => {
                     Some("binary messages are not part of the protocol: send JSON text".into())
                 }
-                Some(Ok(Message::Close(_))) | None => break,
                 Some(Ok(_)) => None, // ping and pong: answered by the library
                 Some(Err(e)) => {
                     // Over the transport's size limit, or not WebSocket at all.

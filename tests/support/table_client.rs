@@ -167,6 +167,11 @@ impl Client {
         self.ws.send(message).await.unwrap();
     }
 
+    /// Sends `message` unless the server has closed the connection: false then.
+    pub async fn try_send_raw(&mut self, message: Message) -> bool {
+        self.ws.send(message).await.is_ok()
+    }
+
     /// The next frame; `None` when the server closed the connection (with the close frame's
     /// reason in `frames` as `{"type":"closed"}`).
     pub async fn next(&mut self) -> Option<Value> {
