@@ -225,6 +225,40 @@ fn a_flood_of_binary_messages_is_rate_limited_and_closed_like_any_other() {
 }
 
 #[test]
+fn a_table_holds_at_most_its_share_of_connections() {
+    let ws = Workspace::new();
+    let (server, tokens) = table(&ws, Settings::default());
+    let cap = rally::table::server::MAX_PER_TABLE;
+    runtime().block_on(async {
+        let mut spectators = Vec::new();
+        for _ in 0..cap {
+            spectators.push(Client::connect(&server, "t", &tokens.spectator).await);
+        }
+        let refused = Client::try_connect(&server, "t", &tokens.spectator).await;
+        let Err(tokio_tungstenite::tungstenite::Error::Http(response)) = refused else {
+            panic!("connection {} was not refused", cap + 1);
+        };
+        assert_eq!(response.status(), 503);
+        // One goes: a place is free again, and a seat's click still comes through at once.
+        spectators.pop().unwrap().close().await;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let mut ann = loop {
+            if let Ok(ann) = Client::try_connect(&server, "t", &tokens.seats[0]).await {
+                break ann;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the freed place stays taken"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        };
+        assert_eq!(ann.state["seat"], "Ann");
+        ann.send(json!({"type": "ready"})).await;
+        ann.error().await;
+    });
+}
+
+#[test]
 fn hidden_cards_never_reach_another_seat_or_a_spectator() {
     let ws = Workspace::new();
     let (server, tokens) = table(&ws, Settings::default());

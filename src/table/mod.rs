@@ -279,6 +279,29 @@ impl ReplayPage {
     }
 }
 
+/// The server's open WebSockets, by table and by address.
+#[derive(Default)]
+pub struct OpenConnections {
+    tables: BTreeMap<String, usize>,
+    addresses: BTreeMap<std::net::IpAddr, usize>,
+}
+
+/// One counted WebSocket ([`Lobby::seat_connection`]); dropping it gives its place back.
+pub struct ConnectionSlot {
+    open: Arc<Mutex<OpenConnections>>,
+    table: String,
+    from: std::net::IpAddr,
+}
+
+impl Drop for ConnectionSlot {
+    fn drop(&mut self) {
+        let mut open = self.open.lock().expect("lobby lock");
+        let give_back = |n: &mut usize| *n = n.saturating_sub(1);
+        open.tables.entry(self.table.clone()).and_modify(give_back);
+        open.addresses.entry(self.from).and_modify(give_back);
+    }
+}
+
 /// A running table: its description and the way to its thread.
 pub struct TableHandle {
     pub info: Arc<TableInfo>,
@@ -305,6 +328,8 @@ pub struct Lobby {
     /// What the start page may open; `None`: no start page.
     pub offer: Option<start::Offer>,
     next_connection: AtomicU64,
+    /// Open WebSockets by table and by address (`Lobby::seat_connection`).
+    open: Arc<Mutex<OpenConnections>>,
     threads: Mutex<Vec<std::thread::JoinHandle<()>>>,
     saver: Arc<saver::Saver>,
 }
@@ -399,6 +424,25 @@ impl Lobby {
             .values()
             .map(|t| t.info.clone())
             .collect()
+    }
+
+    /// Counts a WebSocket to table `id` from `from`, if neither is at its limit
+    /// (`server::MAX_PER_TABLE`, `server::MAX_PER_ADDRESS`); it is counted until the
+    /// returned guard is dropped.
+    pub fn seat_connection(&self, id: &str, from: std::net::IpAddr) -> Option<ConnectionSlot> {
+        let mut open = self.open.lock().expect("lobby lock");
+        let at_table = open.tables.get(id).copied().unwrap_or(0);
+        let at_address = open.addresses.get(&from).copied().unwrap_or(0);
+        if at_table >= server::MAX_PER_TABLE || at_address >= server::MAX_PER_ADDRESS {
+            return None;
+        }
+        *open.tables.entry(id.to_string()).or_default() += 1;
+        *open.addresses.entry(from).or_default() += 1;
+        Some(ConnectionSlot {
+            open: self.open.clone(),
+            table: id.to_string(),
+            from,
+        })
     }
 
     /// A number no other connection of this server has.

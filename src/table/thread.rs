@@ -88,7 +88,7 @@ struct Connection {
     out: Outbox,
     /// The last state frame it was sent: an unchanged state is not sent again (a card
     /// placed at one seat changes nobody else's view).
-    shown: String,
+    shown: Arc<str>,
 }
 
 /// A seat: whether it waits for a person, and whether one has taken it.
@@ -659,7 +659,7 @@ impl Table {
                     Connection {
                         role,
                         out,
-                        shown: String::new(),
+                        shown: Arc::from(""),
                     },
                 );
                 self.send(conn, welcome);
@@ -868,18 +868,29 @@ impl Table {
         }
     }
 
-    /// Every connection's view of the table now.
+    /// Every connection's view of the table now. A view depends on the connection's role
+    /// alone, so it is built once per role and shared (a thousand spectators cost one).
     fn broadcast(&mut self) {
         let board = self.standing();
         let conns: Vec<(u64, Role)> = self.conns.iter().map(|(&id, c)| (id, c.role)).collect();
+        let mut built: Vec<(Role, Arc<str>)> = Vec::new();
         for (conn, role) in conns {
-            let frame = serde_json::to_string(&self.view(role, &board)).expect("views serialize");
+            let frame = match built.iter().find(|(r, _)| *r == role) {
+                Some((_, frame)) => frame.clone(),
+                None => {
+                    let frame: Arc<str> = serde_json::to_string(&self.view(role, &board))
+                        .expect("views serialize")
+                        .into();
+                    built.push((role, frame.clone()));
+                    frame
+                }
+            };
             let Some(c) = self.conns.get_mut(&conn) else {
                 continue;
             };
-            if c.shown != frame {
-                c.shown.clone_from(&frame);
-                self.send(conn, frame);
+            if *c.shown != *frame {
+                c.shown = frame.clone();
+                self.send(conn, frame.to_string());
             }
         }
     }
