@@ -11,7 +11,7 @@ use crate::cards::{Card, CardKind};
 use crate::error::Error;
 use crate::geometry::{Dir, Pos, Rotation};
 use crate::script::{args, located, pos_table, sandbox, store, views};
-use crate::state::RobotId;
+use crate::state::{is_event_field, RobotId, EVENT_FIELDS};
 use crate::world::{How, Shot};
 use mlua::{
     AnyUserData, Lua, LuaSerdeExt, LuaString, Table, UserData, UserDataFields, UserDataMethods,
@@ -848,6 +848,15 @@ impl UserData for Ctx {
                 let id = robot.as_ref().map(|r| robot_id(lua, r)).transpose()?;
                 let what = logged_text(lua, Some(what), "ctx:log: the event's name", "")?;
                 let detail = detail_from_lua(lua, detail, "ctx:log: details")?;
+                if let Some(key) = detail.keys().find(|k| is_event_field(k)) {
+                    return Err(located(
+                        lua,
+                        format!(
+                            "ctx:log: details: `{key}` is one of the event's own fields ({}): name the detail otherwise",
+                            EVENT_FIELDS.join(", ")
+                        ),
+                    ));
+                }
                 link(lua)?.world.borrow_mut().state.log(id, what, detail);
                 Ok(())
             },

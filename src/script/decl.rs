@@ -78,6 +78,9 @@ pub struct ElementDef {
     pub layer: usize,
     /// Handlers of the hooks a square's element hears (`on_enter`...: `crate::hooks`).
     pub hooks: Handlers<Hook>,
+    /// `public_vars = { "ice" }`: the robot vars it writes that everyone may see (at a
+    /// playtest table a robot's other vars are its own seat's alone).
+    pub public_vars: Vec<String>,
 }
 
 /// An element's own look in the SVG picture: `draw = { color = "#4a8", label = "Z", shape = "circle" }`.
@@ -126,6 +129,9 @@ pub struct RuleDef {
     /// `only_with = { "ice", ... }`: the rule does something only on a board with one of
     /// these elements (it looks after them). Used to tell when a variant changes nothing.
     pub only_with: Vec<String>,
+    /// `public_vars = { "ice" }`: the robot vars it writes that everyone may see (at a
+    /// playtest table a robot's other vars are its own seat's alone).
+    pub public_vars: Vec<String>,
 }
 
 impl RuleDef {
@@ -163,6 +169,9 @@ pub struct OptionDef {
     /// keeps it). `ctx:modify(robot, key, value)` runs them; the core asks `hand_size` and
     /// `reentry_damage`, the standard robot lasers ask `main_laser`.
     pub modify: Vec<(String, Function)>,
+    /// `public_vars = { "ice" }`: the robot vars it writes that everyone may see (at a
+    /// playtest table a robot's other vars are its own seat's alone).
+    pub public_vars: Vec<String>,
 }
 
 /// `shot = { fire =, can =, advise = }`: what an option does instead of the main laser to the
@@ -351,6 +360,8 @@ struct ElementData {
     tile_steps: ByName,
     #[serde(default)]
     replace: bool,
+    #[serde(default)]
+    public_vars: Vec<String>,
 }
 
 /// The keys of `rally.rule { ... }`.
@@ -367,6 +378,8 @@ struct RuleData {
     replace: bool,
     #[serde(default, deserialize_with = "element_names")]
     only_with: Vec<String>,
+    #[serde(default)]
+    public_vars: Vec<String>,
 }
 
 /// The keys of `rally.option { ... }`.
@@ -383,6 +396,8 @@ struct OptionData {
     modify: ByName,
     #[serde(default)]
     replace: bool,
+    #[serde(default)]
+    public_vars: Vec<String>,
 }
 
 /// `draw = { ... }`.
@@ -724,6 +739,7 @@ pub fn parse_element(
             hooks,
             replaces: data.replace,
             layer: 0,
+            public_vars: data.public_vars,
             name,
         },
         replace(data.replace),
@@ -751,6 +767,7 @@ pub fn parse_rule(
             replaces: data.replace,
             layer: 0,
             only_with: data.only_with,
+            public_vars: data.public_vars,
             name,
         },
         replace(data.replace),
@@ -822,6 +839,7 @@ pub fn parse_option(
             shot,
             steps: step_table(lua, decl, "steps", steps, &what)?,
             modify,
+            public_vars: data.public_vars,
             name,
         },
         replace(data.replace),

@@ -733,6 +733,15 @@ impl Defs {
         }
     }
 
+    /// The robot vars a script declared public (`public_vars`): every page of a table may
+    /// see them; a robot's other vars are its seat's alone.
+    pub fn public_vars(&self) -> std::collections::BTreeSet<String> {
+        let elements = self.elements.iter().flat_map(|d| &d.public_vars);
+        let rules = self.rules.iter().flat_map(|d| &d.public_vars);
+        let options = self.options.iter().flat_map(|d| &d.public_vars);
+        elements.chain(rules).chain(options).cloned().collect()
+    }
+
     pub fn option_def(&self, name: &str) -> Option<&OptionDef> {
         self.options.iter().find(|o| o.name == name)
     }
