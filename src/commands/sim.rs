@@ -81,6 +81,9 @@ struct Output {
     /// Write a self-contained HTML page with the tables, the charts and the heatmaps
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
+    /// Draw the trend across the columns (a sweep) of the finish rate, the turns per game and each --metric, with 95% bands (.svg or .png)
+    #[arg(long, value_name = "FILE")]
+    trend: Option<PathBuf>,
 }
 
 /// Play bot-only games of a game file on every core and summarise them for balancing
@@ -211,7 +214,12 @@ fn sim(path: &Path, opts: &Args, common: &RuleFolders) -> Result<bool> {
         first_rules.get_or_insert(loaded);
         prepared.push(sources);
     }
-    for file in [&opts.output.out, &opts.output.picture, &opts.output.report]
+    for file in [
+        &opts.output.out,
+        &opts.output.picture,
+        &opts.output.report,
+        &opts.output.trend,
+    ]
         .into_iter()
         .flatten()
     {
@@ -320,6 +328,9 @@ fn emit(study: &Study, output: &Output, board: Option<(&RuleSet, &Board)>) -> Re
     if let (Some(map), Some(file), Some((rules, board))) = (&output.heatmap, &output.picture, board) {
         let svg = heatmap::of_study(study, map, rules, board).map_err(Error::Other)?;
         super::render::write_picture(file, &svg, 1.0)?;
+    }
+    if let Some(file) = &output.trend {
+        super::render::write_picture(file, &report::trend(study, &output.metrics), 1.0)?;
     }
     if let (Some(file), Some((rules, board))) = (&output.report, board) {
         let command: Vec<String> = std::env::args().skip(1).collect();

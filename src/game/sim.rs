@@ -38,14 +38,17 @@ struct Counter {
     at: HashMap<Arc<str>, Pos>,
     /// The turn each robot touched its last flag on (0: none yet).
     last_flag: HashMap<Arc<str>, u32>,
+    /// The board's size: a robot that leaves it is counted on the square it left.
+    size: (i32, i32),
 }
 
 impl Counter {
-    fn new(state: &State) -> Counter {
+    fn new(state: &State, size: (i32, i32)) -> Counter {
         let mut counter = Counter {
             result: GameResult::default(),
             at: HashMap::new(),
             last_flag: HashMap::new(),
+            size,
         };
         counter.sync(state);
         counter
@@ -54,7 +57,7 @@ impl Counter {
     /// Every robot's square as the state has it (after a stage: re-entry, a script's
     /// placing).
     fn sync(&mut self, state: &State) {
-        for r in &state.robots {
+        for r in state.robots.iter().filter(|r| r.is_active()) {
             match self.at.get_mut(r.name.as_str()) {
                 Some(at) => *at = r.at,
                 None => {
@@ -85,6 +88,9 @@ impl Counter {
             };
             let robot = e.robot.as_ref();
             if let (Some(robot), Some(Field::Pos(to))) = (robot, e.detail.field("to")) {
+                if !(0..self.size.0).contains(&to.x) || !(0..self.size.1).contains(&to.y) {
+                    continue;
+                }
                 if let Some(at) = self.at.get_mut(robot) {
                     *at = *to;
                 }
@@ -142,7 +148,8 @@ impl Counter {
 /// Plays one bot-only game to the end on a match already at its start position.
 pub fn play_one(m: &mut Game) -> Result<GameResult> {
     let mut bots = Bots::new(m.setup.seats.iter().map(|s| s.strength));
-    let mut counter = Counter::new(&m.engine.state());
+    let size = (m.setup.layout.width.into(), m.setup.layout.height.into());
+    let mut counter = Counter::new(&m.engine.state(), size);
     while !m.is_over() {
         if m.progress.phase == Phase::EndOfTurn {
             counter.end_turn(&m.engine.state());

@@ -13,8 +13,11 @@ pub struct Point {
     pub high: Option<f64>,
 }
 
-const W: f64 = 520.0;
-const H: f64 = 220.0;
+/// The size of every chart.
+pub const WIDTH: f64 = 520.0;
+pub const HEIGHT: f64 = 220.0;
+const W: f64 = WIDTH;
+const H: f64 = HEIGHT;
 const LEFT: f64 = 56.0;
 const RIGHT: f64 = 16.0;
 const TOP: f64 = 30.0;
@@ -23,7 +26,7 @@ const INK: &str = "#0b5394";
 const BAND: &str = "#9fc5e8";
 
 /// The value range a chart shows: every value and interval end, with 0 when it is near.
-fn range(points: &[Option<Point>]) -> (f64, f64) {
+fn range(points: &[Option<Point>], percent: bool) -> (f64, f64) {
     let mut lo = f64::INFINITY;
     let mut hi = f64::NEG_INFINITY;
     for p in points.iter().flatten() {
@@ -42,6 +45,10 @@ fn range(points: &[Option<Point>]) -> (f64, f64) {
         hi = lo + 1.0;
     }
     let pad = (hi - lo) * 0.05;
+    if percent {
+        // A rate lives in 0..=100%.
+        return ((lo - pad).max(0.0), (hi + pad).min(1.0));
+    }
     (lo - pad, hi + pad)
 }
 
@@ -105,7 +112,7 @@ fn slot_x(i: usize, n: usize) -> f64 {
 
 /// A line through `points` (one per label) with the band of their intervals.
 pub fn line(title: &str, labels: &[String], points: &[Option<Point>], percent: bool) -> String {
-    let (mut out, y) = frame(title, labels, range(points), percent);
+    let (mut out, y) = frame(title, labels, range(points, percent), percent);
     let n = labels.len();
     let band: Vec<(f64, f64, f64)> = points
         .iter()
@@ -171,7 +178,7 @@ fn interval(p: &Point, percent: bool) -> String {
 
 /// A bar per label, with a whisker for its interval when it has one.
 pub fn bars(title: &str, labels: &[String], points: &[Option<Point>], percent: bool) -> String {
-    let (lo, hi) = range(points);
+    let (lo, hi) = range(points, percent);
     let lo = lo.min(0.0);
     let (mut out, y) = frame(title, labels, (lo, hi), percent);
     let n = labels.len();

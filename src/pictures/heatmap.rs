@@ -112,7 +112,8 @@ pub fn picture(
 ) -> String {
     let title_height = 28;
     let legend_height = 56;
-    let w = board.width * CELL + 2 * MARGIN;
+    // Wide enough for the title and the legend on a small board.
+    let w = (board.width * CELL + 2 * MARGIN).max(480);
     let board_h = board.height * CELL + 2 * MARGIN;
     let h = title_height + board_h + legend_height;
     let top = values

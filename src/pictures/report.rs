@@ -18,7 +18,7 @@ th{border-bottom:2px solid #888}td:first-child,th:first-child{text-align:left}\
 tr:nth-child(even){background:#f6f6f6}.sig{color:#0b5394;font-weight:bold}\
 .pictures{display:flex;flex-wrap:wrap;gap:12px}.pictures figure{margin:0}\
 dl{display:grid;grid-template-columns:max-content auto;gap:2px 12px;font-size:13px}dt{font-weight:bold}\
-.note{font-size:13px;color:#444}";
+.note{font-size:13px;color:#444}.wide{overflow-x:auto}";
 
 /// A row's estimates as chart points.
 fn points(row: &Row) -> Vec<Option<Point>> {
@@ -32,6 +32,72 @@ fn points(row: &Row) -> Vec<Option<Point>> {
             })
         })
         .collect()
+}
+
+/// The rows a trend shows: those named in `keys`, and the scripts' events (those of
+/// `--metric`, if any).
+fn trend_rows<'a>(study: &'a Study, metrics: &'a [String], keys: &'a [&str]) -> impl Iterator<Item = &'a Row> {
+    study.summary.iter().filter(move |r| {
+        keys.contains(&r.key.as_str()) || (r.key.starts_with("events.") && tally::shown(&r.key, metrics))
+    })
+}
+
+/// One row across the columns, as a line with its band.
+fn trend_chart(study: &Study, row: &Row) -> String {
+    let percent = row.kind == tally::Kind::Rate;
+    chart::line(row.label.trim(), &short_labels(&study.names()), &points(row), percent)
+}
+
+/// The columns' names for a chart's axis, without what they all share: a sweep's
+/// `sticky-floor(threshold=2)`, `sticky-floor(threshold=3)` become `2`, `3`. Cut only
+/// after a `(`, `=`, `+` or `,` and before a `)`, `,` or `+`, so no name is cut inside a word.
+pub fn short_labels(names: &[String]) -> Vec<String> {
+    let Some(first) = names.first() else {
+        return Vec::new();
+    };
+    if names.len() < 2 {
+        return names.to_vec();
+    }
+    let common = |a: &[char], b: &[char]| a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let chars: Vec<Vec<char>> = names.iter().map(|n| n.chars().collect()).collect();
+    let first: Vec<char> = first.chars().collect();
+    let mut prefix = chars.iter().map(|c| common(&first, c)).min().unwrap_or(0);
+    while prefix > 0 && !"(=+,".contains(first[prefix - 1]) {
+        prefix -= 1;
+    }
+    let reversed: Vec<Vec<char>> = chars.iter().map(|c| c.iter().rev().copied().collect()).collect();
+    let mut suffix = reversed.iter().map(|c| common(&reversed[0], c)).min().unwrap_or(0);
+    while suffix > 0 && !")+,".contains(reversed[0][suffix - 1]) {
+        suffix -= 1;
+    }
+    let cut: Vec<String> = chars
+        .iter()
+        .map(|c| c[prefix.min(c.len())..c.len().saturating_sub(suffix).max(prefix.min(c.len()))].iter().collect())
+        .collect();
+    if cut.iter().any(String::is_empty) {
+        names.to_vec()
+    } else {
+        cut
+    }
+}
+
+/// `rally sim --trend FILE`: the finish rate, the turns per game and the scripts' events
+/// across the columns, one chart above the other, as one SVG document.
+pub fn trend(study: &Study, metrics: &[String]) -> String {
+    let charts: Vec<String> = trend_rows(study, metrics, &["finish_rate", "turns"])
+        .map(|row| trend_chart(study, row))
+        .collect();
+    let (w, h) = (chart::WIDTH, chart::HEIGHT);
+    let total = h * charts.len().max(1) as f64;
+    let mut out = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{total}\" viewBox=\"0 0 {w} {total}\">\n"
+    );
+    for (i, c) in charts.iter().enumerate() {
+        // A chart is a whole SVG document: nested, each in its own band.
+        let _ = writeln!(out, "<g transform=\"translate(0,{})\">{c}</g>", h * i as f64);
+    }
+    out.push_str("</svg>\n");
+    out
 }
 
 /// The page: what was played (the command, the hashes), the summary table and its notes,
@@ -65,7 +131,7 @@ pub fn page(
     );
     // The table.
     let (header, lines) = tally::cells(&names, &study.summary, metrics);
-    out.push_str("<h2>Summary</h2>\n<table><tr><th></th>");
+    out.push_str("<h2 id=\"summary\">Summary</h2>\n<div class=\"wide\"><table><tr><th></th>");
     for h in &header {
         let _ = write!(out, "<th>{}</th>", xml(h));
     }
@@ -78,28 +144,20 @@ pub fn page(
         }
         out.push_str("</tr>\n");
     }
-    out.push_str("</table>\n<p class=\"note\">[low, high] and ±: 95% confidence intervals; * (in blue) marks a difference with the first column whose interval excludes 0.</p>\n");
+    out.push_str("</table></div>\n<p class=\"note\">[low, high] and ±: 95% confidence intervals; * (in blue) marks a difference with the first column whose interval excludes 0.</p>\n");
     for note in tally::notes(&names, &study.summary) {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", xml(&note));
     }
     // A sweep's (or any three or more columns') trends.
     if names.len() > 2 {
-        out.push_str("<h2>Trends across the columns</h2>\n<p class=\"note\">Each point with its 95% interval (the band); the intervals are not corrected for comparing many columns.</p><div class=\"pictures\">\n");
-        for row in study.summary.iter().filter(|r| {
-            ["finish_rate", "turns", "deaths", "damage"].contains(&r.key.as_str())
-                || (r.key.starts_with("events.") && tally::shown(&r.key, metrics))
-        }) {
-            let percent = row.kind == tally::Kind::Rate;
-            let _ = writeln!(
-                out,
-                "<figure>{}</figure>",
-                chart::line(row.label.trim(), &names, &points(row), percent)
-            );
+        out.push_str("<h2 id=\"trends\">Trends across the columns</h2>\n<p class=\"note\">Each point with its 95% interval (the band); the intervals are not corrected for comparing many columns.</p><div class=\"pictures\">\n");
+        for row in trend_rows(study, metrics, &["finish_rate", "turns", "deaths", "damage"]) {
+            let _ = writeln!(out, "<figure>{}</figure>", trend_chart(study, row));
         }
         out.push_str("</div>\n");
     }
     // Seats.
-    out.push_str("<h2>Seats: win rate per starting dock</h2>\n<div class=\"pictures\">\n");
+    out.push_str("<h2 id=\"seats\">Seats: win rate per starting dock</h2>\n<div class=\"pictures\">\n");
     let seat_rows: Vec<&Row> = study
         .summary
         .iter()
@@ -123,7 +181,7 @@ pub fn page(
     }
     out.push_str("</div>\n<p class=\"note\">A seat is a dock and the bot that plays it: with bots of different strengths, the seats differ by the bots too.</p>\n");
     // Turns per game.
-    out.push_str("<h2>Turns per game</h2>\n<div class=\"pictures\">\n");
+    out.push_str("<h2 id=\"turns\">Turns per game</h2>\n<div class=\"pictures\">\n");
     for column in &study.columns {
         let t = &column.tally;
         let (Some(&low), Some(&high)) = (t.game_turns.keys().next(), t.game_turns.keys().last()) else {
@@ -149,7 +207,7 @@ pub fn page(
     // Heatmaps.
     let maps = heatmap::all(study, rules, board);
     if !maps.is_empty() {
-        out.push_str("<h2>Heatmaps</h2>\n<p class=\"note\">Per game, over every game of the column; after the first column, each column's difference with it (purple: less, orange: more). Hover a square for its number.</p><div class=\"pictures\">\n");
+        out.push_str("<h2 id=\"heatmaps\">Heatmaps</h2>\n<p class=\"note\">Per game, over every game of the column; after the first column, each column's difference with it (purple: less, orange: more). Hover a square for its number.</p><div class=\"pictures\">\n");
         for (title, svg) in maps {
             let _ = writeln!(
                 out,
@@ -161,4 +219,24 @@ pub fn page(
     }
     out.push_str("</body></html>\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sweep_is_labelled_by_its_values() {
+        let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            short_labels(&names(&["s(threshold=2)", "s(threshold=10)"])),
+            ["2", "10"]
+        );
+        assert_eq!(
+            short_labels(&names(&["standard", "sticky(threshold=3)"])),
+            ["standard", "sticky(threshold=3)"]
+        );
+        assert_eq!(short_labels(&names(&["a+b", "a+c"])), ["b", "c"]);
+        assert_eq!(short_labels(&names(&["a", "a"])), ["a", "a"]);
+    }
 }
