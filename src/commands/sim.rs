@@ -73,7 +73,7 @@ struct Output {
     #[arg(long = "metric", value_name = "NAME")]
     metrics: Vec<String>,
     /// Draw a heatmap on the board (deaths, damage, visits or ends) to the -o file; with several columns, the last minus the first
-    #[arg(long, value_name = "MAP", requires = "picture")]
+    #[arg(long, value_name = "MAP", requires = "picture", value_parser = clap::builder::PossibleValuesParser::new(heatmap::NAMES))]
     heatmap: Option<String>,
     /// Where --heatmap draws (.svg, or .png)
     #[arg(short = 'o', long = "picture", value_name = "FILE", requires = "heatmap")]
@@ -99,7 +99,7 @@ pub struct Args {
     #[arg(long, default_value_t = 1000)]
     games: u64,
     /// Another column: the file's variants changed by V (on), -V (off) and V.PARAM=VALUE, comma-separated (repeatable)
-    #[arg(long, value_name = "V,-W,V.P=X")]
+    #[arg(long, value_name = "V,-W,V.P=X", allow_hyphen_values = true)]
     compare: Vec<String>,
     /// One column per value of a variant's parameter, on the same games: V.PARAM=LOW..HIGH or V.PARAM=A,B,C
     #[arg(long, value_name = "V.PARAM=A..B", conflicts_with = "compare")]
