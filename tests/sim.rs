@@ -445,17 +445,27 @@ fn columns_switch_variants_on_and_off_with_settings() {
             "sticky-floor(threshold=9)"
         ]
     );
-    assert_eq!(json["columns"][2]["settings"]["sticky-floor"]["threshold"], 9);
+    assert_eq!(
+        json["columns"][2]["settings"]["sticky-floor"]["threshold"],
+        9
+    );
     assert!(json["columns"][0].get("settings").is_none());
     // Threshold 0: every move of every robot sticks, and the rule says so each time.
     let stuck = &json["columns"][1]["tally"]["events"]["stuck"];
     assert!(stuck["sum"].as_u64().unwrap() > 6, "{stuck}");
     let by_robot: u64 = ["A", "B", "C"]
         .iter()
-        .map(|r| json["columns"][1]["tally"]["events_by"]["stuck"][r]["sum"].as_u64().unwrap())
+        .map(|r| {
+            json["columns"][1]["tally"]["events_by"]["stuck"][r]["sum"]
+                .as_u64()
+                .unwrap()
+        })
         .sum();
     assert_eq!(by_robot, stuck["sum"].as_u64().unwrap());
-    assert!(json["columns"][0]["tally"]["events"].is_null(), "no sticky floor, no `stuck`");
+    assert!(
+        json["columns"][0]["tally"]["events"].is_null(),
+        "no sticky floor, no `stuck`"
+    );
     // Each column is compared with the first.
     let finish = json["summary"]
         .as_array()
@@ -482,7 +492,14 @@ fn columns_switch_variants_on_and_off_with_settings() {
     // The scripts' events are rows; by robot only when asked for with --metric.
     assert!(table.contains("stuck per game"), "{table}");
     assert!(!table.contains("\n  A "), "{table}");
-    let out = sticky(&["--games", "2", "--variant", "sticky-floor", "--metric", "stuck"]);
+    let out = sticky(&[
+        "--games",
+        "2",
+        "--variant",
+        "sticky-floor",
+        "--metric",
+        "stuck",
+    ]);
     let table = text(&out.stdout);
     assert!(table.contains("\n  A "), "{table}");
     assert!(table.contains("wins: B (dock 2)"), "{table}");
@@ -512,15 +529,29 @@ fn column_and_sweep_mistakes_are_refused_before_any_game() {
         "did you mean `threshold`",
     );
     refused(&["--compare", "sticky-floor.threshold=99"], "threshold");
-    refused(&["--compare", "stiky-floor"], "unknown variant `stiky-floor`");
-    refused(&["--compare", "sticky floor"], "expected NAME, -NAME or NAME.PARAM=VALUE");
+    refused(
+        &["--compare", "stiky-floor"],
+        "unknown variant `stiky-floor`",
+    );
+    refused(
+        &["--compare", "sticky floor"],
+        "expected NAME, -NAME or NAME.PARAM=VALUE",
+    );
     refused(&["--sweep", "sticky-floor.threshold=6..2"], "6 is above 2");
     refused(&["--sweep", "sticky-floor.threshold=1..1000"], "at most 50");
-    refused(&["--sweep", "sticky-floor.threshold=1..3", "--compare", "x"], "cannot be used with");
+    refused(
+        &["--sweep", "sticky-floor.threshold=1..3", "--compare", "x"],
+        "cannot be used with",
+    );
     refused(&["--heatmap", "deaths"], "--picture");
-    refused(&["--heatmap", "bogus", "-o", "x.svg"], "[possible values: deaths, damage, visits, ends, flags]");
+    refused(
+        &["--heatmap", "bogus", "-o", "x.svg"],
+        "[possible values: deaths, damage, visits, ends, flags]",
+    );
     // A parked setting that no column uses is a warning, not silence.
-    let out = ok(support::finish(&mut rally(&["sim", STICKY, "--games", "1"])));
+    let out = ok(support::finish(&mut rally(&[
+        "sim", STICKY, "--games", "1",
+    ])));
     assert!(
         text(&out.stderr).contains("game.toml:8:10: [variant.sticky-floor] sets parameters, but no column switches `sticky-floor` on"),
         "{}",
@@ -556,9 +587,15 @@ fn a_sweep_plays_one_column_per_value_on_the_same_games() {
     assert_eq!(columns[1]["tally"], compared["columns"][1]["tally"]);
     // The trend: finish rate and turns per game, and the events, a point per value.
     let svg = std::fs::read_to_string(&trend).unwrap();
-    assert!(svg.contains("finish rate") && svg.contains("stuck per game"), "{svg}");
+    assert!(
+        svg.contains("finish rate") && svg.contains("stuck per game"),
+        "{svg}"
+    );
     assert_eq!(svg.matches("<circle").count(), 9, "3 charts of 3 points");
-    assert!(svg.contains("<title>2: "), "the axis shows the values: {svg}");
+    assert!(
+        svg.contains("<title>2: "),
+        "the axis shows the values: {svg}"
+    );
     let table = text(&sticky(&["--games", "2", "--sweep", "sticky-floor.threshold=1,3"]).stdout);
     assert!(
         table.contains("sticky-floor(threshold=3) − sticky-floor(threshold=1)"),
@@ -584,19 +621,35 @@ fn heatmaps_put_every_death_and_every_point_of_damage_on_a_square() {
     for column in json["columns"].as_array().unwrap() {
         let t = &column["tally"];
         assert!(t["deaths"]["sum"].as_u64().unwrap() > 0, "{t}");
-        assert_eq!(sum(&t["squares"]["deaths"]), t["deaths"]["sum"].as_u64().unwrap());
-        assert_eq!(sum(&t["squares"]["damage"]), t["damage"]["sum"].as_u64().unwrap());
+        assert_eq!(
+            sum(&t["squares"]["deaths"]),
+            t["deaths"]["sum"].as_u64().unwrap()
+        );
+        assert_eq!(
+            sum(&t["squares"]["damage"]),
+            t["damage"]["sum"].as_u64().unwrap()
+        );
         // Each robot ends each turn it is on the board somewhere.
         assert!(sum(&t["squares"]["ends"]) > 0);
         assert!(t["flags"]["1"]["times"].as_u64().unwrap() > 0, "{t}");
     }
     // Two columns: the picture is their difference, on the board, with a legend.
     let svg = std::fs::read_to_string(&picture).unwrap();
-    assert!(svg.contains("deaths: sticky-floor(threshold=0) − standard"), "{svg}");
+    assert!(
+        svg.contains("deaths: sticky-floor(threshold=0) − standard"),
+        "{svg}"
+    );
     assert!(svg.contains("robots destroyed here per game (difference)"));
     assert!(svg.contains(r#"<g id="board">"#) && svg.contains(r#"<g id="legend">"#));
     let png = dir.path().join("flags.png");
-    sticky(&["--games", "4", "--heatmap", "flags", "-o", png.to_str().unwrap()]);
+    sticky(&[
+        "--games",
+        "4",
+        "--heatmap",
+        "flags",
+        "-o",
+        png.to_str().unwrap(),
+    ]);
     assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
 }
 
@@ -627,22 +680,48 @@ fn shards_carry_their_settings_and_a_report_is_one_page() {
     let report = dir.path().join("study.html");
     let merged = ok(merge(
         &[a, b],
-        &["--json", "--metric", "stuck", "--report", report.to_str().unwrap()],
+        &[
+            "--json",
+            "--metric",
+            "stuck",
+            "--report",
+            report.to_str().unwrap(),
+        ],
     ));
-    let whole = sticky(&["--games", "4", "--compare", "sticky-floor.threshold=2", "--json"]);
-    assert_eq!(merged.stdout, whole.stdout, "settings and tallies merge exactly");
+    let whole = sticky(&[
+        "--games",
+        "4",
+        "--compare",
+        "sticky-floor.threshold=2",
+        "--json",
+    ]);
+    assert_eq!(
+        merged.stdout, whole.stdout,
+        "settings and tallies merge exactly"
+    );
     let page = std::fs::read_to_string(&report).unwrap();
-    let sha = json_of(&whole)["game"]["sha256"].as_str().unwrap().to_string();
+    let sha = json_of(&whole)["game"]["sha256"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(page.starts_with("<!DOCTYPE html>"));
     assert!(page.contains(&sha), "the game's hash");
     assert!(page.contains("rally sim merge"), "the command");
-    for section in ["Summary", "Seats: win rate per starting dock", "Turns per game", "Heatmaps"] {
+    for section in [
+        "Summary",
+        "Seats: win rate per starting dock",
+        "Turns per game",
+        "Heatmaps",
+    ] {
         assert!(page.contains(section), "{section}");
     }
     assert!(page.contains("&#160;&#160;A"), "--metric stuck: by robot");
     assert!(page.matches("<svg").count() > 10);
     // Self-contained: nothing is fetched (the only address is SVG's namespace).
     let addresses = page.matches("http").count();
-    assert_eq!(addresses, page.matches("http://www.w3.org/2000/svg").count());
+    assert_eq!(
+        addresses,
+        page.matches("http://www.w3.org/2000/svg").count()
+    );
     assert!(!page.contains("<script"));
 }

@@ -5,9 +5,9 @@
 //! tally files of a study's shards and prints the same summary (docs/simulations.md).
 
 use super::output::note;
+use crate::board::Board;
 use crate::error::{Error, Result};
 use crate::game::bot::Strength;
-use crate::board::Board;
 use crate::game::columns::{self, Change};
 use crate::game::study::{Column, GameFile, Rules, Study};
 use crate::game::{sim, Setup};
@@ -76,7 +76,12 @@ struct Output {
     #[arg(long, value_name = "MAP", requires = "picture", value_parser = clap::builder::PossibleValuesParser::new(heatmap::NAMES))]
     heatmap: Option<String>,
     /// Where --heatmap draws (.svg, or .png)
-    #[arg(short = 'o', long = "picture", value_name = "FILE", requires = "heatmap")]
+    #[arg(
+        short = 'o',
+        long = "picture",
+        value_name = "FILE",
+        requires = "heatmap"
+    )]
     picture: Option<PathBuf>,
     /// Write a self-contained HTML page with the tables, the charts and the heatmaps
     #[arg(long, value_name = "FILE")]
@@ -169,7 +174,12 @@ fn sim(path: &Path, opts: &Args, common: &RuleFolders) -> Result<bool> {
     for parked in &setup.parked {
         if !choices.iter().flatten().any(|c| c.name == parked.name) {
             let at = parked.written.as_ref().map_or(String::new(), |w| {
-                format!("{}:{}:{}: ", w.name.file.display(), w.name.line, w.name.column)
+                format!(
+                    "{}:{}:{}: ",
+                    w.name.file.display(),
+                    w.name.line,
+                    w.name.column
+                )
             });
             note(format!(
                 "warning: {at}[variant.{0}] sets parameters, but no column switches `{0}` on (--variant, --compare or --sweep)",
@@ -220,8 +230,8 @@ fn sim(path: &Path, opts: &Args, common: &RuleFolders) -> Result<bool> {
         &opts.output.report,
         &opts.output.trend,
     ]
-        .into_iter()
-        .flatten()
+    .into_iter()
+    .flatten()
     {
         // Refused now, not after the games: it must not replace the game file.
         crate::files::check_output(file)?;
@@ -325,7 +335,8 @@ fn emit(study: &Study, output: &Output, board: Option<(&RuleSet, &Board)>) -> Re
     if let Some(file) = &output.out {
         super::output::write_file(file, study.json().as_bytes())?;
     }
-    if let (Some(map), Some(file), Some((rules, board))) = (&output.heatmap, &output.picture, board) {
+    if let (Some(map), Some(file), Some((rules, board))) = (&output.heatmap, &output.picture, board)
+    {
         let svg = heatmap::of_study(study, map, rules, board).map_err(Error::Other)?;
         super::render::write_picture(file, &svg, 1.0)?;
     }

@@ -83,7 +83,9 @@ pub fn parse(text: &str) -> Result<Vec<Change>, String> {
         .filter(|s| !s.is_empty())
         .collect();
     if items.is_empty() {
-        return Err(format!("`{text}`: expected at least one variant or setting"));
+        return Err(format!(
+            "`{text}`: expected at least one variant or setting"
+        ));
     }
     items.into_iter().map(change).collect()
 }
@@ -146,7 +148,11 @@ pub fn sweep(text: &str) -> Result<Vec<Vec<Change>>, String> {
 
 /// The game file's choices (`base`, with `--variant`'s) changed by a column's `changes`; a
 /// variant switched on takes the file's `parked` settings for it, if any.
-pub fn apply(base: &[Choice], parked: &[Choice], changes: &[Change]) -> Result<Vec<Choice>, String> {
+pub fn apply(
+    base: &[Choice],
+    parked: &[Choice],
+    changes: &[Change],
+) -> Result<Vec<Choice>, String> {
     let mut choices = base.to_vec();
     let switch_on = |choices: &mut Vec<Choice>, variant: &str| -> usize {
         if let Some(at) = choices.iter().position(|c| c.name == variant) {
@@ -176,7 +182,11 @@ pub fn apply(base: &[Choice], parked: &[Choice], changes: &[Change]) -> Result<V
                     let on: Vec<&str> = base.iter().map(|c| c.name.as_str()).collect();
                     return Err(format!(
                         "-{variant}: the game does not switch `{variant}` on (it switches on: {})",
-                        if on.is_empty() { "none".to_string() } else { on.join(", ") }
+                        if on.is_empty() {
+                            "none".to_string()
+                        } else {
+                            on.join(", ")
+                        }
                     ));
                 }
             }
@@ -294,10 +304,17 @@ mod tests {
 
     #[test]
     fn columns_switch_on_set_and_switch_off() {
-        let base = [choice("ice-rink", &[]), choice("more-lives", &[("extra", 2)])];
+        let base = [
+            choice("ice-rink", &[]),
+            choice("more-lives", &[("extra", 2)]),
+        ];
         let parked = [choice("sticky-floor", &[("threshold", 4), ("loss", 1)])];
-        let column = apply(&base, &parked, &parse("-ice-rink,sticky-floor.threshold=5").unwrap())
-            .unwrap();
+        let column = apply(
+            &base,
+            &parked,
+            &parse("-ice-rink,sticky-floor.threshold=5").unwrap(),
+        )
+        .unwrap();
         let names: Vec<&str> = column.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["more-lives", "sticky-floor"]);
         // The file's parked setting for `loss` stays; the column's `threshold` wins.

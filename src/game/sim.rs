@@ -18,10 +18,10 @@ use crate::geometry::Pos;
 use crate::script::{RuleSet, Sources};
 use crate::state::{Event, Field, Rng, State};
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
+use std::sync::Arc;
 
 /// The seed of game `game` of a study of the file with seed `file_seed`: both mixed with
 /// SplitMix64, so neighbouring files and neighbouring games share no games.
@@ -148,7 +148,7 @@ impl Counter {
 /// Plays one bot-only game to the end on a match already at its start position.
 pub fn play_one(m: &mut Game) -> Result<GameResult> {
     let mut bots = Bots::new(m.setup.seats.iter().map(|s| s.strength));
-    let size = (m.setup.layout.width.into(), m.setup.layout.height.into());
+    let size = (m.setup.layout.width, m.setup.layout.height);
     let mut counter = Counter::new(&m.engine.state(), size);
     while !m.is_over() {
         if m.progress.phase == Phase::EndOfTurn {

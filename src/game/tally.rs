@@ -252,7 +252,9 @@ impl Tally {
                 ));
             }
             if let Some(bad) = counts.keys().find(|k| square_of(k).is_none()) {
-                return Err(format!("heatmap `{map}`: `{bad}` is not a square (\"x,y\")"));
+                return Err(format!(
+                    "heatmap `{map}`: `{bad}` is not a square (\"x,y\")"
+                ));
             }
         }
         Ok(())
@@ -434,7 +436,13 @@ pub fn rows(tallies: &[&Tally], docks: &BTreeMap<String, u32>) -> Vec<Row> {
     );
     // Seats: every robot of the game, in dock order, even one that never won.
     let mut seats: Vec<String> = names(tallies, |t| t.wins.keys());
-    seats.extend(docks.keys().filter(|r| !seats.contains(r)).cloned().collect::<Vec<_>>());
+    seats.extend(
+        docks
+            .keys()
+            .filter(|r| !seats.contains(r))
+            .cloned()
+            .collect::<Vec<_>>(),
+    );
     seats.sort_by_key(|r| (docks.get(r).copied().unwrap_or(u32::MAX), r.clone()));
     for robot in &seats {
         let count = |t: &Tally| t.wins.get(robot).copied().unwrap_or(0);
@@ -500,7 +508,11 @@ pub fn rows(tallies: &[&Tally], docks: &BTreeMap<String, u32>) -> Vec<Row> {
                     .copied()
                     .unwrap_or_default()
             };
-            let shown = if robot.is_empty() { "(no robot)" } else { &robot };
+            let shown = if robot.is_empty() {
+                "(no robot)"
+            } else {
+                &robot
+            };
             row(
                 &format!("events_by.{event}.{robot}"),
                 &format!("  {shown}"),
@@ -511,7 +523,10 @@ pub fn rows(tallies: &[&Tally], docks: &BTreeMap<String, u32>) -> Vec<Row> {
     }
     // Turns to reach each flag from the robot's previous one.
     let flags: Vec<u32> = {
-        let mut all: Vec<u32> = tallies.iter().flat_map(|t| t.flags.keys().copied()).collect();
+        let mut all: Vec<u32> = tallies
+            .iter()
+            .flat_map(|t| t.flags.keys().copied())
+            .collect();
         all.sort_unstable();
         all.dedup();
         all
@@ -667,9 +682,10 @@ fn difference_cell(kind: Kind, e: &Option<Estimate>) -> String {
 /// named with `--metric`; with `--metric`, only the events named.
 pub fn shown(key: &str, metrics: &[String]) -> bool {
     if let Some(rest) = key.strip_prefix("events_by.") {
-        return metrics
-            .iter()
-            .any(|m| rest.strip_prefix(m.as_str()).is_some_and(|r| r.starts_with('.')));
+        return metrics.iter().any(|m| {
+            rest.strip_prefix(m.as_str())
+                .is_some_and(|r| r.starts_with('.'))
+        });
     }
     match key.strip_prefix("events.") {
         Some(event) => metrics.is_empty() || metrics.iter().any(|m| m == event),
@@ -778,7 +794,10 @@ pub fn notes(names: &[String], rows: &[Row]) -> Vec<String> {
         .find(|r| r.key == "games")
         .and_then(|r| r.columns.first().copied().flatten())
         .map_or(0.0, |e| e.value);
-    for r in rows.iter().filter(|r| ["finish_rate", "turns"].contains(&r.key.as_str())) {
+    for r in rows
+        .iter()
+        .filter(|r| ["finish_rate", "turns"].contains(&r.key.as_str()))
+    {
         for (i, d) in r.differences.iter().enumerate() {
             let Some(Estimate {
                 value,
@@ -1056,7 +1075,10 @@ mod tests {
         assert!(text.contains("3: z") && text.contains("3 − 1"), "{text}");
         assert!(text.contains("+40.0 ["), "{text}");
         assert!(text.contains("wins: B (dock 2)"), "{text}");
-        assert!(text.contains("not corrected for comparing many columns"), "{text}");
+        assert!(
+            text.contains("not corrected for comparing many columns"),
+            "{text}"
+        );
         // 60 against 50 of 100 is within the noise: the note says how many games would tell.
         assert!(text.contains("run about"), "{text}");
         assert!(csv(&names, &rows).contains("finish_rate,difference.3,0.4,"));

@@ -73,7 +73,12 @@ fn along(stops: &[(u8, u8, u8)], t: f64) -> String {
     let f = t - i as f64;
     let mix = |a: u8, b: u8| (a as f64 + (b as f64 - a as f64) * f).round() as u8;
     let (a, b) = (stops[i], stops[i + 1]);
-    format!("#{:02x}{:02x}{:02x}", mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
+    format!(
+        "#{:02x}{:02x}{:02x}",
+        mix(a.0, b.0),
+        mix(a.1, b.1),
+        mix(a.2, b.2)
+    )
 }
 
 /// A value's colour on a scale whose extreme is `top` (> 0).
@@ -244,7 +249,12 @@ fn difference(first: &Column, other: &Column, map: &str, rules: &RuleSet, board:
 
 /// `rally sim --heatmap MAP`: the map of a one-column study, or with several columns the
 /// last minus the first.
-pub fn of_study(study: &Study, map: &str, rules: &RuleSet, board: &Board) -> Result<String, String> {
+pub fn of_study(
+    study: &Study,
+    map: &str,
+    rules: &RuleSet,
+    board: &Board,
+) -> Result<String, String> {
     if !NAMES.contains(&map) {
         return Err(format!(
             "--heatmap {map}: no such map; there are {}",
@@ -273,7 +283,10 @@ pub fn all(study: &Study, rules: &RuleSet, board: &Board) -> Vec<(String, String
         {
             continue;
         }
-        pictures.push((format!("{map}: {}", first.name), counts(first, map, rules, board)));
+        pictures.push((
+            format!("{map}: {}", first.name),
+            counts(first, map, rules, board),
+        ));
         for other in rest {
             pictures.push((
                 format!("{map}: {} − {}", other.name, first.name),

@@ -36,16 +36,26 @@ fn points(row: &Row) -> Vec<Option<Point>> {
 
 /// The rows a trend shows: those named in `keys`, and the scripts' events (those of
 /// `--metric`, if any).
-fn trend_rows<'a>(study: &'a Study, metrics: &'a [String], keys: &'a [&str]) -> impl Iterator<Item = &'a Row> {
+fn trend_rows<'a>(
+    study: &'a Study,
+    metrics: &'a [String],
+    keys: &'a [&str],
+) -> impl Iterator<Item = &'a Row> {
     study.summary.iter().filter(move |r| {
-        keys.contains(&r.key.as_str()) || (r.key.starts_with("events.") && tally::shown(&r.key, metrics))
+        keys.contains(&r.key.as_str())
+            || (r.key.starts_with("events.") && tally::shown(&r.key, metrics))
     })
 }
 
 /// One row across the columns, as a line with its band.
 fn trend_chart(study: &Study, row: &Row) -> String {
     let percent = row.kind == tally::Kind::Rate;
-    chart::line(row.label.trim(), &short_labels(&study.names()), &points(row), percent)
+    chart::line(
+        row.label.trim(),
+        &short_labels(&study.names()),
+        &points(row),
+        percent,
+    )
 }
 
 /// The columns' names for a chart's axis, without what they all share: a sweep's
@@ -65,14 +75,25 @@ pub fn short_labels(names: &[String]) -> Vec<String> {
     while prefix > 0 && !"(=+,".contains(first[prefix - 1]) {
         prefix -= 1;
     }
-    let reversed: Vec<Vec<char>> = chars.iter().map(|c| c.iter().rev().copied().collect()).collect();
-    let mut suffix = reversed.iter().map(|c| common(&reversed[0], c)).min().unwrap_or(0);
+    let reversed: Vec<Vec<char>> = chars
+        .iter()
+        .map(|c| c.iter().rev().copied().collect())
+        .collect();
+    let mut suffix = reversed
+        .iter()
+        .map(|c| common(&reversed[0], c))
+        .min()
+        .unwrap_or(0);
     while suffix > 0 && !")+,".contains(reversed[0][suffix - 1]) {
         suffix -= 1;
     }
     let cut: Vec<String> = chars
         .iter()
-        .map(|c| c[prefix.min(c.len())..c.len().saturating_sub(suffix).max(prefix.min(c.len()))].iter().collect())
+        .map(|c| {
+            c[prefix.min(c.len())..c.len().saturating_sub(suffix).max(prefix.min(c.len()))]
+                .iter()
+                .collect()
+        })
         .collect();
     if cut.iter().any(String::is_empty) {
         names.to_vec()
@@ -94,7 +115,11 @@ pub fn trend(study: &Study, metrics: &[String]) -> String {
     );
     for (i, c) in charts.iter().enumerate() {
         // A chart is a whole SVG document: nested, each in its own band.
-        let _ = writeln!(out, "<g transform=\"translate(0,{})\">{c}</g>", h * i as f64);
+        let _ = writeln!(
+            out,
+            "<g transform=\"translate(0,{})\">{c}</g>",
+            h * i as f64
+        );
     }
     out.push_str("</svg>\n");
     out
@@ -137,9 +162,17 @@ pub fn page(
     }
     out.push_str("</tr>\n");
     for (label, cells) in &lines {
-        let _ = write!(out, "<tr><td>{}</td>", xml(label).replace("  ", "&#160;&#160;"));
+        let _ = write!(
+            out,
+            "<tr><td>{}</td>",
+            xml(label).replace("  ", "&#160;&#160;")
+        );
         for c in cells {
-            let class = if c.ends_with('*') { " class=\"sig\"" } else { "" };
+            let class = if c.ends_with('*') {
+                " class=\"sig\""
+            } else {
+                ""
+            };
             let _ = write!(out, "<td{class}>{}</td>", xml(c.trim_end()));
         }
         out.push_str("</tr>\n");
@@ -151,13 +184,19 @@ pub fn page(
     // A sweep's (or any three or more columns') trends.
     if names.len() > 2 {
         out.push_str("<h2 id=\"trends\">Trends across the columns</h2>\n<p class=\"note\">Each point with its 95% interval (the band); the intervals are not corrected for comparing many columns.</p><div class=\"pictures\">\n");
-        for row in trend_rows(study, metrics, &["finish_rate", "turns", "deaths", "damage"]) {
+        for row in trend_rows(
+            study,
+            metrics,
+            &["finish_rate", "turns", "deaths", "damage"],
+        ) {
             let _ = writeln!(out, "<figure>{}</figure>", trend_chart(study, row));
         }
         out.push_str("</div>\n");
     }
     // Seats.
-    out.push_str("<h2 id=\"seats\">Seats: win rate per starting dock</h2>\n<div class=\"pictures\">\n");
+    out.push_str(
+        "<h2 id=\"seats\">Seats: win rate per starting dock</h2>\n<div class=\"pictures\">\n",
+    );
     let seat_rows: Vec<&Row> = study
         .summary
         .iter()
@@ -170,9 +209,9 @@ pub fn page(
             .map(|r| r.label.trim_start_matches("wins: ").to_string())
             .collect();
         let values: Vec<Option<Point>> = seat_rows.iter().map(|r| points(r)[c]).collect();
-        let p = test
-            .and_then(|t| t.columns[c])
-            .map_or(String::new(), |e| format!(" (χ² test of equal seats: p = {:.3})", e.value));
+        let p = test.and_then(|t| t.columns[c]).map_or(String::new(), |e| {
+            format!(" (χ² test of equal seats: p = {:.3})", e.value)
+        });
         let _ = writeln!(
             out,
             "<figure>{}</figure>",
@@ -184,14 +223,16 @@ pub fn page(
     out.push_str("<h2 id=\"turns\">Turns per game</h2>\n<div class=\"pictures\">\n");
     for column in &study.columns {
         let t = &column.tally;
-        let (Some(&low), Some(&high)) = (t.game_turns.keys().next(), t.game_turns.keys().last()) else {
+        let (Some(&low), Some(&high)) = (t.game_turns.keys().next(), t.game_turns.keys().last())
+        else {
             continue;
         };
         let labels: Vec<String> = (low..=high).map(|n| n.to_string()).collect();
         let values: Vec<Option<Point>> = (low..=high)
             .map(|n| {
                 Some(Point {
-                    value: t.game_turns.get(&n).copied().unwrap_or(0) as f64 / t.games.max(1) as f64,
+                    value: t.game_turns.get(&n).copied().unwrap_or(0) as f64
+                        / t.games.max(1) as f64,
                     low: None,
                     high: None,
                 })
@@ -200,7 +241,12 @@ pub fn page(
         let _ = writeln!(
             out,
             "<figure>{}</figure>",
-            chart::bars(&format!("{}: share of games by turns played", column.name), &labels, &values, true)
+            chart::bars(
+                &format!("{}: share of games by turns played", column.name),
+                &labels,
+                &values,
+                true
+            )
         );
     }
     out.push_str("</div>\n");
@@ -209,11 +255,7 @@ pub fn page(
     if !maps.is_empty() {
         out.push_str("<h2 id=\"heatmaps\">Heatmaps</h2>\n<p class=\"note\">Per game, over every game of the column; after the first column, each column's difference with it (purple: less, orange: more). Hover a square for its number.</p><div class=\"pictures\">\n");
         for (title, svg) in maps {
-            let _ = writeln!(
-                out,
-                "<figure aria-label=\"{}\">{svg}</figure>",
-                xml(&title)
-            );
+            let _ = writeln!(out, "<figure aria-label=\"{}\">{svg}</figure>", xml(&title));
         }
         out.push_str("</div>\n");
     }

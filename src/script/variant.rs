@@ -260,10 +260,16 @@ pub fn with_extra_parked(choices: &[Choice], extra: &[String], parked: &[Choice]
     let mut all = choices.to_vec();
     for name in extra {
         if !all.iter().any(|c| &c.name == name) {
-            all.push(parked.iter().find(|p| &p.name == name).cloned().unwrap_or_else(|| Choice {
-                name: name.clone(),
-                ..Choice::default()
-            }));
+            all.push(
+                parked
+                    .iter()
+                    .find(|p| &p.name == name)
+                    .cloned()
+                    .unwrap_or_else(|| Choice {
+                        name: name.clone(),
+                        ..Choice::default()
+                    }),
+            );
         }
     }
     all
