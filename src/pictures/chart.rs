@@ -45,6 +45,11 @@ fn range(points: &[Option<Point>], percent: bool) -> (f64, f64) {
         hi = lo + 1.0;
     }
     let pad = (hi - lo) * 0.05;
+    if lo >= 0.0 {
+        // Counts, means of counts and rates are never below 0: neither is the axis.
+        let high = if percent { (hi + pad).min(1.0) } else { hi + pad };
+        return ((lo - pad).max(0.0), high);
+    }
     if percent {
         // A rate lives in 0..=100%.
         return ((lo - pad).max(0.0), (hi + pad).min(1.0));
