@@ -47,7 +47,11 @@ fn range(points: &[Option<Point>], percent: bool) -> (f64, f64) {
     let pad = (hi - lo) * 0.05;
     if lo >= 0.0 {
         // Counts, means of counts and rates are never below 0: neither is the axis.
-        let high = if percent { (hi + pad).min(1.0) } else { hi + pad };
+        let high = if percent {
+            (hi + pad).min(1.0)
+        } else {
+            hi + pad
+        };
         return ((lo - pad).max(0.0), high);
     }
     if percent {
