@@ -107,7 +107,7 @@ pub fn sweep(text: &str) -> Result<Vec<Vec<Change>>, String> {
             if low > high {
                 return Err(format!("`{text}`: {low} is above {high}"));
             }
-            if (high - low) as u128 >= MAX_SWEEP as u128 {
+            if high as i128 - low as i128 >= MAX_SWEEP as i128 {
                 return Err(format!(
                     "`{text}`: {} values; a sweep has at most {MAX_SWEEP} columns",
                     high as i128 - low as i128 + 1
