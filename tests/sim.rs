@@ -725,3 +725,48 @@ fn shards_carry_their_settings_and_a_report_is_one_page() {
     );
     assert!(!page.contains("<script"));
 }
+
+#[test]
+fn the_report_opens_in_a_browser_with_every_picture_drawn_and_nothing_fetched() {
+    let Some(browser) = support::browser::session(
+        "the_report_opens_in_a_browser_with_every_picture_drawn_and_nothing_fetched",
+    ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("study.html");
+    sticky(&[
+        "--games",
+        "3",
+        "--sweep",
+        "sticky-floor.threshold=0..2",
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    browser.open(&format!("file://{}", report.display()));
+    let seen = browser.run(
+        r#"return {
+            svgs: [...document.querySelectorAll('figure > svg')].map(s => s.getBoundingClientRect().width),
+            rows: document.querySelectorAll('table tr').length,
+            fetched: performance.getEntriesByType('resource').length,
+            sections: [...document.querySelectorAll('h2')].map(h => h.id),
+        };"#,
+    );
+    browser.screenshot("sim-report");
+    let widths = seen["svgs"].as_array().unwrap();
+    assert!(widths.len() > 10, "{seen}");
+    assert!(
+        widths.iter().all(|w| w.as_f64().unwrap() > 100.0),
+        "every picture drawn: {seen}"
+    );
+    assert!(seen["rows"].as_u64().unwrap() > 20, "{seen}");
+    assert_eq!(
+        seen["fetched"], 0,
+        "nothing from the network or the disk: {seen}"
+    );
+    assert_eq!(
+        seen["sections"],
+        serde_json::json!(["summary", "trends", "seats", "turns", "heatmaps"])
+    );
+    assert_eq!(browser.errors(), Vec::<String>::new());
+}
