@@ -553,10 +553,28 @@ fn column_and_sweep_mistakes_are_refused_before_any_game() {
         "sim", STICKY, "--games", "1",
     ])));
     assert!(
-        text(&out.stderr).contains("game.toml:8:10: [variant.sticky-floor] sets parameters, but no column switches `sticky-floor` on"),
+        text(&out.stderr).contains("game.toml:8:10: [variant.sticky-floor] sets parameters, but nothing switches `sticky-floor` on"),
         "{}",
         text(&out.stderr)
     );
+    // `rally play` says so too; switched on with --variant, the setting is used, and nothing is said.
+    let dir = tempfile::tempdir().unwrap();
+    let save = dir.path().join("game.save.json");
+    let play = |extra: &[&str]| {
+        let mut all = vec![
+            "play",
+            STICKY,
+            "--fast",
+            "--new",
+            "--save",
+            save.to_str().unwrap(),
+        ];
+        all.extend_from_slice(extra);
+        let out = ok(support::finish(rally(&all).stdin(Stdio::null())));
+        text(&out.stderr)
+    };
+    assert!(play(&[]).contains("[variant.sticky-floor] sets parameters, but nothing switches"));
+    assert!(!play(&["--variant", "sticky-floor"]).contains("[variant.sticky-floor]"));
 }
 
 #[test]

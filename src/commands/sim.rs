@@ -171,21 +171,8 @@ fn sim(path: &Path, opts: &Args, common: &RuleFolders) -> Result<bool> {
         .iter()
         .map(|c| columns::apply(&base, &setup.parked, c).map_err(Error::Other))
         .collect::<Result<_>>()?;
-    for parked in &setup.parked {
-        if !choices.iter().flatten().any(|c| c.name == parked.name) {
-            let at = parked.written.as_ref().map_or(String::new(), |w| {
-                format!(
-                    "{}:{}:{}: ",
-                    w.name.file.display(),
-                    w.name.line,
-                    w.name.column
-                )
-            });
-            note(format!(
-                "warning: {at}[variant.{0}] sets parameters, but no column switches `{0}` on (--variant, --compare or --sweep)",
-                parked.name
-            ));
-        }
+    for warning in setup.unused_settings(choices.iter().flatten()) {
+        note(format!("warning: {warning}"));
     }
     let [first, end] = opts.shard.map_or([0, opts.games], |s| s.range(opts.games));
     let threads = sim::threads(opts.threads, end - first);

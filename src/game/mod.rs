@@ -252,6 +252,28 @@ impl Setup {
         crate::script::variant::with_extra_parked(&self.variants, extra, &self.parked)
     }
 
+    /// A warning for each `[variant.NAME]` table of the file that none of `switched_on`
+    /// (the variants each game or column plays with) uses: a parked setting ignored, or a
+    /// misspelt variant name.
+    pub fn unused_settings<'a>(
+        &self,
+        switched_on: impl IntoIterator<Item = &'a Choice> + Clone,
+    ) -> Vec<String> {
+        self.parked
+            .iter()
+            .filter(|p| !switched_on.clone().into_iter().any(|c| c.name == p.name))
+            .map(|p| {
+                let at = p.written.as_ref().map_or(String::new(), |w| {
+                    format!("{}:{}:{}: ", w.name.file.display(), w.name.line, w.name.column)
+                });
+                format!(
+                    "{at}[variant.{0}] sets parameters, but nothing switches `{0}` on (--variant, or rally sim's --compare or --sweep)",
+                    p.name
+                )
+            })
+            .collect()
+    }
+
     /// A warning for each switched-on variant that changes nothing on this game's board
     /// ([`crate::script::variant::idle_on`]): played with it, the games are the same as without.
     pub fn idle_variant_warnings(&self, rules: &RuleSet) -> Result<Vec<String>> {
