@@ -72,7 +72,7 @@ struct Output {
     /// Show this script event per robot too; with any --metric, only the events named (repeatable)
     #[arg(long = "metric", value_name = "NAME")]
     metrics: Vec<String>,
-    /// Draw a heatmap on the board (deaths, damage, visits or ends) to the -o file; with several columns, the last minus the first
+    /// Draw a heatmap on the board to the -o file: per square deaths, damage, visits or turn ends, or turns to each flag; with several columns, the last minus the first
     #[arg(long, value_name = "MAP", requires = "picture", value_parser = clap::builder::PossibleValuesParser::new(heatmap::NAMES))]
     heatmap: Option<String>,
     /// Where --heatmap draws (.svg, or .png)
