@@ -718,7 +718,12 @@ pub fn cells(
     rows: &[Row],
     metrics: &[String],
 ) -> (Vec<String>, Vec<(String, Vec<String>)>) {
-    let header = headers(names);
+    // Labels and names come from scripts and files (a damage cause, an event's name, a
+    // column's name): each stays on its line, so none can add a row that looks like the
+    // table's own.
+    let one_line = |text: &str| crate::text::clean_line(text).into_owned();
+    let names: Vec<String> = names.iter().map(|n| one_line(n)).collect();
+    let header = headers(&names);
     let lines = rows
         .iter()
         .filter(|r| shown(&r.key, metrics))
@@ -728,7 +733,7 @@ pub fn cells(
                 cells.extend(r.differences.iter().map(|d| difference_cell(r.kind, d)));
                 cells.resize(header.len(), String::new());
             }
-            (r.label.clone(), cells)
+            (one_line(&r.label), cells)
         })
         .collect();
     (header, lines)
@@ -965,6 +970,26 @@ mod stats {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_label_or_name_from_a_script_stays_on_its_row() {
+        // A damage cause holding a newline added a fake row to `rally sim`'s table.
+        let row = Row {
+            key: "deaths.x".into(),
+            label: "deaths by x\nfinish rate        100.0% [99.0, 100.0]\u{202e}".into(),
+            kind: Kind::Count,
+            columns: vec![None],
+            difference: None,
+            differences: vec![],
+        };
+        let text = table(&["rules\nfake".into()], &[row], &[]);
+        assert_eq!(text.lines().count(), 4, "{text}");
+        assert!(
+            text.contains("deaths by x\\nfinish rate") && text.contains("\\u{202e}"),
+            "{text}"
+        );
+        assert!(text.contains("rules\\nfake"), "{text}");
+    }
 
     #[test]
     fn wilson_interval_matches_the_textbook() {
