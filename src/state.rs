@@ -282,6 +282,15 @@ impl<'de> Deserialize<'de> for Event {
     }
 }
 
+impl Event {
+    /// Whether a script logged the event (`ctx:log`): the engine names its own events with
+    /// static text, a script's event carries the name the script gave it. (An event read
+    /// back from a file has lost the distinction: this is for events as a game logs them.)
+    pub fn scripted(&self) -> bool {
+        matches!(self.what, Cow::Owned(_))
+    }
+}
+
 /// An event's details: a small list of named values, written as fields of the event in JSON.
 /// Native events name their fields with static text and log their values as they are
 /// ([`Field`]): they become JSON values only when one is read, which most never are.
@@ -447,6 +456,12 @@ impl Detail {
     pub fn get(&self, key: &str) -> Option<&Value> {
         let i = self.fields.iter().position(|(k, _)| k == key)?;
         Some(&self.values()[i])
+    }
+
+    /// The field `key` as it was logged, without making JSON of the details (what a
+    /// study's counting reads on every move).
+    pub fn field(&self, key: &str) -> Option<&Field> {
+        self.fields.iter().find(|(k, _)| k == key).map(|(_, f)| f)
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {

@@ -477,8 +477,8 @@ fn sim_summary_does_not_depend_on_the_thread_count() {
     let two = sim::run(&setup, &src, 0..6, 2, &mut |_| {}).unwrap();
     assert_eq!(one.games, 6);
     assert_eq!(one, two);
-    let rows = rally::game::tally::rows(&[&one, &two]);
-    let table = rally::game::tally::table(&["standard".into(), "again".into()], &rows);
+    let rows = rally::game::tally::rows(&[&one, &two], &Default::default());
+    let table = rally::game::tally::table(&["standard".into(), "again".into()], &rows, &[]);
     assert!(table.contains("finish rate"), "{table}");
     assert!(table.contains("deaths per game"), "{table}");
 }

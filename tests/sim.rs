@@ -401,3 +401,390 @@ fn the_shell_recipes_work() {
         .unwrap());
     assert_eq!(text(&merged.stdout), text(&whole.stdout));
 }
+
+/// A designer's project: the sticky floor (robots with `threshold` damage move one square
+/// less, logging `stuck`), set to threshold 0 in the game file without switching it on.
+const STICKY: &str = "tests/games/sticky/game.toml";
+
+/// `rally sim STICKY ARGS -q`, which must succeed.
+fn sticky(args: &[&str]) -> Output {
+    let mut all = vec!["sim", STICKY, "-q", "--threads", "2"];
+    all.extend_from_slice(args);
+    ok(support::finish(&mut rally(&all)))
+}
+
+fn json_of(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn sum(v: &serde_json::Value) -> u64 {
+    v.as_object()
+        .map_or(0, |m| m.values().map(|n| n.as_u64().unwrap()).sum())
+}
+
+#[test]
+fn columns_switch_variants_on_and_off_with_settings() {
+    let json = json_of(&sticky(&[
+        "--games",
+        "6",
+        "--compare",
+        "sticky-floor",
+        "--compare",
+        "sticky-floor.threshold=9",
+        "--json",
+    ]));
+    let names: Vec<&str> = (0..3)
+        .map(|c| json["columns"][c]["name"].as_str().unwrap())
+        .collect();
+    // The file's parked setting (0), then the column's own (9): the headers tell them apart.
+    assert_eq!(
+        names,
+        [
+            "standard",
+            "sticky-floor(threshold=0)",
+            "sticky-floor(threshold=9)"
+        ]
+    );
+    assert_eq!(
+        json["columns"][2]["settings"]["sticky-floor"]["threshold"],
+        9
+    );
+    assert!(json["columns"][0].get("settings").is_none());
+    // Threshold 0: every move of every robot sticks, and the rule says so each time.
+    let stuck = &json["columns"][1]["tally"]["events"]["stuck"];
+    assert!(stuck["sum"].as_u64().unwrap() > 6, "{stuck}");
+    let by_robot: u64 = ["A", "B", "C"]
+        .iter()
+        .map(|r| {
+            json["columns"][1]["tally"]["events_by"]["stuck"][r]["sum"]
+                .as_u64()
+                .unwrap()
+        })
+        .sum();
+    assert_eq!(by_robot, stuck["sum"].as_u64().unwrap());
+    assert!(
+        json["columns"][0]["tally"]["events"].is_null(),
+        "no sticky floor, no `stuck`"
+    );
+    // Each column is compared with the first.
+    let finish = json["summary"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"] == "finish_rate")
+        .unwrap();
+    assert_eq!(finish["differences"].as_array().unwrap().len(), 2);
+
+    // -NAME switches off a variant the file (here --variant) has on.
+    let out = sticky(&[
+        "--games",
+        "2",
+        "--variant",
+        "sticky-floor",
+        "--compare",
+        "-sticky-floor",
+    ]);
+    let table = text(&out.stdout);
+    assert!(
+        table.contains("standard − sticky-floor(threshold=0)"),
+        "{table}"
+    );
+    // The scripts' events are rows; by robot only when asked for with --metric.
+    assert!(table.contains("stuck per game"), "{table}");
+    assert!(!table.contains("\n  A "), "{table}");
+    let out = sticky(&[
+        "--games",
+        "2",
+        "--variant",
+        "sticky-floor",
+        "--metric",
+        "stuck",
+    ]);
+    let table = text(&out.stdout);
+    assert!(table.contains("\n  A "), "{table}");
+    assert!(table.contains("wins: B (dock 2)"), "{table}");
+    assert!(table.contains("seats differ: χ² test p"), "{table}");
+}
+
+#[test]
+fn column_and_sweep_mistakes_are_refused_before_any_game() {
+    let refused = |args: &[&str], why: &str| {
+        let mut all = vec!["sim", STICKY, "--games", "1000000"];
+        all.extend_from_slice(args);
+        let out = support::finish(&mut rally(&all));
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(why), "{args:?} says {why}: {err}");
+    };
+    refused(
+        &["--compare", "sticky-floor:threshold=5"],
+        "a setting is NAME.PARAM=VALUE (sticky-floor.threshold=5)",
+    );
+    refused(
+        &["--compare", "-thaw"],
+        "-thaw: the game does not switch `thaw` on (it switches on: none)",
+    );
+    refused(
+        &["--compare", "sticky-floor.thresold=5"],
+        "did you mean `threshold`",
+    );
+    refused(&["--compare", "sticky-floor.threshold=99"], "threshold");
+    refused(
+        &["--compare", "stiky-floor"],
+        "unknown variant `stiky-floor`",
+    );
+    refused(
+        &["--compare", "sticky floor"],
+        "expected NAME, -NAME or NAME.PARAM=VALUE",
+    );
+    refused(&["--sweep", "sticky-floor.threshold=6..2"], "6 is above 2");
+    refused(&["--sweep", "sticky-floor.threshold=1..1000"], "at most 50");
+    refused(
+        &["--sweep", "sticky-floor.threshold=1..3", "--compare", "x"],
+        "cannot be used with",
+    );
+    refused(&["--heatmap", "deaths"], "--picture");
+    refused(
+        &["--heatmap", "bogus", "-o", "x.svg"],
+        "[possible values: deaths, damage, visits, ends, flags]",
+    );
+    // A parked setting that no column uses is a warning, not silence.
+    let out = ok(support::finish(&mut rally(&[
+        "sim", STICKY, "--games", "1",
+    ])));
+    assert!(
+        text(&out.stderr).contains("game.toml:8:10: [variant.sticky-floor] sets parameters, but nothing switches `sticky-floor` on"),
+        "{}",
+        text(&out.stderr)
+    );
+    // `rally play` says so too; switched on with --variant, the setting is used, and nothing is said.
+    let dir = tempfile::tempdir().unwrap();
+    let save = dir.path().join("game.save.json");
+    let play = |extra: &[&str]| {
+        let mut all = vec![
+            "play",
+            STICKY,
+            "--fast",
+            "--new",
+            "--save",
+            save.to_str().unwrap(),
+        ];
+        all.extend_from_slice(extra);
+        let out = ok(support::finish(rally(&all).stdin(Stdio::null())));
+        text(&out.stderr)
+    };
+    assert!(play(&[]).contains("[variant.sticky-floor] sets parameters, but nothing switches"));
+    assert!(!play(&["--variant", "sticky-floor"]).contains("[variant.sticky-floor]"));
+}
+
+#[test]
+fn a_sweep_plays_one_column_per_value_on_the_same_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let trend = dir.path().join("trend.svg");
+    let out = sticky(&[
+        "--games",
+        "4",
+        "--sweep",
+        "sticky-floor.threshold=1..3",
+        "--json",
+        "--trend",
+        trend.to_str().unwrap(),
+    ]);
+    let sweep = json_of(&out);
+    let columns = sweep["columns"].as_array().unwrap();
+    assert_eq!(columns.len(), 3);
+    assert_eq!(columns[2]["name"], "sticky-floor(threshold=3)");
+    // The column of threshold 2 is the very games a --compare column of it plays.
+    let compared = json_of(&sticky(&[
+        "--games",
+        "4",
+        "--compare",
+        "sticky-floor.threshold=2",
+        "--json",
+    ]));
+    assert_eq!(columns[1]["tally"], compared["columns"][1]["tally"]);
+    // The trend: finish rate and turns per game, and the events, a point per value.
+    let svg = std::fs::read_to_string(&trend).unwrap();
+    assert!(
+        svg.contains("finish rate") && svg.contains("stuck per game"),
+        "{svg}"
+    );
+    assert_eq!(svg.matches("<circle").count(), 9, "3 charts of 3 points");
+    assert!(
+        svg.contains("<title>2: "),
+        "the axis shows the values: {svg}"
+    );
+    let table = text(&sticky(&["--games", "2", "--sweep", "sticky-floor.threshold=1,3"]).stdout);
+    assert!(
+        table.contains("sticky-floor(threshold=3) − sticky-floor(threshold=1)"),
+        "{table}"
+    );
+}
+
+#[test]
+fn heatmaps_put_every_death_and_every_point_of_damage_on_a_square() {
+    let dir = tempfile::tempdir().unwrap();
+    let picture = dir.path().join("deaths.svg");
+    let json = json_of(&sticky(&[
+        "--games",
+        "6",
+        "--compare",
+        "sticky-floor",
+        "--json",
+        "--heatmap",
+        "deaths",
+        "-o",
+        picture.to_str().unwrap(),
+    ]));
+    for column in json["columns"].as_array().unwrap() {
+        let t = &column["tally"];
+        assert!(t["deaths"]["sum"].as_u64().unwrap() > 0, "{t}");
+        assert_eq!(
+            sum(&t["squares"]["deaths"]),
+            t["deaths"]["sum"].as_u64().unwrap()
+        );
+        assert_eq!(
+            sum(&t["squares"]["damage"]),
+            t["damage"]["sum"].as_u64().unwrap()
+        );
+        // Each robot ends each turn it is on the board somewhere.
+        assert!(sum(&t["squares"]["ends"]) > 0);
+        assert!(t["flags"]["1"]["times"].as_u64().unwrap() > 0, "{t}");
+    }
+    // Two columns: the picture is their difference, on the board, with a legend.
+    let svg = std::fs::read_to_string(&picture).unwrap();
+    assert!(
+        svg.contains("deaths: sticky-floor(threshold=0) − standard"),
+        "{svg}"
+    );
+    assert!(svg.contains("robots destroyed here per game (difference)"));
+    assert!(svg.contains(r#"<g id="board">"#) && svg.contains(r#"<g id="legend">"#));
+    let png = dir.path().join("flags.png");
+    sticky(&[
+        "--games",
+        "4",
+        "--heatmap",
+        "flags",
+        "-o",
+        png.to_str().unwrap(),
+    ]);
+    assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+}
+
+#[test]
+fn shards_carry_their_settings_and_a_report_is_one_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let shard = |k: &str, setting: &str| {
+        let file = dir.path().join(format!("{k}-{setting}.json"));
+        sticky(&[
+            "--games",
+            "4",
+            "--compare",
+            setting,
+            "--shard",
+            k,
+            "--out",
+            file.to_str().unwrap(),
+        ]);
+        file
+    };
+    let (a, b) = (
+        shard("0/2", "sticky-floor.threshold=2"),
+        shard("1/2", "sticky-floor.threshold=2"),
+    );
+    let other = shard("1/2", "sticky-floor.threshold=3");
+    let out = merge(&[a.clone(), other.clone()], &[]);
+    refused(out, &other, "is a shard of another study");
+    let report = dir.path().join("study.html");
+    let merged = ok(merge(
+        &[a, b],
+        &[
+            "--json",
+            "--metric",
+            "stuck",
+            "--report",
+            report.to_str().unwrap(),
+        ],
+    ));
+    let whole = sticky(&[
+        "--games",
+        "4",
+        "--compare",
+        "sticky-floor.threshold=2",
+        "--json",
+    ]);
+    assert_eq!(
+        merged.stdout, whole.stdout,
+        "settings and tallies merge exactly"
+    );
+    let page = std::fs::read_to_string(&report).unwrap();
+    let sha = json_of(&whole)["game"]["sha256"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    assert!(page.contains(&sha), "the game's hash");
+    assert!(page.contains("rally sim merge"), "the command");
+    for section in [
+        "Summary",
+        "Seats: win rate per starting dock",
+        "Turns per game",
+        "Heatmaps",
+    ] {
+        assert!(page.contains(section), "{section}");
+    }
+    assert!(page.contains("&#160;&#160;A"), "--metric stuck: by robot");
+    assert!(page.matches("<svg").count() > 10);
+    // Self-contained: nothing is fetched (the only address is SVG's namespace).
+    let addresses = page.matches("http").count();
+    assert_eq!(
+        addresses,
+        page.matches("http://www.w3.org/2000/svg").count()
+    );
+    assert!(!page.contains("<script"));
+}
+
+#[test]
+fn the_report_opens_in_a_browser_with_every_picture_drawn_and_nothing_fetched() {
+    let Some(browser) = support::browser::session(
+        "the_report_opens_in_a_browser_with_every_picture_drawn_and_nothing_fetched",
+    ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("study.html");
+    sticky(&[
+        "--games",
+        "3",
+        "--sweep",
+        "sticky-floor.threshold=0..2",
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    browser.open(&format!("file://{}", report.display()));
+    let seen = browser.run(
+        r#"return {
+            svgs: [...document.querySelectorAll('figure > svg')].map(s => s.getBoundingClientRect().width),
+            rows: document.querySelectorAll('table tr').length,
+            fetched: performance.getEntriesByType('resource').length,
+            sections: [...document.querySelectorAll('h2')].map(h => h.id),
+        };"#,
+    );
+    browser.screenshot("sim-report");
+    let widths = seen["svgs"].as_array().unwrap();
+    assert!(widths.len() > 10, "{seen}");
+    assert!(
+        widths.iter().all(|w| w.as_f64().unwrap() > 100.0),
+        "every picture drawn: {seen}"
+    );
+    assert!(seen["rows"].as_u64().unwrap() > 20, "{seen}");
+    assert_eq!(
+        seen["fetched"], 0,
+        "nothing from the network or the disk: {seen}"
+    );
+    assert_eq!(
+        seen["sections"],
+        serde_json::json!(["summary", "trends", "seats", "turns", "heatmaps"])
+    );
+    assert_eq!(browser.errors(), Vec::<String>::new());
+}

@@ -374,8 +374,9 @@ fn a_variant_that_changes_nothing_on_the_board_is_warned_about() {
     let rink = root().join("games/ice-rink-bots.toml");
     assert_eq!(idle_warnings(rink.to_str().unwrap(), "more-lives"), "");
     // A comparison that adds nothing.
-    assert!(idle_warnings(rink.to_str().unwrap(), "ice-rink")
-        .contains("--compare switches on no variant the game does not have already"));
+    assert!(idle_warnings(rink.to_str().unwrap(), "ice-rink").contains(
+        "two columns switch on the same variants with the same settings: they are the same games"
+    ));
     // `rally play` warns too, before the game.
     let dir = tempfile::tempdir().unwrap();
     let save = dir.path().join("bots.save.json");

@@ -216,6 +216,14 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "the rink with and without ice, side by side, and the difference",
             ),
             (
+                "rally sim games/ice-rink-bots.toml --sweep ice-rink.speed_damage=sum,max --report rink.html",
+                "a column per setting on the same games, and a page to share",
+            ),
+            (
+                "rally sim games/bots.toml --heatmap deaths -o deaths.svg",
+                "where robots are destroyed, drawn on the board",
+            ),
+            (
                 "rally sim games/bots.toml --games 70000 --shard 3/7 --out 3.json -q",
                 "shard 3 of 7 (counting from 0) of a study, for a cluster",
             ),

@@ -89,7 +89,8 @@ enum Command {
     New(new::Args),
     Play(play::Args),
     Serve(serve::Args),
-    Sim(sim::Args),
+    // Boxed: its arguments are many times the size of the others.
+    Sim(Box<sim::Args>),
 }
 
 /// The command line as clap sees it, with the examples, environment and exit statuses

@@ -98,6 +98,9 @@ fn play(game_path: Option<&Path>, opts: &Args, common: &RuleFolders) -> Result<b
         project: common.project(Some(&m.setup.path)),
         choices: m.setup.choices(&extra),
     };
+    for warning in m.setup.unused_settings(&sources.choices) {
+        note(format!("warning: {warning}"));
+    }
     let mut hot = match HotReload::new(sources, &WatchOptions::default()) {
         Ok(hot) => Some(hot),
         Err(e) => {

@@ -5,11 +5,15 @@
 //! tally files of a study's shards and prints the same summary (docs/simulations.md).
 
 use super::output::note;
+use crate::board::Board;
 use crate::error::{Error, Result};
 use crate::game::bot::Strength;
+use crate::game::columns::{self, Change};
 use crate::game::study::{Column, GameFile, Rules, Study};
 use crate::game::{sim, Setup};
-use crate::script::{RuleFolders, Sources};
+use crate::pictures::{heatmap, report};
+use crate::script::variant::Choice;
+use crate::script::{RuleFolders, RuleSet, Sources};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Instant;
@@ -65,6 +69,26 @@ struct Output {
     /// Also write the tally file (JSON) to FILE, for `rally sim merge`
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// Show this script event per robot too; with any --metric, only the events named (repeatable)
+    #[arg(long = "metric", value_name = "NAME")]
+    metrics: Vec<String>,
+    /// Draw a heatmap on the board to the -o file: per square deaths, damage, visits or turn ends, or turns to each flag; with several columns, the last minus the first
+    #[arg(long, value_name = "MAP", requires = "picture", value_parser = clap::builder::PossibleValuesParser::new(heatmap::NAMES))]
+    heatmap: Option<String>,
+    /// Where --heatmap draws (.svg, or .png)
+    #[arg(
+        short = 'o',
+        long = "picture",
+        value_name = "FILE",
+        requires = "heatmap"
+    )]
+    picture: Option<PathBuf>,
+    /// Write a self-contained HTML page with the tables, the charts and the heatmaps
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
+    /// Draw the trend across the columns (a sweep) of the finish rate, the turns per game and each --metric, with 95% bands (.svg or .png)
+    #[arg(long, value_name = "FILE")]
+    trend: Option<PathBuf>,
 }
 
 /// Play bot-only games of a game file on every core and summarise them for balancing
@@ -79,9 +103,12 @@ pub struct Args {
     /// How many games (per column) in the whole study
     #[arg(long, default_value_t = 1000)]
     games: u64,
-    /// A second column with these variants (comma-separated) on top of the file's, and the difference
-    #[arg(long, value_name = "V,W")]
-    compare: Option<String>,
+    /// Another column: the file's variants changed by V (on), -V (off) and V.PARAM=VALUE, comma-separated (repeatable)
+    #[arg(long, value_name = "V,-W,V.P=X", allow_hyphen_values = true)]
+    compare: Vec<String>,
+    /// One column per value of a variant's parameter, on the same games: V.PARAM=LOW..HIGH or V.PARAM=A,B,C
+    #[arg(long, value_name = "V.PARAM=A..B", conflicts_with = "compare")]
+    sweep: Option<String>,
     /// Play the robot NAME with a bot of this strength (weak, medium or strong) instead of the file's (repeatable)
     #[arg(long = "strength", value_name = "NAME=STRENGTH")]
     strengths: Vec<String>,
@@ -110,7 +137,7 @@ enum Merge {
 impl Args {
     pub fn exec(&self, common: &RuleFolders) -> Result<bool> {
         match &self.merge {
-            Some(Merge::Merge { files, output }) => merge(files, output),
+            Some(Merge::Merge { files, output }) => merge(files, output, common),
             None => sim(
                 self.game
                     .as_deref()
@@ -128,16 +155,24 @@ fn sim(path: &Path, opts: &Args, common: &RuleFolders) -> Result<bool> {
         set_strength(&mut setup, given)?;
     }
     let project = common.project(Some(path));
-    let mut columns: Vec<Vec<String>> = vec![common.extra_variants.clone()];
-    if let Some(set) = &opts.compare {
-        let mut names = common.extra_variants.clone();
-        names.extend(
-            set.split(',')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(String::from),
-        );
-        columns.push(names);
+    let usage = |flag: &str, m: String| Error::Other(format!("{flag} {m}"));
+    let changes: Vec<Vec<Change>> = match &opts.sweep {
+        Some(sweep) => columns::sweep(sweep).map_err(|m| usage("--sweep", m))?,
+        None => std::iter::once(Ok(Vec::new()))
+            .chain(
+                opts.compare
+                    .iter()
+                    .map(|c| columns::parse(c).map_err(|m| usage("--compare", m))),
+            )
+            .collect::<Result<_>>()?,
+    };
+    let base = setup.choices(&common.extra_variants);
+    let choices: Vec<Vec<Choice>> = changes
+        .iter()
+        .map(|c| columns::apply(&base, &setup.parked, c).map_err(Error::Other))
+        .collect::<Result<_>>()?;
+    for warning in setup.unused_settings(choices.iter().flatten()) {
+        note(format!("warning: {warning}"));
     }
     let [first, end] = opts.shard.map_or([0, opts.games], |s| s.range(opts.games));
     let threads = sim::threads(opts.threads, end - first);
@@ -156,10 +191,11 @@ fn sim(path: &Path, opts: &Args, common: &RuleFolders) -> Result<bool> {
     // that changes nothing on this board, before any game is played.
     let mut rules = Rules::default();
     let mut prepared = Vec::new();
-    for extra in &columns {
+    let mut first_rules = None;
+    for choices in choices {
         let sources = Sources {
             project: project.clone(),
-            choices: setup.choices(extra),
+            choices,
         };
         let loaded = common.load(&sources)?;
         rules.add(&loaded)?;
@@ -170,22 +206,28 @@ fn sim(path: &Path, opts: &Args, common: &RuleFolders) -> Result<bool> {
             .iter()
             .any(|p: &Sources| p.choices == sources.choices)
         {
-            note("warning: --compare switches on no variant the game does not have already: the two columns are the same games");
+            note("warning: two columns switch on the same variants with the same settings: they are the same games");
         }
+        first_rules.get_or_insert(loaded);
         prepared.push(sources);
     }
-    if let Some(out) = &opts.output.out {
+    for file in [
+        &opts.output.out,
+        &opts.output.picture,
+        &opts.output.report,
+        &opts.output.trend,
+    ]
+    .into_iter()
+    .flatten()
+    {
         // Refused now, not after the games: it must not replace the game file.
-        crate::files::check_output(out)?;
+        crate::files::check_output(file)?;
     }
     let mut played = Vec::new();
     for sources in prepared {
-        let names: Vec<String> = sources.choices.iter().map(|c| c.name.clone()).collect();
-        let name = if names.is_empty() {
-            "standard".to_string()
-        } else {
-            names.join("+")
-        };
+        let variants: Vec<String> = sources.choices.iter().map(|c| c.name.clone()).collect();
+        let settings = columns::settings(&sources.choices);
+        let name = columns::header(&variants, &settings);
         let bar = super::output::progress_bar(&name, end - first, "games");
         let started = Instant::now();
         let tally = sim::run(&setup, &sources, first..end, threads, &mut |done| {
@@ -200,15 +242,16 @@ fn sim(path: &Path, opts: &Args, common: &RuleFolders) -> Result<bool> {
         ));
         played.push(Column {
             name,
-            variants: names,
+            variants,
+            settings,
             tally,
         });
     }
     let game = GameFile::of(&setup, path)?;
-    emit(
-        &Study::new(game, rules, opts.games, [first, end], played),
-        &opts.output,
-    )
+    let study = Study::new(game, rules, opts.games, [first, end], played);
+    let rules = first_rules.expect("a study has at least one column");
+    let board = Board::compile(&setup.layout, &rules)?;
+    emit(&study, &opts.output, Some((&rules, &board)))
 }
 
 /// `--strength NAME=STRENGTH`: the robot NAME is played by a bot of that strength.
@@ -238,20 +281,59 @@ fn set_strength(setup: &mut Setup, given: &str) -> Result<()> {
 
 /// `rally sim merge FILES...`: the tallies of a study's shards added up, printed as one
 /// unsharded run prints them.
-fn merge(files: &[PathBuf], output: &Output) -> Result<bool> {
+fn merge(files: &[PathBuf], output: &Output, common: &RuleFolders) -> Result<bool> {
     let shards = files
         .iter()
         .map(|f| Ok((f.clone(), Study::read(f)?)))
         .collect::<Result<Vec<_>>>()?;
-    emit(&Study::merge(shards)?, output)
+    let study = Study::merge(shards)?;
+    if output.heatmap.is_some() || output.report.is_some() {
+        // The board comes from the game file, if it is still the one the games were played on.
+        let setup = Setup::load(Path::new(&study.game.file))?;
+        if GameFile::of(&setup, Path::new(&study.game.file))?.sha256 != study.game.sha256 {
+            return Err(Error::Other(format!(
+                "{}: the game file or a board it uses changed since the games were played: the heatmaps need the board they were played on",
+                study.game.file
+            )));
+        }
+        let rules = common.load(&Sources {
+            project: common.project(Some(Path::new(&study.game.file))),
+            choices: setup.choices(&study.columns[0].variants),
+        })?;
+        let board = Board::compile(&setup.layout, &rules)?;
+        return emit(&study, output, Some((&rules, &board)));
+    }
+    emit(&study, output, None)
 }
 
-fn emit(study: &Study, output: &Output) -> Result<bool> {
+fn emit(study: &Study, output: &Output, board: Option<(&RuleSet, &Board)>) -> Result<bool> {
     if output.json && output.csv {
         return Err(Error::Other("--json and --csv: choose one".into()));
     }
+    let seen = study.event_names();
+    for metric in &output.metrics {
+        if !seen.contains(metric) {
+            note(format!(
+                "warning: --metric {metric}: no script logged `{metric}` in these games (logged: {})",
+                if seen.is_empty() { "none".to_string() } else { seen.join(", ") }
+            ));
+        }
+    }
     if let Some(file) = &output.out {
         super::output::write_file(file, study.json().as_bytes())?;
+    }
+    if let (Some(map), Some(file), Some((rules, board))) = (&output.heatmap, &output.picture, board)
+    {
+        let svg = heatmap::of_study(study, map, rules, board).map_err(Error::Other)?;
+        super::render::write_picture(file, &svg, 1.0)?;
+    }
+    if let Some(file) = &output.trend {
+        super::render::write_picture(file, &report::trend(study, &output.metrics), 1.0)?;
+    }
+    if let (Some(file), Some((rules, board))) = (&output.report, board) {
+        let command: Vec<String> = std::env::args().skip(1).collect();
+        let page = report::page(study, &command.join(" "), rules, board, &output.metrics);
+        super::output::write_file(file, page.as_bytes())?;
     }
     let text = if output.json {
         study.json()
@@ -259,7 +341,7 @@ fn emit(study: &Study, output: &Output) -> Result<bool> {
         study.csv()
     } else {
         // Robot names come from the game file: their control characters are shown escaped.
-        crate::text::clean(&study.table()).into_owned()
+        crate::text::clean(&study.table(&output.metrics)).into_owned()
     };
     print!("{text}");
     Ok(true)

@@ -9,6 +9,7 @@
 //! implementation: bots ([`bot`]), or people at the terminal (`commands::play`).
 
 pub mod bot;
+pub mod columns;
 pub(crate) mod questions;
 pub(crate) mod rerun;
 pub mod save;
@@ -131,6 +132,9 @@ pub struct Setup {
     /// After this many turns without a winner the game ends undecided.
     pub turn_limit: u32,
     pub variants: Vec<Choice>,
+    /// `[variant.NAME]` settings of variants the file does not switch on: they apply when
+    /// `--variant NAME` or a `rally sim` column switches it on.
+    pub parked: Vec<Choice>,
 }
 
 impl Setup {
@@ -218,8 +222,8 @@ impl Setup {
         seats.sort_by_key(|s| s.dock);
         let lives = at_least_1(&source, &file.lives, "lives", 3)?;
         let turn_limit = at_least_1(&source, &file.turn_limit, "turn_limit", 100)?;
-        let variants =
-            crate::script::variant::choices_from(&file.variants, &file.variant, &source)?;
+        let (variants, parked) =
+            crate::script::variant::choices_and_parked(&file.variants, &file.variant, &source);
         Ok(Setup {
             path: path.to_path_buf(),
             description: file.description,
@@ -229,6 +233,7 @@ impl Setup {
             lives,
             turn_limit,
             variants,
+            parked,
         })
     }
 
@@ -244,7 +249,29 @@ impl Setup {
 
     /// The game's variants plus `extra` names (from `--variant`), without duplicates.
     pub fn choices(&self, extra: &[String]) -> Vec<Choice> {
-        crate::script::variant::with_extra(&self.variants, extra)
+        crate::script::variant::with_extra_parked(&self.variants, extra, &self.parked)
+    }
+
+    /// A warning for each `[variant.NAME]` table of the file that none of `switched_on`
+    /// (the variants each game or column plays with) uses: a parked setting ignored, or a
+    /// misspelt variant name.
+    pub fn unused_settings<'a>(
+        &self,
+        switched_on: impl IntoIterator<Item = &'a Choice> + Clone,
+    ) -> Vec<String> {
+        self.parked
+            .iter()
+            .filter(|p| !switched_on.clone().into_iter().any(|c| c.name == p.name))
+            .map(|p| {
+                let at = p.written.as_ref().map_or(String::new(), |w| {
+                    format!("{}:{}:{}: ", w.name.file.display(), w.name.line, w.name.column)
+                });
+                format!(
+                    "{at}[variant.{0}] sets parameters, but nothing switches `{0}` on (--variant, or rally sim's --compare or --sweep)",
+                    p.name
+                )
+            })
+            .collect()
     }
 
     /// A warning for each switched-on variant that changes nothing on this game's board

@@ -12,13 +12,16 @@
 use super::bot::Bots;
 use super::tally::{GameResult, Tally};
 use super::Game;
-use super::Setup;
+use super::{Phase, Setup};
 use crate::error::Result;
+use crate::geometry::Pos;
 use crate::script::{RuleSet, Sources};
-use crate::state::{Event, Rng};
+use crate::state::{Event, Field, Rng, State};
+use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
+use std::sync::Arc;
 
 /// The seed of game `game` of a study of the file with seed `file_seed`: both mixed with
 /// SplitMix64, so neighbouring files and neighbouring games share no games.
@@ -26,23 +29,118 @@ pub fn game_seed(file_seed: u64, game: u64) -> u64 {
     Rng::new(file_seed ^ Rng::new(game).next_u64()).next_u64()
 }
 
-/// Counts what the events of a game say: destructions and damage by cause.
-fn count(result: &mut GameResult, events: &[Event]) {
-    for e in events {
-        let cause = || {
-            e.detail
-                .get("cause")
-                .and_then(|c| c.as_str())
-                .unwrap_or("unknown")
-                .to_string()
+/// What a game's events add up to while it is played: destructions and damage by cause,
+/// the scripts' events, and where things happened (each robot's square followed from the
+/// events that move it: every move logs its `to`).
+struct Counter {
+    result: GameResult,
+    /// Each robot's square, by name.
+    at: HashMap<Arc<str>, Pos>,
+    /// The turn each robot touched its last flag on (0: none yet).
+    last_flag: HashMap<Arc<str>, u32>,
+    /// The board's size: a robot that leaves it is counted on the square it left.
+    size: (i32, i32),
+}
+
+impl Counter {
+    fn new(state: &State, size: (i32, i32)) -> Counter {
+        let mut counter = Counter {
+            result: GameResult::default(),
+            at: HashMap::new(),
+            last_flag: HashMap::new(),
+            size,
         };
-        match e.what.as_ref() {
-            "destroyed" => *result.deaths.entry(cause()).or_default() += 1,
-            "damaged" => {
-                let amount = e.detail.get("amount").and_then(|a| a.as_u64()).unwrap_or(0);
-                *result.damage.entry(cause()).or_default() += amount;
+        counter.sync(state);
+        counter
+    }
+
+    /// Every robot's square as the state has it (after a stage: re-entry, a script's
+    /// placing).
+    fn sync(&mut self, state: &State) {
+        for r in state.robots.iter().filter(|r| r.is_active()) {
+            match self.at.get_mut(r.name.as_str()) {
+                Some(at) => *at = r.at,
+                None => {
+                    self.at.insert(Arc::from(r.name.as_str()), r.at);
+                }
             }
-            _ => {}
+        }
+    }
+
+    fn mark(&mut self, map: &'static str, at: Pos, n: u64) {
+        *self
+            .result
+            .squares
+            .entry(map)
+            .or_default()
+            .entry(at)
+            .or_default() += n;
+    }
+
+    fn count(&mut self, events: &[Event]) {
+        for e in events {
+            let cause = || {
+                e.detail
+                    .get("cause")
+                    .and_then(|c| c.as_str())
+                    .unwrap_or("unknown")
+                    .to_string()
+            };
+            let robot = e.robot.as_ref();
+            if let (Some(robot), Some(Field::Pos(to))) = (robot, e.detail.field("to")) {
+                if !(0..self.size.0).contains(&to.x) || !(0..self.size.1).contains(&to.y) {
+                    continue;
+                }
+                if let Some(at) = self.at.get_mut(robot) {
+                    *at = *to;
+                }
+                self.mark("visits", *to, 1);
+            }
+            let here = robot.and_then(|r| self.at.get(r).copied());
+            if e.scripted() {
+                let by = robot.map_or("", |r| r);
+                *self
+                    .result
+                    .events
+                    .entry(e.what.to_string())
+                    .or_default()
+                    .entry(by.to_string())
+                    .or_default() += 1;
+                continue;
+            }
+            match e.what.as_ref() {
+                "destroyed" => {
+                    *self.result.deaths.entry(cause()).or_default() += 1;
+                    if let Some(at) = here {
+                        self.mark("deaths", at, 1);
+                    }
+                }
+                "damaged" => {
+                    let amount = e.detail.get("amount").and_then(|a| a.as_u64()).unwrap_or(0);
+                    *self.result.damage.entry(cause()).or_default() += amount;
+                    if let Some(at) = here {
+                        self.mark("damage", at, amount);
+                    }
+                }
+                "flag" => {
+                    let (Some(robot), Some(Field::Int(number))) = (robot, e.detail.field("number"))
+                    else {
+                        continue;
+                    };
+                    let last = self.last_flag.insert(robot.clone(), e.turn).unwrap_or(0);
+                    self.result
+                        .flags
+                        .push((*number as u32, e.turn.saturating_sub(last)));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Where the robots on the board end a turn (before repairs and re-entry).
+    fn end_turn(&mut self, state: &State) {
+        for r in state.robots.iter().filter(|r| r.is_active()) {
+            self.mark("ends", r.at, 1);
         }
     }
 }
@@ -50,11 +148,17 @@ fn count(result: &mut GameResult, events: &[Event]) {
 /// Plays one bot-only game to the end on a match already at its start position.
 pub fn play_one(m: &mut Game) -> Result<GameResult> {
     let mut bots = Bots::new(m.setup.seats.iter().map(|s| s.strength));
-    let mut result = GameResult::default();
+    let size = (m.setup.layout.width, m.setup.layout.height);
+    let mut counter = Counter::new(&m.engine.state(), size);
     while !m.is_over() {
+        if m.progress.phase == Phase::EndOfTurn {
+            counter.end_turn(&m.engine.state());
+        }
         let stage = m.advance(&mut bots)?;
-        count(&mut result, stage.events());
+        counter.count(stage.events());
+        counter.sync(&m.engine.state());
     }
+    let mut result = counter.result;
     result.outcome = m.progress.outcome.clone();
     result.turns = m.engine.state().turn;
     Ok(result)

@@ -9,6 +9,7 @@
 //! whose ranges overlap or leave a gap, and files that were cut short or edited: each file
 //! carries a checksum of its own contents.
 
+use super::columns::Settings;
 use super::tally::{self, Row, Tally};
 use super::Setup;
 use crate::error::{Error, Result};
@@ -55,6 +56,9 @@ pub struct GameFile {
     pub file: String,
     pub sha256: String,
     pub bots: BTreeMap<String, String>,
+    /// Each robot's starting dock (for the seat rows).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub docks: BTreeMap<String, u32>,
 }
 
 /// Every rule file the columns loaded (`scripts/...`, `variants/...`) with its SHA-256, and
@@ -73,6 +77,9 @@ pub struct Column {
     pub name: String,
     /// The variants switched on (the game file's and those added on the command line).
     pub variants: Vec<String>,
+    /// The parameters set for them, by the game file or the column (defaults not shown).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub settings: Settings,
     pub tally: Tally,
 }
 
@@ -100,6 +107,11 @@ impl GameFile {
                 .seats
                 .iter()
                 .map(|s| (s.name.clone(), s.strength.name().to_string()))
+                .collect(),
+            docks: setup
+                .seats
+                .iter()
+                .map(|s| (s.name.clone(), s.dock))
                 .collect(),
         })
     }
@@ -167,7 +179,7 @@ impl Study {
     /// Computes the summary and the checksum from the rest.
     fn seal(&mut self) {
         let tallies: Vec<&Tally> = self.columns.iter().map(|c| &c.tally).collect();
-        self.summary = tally::rows(&tallies);
+        self.summary = tally::rows(&tallies, &self.game.docks);
         // Over the JSON as a reader will parse it: serde_json may read a float back a unit
         // in the last place off, and the checksum must match what `read` sees.
         let text = serde_json::to_string(&*self).expect("a study serializes");
@@ -175,13 +187,25 @@ impl Study {
         self.checksum = checksum_of(&parsed);
     }
 
+    /// The names of the events scripts logged in any column, sorted.
+    pub fn event_names(&self) -> Vec<String> {
+        let mut all: Vec<String> = self
+            .columns
+            .iter()
+            .flat_map(|c| c.tally.events.keys().cloned())
+            .collect();
+        all.sort();
+        all.dedup();
+        all
+    }
+
     pub fn names(&self) -> Vec<String> {
         self.columns.iter().map(|c| c.name.clone()).collect()
     }
 
-    /// The summary as a table, as `rally sim` prints it.
-    pub fn table(&self) -> String {
-        tally::table(&self.names(), &self.summary)
+    /// The summary as a table, as `rally sim` prints it; `metrics` as [`tally::shown`].
+    pub fn table(&self, metrics: &[String]) -> String {
+        tally::table(&self.names(), &self.summary, metrics)
     }
 
     pub fn csv(&self) -> String {
@@ -295,10 +319,10 @@ impl Study {
                     ),
                 ));
             }
-            let columns = |s: &Study| -> Vec<(String, Vec<String>)> {
+            let columns = |s: &Study| -> Vec<(String, Vec<String>, Settings)> {
                 s.columns
                     .iter()
-                    .map(|c| (c.name.clone(), c.variants.clone()))
+                    .map(|c| (c.name.clone(), c.variants.clone(), c.settings.clone()))
                     .collect()
             };
             if columns(s) != columns(first) || s.games != first.games {
@@ -391,6 +415,7 @@ mod tests {
                 file: "g.toml".into(),
                 sha256: "g".into(),
                 bots: BTreeMap::new(),
+                docks: BTreeMap::new(),
             },
             Rules::default(),
             10,
@@ -400,6 +425,7 @@ mod tests {
                 .map(|name| Column {
                     name: name.to_string(),
                     variants: vec![],
+                    settings: Settings::default(),
                     tally: Tally::default(),
                 })
                 .collect(),

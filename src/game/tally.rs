@@ -12,6 +12,7 @@
 //! Welch's for means): a difference whose interval excludes zero is marked `*`.
 
 use super::Outcome;
+use crate::geometry::Pos;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -49,6 +50,36 @@ pub struct GameResult {
     pub deaths: BTreeMap<String, u64>,
     /// Damage points by cause (the element or rule that dealt them).
     pub damage: BTreeMap<String, u64>,
+    /// The events scripts logged (`ctx:log`), by name, then by robot (`""`: no robot).
+    pub events: BTreeMap<String, BTreeMap<String, u64>>,
+    /// What happened where, by map ([`MAPS`]): square to count.
+    pub squares: BTreeMap<&'static str, BTreeMap<Pos, u64>>,
+    /// Each flag a robot touched in order: its number and the turns it took from the
+    /// robot's previous flag (or the start).
+    pub flags: Vec<(u32, u32)>,
+}
+
+/// The heatmaps a study keeps, by name: where robots were destroyed, where they took damage
+/// (points), the squares they entered, and where they ended their turns.
+pub const MAPS: [&str; 4] = ["deaths", "damage", "visits", "ends"];
+
+/// How often robots reached a flag, and the turns it took them from their previous one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reached {
+    pub times: u64,
+    pub turns: Moments,
+}
+
+/// A square as a tally file's key: `"x,y"`.
+pub fn square_key(p: Pos) -> String {
+    format!("{},{}", p.x, p.y)
+}
+
+/// A tally file's square key read back.
+pub fn square_of(key: &str) -> Option<Pos> {
+    let (x, y) = key.split_once(',')?;
+    Some(Pos::new(x.parse().ok()?, y.parse().ok()?))
 }
 
 /// Many games added up: counts and sums only, so tallies merge exactly.
@@ -74,12 +105,27 @@ pub struct Tally {
     /// Damage points per game, all causes together.
     pub damage: Moments,
     pub damage_by: BTreeMap<String, Moments>,
+    /// Script events per game, by name, in all and (`events_by`) by robot.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub events: BTreeMap<String, Moments>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub events_by: BTreeMap<String, BTreeMap<String, Moments>>,
+    /// Heatmaps ([`MAPS`]): square (`"x,y"`) to count, over every game.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub squares: BTreeMap<String, BTreeMap<String, u64>>,
+    /// Per flag number: how often a robot reached it and the turns it took.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub flags: BTreeMap<u32, Reached>,
+    /// How many games lasted each number of turns.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub game_turns: BTreeMap<u32, u64>,
 }
 
 impl Tally {
     pub fn add(&mut self, r: &GameResult) {
         self.games += 1;
         self.turns.add(r.turns as u64);
+        *self.game_turns.entry(r.turns).or_default() += 1;
         match &r.outcome {
             Some(Outcome::Won { robot, turn }) => {
                 self.won += 1;
@@ -96,6 +142,27 @@ impl Tally {
         self.damage.add(r.damage.values().sum());
         for (cause, &n) in &r.damage {
             self.damage_by.entry(cause.clone()).or_default().add(n);
+        }
+        for (event, by) in &r.events {
+            self.events
+                .entry(event.clone())
+                .or_default()
+                .add(by.values().sum());
+            let mine = self.events_by.entry(event.clone()).or_default();
+            for (robot, &n) in by {
+                mine.entry(robot.clone()).or_default().add(n);
+            }
+        }
+        for (map, counts) in &r.squares {
+            let mine = self.squares.entry(map.to_string()).or_default();
+            for (&at, &n) in counts {
+                *mine.entry(square_key(at)).or_default() += n;
+            }
+        }
+        for &(flag, turns) in &r.flags {
+            let mine = self.flags.entry(flag).or_default();
+            mine.times += 1;
+            mine.turns.add(turns as u64);
         }
     }
 
@@ -115,6 +182,9 @@ impl Tally {
         for (turn, &n) in &other.win_turns {
             add(self.win_turns.entry(*turn).or_default(), n)?;
         }
+        for (turn, &n) in &other.game_turns {
+            add(self.game_turns.entry(*turn).or_default(), n)?;
+        }
         for (robot, &n) in &other.wins {
             add(self.wins.entry(robot.clone()).or_default(), n)?;
         }
@@ -127,6 +197,30 @@ impl Tally {
         for (cause, m) in &other.damage_by {
             let mine = self.damage_by.entry(cause.clone()).or_default();
             mine.merge(m).ok_or_else(overflow)?;
+        }
+        for (event, m) in &other.events {
+            let mine = self.events.entry(event.clone()).or_default();
+            mine.merge(m).ok_or_else(overflow)?;
+        }
+        for (event, by) in &other.events_by {
+            let mine = self.events_by.entry(event.clone()).or_default();
+            for (robot, m) in by {
+                mine.entry(robot.clone())
+                    .or_default()
+                    .merge(m)
+                    .ok_or_else(overflow)?;
+            }
+        }
+        for (map, counts) in &other.squares {
+            let mine = self.squares.entry(map.clone()).or_default();
+            for (at, &n) in counts {
+                add(mine.entry(at.clone()).or_default(), n)?;
+            }
+        }
+        for (flag, r) in &other.flags {
+            let mine = self.flags.entry(*flag).or_default();
+            add(&mut mine.times, r.times)?;
+            mine.turns.merge(&r.turns).ok_or_else(overflow)?;
         }
         Ok(())
     }
@@ -149,6 +243,19 @@ impl Tally {
                 "{} games won, but the wins per turn or per robot add up to another number",
                 self.won
             ));
+        }
+        for (map, counts) in &self.squares {
+            if !MAPS.contains(&map.as_str()) {
+                return Err(format!(
+                    "no heatmap `{map}` (there are {})",
+                    MAPS.join(", ")
+                ));
+            }
+            if let Some(bad) = counts.keys().find(|k| square_of(k).is_none()) {
+                return Err(format!(
+                    "heatmap `{map}`: `{bad}` is not a square (\"x,y\")"
+                ));
+            }
         }
         Ok(())
     }
@@ -246,6 +353,9 @@ pub enum Kind {
     Mean(u8),
     /// A quantile of the turns to win (no interval).
     Quantile,
+    /// The p-value of a test (no interval): the chance of a spread at least this large if
+    /// there were no difference.
+    PValue,
 }
 
 /// One line of the summary: a value per column and, for two columns, their difference.
@@ -260,22 +370,31 @@ pub struct Row {
     pub columns: Vec<Option<Estimate>>,
     /// The second column minus the first, when there are exactly two.
     pub difference: Option<Estimate>,
+    /// Each column after the first minus the first (the same seeds in every column).
+    #[serde(default)]
+    pub differences: Vec<Option<Estimate>>,
 }
 
-/// The summary of the tallies, one column each.
-pub fn rows(tallies: &[&Tally]) -> Vec<Row> {
+/// The summary of the tallies, one column each; `docks` gives each robot's starting dock
+/// (for the seat rows).
+pub fn rows(tallies: &[&Tally], docks: &BTreeMap<String, u32>) -> Vec<Row> {
     let mut rows = Vec::new();
     let mut row = |key: &str, label: &str, kind: Kind, get: &dyn Fn(&Tally) -> Stat| {
         let stats: Vec<Stat> = tallies.iter().map(|t| get(t)).collect();
+        let differences: Vec<Option<Estimate>> = match stats.split_first() {
+            Some((first, rest)) => rest.iter().map(|b| difference(first, b)).collect(),
+            None => Vec::new(),
+        };
         rows.push(Row {
             key: key.into(),
             label: label.into(),
             kind,
             columns: stats.iter().map(Stat::estimate).collect(),
-            difference: match stats.as_slice() {
-                [a, b] => difference(a, b),
+            difference: match differences.as_slice() {
+                [d] => *d,
                 _ => None,
             },
+            differences,
         });
     };
     row("games", "games", Kind::Count, &|t| Stat::Count(t.games));
@@ -315,13 +434,38 @@ pub fn rows(tallies: &[&Tally]) -> Vec<Row> {
         Kind::Mean(1),
         &|t| Stat::Mean(t.win_moments(), t.won),
     );
-    for robot in names(tallies, |t| t.wins.keys()) {
-        let count = |t: &Tally| t.wins.get(&robot).copied().unwrap_or(0);
+    // Seats: every robot of the game, in dock order, even one that never won.
+    let mut seats: Vec<String> = names(tallies, |t| t.wins.keys());
+    seats.extend(
+        docks
+            .keys()
+            .filter(|r| !seats.contains(r))
+            .cloned()
+            .collect::<Vec<_>>(),
+    );
+    seats.sort_by_key(|r| (docks.get(r).copied().unwrap_or(u32::MAX), r.clone()));
+    for robot in &seats {
+        let count = |t: &Tally| t.wins.get(robot).copied().unwrap_or(0);
+        let label = match docks.get(robot) {
+            Some(dock) => format!("wins: {robot} (dock {dock})"),
+            None => format!("wins: {robot}"),
+        };
+        row(&format!("wins.{robot}"), &label, Kind::Rate, &|t| {
+            Stat::Rate(count(t), t.games)
+        });
+    }
+    if seats.len() > 1 {
         row(
-            &format!("wins.{robot}"),
-            &format!("wins: {robot}"),
-            Kind::Rate,
-            &|t| Stat::Rate(count(t), t.games),
+            "seats_differ",
+            "seats differ: χ² test p",
+            Kind::PValue,
+            &|t| {
+                let wins: Vec<u64> = seats
+                    .iter()
+                    .map(|r| t.wins.get(r).copied().unwrap_or(0))
+                    .collect();
+                Stat::Test(stats::equal_shares_p(&wins))
+            },
         );
     }
     // Deaths and damage, in all and by cause.
@@ -344,6 +488,58 @@ pub fn rows(tallies: &[&Tally]) -> Vec<Row> {
             );
         }
     }
+    // The scripts' own events, in all and by robot.
+    for event in names(tallies, |t| t.events.keys()) {
+        let of = |t: &Tally| t.events.get(&event).copied().unwrap_or_default();
+        row(
+            &format!("events.{event}"),
+            &format!("{event} per game"),
+            Kind::Mean(2),
+            &|t| Stat::Mean(of(t), t.games),
+        );
+        let robots = names(tallies, |t| {
+            t.events_by.get(&event).into_iter().flat_map(|by| by.keys())
+        });
+        for robot in robots {
+            let of = |t: &Tally| {
+                t.events_by
+                    .get(&event)
+                    .and_then(|by| by.get(&robot))
+                    .copied()
+                    .unwrap_or_default()
+            };
+            let shown = if robot.is_empty() {
+                "(no robot)"
+            } else {
+                &robot
+            };
+            row(
+                &format!("events_by.{event}.{robot}"),
+                &format!("  {shown}"),
+                Kind::Mean(2),
+                &|t| Stat::Mean(of(t), t.games),
+            );
+        }
+    }
+    // Turns to reach each flag from the robot's previous one.
+    let flags: Vec<u32> = {
+        let mut all: Vec<u32> = tallies
+            .iter()
+            .flat_map(|t| t.flags.keys().copied())
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        all
+    };
+    for flag in flags {
+        let of = |t: &Tally| t.flags.get(&flag).copied().unwrap_or_default();
+        row(
+            &format!("flag_turns.{flag}"),
+            &format!("turns to reach flag {flag}"),
+            Kind::Mean(1),
+            &|t| Stat::Mean(of(t).turns, of(t).times),
+        );
+    }
     rows
 }
 
@@ -364,6 +560,7 @@ enum Stat {
     Rate(u64, u64),
     Mean(Moments, u64),
     Quantile(Option<u32>),
+    Test(Option<f64>),
 }
 
 impl Stat {
@@ -378,6 +575,11 @@ impl Stat {
             Stat::Mean(m, n) => mean(m, n),
             Stat::Quantile(q) => q.map(|q| Estimate {
                 value: q as f64,
+                low: None,
+                high: None,
+            }),
+            Stat::Test(p) => p.map(|p| Estimate {
+                value: p,
                 low: None,
                 high: None,
             }),
@@ -424,6 +626,8 @@ fn cell(kind: Kind, e: &Option<Estimate>) -> String {
     };
     match kind {
         Kind::Count | Kind::Quantile => format!("{}", e.value),
+        Kind::PValue if e.value < 0.001 => "p < 0.001".into(),
+        Kind::PValue => format!("p = {:.3}", e.value),
         Kind::Rate => match (e.low, e.high) {
             (Some(l), Some(h)) => format!(
                 "{:.1}% [{:.1}, {:.1}]",
@@ -470,32 +674,76 @@ fn difference_cell(kind: Kind, e: &Option<Estimate>) -> String {
                 _ => marked(format!("{:+.d$}", e.value)),
             }
         }
-        Kind::Count | Kind::Quantile => String::new(),
+        Kind::Count | Kind::Quantile | Kind::PValue => String::new(),
     }
 }
 
-/// The summary as a table: row labels on the left, a column per tally, and for two
-/// columns a `difference` column; a note on the intervals below it.
-pub fn table(names: &[String], rows: &[Row]) -> String {
-    let two = names.len() == 2;
-    // Labels and names come from scripts and files (a damage cause, a column's name): each
-    // stays on its line, so none can add a row that looks like the table's own.
+/// Whether a table shows the row `key`: the scripts' events in all, each by robot only when
+/// named with `--metric`; with `--metric`, only the events named.
+pub fn shown(key: &str, metrics: &[String]) -> bool {
+    if let Some(rest) = key.strip_prefix("events_by.") {
+        return metrics.iter().any(|m| {
+            rest.strip_prefix(m.as_str())
+                .is_some_and(|r| r.starts_with('.'))
+        });
+    }
+    match key.strip_prefix("events.") {
+        Some(event) => metrics.is_empty() || metrics.iter().any(|m| m == event),
+        None => true,
+    }
+}
+
+/// The headers of a table's columns: each column's name, then its difference with the
+/// first. With more than two columns they are numbered, and the differences say `2 − 1`.
+fn headers(names: &[String]) -> Vec<String> {
+    match names {
+        [a, b] => vec![a.clone(), b.clone(), format!("{b} − {a}")],
+        [_, _, ..] => {
+            let mut all: Vec<String> = names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| format!("{}: {n}", i + 1))
+                .collect();
+            all.extend((2..=names.len()).map(|i| format!("{i} − 1")));
+            all
+        }
+        _ => names.to_vec(),
+    }
+}
+
+/// The table's cells as text: the headers, then each row shown ([`shown`]) with its label
+/// and a cell per header (what the table and the report print).
+pub fn cells(
+    names: &[String],
+    rows: &[Row],
+    metrics: &[String],
+) -> (Vec<String>, Vec<(String, Vec<String>)>) {
+    // Labels and names come from scripts and files (a damage cause, an event's name, a
+    // column's name): each stays on its line, so none can add a row that looks like the
+    // table's own.
     let one_line = |text: &str| crate::text::clean_line(text).into_owned();
     let names: Vec<String> = names.iter().map(|n| one_line(n)).collect();
-    let mut header: Vec<String> = names.clone();
-    if two {
-        header.push(format!("{} − {}", names[1], names[0]));
-    }
-    let lines: Vec<(String, Vec<String>)> = rows
+    let header = headers(&names);
+    let lines = rows
         .iter()
+        .filter(|r| shown(&r.key, metrics))
         .map(|r| {
             let mut cells: Vec<String> = r.columns.iter().map(|e| cell(r.kind, e)).collect();
-            if two {
-                cells.push(difference_cell(r.kind, &r.difference));
+            if names.len() > 1 {
+                cells.extend(r.differences.iter().map(|d| difference_cell(r.kind, d)));
+                cells.resize(header.len(), String::new());
             }
             (one_line(&r.label), cells)
         })
         .collect();
+    (header, lines)
+}
+
+/// The summary as a table: row labels on the left, a column per tally, and with more than
+/// one column the difference of each with the first; a note on the intervals below it.
+/// `metrics`: as [`shown`].
+pub fn table(names: &[String], rows: &[Row], metrics: &[String]) -> String {
+    let (header, lines) = cells(names, rows, metrics);
     let label_width = lines
         .iter()
         .map(|(l, _)| l.chars().count())
@@ -525,24 +773,88 @@ pub fn table(names: &[String], rows: &[Row]) -> String {
         line(label, cells);
     }
     out.push_str("\n[low, high] and ±: 95% confidence intervals");
-    if two {
+    if names.len() > 1 {
         out.push_str("; * marks a difference whose interval excludes 0 (rates in points)");
     }
     out.push('\n');
+    for note in notes(names, rows) {
+        out.push_str(&note);
+        out.push('\n');
+    }
     out
 }
 
+/// What the table cannot show by itself: the games it would take to tell a difference of
+/// the size seen in the main rows, and that a sweep's intervals are each at 95%.
+pub fn notes(names: &[String], rows: &[Row]) -> Vec<String> {
+    let mut notes = Vec::new();
+    if names.len() > 2 {
+        notes.push(format!(
+            "{} columns, each compared with the first at 95%: the intervals are not corrected for comparing many columns, so about one difference in 20 that is pure noise is marked *",
+            names.len()
+        ));
+    }
+    let games = rows
+        .iter()
+        .find(|r| r.key == "games")
+        .and_then(|r| r.columns.first().copied().flatten())
+        .map_or(0.0, |e| e.value);
+    for r in rows
+        .iter()
+        .filter(|r| ["finish_rate", "turns"].contains(&r.key.as_str()))
+    {
+        for (i, d) in r.differences.iter().enumerate() {
+            let Some(Estimate {
+                value,
+                low: Some(low),
+                high: Some(high),
+            }) = *d
+            else {
+                continue;
+            };
+            let half = (high - low) / 2.0;
+            if value == 0.0 || low > 0.0 || high < 0.0 || games == 0.0 {
+                continue;
+            }
+            // The interval narrows with the square root of the games.
+            let needed = (games * (half / value.abs()).powi(2)).ceil();
+            notes.push(format!(
+                "{}: {} against {} differ by less than the noise of {games} games: run about {needed} games to tell a difference of this size",
+                r.label, names[i + 1], names[0]
+            ));
+        }
+    }
+    notes
+}
+
+/// The CSV column of each difference: `difference` for two columns, `difference.K` (K the
+/// column's number from 1) for more.
+fn difference_names(names: &[String]) -> Vec<String> {
+    match names.len() {
+        0 | 1 => Vec::new(),
+        2 => vec!["difference".into()],
+        n => (2..=n).map(|k| format!("difference.{k}")).collect(),
+    }
+}
+
 /// The summary as CSV, one line per row and column: `metric,column,value,low,high`, rates
-/// as fractions (0..1); the difference of two columns as the column `difference`.
+/// as fractions (0..1); the differences with the first column as [`difference_names`].
 pub fn csv(names: &[String], rows: &[Row]) -> String {
     let mut out = String::from("metric,column,value,low,high\n");
     let number = |x: Option<f64>| x.map_or(String::new(), |x| format!("{x}"));
+    let differences = difference_names(names);
     for r in rows {
         let cells = names
             .iter()
             .map(String::as_str)
             .zip(r.columns.iter())
-            .chain(r.difference.as_ref().map(|_| ("difference", &r.difference)));
+            .chain(
+                differences
+                    .iter()
+                    .map(String::as_str)
+                    .zip(r.differences.iter())
+                    .filter(|(_, d)| d.is_some()),
+            );
         for (column, e) in cells {
             let _ = writeln!(
                 out,
@@ -567,6 +879,94 @@ fn csv_field(text: &str) -> String {
     }
 }
 
+/// The chi-square test of the seats.
+mod stats {
+    /// The p-value of Pearson's chi-square test that `counts` (games won from each seat)
+    /// come from equal shares: `None` with fewer than two seats or no games won.
+    pub fn equal_shares_p(counts: &[u64]) -> Option<f64> {
+        let total: u64 = counts.iter().sum();
+        if counts.len() < 2 || total == 0 {
+            return None;
+        }
+        let expected = total as f64 / counts.len() as f64;
+        let chi2: f64 = counts
+            .iter()
+            .map(|&o| (o as f64 - expected).powi(2) / expected)
+            .sum();
+        Some(chi_square_upper(chi2, (counts.len() - 1) as f64))
+    }
+
+    /// P(X ≥ x) for X chi-square with `k` degrees of freedom: Q(k/2, x/2).
+    pub fn chi_square_upper(x: f64, k: f64) -> f64 {
+        upper_gamma(k / 2.0, x / 2.0)
+    }
+
+    /// ln Γ(x), Lanczos' approximation (g = 7, 9 terms; about 15 digits).
+    fn ln_gamma(x: f64) -> f64 {
+        const C: [f64; 9] = [
+            0.999_999_999_999_809_9,
+            676.520_368_121_885_1,
+            -1_259.139_216_722_402_8,
+            771.323_428_777_653_1,
+            -176.615_029_162_140_6,
+            12.507_343_278_686_905,
+            -0.138_571_095_265_720_12,
+            9.984_369_578_019_572e-6,
+            1.505_632_735_149_311_6e-7,
+        ];
+        let x = x - 1.0;
+        let t = x + 7.5;
+        let sum = C[0] + (1..9).map(|i| C[i] / (x + i as f64)).sum::<f64>();
+        0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + sum.ln()
+    }
+
+    /// The regularized upper incomplete gamma function Q(a, x): a series below a + 1, a
+    /// continued fraction above (Numerical Recipes §6.2).
+    fn upper_gamma(a: f64, x: f64) -> f64 {
+        if x <= 0.0 {
+            return 1.0;
+        }
+        let front = (-x + a * x.ln() - ln_gamma(a)).exp();
+        if x < a + 1.0 {
+            let (mut term, mut sum, mut n) = (1.0 / a, 1.0 / a, a);
+            for _ in 0..500 {
+                n += 1.0;
+                term *= x / n;
+                sum += term;
+                if term.abs() < sum.abs() * 1e-15 {
+                    break;
+                }
+            }
+            (1.0 - sum * front).clamp(0.0, 1.0)
+        } else {
+            let tiny = 1e-300;
+            let mut b = x + 1.0 - a;
+            let mut c = 1.0 / tiny;
+            let mut d = 1.0 / b;
+            let mut h = d;
+            for i in 1..500 {
+                let an = -(i as f64) * (i as f64 - a);
+                b += 2.0;
+                d = an * d + b;
+                if d.abs() < tiny {
+                    d = tiny;
+                }
+                c = b + an / c;
+                if c.abs() < tiny {
+                    c = tiny;
+                }
+                d = 1.0 / d;
+                let step = d * c;
+                h *= step;
+                if (step - 1.0).abs() < 1e-15 {
+                    break;
+                }
+            }
+            (front * h).clamp(0.0, 1.0)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -580,8 +980,9 @@ mod tests {
             kind: Kind::Count,
             columns: vec![None],
             difference: None,
+            differences: vec![],
         };
-        let text = table(&["rules\nfake".into()], &[row]);
+        let text = table(&["rules\nfake".into()], &[row], &[]);
         assert_eq!(text.lines().count(), 4, "{text}");
         assert!(
             text.contains("deaths by x\\nfinish rate") && text.contains("\\u{202e}"),
@@ -613,6 +1014,20 @@ mod tests {
     }
 
     #[test]
+    fn chi_square_matches_the_tables() {
+        // Critical values: chi-square 3.841 with 1 degree of freedom and 7.815 with 3 are
+        // the 5% points; 11.345 with 3 is the 1% point.
+        assert!((stats::chi_square_upper(3.841, 1.0) - 0.05).abs() < 1e-3);
+        assert!((stats::chi_square_upper(7.815, 3.0) - 0.05).abs() < 1e-3);
+        assert!((stats::chi_square_upper(11.345, 3.0) - 0.01).abs() < 1e-3);
+        assert_eq!(stats::equal_shares_p(&[10, 10, 10]), Some(1.0));
+        // 30 and 10 of 40: chi-square 10 with 1 degree of freedom, p = 0.0016.
+        let p = stats::equal_shares_p(&[30, 10]).unwrap();
+        assert!((p - 0.001_565).abs() < 1e-4, "{p}");
+        assert_eq!(stats::equal_shares_p(&[0, 0]), None);
+    }
+
+    #[test]
     fn means_come_from_sums_of_squares() {
         let mut m = Moments::default();
         for x in [2, 4, 4, 4, 5, 5, 7, 9] {
@@ -633,7 +1048,10 @@ mod tests {
             }),
             turns: turn,
             deaths: BTreeMap::from([("pit".into(), pits)]),
-            damage: BTreeMap::new(),
+            events: BTreeMap::from([("stuck".into(), BTreeMap::from([(robot.into(), pits)]))]),
+            squares: BTreeMap::from([("deaths", BTreeMap::from([(Pos::new(1, 2), pits)]))]),
+            flags: vec![(1, turn)],
+            ..GameResult::default()
         };
         let games = [game("A", 5, 1), game("B", 7, 0), game("A", 9, 3)];
         let mut whole = Tally::default();
@@ -653,5 +1071,41 @@ mod tests {
                 squares: 10
             }
         );
+        assert_eq!(whole.events["stuck"], whole.deaths_by["pit"]);
+        assert_eq!(whole.events_by["stuck"]["A"].sum, 4);
+        assert_eq!(whole.squares["deaths"]["1,2"], 4);
+        assert_eq!(whole.flags[&1].times, 3);
+        assert_eq!(whole.flags[&1].turns.sum, 21);
+    }
+
+    #[test]
+    fn a_table_shows_each_column_against_the_first() {
+        let tally = |won: u64| Tally {
+            games: 100,
+            won,
+            none_left: 100 - won,
+            win_turns: BTreeMap::from([(5, won)]),
+            wins: BTreeMap::from([("A".to_string(), won)]),
+            ..Tally::default()
+        };
+        let (a, b, c) = (tally(50), tally(60), tally(90));
+        let docks = BTreeMap::from([("A".to_string(), 1), ("B".to_string(), 2)]);
+        let rows = rows(&[&a, &b, &c], &docks);
+        let finish = rows.iter().find(|r| r.key == "finish_rate").unwrap();
+        assert_eq!(finish.differences.len(), 2);
+        assert!((finish.differences[1].unwrap().value - 0.4).abs() < 1e-12);
+        assert_eq!(finish.difference, None);
+        let names = ["x".to_string(), "y".to_string(), "z".to_string()];
+        let text = table(&names, &rows, &[]);
+        assert!(text.contains("3: z") && text.contains("3 − 1"), "{text}");
+        assert!(text.contains("+40.0 ["), "{text}");
+        assert!(text.contains("wins: B (dock 2)"), "{text}");
+        assert!(
+            text.contains("not corrected for comparing many columns"),
+            "{text}"
+        );
+        // 60 against 50 of 100 is within the noise: the note says how many games would tell.
+        assert!(text.contains("run about"), "{text}");
+        assert!(csv(&names, &rows).contains("finish_rate,difference.3,0.4,"));
     }
 }

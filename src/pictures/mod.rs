@@ -2,7 +2,10 @@
 //! between two resolutions (`diff`), SVG and PNG pictures ([`svg`]), and the HTML replay
 //! viewer whose drawing code the browser table shares ([`html`]).
 
+pub(crate) mod chart;
 pub(crate) mod diff;
+pub(crate) mod heatmap;
 pub mod html;
 pub(crate) mod render;
+pub(crate) mod report;
 pub mod svg;

@@ -185,10 +185,29 @@ pub type Names = Vec<Spanned<String>>;
 /// `[variant.NAME]` tables in a scenario or game file, each key with where it is written.
 pub type Settings = BTreeMap<Spanned<String>, BTreeMap<Spanned<String>, toml::Value>>;
 
-/// The variants a scenario or game file (`source`) switches on: its `variants = [...]`, each
-/// with the parameters of its `[variant.NAME]` table. Parameters for a variant that is not
-/// switched on are a mistake, reported as such.
+/// The variants a scenario (`source`) switches on: its `variants = [...]`, each with the
+/// parameters of its `[variant.NAME]` table. Parameters for a variant that is not switched
+/// on are a mistake in a scenario, reported as such.
 pub fn choices_from(names: &Names, settings: &Settings, source: &Source) -> Result<Vec<Choice>> {
+    let (on, parked) = choices_and_parked(names, settings, source);
+    match parked.first() {
+        Some(stray) => Err(stray.error(format!(
+            "[variant.{0}] sets parameters, but `{0}` is not in `variants`",
+            stray.name
+        ))),
+        None => Ok(on),
+    }
+}
+
+/// What a game file (`source`) says about variants: the choices it switches on (as
+/// [`choices_from`]), and the **parked** settings, `[variant.NAME]` tables of variants it
+/// does not switch on, which apply when `--variant`, a `rally sim` column or a sweep does
+/// (docs/simulations.md): a designer keeps one file and compares settings.
+pub fn choices_and_parked(
+    names: &Names,
+    settings: &Settings,
+    source: &Source,
+) -> (Vec<Choice>, Vec<Choice>) {
     let origin = |offset: usize| {
         let (line, column) = source.locate(offset);
         Origin {
@@ -197,53 +216,60 @@ pub fn choices_from(names: &Names, settings: &Settings, source: &Source) -> Resu
             column,
         }
     };
-    if let Some(stray) = settings
+    let choice = |name: &Spanned<String>| {
+        let set = settings
+            .iter()
+            .find(|(key, _)| key.get_ref() == name.get_ref())
+            .map(|(_, set)| set);
+        let params = set
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| (k.get_ref().clone(), v.clone()))
+            .collect();
+        let at = set
+            .into_iter()
+            .flatten()
+            .map(|(k, _)| (k.get_ref().clone(), origin(k.span().start)))
+            .collect();
+        Choice {
+            name: name.get_ref().clone(),
+            params,
+            written: Some(Written {
+                name: origin(name.span().start),
+                params: at,
+            }),
+        }
+    };
+    let on = names.iter().map(choice).collect();
+    let parked = settings
         .keys()
-        .find(|name| !names.iter().any(|n| n.get_ref() == name.get_ref()))
-    {
-        let stray_name = stray.get_ref();
-        return Err(origin(stray.span().start).error(format!(
-            "[variant.{stray_name}] sets parameters, but `{stray_name}` is not in `variants`"
-        )));
-    }
-    Ok(names
-        .iter()
-        .map(|name| {
-            let set = settings
-                .iter()
-                .find(|(key, _)| key.get_ref() == name.get_ref())
-                .map(|(_, set)| set);
-            let params = set
-                .into_iter()
-                .flatten()
-                .map(|(k, v)| (k.get_ref().clone(), v.clone()))
-                .collect();
-            let at = set
-                .into_iter()
-                .flatten()
-                .map(|(k, _)| (k.get_ref().clone(), origin(k.span().start)))
-                .collect();
-            Choice {
-                name: name.get_ref().clone(),
-                params,
-                written: Some(Written {
-                    name: origin(name.span().start),
-                    params: at,
-                }),
-            }
-        })
-        .collect())
+        .filter(|name| !names.iter().any(|n| n.get_ref() == name.get_ref()))
+        .map(choice)
+        .collect();
+    (on, parked)
 }
 
 /// `choices` plus the variants named on the command line (`--variant`), each once.
 pub fn with_extra(choices: &[Choice], extra: &[String]) -> Vec<Choice> {
+    with_extra_parked(choices, extra, &[])
+}
+
+/// `choices` plus the variants named in `extra`, each once, each with its `parked`
+/// settings if the file has some ([`choices_and_parked`]).
+pub fn with_extra_parked(choices: &[Choice], extra: &[String], parked: &[Choice]) -> Vec<Choice> {
     let mut all = choices.to_vec();
     for name in extra {
         if !all.iter().any(|c| &c.name == name) {
-            all.push(Choice {
-                name: name.clone(),
-                ..Choice::default()
-            });
+            all.push(
+                parked
+                    .iter()
+                    .find(|p| &p.name == name)
+                    .cloned()
+                    .unwrap_or_else(|| Choice {
+                        name: name.clone(),
+                        ..Choice::default()
+                    }),
+            );
         }
     }
     all
