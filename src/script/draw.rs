@@ -118,7 +118,7 @@ impl Kind {
         ("badge", Kind::Badge, &["x", "y"]),
         ("icon", Kind::Icon, &["mirror"]),
         ("image", Kind::Image, &["mirror"]),
-        ("belt", Kind::Belt, &["n", "bend", "merges"]),
+        ("belt", Kind::Belt, &["n", "bend", "turns"]),
         ("beam", Kind::Beam, &["n"]),
         ("wall", Kind::Wall, &[]),
     ];
@@ -188,10 +188,12 @@ pub struct Part {
     pub gap: Option<f64>,
     pub n: Option<i64>,
     pub mirror: bool,
-    /// A belt's curve: robots arrive from the `left` or `right` and turn to go north.
+    /// A belt's curve (a conveyor's `turn`): robots arrive from the right and turn left to go
+    /// north, or from the left turning right.
     pub bend: Option<Side>,
-    /// A belt junction's side arms.
-    pub merges: Vec<Side>,
+    /// A belt junction (a conveyor's `turns`): the directions of travel robots arrive in; those
+    /// from the sides get an arm.
+    pub turns: Vec<Dir>,
 }
 
 /// A side of a square pointing north.
@@ -227,7 +229,7 @@ impl Part {
             n: None,
             mirror: false,
             bend: None,
-            merges: Vec::new(),
+            turns: Vec::new(),
         }
     }
 }
@@ -318,7 +320,7 @@ fn drawing(lua: &Lua, table: &Table) -> Result<Option<Drawing>, String> {
         let entry = match value {
             Value::Function(f) => Entry::Made(f),
             Value::Table(t) => Entry::Part(
-                part(&open(lua, &t).map_err(|e| e.to_string())?, &out.images)
+                part(lua, &open(lua, &t).map_err(|e| e.to_string())?, &out.images)
                     .map_err(|m| format!(", part {i}{m}"))?,
             ),
             other => {
@@ -389,7 +391,7 @@ fn short_form(
             out.entries.push(Entry::Made(made));
         }
         Some(v) => {
-            text.text = Some(label_text(&v)?);
+            text.text = Some(label_text(lua, &v)?);
             out.entries.push(Entry::Part(text));
         }
         None => out.entries.push(Entry::Part(text)),
@@ -415,7 +417,7 @@ pub fn made(
     };
     let t = open(lua, &t).map_err(|e| e.to_string())?;
     if let Value::String(_) = t.raw_get::<Value>(1).map_err(|e| e.to_string())? {
-        return Ok(vec![part(&t, images)?]);
+        return Ok(vec![part(lua, &t, images)?]);
     }
     let mut out = Vec::new();
     for (i, p) in t.sequence_values::<Value>().enumerate() {
@@ -425,7 +427,7 @@ pub fn made(
         }
         match p {
             Value::Table(p) => out.push(
-                part(&open(lua, &p).map_err(|e| e.to_string())?, images)
+                part(lua, &open(lua, &p).map_err(|e| e.to_string())?, images)
                     .map_err(|m| format!("part {}{m}", i + 1))?,
             ),
             other => return Err(format!("part {}: {}", i + 1, expected("a table", &other))),
@@ -435,7 +437,7 @@ pub fn made(
 }
 
 /// One part: `{ "circle", r = 20, color = "#2456a6" }`. Errors start with ": " or ", KEY: ".
-fn part(t: &Table, images: &BTreeMap<String, Arc<str>>) -> Result<Part, String> {
+fn part(lua: &Lua, t: &Table, images: &BTreeMap<String, Arc<str>>) -> Result<Part, String> {
     let names: Vec<&str> = Kind::ALL.iter().map(|(n, ..)| *n).collect();
     let name = match t.raw_get::<Value>(1).map_err(|e| e.to_string())? {
         Value::String(s) => s.to_string_lossy(),
@@ -472,7 +474,7 @@ fn part(t: &Table, images: &BTreeMap<String, Arc<str>>) -> Result<Part, String> 
                         }
                     },
                     Kind::Label | Kind::Badge => {
-                        label_text(&value).map_err(|m| format!(", [2]{m}"))?
+                        label_text(lua, &value).map_err(|m| format!(", [2]{m}"))?
                     }
                     _ => word(&value, kind.subject().expect("checked"))
                         .map_err(|m| format!(", [2]: {m}"))?,
@@ -550,19 +552,21 @@ fn part(t: &Table, images: &BTreeMap<String, Arc<str>>) -> Result<Part, String> 
                 }
             }
             "bend" => p.bend = side(&value).map_err(at)?,
-            "merges" => {
-                let Value::Table(list) = &value else {
-                    return Err(at(expected(
-                        "a list of sides, { \"left\", \"right\" }",
-                        &value,
-                    )));
+            "turns" => {
+                let Value::Table(map) = &value else {
+                    return Err(at(expected("a conveyor's turns, { N = \"left\" }", &value)));
                 };
-                for s in list.sequence_values::<Value>().take(MAX_COUNT as usize) {
-                    let s = s.map_err(|e| e.to_string())?;
-                    if let Some(s) = side(&s).map_err(at)? {
-                        p.merges.push(s);
-                    }
+                let map = open(lua, map).map_err(|e| e.to_string())?;
+                for pair in map.pairs::<Value, Value>().take(4) {
+                    let (travel, _) = pair.map_err(|e| e.to_string())?;
+                    let d = match &travel {
+                        Value::String(t) => Dir::parse(&t.to_string_lossy()),
+                        _ => None,
+                    };
+                    p.turns
+                        .push(d.ok_or_else(|| at(expected("directions as keys", &travel)))?);
                 }
+                p.turns.sort_by_key(|d| d.index());
             }
             _ => unreachable!("every key is matched"),
         }
@@ -698,11 +702,13 @@ fn layer(value: &Value) -> Result<Layer, String> {
         })
 }
 
+/// A belt's curve from a conveyor's `turn`: a right turn comes in from the right (a U-turn
+/// is drawn as a left one).
 fn side(value: &Value) -> Result<Option<Side>, String> {
     match value {
         Value::Nil => Ok(None),
-        Value::String(s) if *s.as_bytes() == *b"left" => Ok(Some(Side::Left)),
         Value::String(s) if *s.as_bytes() == *b"right" => Ok(Some(Side::Right)),
+        Value::String(s) if matches!(&*s.as_bytes(), b"left" | b"uturn") => Ok(Some(Side::Left)),
         other => Err(expected("\"left\" or \"right\"", other)),
     }
 }
@@ -774,7 +780,7 @@ fn dash(value: &Value) -> Result<String, String> {
 
 /// A label's text: a string, a number, or a list of them written with spaces between
 /// (`{ "label", tile.phases }` reads "2 4").
-fn label_text(value: &Value) -> Result<String, String> {
+fn label_text(lua: &Lua, value: &Value) -> Result<String, String> {
     let one = |v: &Value| -> Result<String, String> {
         match v {
             Value::String(s) => Ok(crate::text::clean_line(&s.to_string_lossy()).into_owned()),
@@ -790,6 +796,7 @@ fn label_text(value: &Value) -> Result<String, String> {
     let text = match value {
         Value::Table(t) => {
             let mut words = Vec::new();
+            let t = open(lua, t).map_err(|e| e.to_string())?;
             for v in t.sequence_values::<Value>().take(MAX_TEXT) {
                 words.push(one(&v.map_err(|e| e.to_string())?)?);
             }

@@ -197,6 +197,7 @@ rally.element {
   name = "ice",
   describe = "Ice Rink: frictionless; robots keep their speed and spin (chart in robot vars `ice`).",
   glyph = "~",
+  draw = { layer = "ground", { "icon", "ice" } },
   steps = {
     -- Who starts this register on the ice (§8.4 B); every robot on it has a chart.
     register_start = function(ctx, tile, robot)

@@ -119,7 +119,7 @@ pub fn draw(
                     Kind::Wall => Layer::Edges,
                     _ => layer_of(p.layer.unwrap_or(drawing.layer)),
                 };
-                let body = shape(p, drawing);
+                let body = shape(p, drawing, pdir);
                 match &mut run {
                     Some((l, d, b)) if *l as usize == layer as usize && *d == pdir => {
                         b.push_str(&body)
@@ -183,7 +183,7 @@ fn line(p: &Part, color: &str, width: f64) -> String {
 const FILL: &str = "#b8a1d9";
 
 /// A shape part's markup in the north-pointing square.
-fn shape(p: &Part, drawing: &Drawing) -> String {
+fn shape(p: &Part, drawing: &Drawing, dir: Dir) -> String {
     let (x, y) = (p.x.unwrap_or(32.0), p.y.unwrap_or(32.0));
     let body = match p.kind {
         Kind::Square => {
@@ -281,7 +281,7 @@ fn shape(p: &Part, drawing: &Drawing) -> String {
             };
             format!("<g{color}{opacity}{mirror}>{fragment}</g>")
         }
-        Kind::Belt => belt(p),
+        Kind::Belt => belt(p, dir),
         Kind::Wall => super::WALL_BAND.to_string(),
         Kind::Label | Kind::Number | Kind::Badge | Kind::Beam => unreachable!("not shapes"),
     };
@@ -317,8 +317,8 @@ fn chevrons(p: &Part, x: f64, stroke: &str) -> String {
 }
 
 /// A conveyor belt: straight, a curve (`bend`: robots arrive from that side and turn north),
-/// or a junction (`merges`: side arms feeding in), with `n` chevrons along it.
-fn belt(p: &Part) -> String {
+/// or a junction (`turns`: side arms feeding in), with `n` chevrons along it.
+fn belt(p: &Part, dir: Dir) -> String {
     let color = p.color.as_deref().unwrap_or(BELT);
     // An arc arm that brings robots in through the east (right) or west (left) edge and out
     // north.
@@ -333,8 +333,13 @@ fn belt(p: &Part) -> String {
         Some(side) => arm(side),
         None => {
             let mut b = format!(r#"<rect x="13" y="0" width="38" height="64" fill="{color}"/>"#);
-            for &side in &p.merges {
-                b.push_str(&arm(side));
+            for travel in &p.turns {
+                // The arrival direction as seen with the belt pointing north.
+                match Dir::ALL[(travel.index() + 4 - dir.index()) % 4] {
+                    Dir::W => b.push_str(&arm(Side::Right)),
+                    Dir::E => b.push_str(&arm(Side::Left)),
+                    _ => {}
+                }
             }
             b
         }
@@ -386,11 +391,11 @@ mod tests {
         let mut p = Part::new(Kind::Arrow);
         p.y = Some(4.0);
         p.size = Some(16.0);
-        let d = shape(&p, &empty());
+        let d = shape(&p, &empty(), Dir::N);
         assert!(d.contains("M32,20 L32,4 M26,10 L32,4 L38,10"), "{d}");
         p.y = Some(20.0);
         p.size = Some(-16.0);
-        let d = shape(&p, &empty());
+        let d = shape(&p, &empty(), Dir::N);
         assert!(d.contains("M32,4 L32,20 M26,14 L32,20 L38,14"), "{d}");
     }
 
