@@ -424,14 +424,16 @@ fn the_legend_names_every_kind_of_element_on_the_board() {
             "belt",
             "pit",
             "pusher",
-            "laser",
+            "laser (2 beams)",
             "wall",
             "gear (counter-clockwise)",
             "crusher",
             "flag",
             "start dock",
             "express belt",
-            "repair site (2 wrenches)"
+            "repair site (2 wrenches)",
+            // Told apart by what its drawing shows (its registers), its direction aside.
+            "pusher (phases 2 4)",
         ]
     );
     let height = |svg: &str| -> i32 {

@@ -45,7 +45,11 @@ pub fn legend(rules: &RuleSet, board: &Board, width: i32, top: i32) -> (String, 
         let name = caption.unwrap_or_else(|| {
             // A second drawing of an element that names none is told apart by its parameters.
             if seen.iter().any(|(n, _)| *n == tile.name) {
-                super::describe(tile).replace('_', " ")
+                let mut told = tile.clone();
+                if let Some(turn) = &drawing.turn {
+                    told.params.remove(turn);
+                }
+                super::describe(&told).replace('_', " ")
             } else {
                 tile.name.replace('_', " ")
             }

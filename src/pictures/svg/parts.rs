@@ -279,7 +279,11 @@ fn shape(p: &Part, drawing: &Drawing, dir: Dir) -> String {
             } else {
                 ""
             };
-            format!("<g{color}{opacity}{mirror}>{fragment}</g>")
+            if color.is_empty() && opacity.is_empty() && mirror.is_empty() {
+                fragment.to_string()
+            } else {
+                format!("<g{color}{opacity}{mirror}>{fragment}</g>")
+            }
         }
         Kind::Belt => belt(p, dir),
         Kind::Wall => super::WALL_BAND.to_string(),

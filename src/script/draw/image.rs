@@ -202,11 +202,15 @@ fn write_node(
         };
         let _ = write!(out, r#" {key}="{}""#, crate::text::xml(&value));
     }
-    out.push('>');
+    let mut inner = String::new();
     for child in node.children() {
-        write_node(doc, child, prefix, depth + 1, out)?;
+        write_node(doc, child, prefix, depth + 1, &mut inner)?;
     }
-    let _ = write!(out, "</{name}>");
+    if inner.is_empty() {
+        out.push_str("/>");
+    } else {
+        let _ = write!(out, ">{inner}</{name}>");
+    }
     Ok(())
 }
 
