@@ -657,10 +657,7 @@ fn unknown(key: &str, keys: &[&str]) -> String {
     format!(
         ": unknown field `{key}`{}, expected one of {}",
         crate::error::suggest(key, keys.iter().copied()),
-        keys.iter()
-            .map(|k| format!("`{k}`"))
-            .collect::<Vec<_>>()
-            .join(", ")
+        keys.join(", ")
     )
 }
 
