@@ -70,7 +70,7 @@ pub struct Drawing {
 /// A part as written, or a function of the tile that makes parts.
 #[derive(Clone, Debug)]
 pub enum Entry {
-    Part(Part),
+    Part(Box<Part>),
     Made(Function),
 }
 
@@ -319,10 +319,10 @@ fn drawing(lua: &Lua, table: &Table) -> Result<Option<Drawing>, String> {
         }
         let entry = match value {
             Value::Function(f) => Entry::Made(f),
-            Value::Table(t) => Entry::Part(
+            Value::Table(t) => Entry::Part(Box::new(
                 part(lua, &open(lua, &t).map_err(|e| e.to_string())?, &out.images)
                     .map_err(|m| format!(", part {i}{m}"))?,
-            ),
+            )),
             other => {
                 return Err(format!(
                     ", part {i}: {}",
@@ -374,7 +374,7 @@ fn short_form(
         text.y = Some(16.0);
         text.size = Some(10.0);
     }
-    out.entries.push(Entry::Part(outline));
+    out.entries.push(Entry::Part(Box::new(outline)));
     match label {
         Some(Value::Function(f)) => {
             let made = lua
@@ -392,9 +392,9 @@ fn short_form(
         }
         Some(v) => {
             text.text = Some(label_text(lua, &v)?);
-            out.entries.push(Entry::Part(text));
+            out.entries.push(Entry::Part(Box::new(text)));
         }
-        None => out.entries.push(Entry::Part(text)),
+        None => out.entries.push(Entry::Part(Box::new(text))),
     }
     Ok(())
 }

@@ -18,7 +18,7 @@ pub fn parts(rules: &RuleSet, drawing: &Drawing, tile: &Tile) -> Vec<Part> {
     let mut out = Vec::new();
     for entry in &drawing.entries {
         match entry {
-            Entry::Part(p) => out.push(p.clone()),
+            Entry::Part(p) => out.push((**p).clone()),
             Entry::Made(f) => {
                 let made = rules
                     .budgeted(|| {
