@@ -30,11 +30,17 @@ pub fn legend(rules: &RuleSet, board: &Board, width: i32, top: i32) -> (String, 
             }
             continue;
         };
+        // A named entry already listed needs no drawing made (most tiles of a board are).
+        let caption = render::text_of(rules, tile, drawing.legend.as_ref(), "draw.legend");
+        if let Some(c) = &caption {
+            if seen.iter().any(|(n, k)| *n == tile.name && k == c) {
+                continue;
+            }
+        }
         let drawn = parts::parts(rules, drawing, tile);
         if drawn.is_empty() {
             continue;
         }
-        let caption = render::text_of(rules, tile, drawing.legend.as_ref(), "draw.legend");
         let key = match &caption {
             Some(c) => (tile.name.clone(), c.clone()),
             None => (tile.name.clone(), format!("{drawn:?}")),
