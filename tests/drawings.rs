@@ -285,9 +285,15 @@ fn bad_parts_are_errors_at_their_line_with_suggestions() {
         ),
         (r#"{ shape = "diamond", { "circle" } }"#, "short form"),
         (r#"{ 42 }"#, "part 1: expected a table"),
+        (
+            r#"{ turn = "dirr" }"#,
+            "turn: `dirr` is not one of its parameters (did you mean `dir`?)",
+        ),
     ] {
         let e = load_error(
-            &format!("return rally.element {{\n  name = \"bad\",\n  draw = {draw},\n}}"),
+            &format!(
+                "return rally.element {{\n  name = \"bad\",\n  params = {{ dir = rally.param.dir() }},\n  draw = {draw},\n}}"
+            ),
             &[],
         );
         assert!(e.contains("custom.lua:"), "{draw}: {e}");

@@ -13,9 +13,8 @@ return rally.element {
   params = { phases = rally.param.phases { describe = "active registers (default: every register)" } },
   glyph = "Fx",
   draw = {
-    turn = "dir",
     { "icon", "flame" },
-    function(tile) return #tile.phases < 5 and { "badge", tile.phases, y = 47, turn = false } or nil end,
+    function(tile) return #tile.phases < 5 and { "badge", tile.phases, y = 47 } or nil end,
   },
   on_enter = function(ctx, tile, robot)
     if ctx.segment == "robots_move" and burning(ctx, tile) then

@@ -258,7 +258,24 @@ pub fn parse(lua: &Lua, decl: &Table, what: &str) -> mlua::Result<Option<Drawing
         }
     };
     let what = format!("{what}, draw");
-    drawing(lua, &table).map_err(|m| mlua::Error::runtime(format!("{what}{m}")))
+    let fail = |m: String| mlua::Error::runtime(format!("{what}{m}"));
+    let out = drawing(lua, &table).map_err(fail)?;
+    // `turn` names one of the element's parameters: a typo would never turn the drawing.
+    if let Some(turn) = out.as_ref().and_then(|d| d.turn.as_deref()) {
+        let mut params = Vec::new();
+        if let Some(specs) = decl.get::<Option<Table>>("params")? {
+            for pair in open(lua, &specs)?.pairs::<String, Value>() {
+                params.push(pair?.0);
+            }
+        }
+        if !params.iter().any(|p| p == turn) {
+            return Err(fail(format!(
+                ", turn: `{turn}` is not one of its parameters{}",
+                crate::error::suggest(turn, params.iter().map(String::as_str))
+            )));
+        }
+    }
+    Ok(out)
 }
 
 /// The keys of the drawing table itself.
