@@ -6,7 +6,7 @@
 //!
 //! - [`Watcher`] turns file-system events into settled [`Change`]s. A notify thread watches
 //!   *folders* (editors save by writing a temporary file and renaming it over the old one,
-//!   which a watch on the old file would miss) and sends only the paths of `.lua`/`.toml`
+//!   which a watch on the old file would miss) and sends only the paths of `.lua`/`.toml`/`.svg`
 //!   files over a channel, stamped with when the events happened; the engine thread, which
 //!   owns the (non-`Send`) Lua states, waits for a quiet period so that a burst of saves
 //!   becomes one change, then compares content hashes so that a save that changed nothing
@@ -497,8 +497,11 @@ fn may_matter(path: &Path) -> bool {
     is_rule_file(path) || (path.extension().is_none() && !is_temporary(path))
 }
 
+/// Scripts, tables, and the SVG pictures scripts draw with (`draw.images`).
 fn is_rule_file(path: &Path) -> bool {
-    path.extension().is_some_and(|x| x == "lua" || x == "toml") && !is_temporary(path)
+    path.extension()
+        .is_some_and(|x| x == "lua" || x == "toml" || x == "svg")
+        && !is_temporary(path)
 }
 
 /// Editor temporary, lock and backup files: `.gear.lua.swp`, `.#gear.lua`, `gear.lua~`,
@@ -937,7 +940,7 @@ program = ["uturn", "uturn", "uturn"]
         ] {
             assert!(!may_matter(Path::new(name)), "{name}");
         }
-        for name in ["gear.lua", "board.toml", "elements"] {
+        for name in ["gear.lua", "board.toml", "crane.svg", "elements"] {
             assert!(may_matter(Path::new(name)), "{name}");
         }
     }

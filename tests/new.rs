@@ -54,6 +54,16 @@ fn each_generated_project_runs_and_is_listed() {
     );
     let test = ok(d, &["test"]);
     assert!(test.contains("3 passed, 0 failed"), "{test}");
+    // The stub draws itself (its `draw` block), not as the fallback square.
+    ok(
+        d,
+        &["render", "tests/scenarios/spring_pad.toml", "-o", "pad.svg"],
+    );
+    let svg = std::fs::read_to_string(d.join("pad.svg")).unwrap();
+    assert!(
+        svg.contains("#8fb3d9") && !svg.contains("fallback"),
+        "{svg}"
+    );
     assert!(ok(d, &["elements"]).contains("spring_pad"));
     assert!(
         ok(d, &["elements"]).contains("conveyor"),

@@ -143,7 +143,7 @@ fn every_shipped_element_has_a_drawing() {
 }
 
 /// A scripts folder with the floor and one more element script.
-fn scripts_with(element: &str) -> tempfile::TempDir {
+pub(crate) fn scripts_with(element: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("elements")).unwrap();
     std::fs::copy(
@@ -155,14 +155,14 @@ fn scripts_with(element: &str) -> tempfile::TempDir {
     dir
 }
 
-fn load(dir: &Path) -> rally::Result<RuleSet> {
+pub(crate) fn load(dir: &Path) -> rally::Result<RuleSet> {
     RuleSet::load(&Sources {
         project: rally::script::Project::folders(dir, "variants"),
         choices: Vec::new(),
     })
 }
 
-fn one_tile_picture(rules: &RuleSet, element: &str, params: &str) -> String {
+pub(crate) fn one_tile_picture(rules: &RuleSet, element: &str, params: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("b.toml");
     std::fs::write(
@@ -424,14 +424,16 @@ fn the_legend_names_every_kind_of_element_on_the_board() {
             "belt",
             "pit",
             "pusher",
-            "laser",
+            "laser (2 beams)",
             "wall",
             "gear (counter-clockwise)",
             "crusher",
             "flag",
             "start dock",
             "express belt",
-            "repair site (2 wrenches)"
+            "repair site (2 wrenches)",
+            // Told apart by what its drawing shows (its registers), its direction aside.
+            "pusher (phases 2 4)",
         ]
     );
     let height = |svg: &str| -> i32 {

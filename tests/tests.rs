@@ -14,6 +14,7 @@ mod bench;
 mod citations;
 mod cli;
 mod completions;
+mod drawings;
 mod element_steps;
 mod errors;
 mod events;

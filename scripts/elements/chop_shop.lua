@@ -19,6 +19,7 @@ return rally.element {
   name = "chop_shop",
   describe = "In segment E: one option service (swap, reload; draw in register 5).",
   glyph = "CS",
+  draw = { { "icon", "chop_shop" }, { "label", "SHOP", size = 9, color = "#fff" } },
   steps = {
     touch = function(ctx, tile, robot)
       local up = not robot.powered_down

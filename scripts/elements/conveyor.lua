@@ -22,6 +22,17 @@ return rally.element {
     local a = arrows[tile.dir]
     return tile.express and a .. a or a
   end,
+  draw = {
+    layer = "belts",
+    turn = "dir",
+    legend = function(tile) return tile.express and "express belt" or "belt" end,
+    function(tile)
+      return {
+        "belt", bend = tile.turn, turns = tile.turns,
+        color = tile.express and "#3578d4" or "#e0b43a", n = tile.express and 2 or 1,
+      }
+    end,
+  },
   steps = {
     express_belts = function(ctx, tile, robot)
       if tile.express then ctx:convey(robot, tile.dir) end

@@ -9,6 +9,13 @@ return rally.element {
   describe = "Water flowing along `dir`: carries a robot 1 square in step C2b; slows cards like water.",
   params = { dir = rally.param.dir { describe = "the direction of the flow" } },
   glyph = function(tile) return arrows[tile.dir] end,
+  draw = {
+    layer = "ground",
+    turn = "dir",
+    { "square", inset = 0, color = "#5aa9e6", opacity = 0.85 },
+    { "icon", "waves" },
+    { "arrow", y = 12, size = 40 },
+  },
   steps = {
     currents = function(ctx, tile, robot)
       ctx:convey(robot, tile.dir)

@@ -3,6 +3,12 @@ return rally.element {
   name = "drain",
   describe = "Destroys a robot that enters or moves over it, like a pit.",
   glyph = "D",
+  draw = {
+    layer = "ground",
+    { "square", inset = 0, color = "#5aa9e6", opacity = 0.85 },
+    { "icon", "waves" },
+    { "icon", "drain" },
+  },
   build = function(b)
     b:hazard()            -- never a re-entry square; a teleport onto it destroys
   end,

@@ -9,6 +9,11 @@ return rally.element {
   describe = "Checkpoint: touched in order at the end of a register; moves the archive; repairs 1 at end of turn.",
   params = { number = rally.param.int { min = 1, describe = "its place in the order" } },
   glyph = function(tile) return "F" .. tile.number end,
+  draw = {
+    legend = "flag",      -- every flag alike in the legend, whatever its number
+    { "icon", "flag" },
+    function(tile) return { "number", tile.number, x = 37, y = 41, size = 20 } end,
+  },
   build = function(b, tile)
     b:flag(tile.number)
     b:solid()

@@ -12,6 +12,10 @@ return rally.element {
   describe = "On its active registers: 1 damage on entry in B, on a rotate card executed here, and in D.",
   params = { phases = rally.param.phases { describe = "active registers (default: every register)" } },
   glyph = "Fx",
+  draw = {
+    { "icon", "flame" },
+    function(tile) return #tile.phases < 5 and { "badge", tile.phases, y = 47 } or nil end,
+  },
   on_enter = function(ctx, tile, robot)
     if ctx.segment == "robots_move" and burning(ctx, tile) then
       ctx:damage(robot, 1, "flamer")

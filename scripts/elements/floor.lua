@@ -3,4 +3,5 @@ return rally.element {
   name = "floor",
   describe = "Open factory floor: robots move through it and stop on it freely.",
   glyph = ".",
+  draw = {},            -- the bare floor of the board
 }

@@ -4,6 +4,13 @@ return rally.element {
   describe = "Rotates a robot standing on it 90 degrees in board step C4.",
   params = { turn = rally.param.rotation { describe = "left (counter-clockwise) or right" } },
   glyph = function(tile) return tile.turn == "left" and "G<" or "G>" end,
+  draw = {
+    legend = function(tile) return tile.turn == "left" and "gear (counter-clockwise)" or "gear (clockwise)" end,
+    function(tile)
+      local left = tile.turn == "left"
+      return { "icon", "gear", color = left and "#c62f2f" or "#2f9a46", mirror = left }
+    end,
+  },
   steps = {
     gears = function(ctx, tile, robot)
       ctx:rotate(robot, tile.turn, "gear")

@@ -9,6 +9,20 @@ return rally.element {
     strength = rally.param.int { min = 1, max = 3, default = 1, describe = "damage per hit" },
   },
   glyph = function(tile) return "L" .. (tile.strength > 1 and tostring(tile.strength) or "") end,
+  draw = {
+    layer = "edges",
+    turn = "dir",
+    legend = function(tile) return tile.strength > 1 and "laser (" .. tile.strength .. " beams)" or "laser" end,
+    { "icon", "laser" },
+    function(tile)
+      -- A dot per point of damage, and the beam as far as it reaches.
+      local parts = { { "beam", n = tile.strength } }
+      for i = 0, tile.strength - 1 do
+        parts[#parts + 1] = { "circle", x = 32 - 5 * (tile.strength - 1) + 10 * i, y = 60, r = 2, color = "#ffcc00" }
+      end
+      return parts
+    end,
+  },
   tile_steps = {
     fire = function(ctx, tile)
       ctx:fire_beam(tile.at, tile.dir, tile.strength, { cause = "laser" })

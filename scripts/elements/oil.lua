@@ -26,6 +26,7 @@ return rally.element {
   name = "oil",
   describe = "A robot ending a move here slides on until stopped or off the oil; starting here loses a square.",
   glyph = "Oi",
+  draw = { layer = "ground", { "icon", "oil" } },
   on_card = function(ctx, tile, robot, card)
     return rally.lose_first_square(card)
   end,

@@ -13,6 +13,16 @@ return rally.element {
     },
   },
   glyph = "",            -- an edge: drawn by the walls it declares
+  draw = {
+    layer = "edges",
+    turn = "side",
+    { "edge", offset = -2, size = 7, color = "#ff8c1a", stroke = "#222", dash = "8 3" },
+    -- The arrow shows the way robots and lasers may cross the edge.
+    function(tile)
+      local size = tile.pass == "in" and -16 or 16
+      return { "arrow", y = tile.pass == "in" and 20 or 4, size = size, color = "#b35a00", width = 3 }
+    end,
+  },
   build = function(b, tile)
     b:wall(tile.side, { pass = tile.pass })
   end,

@@ -27,6 +27,19 @@ return rally.element {
   describe = "A robot entering it by a movement card jumps to the same-coloured portal and moves on.",
   params = { color = rally.param.string { describe = "portals of one colour form a pair" } },
   glyph = function(tile) return "@" .. tile.color:sub(1, 1) end,
+  draw = {
+    legend = function(tile) return "portal (" .. tile.color .. ")" end,
+    { "circle", r = 25, color = "#111" },
+    function(tile)
+      -- Colour names come from boards: a name that is not a plain colour is drawn purple.
+      local color = tile.color:match("^%a+$") and tile.color or "purple"
+      return {
+        { "ring", r = 21, color = color, width = 6 },
+        { "ring", r = 11, color = color, width = 3, opacity = 0.7 },
+        { "label", tile.color, size = 9, color = "#fff" },
+      }
+    end,
+  },
   on_enter = function(ctx, tile, robot, info)
     if info.how ~= "card" then return end
     local twin = twin_of(ctx, tile)

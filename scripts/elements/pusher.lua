@@ -12,6 +12,12 @@ return rally.element {
     phases = rally.param.phases { describe = "active registers (default: every register)" },
   },
   glyph = "P",
+  draw = {
+    turn = "dir",
+    { "icon", "pusher" },
+    -- On the piston, clear of the edge (and any wall) behind the pusher.
+    function(tile) return #tile.phases < 5 and { "badge", tile.phases, y = 43 } or nil end,
+  },
   build = function(b) b:solid() end,
   steps = {
     pushers = function(ctx, tile, robot)

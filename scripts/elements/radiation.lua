@@ -4,6 +4,7 @@ return rally.element {
   name = "radiation",
   describe = "1 damage to a robot here in segment D of register 5.",
   glyph = "Rd",
+  draw = { layer = "ground", { "icon", "radiation" } },
   steps = {
     fire = function(ctx, tile, robot)
       if ctx.register == 5 then ctx:damage(robot, 1, "radiation") end

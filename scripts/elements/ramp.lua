@@ -9,6 +9,7 @@ return rally.element {
   describe = "Costs an extra movement point to drive onto uphill; a robot short of it rolls back.",
   params = { up = rally.param.dir { describe = "the uphill direction" } },
   glyph = function(tile) return "R" .. tile.up end,
+  draw = { layer = "ground", turn = "up", { "icon", "ramp" } },
   on_cross = function(ctx, tile, robot, info)
     local uphill = not info.leaving and not info.blocked and info.dir == tile.up
     if not uphill or (info.how ~= "card" and info.how ~= "push") then return end

@@ -6,6 +6,14 @@ return rally.element {
   name = "randomizer",
   describe = "Swaps the card a robot standing here reveals for a random card from the deck.",
   glyph = "?",
+  draw = {
+    { "bar", x = 6, y = 6, w = 26, h = 26, color = "#e74c3c" },
+    { "bar", x = 32, y = 6, w = 26, h = 26, color = "#3498db" },
+    { "bar", x = 6, y = 32, w = 26, h = 26, color = "#2ecc71" },
+    { "bar", x = 32, y = 32, w = 26, h = 26, color = "#f1c40f" },
+    { "square", inset = 6, color = "none", stroke = "#111", width = 2 },
+    { "label", "?", size = 28, color = "#fff" },
+  },
   on_reveal = function(ctx, tile, robot, card)
     return ctx:random_card()
   end,

@@ -9,6 +9,16 @@ return rally.element {
   describe = "Repair site: moves the archive at the end of a register; repairs 1 damage per wrench at end of turn (2 wrenches: or an option).",
   params = { wrenches = rally.param.int { min = 1, max = 2, default = 1, describe = "1 or 2 wrenches" } },
   glyph = function(tile) return tile.wrenches == 2 and "W2" or "W" end,
+  draw = {
+    legend = function(tile) return tile.wrenches == 2 and "repair site (2 wrenches)" or "repair site" end,
+    { "circle", r = 26, color = "#2456a6", stroke = "#111", width = 2 },
+    function(tile)
+      if tile.wrenches == 2 then
+        return { { "icon", "wrench", rotate = -40 }, { "icon", "wrench", rotate = 40 }, { "badge", "×2", x = 49, y = 50 } }
+      end
+      return { "icon", "wrench", rotate = 45 }
+    end,
+  },
   steps = {
     touch = function(ctx, tile, robot)
       ctx:set_archive(robot, tile.at)

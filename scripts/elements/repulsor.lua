@@ -10,6 +10,7 @@ return rally.element {
   describe = "A field on one edge: robots running into it are thrown back by their card's value.",
   params = { side = rally.param.dir { describe = "the edge of this square the field is on" } },
   glyph = "",            -- an edge: drawn by the walls it declares
+  draw = { layer = "edges", turn = "side", { "icon", "repulsor" } },
   build = function(b, tile)
     b:wall(tile.side, { lasers = false })
   end,

@@ -10,6 +10,12 @@ return rally.element {
   name = "teleporter",
   describe = "A movement card executed here jumps the robot card+2 squares forward (Back Up: 2), ignoring walls.",
   glyph = "T",
+  draw = {
+    { "circle", r = 26, color = "#3b1f5c", stroke = "#111", width = 2 },
+    { "ring", r = 19, color = "#c77dff", width = 3 },
+    { "ring", r = 11, color = "#c77dff", width = 3 },
+    { "label", "T", size = 13, color = "#fff" },
+  },
   on_card = function(ctx, tile, robot, card)
     if card.distance == 0 then return end
     local squares = card.back and 2 or card.distance + 2

@@ -7,6 +7,8 @@ return rally.element {
     side = rally.param.dir { optional = true, describe = "the side the wall is on" },
     sides = rally.param.list(rally.param.dir(), { optional = true, describe = "several sides" }),
   },
+  -- The board draws every wall from its edges (a `build` wall too); this is the legend's.
+  draw = { board = false, { "wall" } },
   build = function(b, tile)
     if not tile.side and not tile.sides then
       error("wall at " .. tile.x .. "," .. tile.y .. " needs `side` or `sides`")

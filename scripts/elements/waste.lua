@@ -6,6 +6,7 @@ return rally.element {
   name = "waste",
   describe = "Radioactive waste: 1 damage in D of every register, then an option card may be drawn in E.",
   glyph = "Wx",
+  draw = { { "icon", "waste" } },
   steps = {
     fire = function(ctx, tile, robot)
       ctx:damage(robot, 1, "radioactive waste")

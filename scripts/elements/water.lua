@@ -5,6 +5,11 @@ return rally.element {
   name = "water",
   describe = "A robot starting a movement card here loses the card's first square.",
   glyph = "~",
+  draw = {
+    layer = "ground",
+    { "square", inset = 0, color = "#5aa9e6", opacity = 0.85 },
+    { "icon", "waves" },
+  },
   on_card = function(ctx, tile, robot, card)
     return rally.lose_first_square(card)
   end,

@@ -985,15 +985,35 @@ function Builder:start(number) end
 ---@field after? string the step it comes after
 ---@field describe? string one line for `rally elements`
 
----How `rally render` draws an element it has no drawing of its own for.
+---How `rally render` draws an element (docs/pictures.md, "How elements draw themselves"): a
+---list of parts drawn in order on a 64×64 square pointing north, turned into place by a
+---direction parameter. A part is `{ KIND, ...settings }`: `square`, `circle`, `ring`,
+---`diamond`, `triangle`, `edge`, `bar`, `arrow`, `chevrons`, `belt`, `beam`, `wall`,
+---`label`, `number`, `badge` (`{ "label", TEXT }`), `icon` (`{ "icon", "gear" }`, a bundled
+---icon) or `image` (`{ "image", NAME }`, an SVG file named in `images`). Every part takes
+---`color`, `stroke`, `width`, `opacity`, `dash`, `rotate`, `layer` and `turn` (`false`: not
+---turned); the page lists each kind's own settings. A function in the list is called with the
+---tile and returns a part, a list of parts or nil, so a drawing can vary with parameters.
+---The short form `{ color, label, shape }` draws one outline with a label.
 ---
 ---```lua
----draw = { color = "#c33", label = function(tile) return "M" .. tile.strength end, shape = "circle" },
+---draw = {
+---  turn = "dir",
+---  legend = function(tile) return tile.express and "express belt" or "belt" end,
+---  { "square", color = "#3a7", round = 6 },
+---  { "arrow", color = "#fff" },
+---  function(tile) return { "badge", tile.power, y = 50 } end,
+---},
 ---```
 ---@class rally.Draw
----@field color? string fill, "#rgb" or "#rrggbb"
----@field label? string|fun(tile: rally.Tile): string text on the square (default: the glyph)
----@field shape? "square"|"circle"|"edge" `edge`: a band on the side named by `tile.side`
+---@field layer? "ground"|"belts"|"fixtures"|"edges" where its parts go unless a part says (default fixtures)
+---@field turn? string the parameter whose direction turns the drawing (`dir`, `side`, `up`; a list of sides: the first)
+---@field legend? string|fun(tile: rally.Tile): string its legend entry's name (default: the element's); tiles whose names match share one entry
+---@field board? boolean false: drawn in the legend only (the wall, whose board walls come from the edges)
+---@field images? table<string, string> SVG files beside the script, sanitised when it loads: `{ crane = "crane.svg" }`
+---@field color? string short form: the outline's fill, "#rgb" or "#rrggbb"
+---@field label? string|fun(tile: rally.Tile): string short form: text on the outline (default: the glyph)
+---@field shape? "square"|"circle"|"diamond"|"triangle"|"edge" short form: the outline (`edge`: a band on the side named by `tile.side`)
 
 ---What `rally.element { ... }` takes: a board element, one per script in
 ---`scripts/elements/` (or in a variant). Every key is checked: a misspelt key is an error.
@@ -1025,10 +1045,10 @@ function Builder:start(number) end
 ---glyph = function(tile) return "S" .. tile.dir end,
 ---```
 ---@field glyph? string|fun(tile: rally.Tile): string
----How `rally render` draws it in the SVG picture (docs/pictures.md).
+---How `rally render` draws it in the SVG picture: a list of parts (docs/pictures.md).
 ---
 ---```lua
----draw = { color = "#4a8", shape = "circle" },
+---draw = { turn = "dir", { "circle", color = "#4a8" }, { "arrow" } },
 ---```
 ---@field draw? rally.Draw
 ---Called once per tile when a board is compiled: static facts (walls, hazards, flags,

@@ -65,8 +65,8 @@ pub struct ElementDef {
     pub params: ParamSpecs,
     /// Text drawn for this element in `rally run`: a string or `function(tile) -> string`.
     pub glyph: Option<Value>,
-    /// How `rally render` draws it when it has no built-in drawing (`draw = { ... }`).
-    pub draw: Option<Draw>,
+    /// How `rally render` draws it (`draw = { ... }`: [`super::draw`]).
+    pub draw: Option<super::draw::Drawing>,
     pub build: Option<Function>,
     /// Step handlers called for each robot standing on a tile, by step id.
     pub steps: Handlers<usize>,
@@ -81,36 +81,6 @@ pub struct ElementDef {
     /// `public_vars = { "ice" }`: the robot vars it writes that everyone may see (at a
     /// playtest table a robot's other vars are its own seat's alone).
     pub public_vars: Vec<String>,
-}
-
-/// An element's own look in the SVG picture: `draw = { color = "#4a8", label = "Z", shape = "circle" }`.
-/// Lets a designer's new element be recognisable without touching the renderer.
-#[derive(Clone, Debug)]
-pub struct Draw {
-    /// Fill colour, `#rgb` or `#rrggbb` (checked, so it can go into SVG as is).
-    pub color: Option<String>,
-    /// Text on the square: a string or `function(tile) -> string`; default: the glyph.
-    pub label: Option<Value>,
-    pub shape: Shape,
-}
-
-/// The outline `draw.shape` asks for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Shape {
-    /// The whole square.
-    Square,
-    /// A disc in the middle of the square.
-    Circle,
-    /// A band along the side named by the tile's `side` parameter (edge elements).
-    Edge,
-}
-
-impl Shape {
-    pub const ALL: [(&'static str, Shape); 3] = [
-        ("square", Shape::Square),
-        ("circle", Shape::Circle),
-        ("edge", Shape::Edge),
-    ];
 }
 
 /// A game-wide rule (robot lasers, a variant's house rule) as its script declared it.
@@ -353,7 +323,7 @@ struct ElementData {
     describe: String,
     params: ByName,
     glyph: ByName,
-    draw: Option<DrawData>,
+    draw: ByName,
     build: ByName,
     new_steps: Option<Vec<NewStep>>,
     steps: ByName,
@@ -400,19 +370,6 @@ struct OptionData {
     public_vars: Vec<String>,
 }
 
-/// `draw = { ... }`.
-#[derive(Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    expecting = "a table { color = \"#rrggbb\", label = ..., shape = ... }"
-)]
-#[allow(dead_code)]
-struct DrawData {
-    color: Option<String>,
-    label: ByName,
-    shape: Option<String>,
-}
-
 /// `shot = { ... }`: handlers only, read by name.
 #[derive(Deserialize)]
 #[serde(
@@ -428,14 +385,7 @@ struct ShotData {
 
 /// The keys of each table read by name, which the copy serde reads leaves out (`a.b`: key
 /// `b` of the table under `a`).
-const ELEMENT_BY_NAME: &[&str] = &[
-    "params",
-    "glyph",
-    "build",
-    "steps",
-    "tile_steps",
-    "draw.label",
-];
+const ELEMENT_BY_NAME: &[&str] = &["params", "glyph", "build", "steps", "tile_steps", "draw"];
 const RULE_BY_NAME: &[&str] = &["steps"];
 const OPTION_BY_NAME: &[&str] = &["steps", "modify", "shot.fire", "shot.can", "shot.advise"];
 
@@ -666,40 +616,6 @@ fn replace(yes: bool) -> Replace {
     }
 }
 
-fn draw(data: Option<DrawData>, decl: &Table, what: &str) -> mlua::Result<Option<Draw>> {
-    let Some(data) = data else { return Ok(None) };
-    let what = format!("{what}, draw");
-    if let Some(c) = &data.color {
-        let hex = c.strip_prefix('#').unwrap_or("");
-        if !matches!(hex.len(), 3 | 6) || !hex.chars().all(|ch| ch.is_ascii_hexdigit()) {
-            return Err(mlua::Error::runtime(format!(
-                "{what}: color = \"{c}\": expected \"#rgb\" or \"#rrggbb\""
-            )));
-        }
-    }
-    let shape = match data.shape {
-        None => Shape::Square,
-        Some(name) => Shape::ALL
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, s)| *s)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Shape::ALL.iter().map(|(n, _)| *n).collect();
-                mlua::Error::runtime(format!(
-                    "{what}: shape = \"{name}\"{}: expected one of {}",
-                    crate::error::suggest(&name, names.iter().copied()),
-                    names.join(", ")
-                ))
-            })?,
-    };
-    let table: Table = decl.get("draw")?;
-    Ok(Some(Draw {
-        color: data.color,
-        label: text_or_fn(&table, "label", &what)?,
-        shape,
-    }))
-}
-
 pub fn parse_element(
     lua: &Lua,
     decl: &Table,
@@ -732,7 +648,7 @@ pub fn parse_element(
             file: file.to_string(),
             params,
             glyph: text_or_fn(decl, "glyph", &what)?,
-            draw: draw(data.draw, decl, &what)?,
+            draw: super::draw::parse(lua, decl, &what)?,
             build: optional_fn(decl, "build", &what)?,
             steps: step_table(lua, decl, "steps", steps, &what)?,
             tile_steps: step_table(lua, decl, "tile_steps", steps, &what)?,

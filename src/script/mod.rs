@@ -4,6 +4,7 @@
 
 pub(crate) mod args;
 pub(crate) mod decl;
+pub mod draw;
 mod folders;
 pub mod layers;
 pub mod manifest;
@@ -368,6 +369,7 @@ impl RuleSet {
         for (n, script) in files.iter().enumerate() {
             let shown = display_path(&script.path);
             *current_file.borrow_mut() = shown.clone();
+            lua.set_app_data(draw::ScriptPath(script.path.clone()));
             let params = script.variant.map(|i| {
                 let (variant, params) = &defs.variants[i];
                 (variant.name.as_str(), params)
@@ -384,6 +386,7 @@ impl RuleSet {
         replaced.append(&mut defs.replaced);
         defs.replaced = replaced;
         current_file.borrow_mut().clear();
+        lua.remove_app_data::<draw::ScriptPath>();
         budget.set_loading(false);
         defs.place_steps(&steps.borrow());
         defs.check_only_with()?;

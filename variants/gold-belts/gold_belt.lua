@@ -21,6 +21,12 @@ rally.element {
     turns = conveyor.params.turns,
   },
   glyph = function(tile) return "$" .. arrows[tile.dir] end,
+  draw = {
+    layer = "belts",
+    turn = "dir",
+    legend = "gold belt",
+    function(tile) return { "belt", bend = tile.turn, turns = tile.turns, color = "#c9a227", n = 3 } end,
+  },
   steps = {
     gold_belts = carry,
     express_belts = carry,

@@ -199,6 +199,7 @@ rally.element {
   -- The chart is on the board for everyone to see (the pages draw it).
   public_vars = { "ice" },
   glyph = "~",
+  draw = { layer = "ground", { "icon", "ice" } },
   steps = {
     -- Who starts this register on the ice (§8.4 B); every robot on it has a chart.
     register_start = function(ctx, tile, robot)

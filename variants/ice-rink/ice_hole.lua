@@ -4,6 +4,7 @@ rally.element {
   name = "ice_hole",
   describe = "Ice Rink: a hole in the ice; destroys a robot that enters or slides across it.",
   glyph = "()",
+  draw = { layer = "ground", { "icon", "ice_hole" } },
   build = function(b)
     b:hazard()                                                -- never a re-entry square
   end,

@@ -12,6 +12,7 @@ rally.element {
   describe = "Repair site ([2005]): moves the archive; repairs 1 at end of turn; a double wrench also gives an option.",
   params = standard.params,
   glyph = standard.glyph,
+  draw = standard.draw,
   steps = {
     touch = standard.steps.touch,
     end_of_turn = function(ctx, tile, robot)

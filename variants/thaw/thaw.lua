@@ -6,10 +6,12 @@ rally.element {
   name = "ice",
   replace = true,
   describe = "Thawed ice: plain floor.",
+  draw = {},            -- drawn as the floor it now is
 }
 
 rally.element {
   name = "snow",
   replace = true,
   describe = "Thawed snow: plain floor.",
+  draw = {},
 }

@@ -17,6 +17,15 @@ return rally.element {
   -- How `rally run` draws it: 1 or 2 characters (or a function(tile) returning them).
   glyph = "{{glyph}}",
 
+  -- How `rally render` and the viewers draw it: parts on a square pointing north, turned by
+  -- `dir` (shapes, arrows, labels, icons, an SVG file beside this script: docs/pictures.md).
+  draw = {
+    turn = "dir",
+    { "square", color = "#8fb3d9", round = 6 },
+    { "arrow", color = "#fff" },
+    function(tile) return tile.damage > 0 and { "badge", tile.damage, y = 52, turn = false } or nil end,
+  },
+
   -- Called for each robot standing on a tile of this element, in the step named. The steps
   -- (the order of play) are listed by `rally elements`; `tile_steps` run once per tile.
   steps = {

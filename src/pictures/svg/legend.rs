@@ -2,12 +2,12 @@
 //! on the board, drawn as on the board and named ("express belt", "gear (clockwise)"), with
 //! the element's description as its hover title, so a printed board explains itself.
 
-use super::{draw_tile, Canvas, CELL, MARGIN, WALL};
+use super::{draw_tile, parts, Canvas, CELL, MARGIN};
 use crate::board::{Board, Tile};
-use crate::geometry::{Dir, Pos};
+use crate::geometry::Pos;
+use crate::pictures::render;
 use crate::script::RuleSet;
 use crate::text::xml;
-use serde_json::Value;
 use std::fmt::Write;
 
 /// How big a sample is drawn, and how much room a row and a character of a name take.
@@ -20,11 +20,48 @@ const HEADING: i32 = 22;
 /// its height.
 pub fn legend(rules: &RuleSet, board: &Board, width: i32, top: i32) -> (String, i32) {
     let mut entries: Vec<(String, &Tile)> = Vec::new();
+    // What tells entries apart: the caption a drawing declares, else the parts it draws.
+    let mut seen: Vec<(String, String)> = Vec::new();
     for tile in &board.tiles {
-        let name = kind(tile);
-        if tile.name != "floor" && !entries.iter().any(|(n, _)| *n == name) {
-            entries.push((name, tile));
+        let Some(drawing) = &rules.elements[tile.element].draw else {
+            if !seen.contains(&(tile.name.clone(), String::new())) {
+                seen.push((tile.name.clone(), String::new()));
+                entries.push((tile.name.replace('_', " "), tile));
+            }
+            continue;
+        };
+        // A named entry already listed needs no drawing made (most tiles of a board are).
+        let caption = render::text_of(rules, tile, drawing.legend.as_ref(), "draw.legend");
+        if let Some(c) = &caption {
+            if seen.iter().any(|(n, k)| *n == tile.name && k == c) {
+                continue;
+            }
         }
+        let drawn = parts::parts(rules, drawing, tile);
+        if drawn.is_empty() {
+            continue;
+        }
+        let key = match &caption {
+            Some(c) => (tile.name.clone(), c.clone()),
+            None => (tile.name.clone(), format!("{drawn:?}")),
+        };
+        if seen.contains(&key) {
+            continue;
+        }
+        let name = caption.unwrap_or_else(|| {
+            // A second drawing of an element that names none is told apart by its parameters.
+            if seen.iter().any(|(n, _)| *n == tile.name) {
+                let mut told = tile.clone();
+                if let Some(turn) = &drawing.turn {
+                    told.params.remove(turn);
+                }
+                super::describe(&told).replace('_', " ")
+            } else {
+                tile.name.replace('_', " ")
+            }
+        });
+        seen.push(key);
+        entries.push((name, tile));
     }
     // Columns as wide as the longest name needs, so no name runs into the next entry.
     let longest = entries.iter().map(|(n, _)| n.chars().count()).max();
@@ -64,39 +101,9 @@ fn sample(rules: &RuleSet, tile: &Tile) -> String {
         r##"<rect x="{MARGIN}" y="{MARGIN}" width="{CELL}" height="{CELL}" fill="{}" stroke="#555"/>"##,
         super::FLOOR
     );
-    if tile.name == "wall" {
-        // Walls are drawn from the board's edges; the sample shows one on the north side.
-        canvas.put(
-            super::Layer::Edges,
-            Dir::N,
-            &format!(
-                r##"<rect class="wall" x="-2" y="-4" width="68" height="8" rx="2" fill="{WALL}" stroke="#222" stroke-width="1.5"/>"##
-            ),
-        );
-    } else {
-        draw_tile(rules, &tile, &mut canvas);
-    }
+    draw_tile(rules, &tile, None, &mut canvas);
     for layer in &canvas.layers {
         out.push_str(layer);
     }
     out
-}
-
-/// The kind of element a tile is, in words: its name, told apart where the board's pictures
-/// tell them apart (express belts, the way a gear turns, two wrenches).
-fn kind(tile: &Tile) -> String {
-    let flag = |k: &str| tile.params.get(k).and_then(Value::as_bool) == Some(true);
-    let text = |k: &str| tile.params.get(k).and_then(Value::as_str);
-    match tile.name.as_str() {
-        "conveyor" if flag("express") => "express belt".into(),
-        "conveyor" => "belt".into(),
-        "gear" if text("turn") == Some("left") => "gear (counter-clockwise)".into(),
-        "gear" => "gear (clockwise)".into(),
-        "repair" if tile.params.get("wrenches").and_then(Value::as_i64) >= Some(2) => {
-            "repair site (2 wrenches)".into()
-        }
-        "repair" => "repair site".into(),
-        "start" => "start dock".into(),
-        name => name.replace('_', " "),
-    }
 }
