@@ -3,6 +3,8 @@
 //! and swaps it in whole (design.md principle 7), so no Lua handle outlives its rule set.
 
 pub(crate) mod args;
+mod bytecode;
+pub mod check;
 pub(crate) mod decl;
 mod folders;
 pub mod layers;
@@ -260,8 +262,13 @@ impl RuleSet {
         let rally_data = budget
             .unhooked(|| views::freeze(&lua, &rally, View::Library))
             .map_err(script_err)?;
-        sandbox::strict(&lua, &rally_data, |key| {
-            format!("`rally.{key}` does not exist")
+        let members: Vec<String> = rally_data
+            .pairs::<String, Value>()
+            .map(|p| p.map(|(k, _)| k))
+            .collect::<mlua::Result<_>>()
+            .map_err(script_err)?;
+        sandbox::strict(&lua, &rally_data, move |key| {
+            check::unknown_member("rally", key, false, &members)
         })
         .map_err(script_err)?;
         sandbox::share(&lua, "rally", rally.clone()).map_err(script_err)?;
