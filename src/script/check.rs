@@ -49,20 +49,39 @@ const OP_TFORLOOP: u32 = 77;
 const OP_TESTS: std::ops::RangeInclusive<u32> = 57..=67;
 
 /// What `rally check` found: every problem, each an error whose text starts with
-/// `file:line:` (or, for a file that did not load, the loader's own error).
+/// `file:line:`.
 pub struct Report {
     /// The script files read.
     pub files: Vec<PathBuf>,
     pub problems: Vec<Error>,
+    /// The rules, loaded once the names were right (`None`: they were not): or why they do
+    /// not load (a declaration's key or value).
+    pub rules: Option<Result<super::RuleSet>>,
 }
 
-/// Checks every script the project of `sources` offers, and the rules they make.
-pub fn project(sources: &Sources) -> Result<Report> {
+impl Report {
+    /// Every problem, the loader's last.
+    pub fn all(&self) -> impl Iterator<Item = &Error> {
+        let unloaded = match &self.rules {
+            Some(Err(e)) => Some(e),
+            _ => None,
+        };
+        self.problems.iter().chain(unloaded)
+    }
+}
+
+/// Checks every script the project of `sources` offers (with `built_in`, the built-in
+/// layer's too: they cannot change, so `rally watch` and `rally test` pass them over), then
+/// loads the rules and checks their handlers.
+pub fn project(sources: &Sources, built_in: bool) -> Result<Report> {
     let layers = sources.project.layers()?;
     let names = Names::new();
     let mut files = Vec::new();
     let mut problems = Vec::new();
     for layer in &layers {
+        if layer.kind == layers::Kind::BuiltIn && !built_in {
+            continue;
+        }
         if let Some(scripts) = &layer.scripts {
             for sub in ["rules", "elements", "options"] {
                 for path in lua_files(&scripts.join(sub)) {
@@ -73,6 +92,9 @@ pub fn project(sources: &Sources) -> Result<Report> {
         }
     }
     for offered in layers::offered_variants(&layers)? {
+        if layers[offered.layer].kind == layers::Kind::BuiltIn && !built_in {
+            continue;
+        }
         let variant = super::variant::Variant::load(&offered.dir)?;
         for path in variant.files {
             problems.extend(file(&path, &names, &["params"]));
@@ -81,13 +103,33 @@ pub fn project(sources: &Sources) -> Result<Report> {
     }
     // A script with a wrong name would fail to load, or load and fail later: the names are
     // the clearer report, so the rules are only loaded when they are right.
+    let mut rules = None;
     if problems.is_empty() {
-        match super::RuleSet::load(sources) {
-            Ok(rules) => problems.extend(handlers(&rules.defs)),
-            Err(e) => problems.push(e),
+        let loaded = super::RuleSet::load(sources);
+        if let Ok(loaded) = &loaded {
+            problems.extend(handlers(&loaded.defs));
+        }
+        rules = Some(loaded);
+    }
+    Ok(Report {
+        files,
+        problems,
+        rules,
+    })
+}
+
+/// The rules of `sources` once the project's scripts above the built-in layer pass the
+/// check (`rally watch`: a reload with a problem keeps the last good rules); all the
+/// problems as one error otherwise.
+pub fn checked_rules(sources: &Sources) -> Result<super::RuleSet> {
+    let mut report = project(sources, false)?;
+    if report.problems.is_empty() {
+        if let Some(rules) = report.rules.take() {
+            return rules;
         }
     }
-    Ok(Report { files, problems })
+    let all: Vec<String> = report.all().map(|e| e.to_string()).collect();
+    Err(Error::Script(all.join("\n")))
 }
 
 /// The names scripts may use, from the annotations and the sandbox.
@@ -306,7 +348,7 @@ fn signature(listener: Listener, hook: Option<Hook>) -> Vec<&'static str> {
 }
 
 /// Each handler's parameters against what it is called with.
-fn handlers(defs: &Defs) -> Vec<Error> {
+pub fn handlers(defs: &Defs) -> Vec<Error> {
     let mut out = Vec::new();
     let step = |place: &usize| format!("steps.{}", defs.order[*place].name);
     let tile_step = |place: &usize| format!("tile_steps.{}", defs.order[*place].name);
