@@ -467,7 +467,11 @@ fn read<T: DeserializeOwned>(
                 if path.is_empty() {
                     known.extend(hooks.iter().map(|h| h.to_string()));
                 }
-                unknown_key(&at, &key, &known)
+                let message = unknown_key(&at, &key, &known);
+                match key_place(lua, &key) {
+                    Some(place) => format!("{place}{message}"),
+                    None => message,
+                }
             }
             None => match message.strip_prefix("invalid type: ") {
                 // serde's "invalid type: string "yes", expected a boolean".
@@ -515,6 +519,27 @@ fn unknown_key(what: &str, key: &str, known: &[String]) -> String {
         crate::error::suggest(key, known.iter().map(String::as_str)),
         known.join(", ")
     )
+}
+
+/// `file:line:column: ` of `key` written as a table key (`key =`) in the script declaring
+/// now, at or after the line of its call: where the caret under an unknown key points (the
+/// declaration's table says what keys it has, not where they are written).
+fn key_place(lua: &Lua, key: &str) -> Option<String> {
+    let (file, from) = super::sandbox::script_frame(lua, 1)?;
+    let text = crate::files::read_text(std::path::Path::new(&file)).ok()?;
+    text.lines()
+        .enumerate()
+        .skip(from.saturating_sub(1))
+        .find_map(|(i, line)| {
+            let column = line.match_indices(key).find_map(|(at, _)| {
+                let before = line[..at].chars().next_back();
+                let after = line[at + key.len()..].trim_start();
+                let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+                (!word(before) && after.starts_with('=') && !after.starts_with("=="))
+                    .then_some(at + 1)
+            })?;
+            Some(format!("{file}:{}:{column}: ", i + 1))
+        })
 }
 
 /// serde's "unknown field `k`, expected one of `a`, `b`" as the key and the keys it knows.

@@ -493,8 +493,17 @@ impl Declarer {
         );
         let function = lua.create_function(move |lua, decl: Table| {
             loading(lua, &file.borrow(), kind)?;
-            let parsed = parse(lua, &decl, &file.borrow(), &mut steps.borrow_mut())
-                .map_err(|e| located(lua, lua_message(&e)))?;
+            let parsed =
+                parse(lua, &decl, &file.borrow(), &mut steps.borrow_mut()).map_err(|e| {
+                    // A message that already points into the script (an unknown key's own line
+                    // and column) keeps its place; any other is placed at the call.
+                    let message = lua_message(&e);
+                    if message.starts_with(&format!("{}:", file.borrow())) {
+                        mlua::Error::runtime(message)
+                    } else {
+                        located(lua, message)
+                    }
+                })?;
             declared.add(parsed.0.name(), &decl)?;
             let mut collected = collected.borrow_mut();
             keep(&mut collected, parsed);

@@ -430,6 +430,22 @@ pub fn place(lua: &Lua, level: usize) -> String {
         .unwrap_or_default()
 }
 
+/// The file (as scripts are named: their display path, whole) and line of the innermost
+/// script on the stack, `level` or more levels up.
+pub fn script_frame(lua: &Lua, level: usize) -> Option<(String, usize)> {
+    (level..)
+        .map_while(|level| {
+            lua.inspect_stack(level, |d| {
+                let source = d.source().source.map(|s| s.to_string());
+                (source, d.current_line())
+            })
+        })
+        .find_map(|(source, line)| {
+            let file = source.filter(|s| is_script(s.as_bytes()))?;
+            Some((file[1..].to_string(), line?))
+        })
+}
+
 /// `file:line: ` of the script the hook interrupted: the innermost script frame (the hook may
 /// fire in host code a script called, such as mlua's method lookup or `sandbox.lua`).
 unsafe fn hook_place(state: *mut ffi::lua_State, _ar: *mut ffi::lua_Debug) -> String {
@@ -659,10 +675,13 @@ pub fn new_lua(budget: Rc<Budget>) -> mlua::Result<Lua> {
         .call((
             base.clone(),
             views::registry(&lua)?,
-            spent,
-            charge,
-            room,
-            loading,
+            lua.create_table_from([
+                ("spent", spent),
+                ("charge", charge),
+                ("room", room),
+                ("loading", loading),
+                ("where", lua.create_function(|lua, ()| Ok(place(lua, 1)))?),
+            ])?,
             undeclared,
             views::maker(&lua, View::Globals)?,
         ))?;
