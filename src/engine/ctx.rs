@@ -491,7 +491,10 @@ impl UserData for Ctx {
                 let link = link(lua)?;
                 if let Some(other) = link.world.borrow().robot_at(at) {
                     if other != id {
-                        return Err(located(lua, format!("cannot place a robot on {at}: a robot stands there")));
+                        return Err(located(
+                            lua,
+                            format!("cannot place a robot on {at}: a robot stands there"),
+                        ));
                     }
                 }
                 let facing = link.world.borrow().state.robots[id].facing;
@@ -523,22 +526,16 @@ impl UserData for Ctx {
             link(lua)?.world.borrow_mut().face(id, dir);
             Ok(())
         });
-        methods.add_method(
-            "convey",
-            |lua, _, (robot, dir): (AnyUserData, Word)| {
-                let (id, dir) = (robot_id(lua, &robot)?, lua_dir_arg(lua, &dir)?);
-                link(lua)?.world.borrow_mut().convey(id, dir);
-                Ok(())
-            },
-        );
-        methods.add_method(
-            "queue_push",
-            |lua, _, (robot, dir): (AnyUserData, Word)| {
-                let (id, dir) = (robot_id(lua, &robot)?, lua_dir_arg(lua, &dir)?);
-                link(lua)?.world.borrow_mut().queue_push(id, dir);
-                Ok(())
-            },
-        );
+        methods.add_method("convey", |lua, _, (robot, dir): (AnyUserData, Word)| {
+            let (id, dir) = (robot_id(lua, &robot)?, lua_dir_arg(lua, &dir)?);
+            link(lua)?.world.borrow_mut().convey(id, dir);
+            Ok(())
+        });
+        methods.add_method("queue_push", |lua, _, (robot, dir): (AnyUserData, Word)| {
+            let (id, dir) = (robot_id(lua, &robot)?, lua_dir_arg(lua, &dir)?);
+            link(lua)?.world.borrow_mut().queue_push(id, dir);
+            Ok(())
+        });
 
         // --- Lasers and damage --------------------------------------------------------------
         methods.add_method("fire_robot_lasers", |lua, _, ()| {
