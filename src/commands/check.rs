@@ -17,7 +17,6 @@ use std::path::{Path, PathBuf};
 /// declaration keys, hooks and steps, and handlers whose parameters do not match what they
 /// are called with. Nothing is run but the scripts' declarations. Exit status 1 when a
 /// problem is found. `rally watch` and `rally test` run the same check before resolving.
-/// Examples: `rally check`, `rally check packs/toll`, `rally check boards/tour.toml`.
 #[derive(clap::Args)]
 pub struct Args {
     /// The project: its folder, or a file in it (a scenario, a script) [default: the current folder]
