@@ -432,8 +432,8 @@ fn element_names<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, 
 /// Reads the data of a declaration (`T`), whose handlers `hooks` (its kind's `on_*` keys)
 /// and `by_name` keys are read apart. An unknown key is an error that suggests the nearest
 /// known one and lists them all.
-// The key is known where the message is made (`unknown_key`): that is where an error could
-// also say where in the script the key is written, to point the caret at it.
+// The key is known where the message is made (`unknown_key`), and so is where the script
+// writes it (`key_place`): the caret points at the key, not at the declaration's call.
 fn read<T: DeserializeOwned>(
     lua: &Lua,
     decl: &Table,
