@@ -105,6 +105,26 @@ fn a_variant_s_scripts_are_checked_and_see_their_params() {
 }
 
 #[test]
+fn a_pack_s_scripts_are_checked_as_the_project_s_are() {
+    let dir = project(&never_run("ctx:move(robot, \"N\")"));
+    write(dir.path(), "rally.toml", "packs = [\"packs/toll\"]\n");
+    write(
+        dir.path(),
+        "packs/toll/scripts/elements/gate.lua",
+        "return rally.element {\n  name = \"gate\",\n  on_enter = function(ctx, tile, robot, info)\n    if info.how == \"belt\" then ctx:plcae(robot, tile.at) end\n  end,\n}\n",
+    );
+    assert_eq!(
+        problems(dir.path(), &[]),
+        ["error: packs/toll/scripts/elements/gate.lua:4: `ctx:plcae` does not exist (did you mean `ctx:place`?)"]
+    );
+    // Named by its own folder, the pack is a project of its own.
+    assert_eq!(
+        problems(dir.path(), &["packs/toll"]),
+        ["error: packs/toll/scripts/elements/gate.lua:4: `ctx:plcae` does not exist (did you mean `ctx:place`?)"]
+    );
+}
+
+#[test]
 fn handlers_are_checked_against_what_they_are_called_with() {
     let dir = project("return rally.element {\n  name = \"probe\",\n  steps = { fire = function(ctx, robot) end },\n  on_enter = function(ctx, tile, robot, info, extra) end,\n}\n");
     let mut found = problems(dir.path(), &[]);
