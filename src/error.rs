@@ -275,15 +275,20 @@ impl Lines {
 
 /// "did you mean" for a misspelled name.
 pub fn suggest<'a>(wrong: &str, known: impl IntoIterator<Item = &'a str>) -> String {
-    let best = known
+    match nearest(wrong, known) {
+        Some(name) => format!(" (did you mean `{name}`?)"),
+        None => String::new(),
+    }
+}
+
+/// The known name nearest a misspelled one, if one is near enough.
+pub fn nearest<'a>(wrong: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    known
         .into_iter()
         .map(|k| (strsim::jaro_winkler(wrong, k), k))
         .filter(|(score, _)| *score > 0.75)
-        .max_by(|a, b| a.0.total_cmp(&b.0));
-    match best {
-        Some((_, name)) => format!(" (did you mean `{name}`?)"),
-        None => String::new(),
-    }
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, name)| name)
 }
 
 #[cfg(test)]

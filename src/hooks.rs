@@ -299,21 +299,39 @@ impl Hook {
 impl Spec {
     /// The LuaLS type of a handler of this hook for `listener` (`fun(ctx: rally.Ctx, ...)`).
     pub fn signature(&self, listener: Listener) -> String {
-        let mut params = vec!["ctx: rally.Ctx".to_string()];
-        if listener == Square {
-            params.push("tile: rally.Tile".into());
-        }
-        params.push("robot: rally.Robot".into());
-        params.extend(self.args.iter().map(|(n, t)| format!("{n}: {t}")));
-        if listener == Options {
-            params.push("option: rally.HeldOption".into());
-        }
+        let params: Vec<String> = self
+            .typed(listener)
+            .iter()
+            .map(|(n, t)| format!("{n}: {t}"))
+            .collect();
         let returns = if self.returns.is_empty() {
             String::new()
         } else {
             format!(": {}", self.returns)
         };
         format!("fun({}){returns}", params.join(", "))
+    }
+}
+
+impl Spec {
+    /// The names of a handler's parameters for `listener` (`rally check` compares them).
+    pub fn params(&self, listener: Listener) -> Vec<&'static str> {
+        self.typed(listener).iter().map(|(n, _)| *n).collect()
+    }
+
+    /// A handler's parameters for `listener`, `(name, LuaLS type)`: `ctx`, a square's tile,
+    /// the robot, the hook's own, an option's held card.
+    fn typed(&self, listener: Listener) -> Vec<(&'static str, &'static str)> {
+        let mut params = vec![("ctx", "rally.Ctx")];
+        if listener == Square {
+            params.push(("tile", "rally.Tile"));
+        }
+        params.push(("robot", "rally.Robot"));
+        params.extend_from_slice(self.args);
+        if listener == Options {
+            params.push(("option", "rally.HeldOption"));
+        }
+        params
     }
 }
 

@@ -72,6 +72,130 @@ fn writing_a_robots_vars_is_refused() {
 }
 
 #[test]
+fn a_table_read_from_a_robots_vars_is_read_only_too() {
+    // Before: the write went to a copy and was silently lost.
+    handler_says(
+        "ctx:set_var(robot, 'tolls', { paid = 1 }); robot.vars.tolls.paid = 2",
+        "cannot set `paid`: a table read from robot.vars is read-only, like the robot (a change there would be lost); store a changed copy with ctx:set_var(robot, name, copy)",
+    );
+    // Reading it, and storing a changed copy, works.
+    let dir = handler("ctx:set_var(robot, 'tolls', { paid = 1 }); local copy = { paid = robot.vars.tolls.paid + 1 }; ctx:set_var(robot, 'tolls', copy); error('paid ' .. robot.vars.tolls.paid)");
+    let stderr = rally_refused(dir.path(), &["run", "s.toml"]);
+    assert!(stderr.contains("probe.lua:5: paid 2"), "{stderr}");
+}
+
+#[test]
+fn a_misspelt_rally_name_gets_a_suggestion() {
+    handler_says(
+        "local p = rally.stpe(robot.at, 'N')",
+        "`rally.stpe` does not exist (did you mean `rally.step`?)",
+    );
+}
+
+#[test]
+fn the_argument_of_the_wrong_type_is_blamed_and_numbers_are_shown_as_numbers() {
+    // A number given for the direction: mlua made "2" of it and blamed `squares`.
+    handler_says(
+        "local distance = 2; ctx:move(robot, distance, 'N')",
+        "`ctx:move`: argument `dir` must be a direction (\"N\", \"E\", \"S\" or \"W\"), got the number 2",
+    );
+    handler_says(
+        "ctx:rotate(robot, 3)",
+        "`ctx:rotate`: argument `rotation` must be a rotation (\"left\", \"right\" or \"uturn\"), got the number 3",
+    );
+    handler_says(
+        "ctx:push(robot, 2.5)",
+        "`ctx:push`: argument `dir` must be a direction (\"N\", \"E\", \"S\" or \"W\"), got the number 2.5",
+    );
+    handler_says(
+        "ctx:move(robot, 'N', 1, true)",
+        "`ctx:move`: argument `how` must be a way of moving (\"card\", \"push\", \"belt\", \"jump\" or \"script\") or nil, got `true`",
+    );
+}
+
+#[test]
+fn a_table_raised_as_an_error_shows_its_fields_and_the_line() {
+    handler_says(
+        "error({ code = 42, why = 'toll' })",
+        "error raised with a table: { code = 42, why = \"toll\" }",
+    );
+    // A protected call still gets the table itself.
+    handler_says(
+        "local ok, e = pcall(error, { code = 42 }); error('caught ' .. e.code)",
+        "caught 42",
+    );
+}
+
+#[test]
+fn a_library_the_sandbox_leaves_out_is_named_as_such() {
+    handler_says(
+        "local now = os.time()",
+        "`os` is not available to scripts: the sandbox leaves out io, os, debug, package, require, load, loadfile, dofile, loadstring, collectgarbage, unpack, setfenv, getfenv, module (a script sees the game's turn and register in `ctx.turn`, `ctx.register`, and draws chance from `ctx:random`) (docs/sandbox.md)",
+    );
+    handler_says(
+        "local x = ipars",
+        "undeclared global `ipars` (did you mean `ipairs`?) (declare it with `local`, or check the spelling)",
+    );
+}
+
+#[test]
+fn the_caret_points_at_a_misspelt_declaration_key() {
+    let dir = element("return rally.element {\n  name = \"probe\",\n  describe = \"steps = 1\",\n  params = {},\n    stpes = {},\n}\n");
+    let stderr = rally_refused(dir.path(), &["run", "s.toml"]);
+    says(
+        &stderr,
+        "error: scripts/elements/probe.lua:5:5: element `probe`: unknown field `stpes` (did you mean `steps`?), expected one of name, describe, params, glyph, draw, build, new_steps, steps, tile_steps, replace, on_reveal, on_card, on_cross, on_enter, on_card_end, on_conveyed, on_deal, on_program",
+        5,
+        "stpes = {},",
+    );
+    assert!(
+        stderr.contains("\n  |     ^\n") || stderr.ends_with("  |     ^\n"),
+        "{stderr}"
+    );
+    // A nested key: the caret at it, past the same word elsewhere.
+    let dir = element(
+        "return rally.element {\n  name = \"probe\",\n  draw = { colour = \"#fff\" },\n}\n",
+    );
+    let stderr = rally_refused(dir.path(), &["run", "s.toml"]);
+    assert!(
+        stderr.starts_with(
+            "error: scripts/elements/probe.lua:3:12: element `probe`, draw: unknown field `colour`"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_printed_board_can_be_pasted_back_as_a_grid() {
+    // Walls on every kind of edge: between cells, at the west and east edges, on south sides.
+    let dir = tempfile::tempdir().unwrap();
+    let board = "registers = 1\n[board]\ngrid = \"\"\"\n. . W .\n. S . E\n\"\"\"\n[board.legend]\n\".\" = \"floor\"\n\"W\" = { element = \"wall\", side = \"W\" }\n\"S\" = [\"floor\", { element = \"wall\", side = \"S\" }]\n\"E\" = { element = \"wall\", side = \"E\" }\n";
+    std::fs::write(dir.path().join("b.toml"), board).unwrap();
+    let printed = |file: &str| -> Vec<String> {
+        let out = crate::support::rally_ok(dir.path(), &["run", file]);
+        out.lines()
+            .skip_while(|l| !l.starts_with("Before"))
+            .skip(2)
+            .take_while(|l| !l.starts_with("key:"))
+            .map(String::from)
+            .collect()
+    };
+    let first = printed("b.toml");
+    assert!(
+        first.iter().any(|l| l.contains('|')) && first.iter().any(|l| l.contains("--")),
+        "{first:?}"
+    );
+    // The rows as printed, without the row numbers, pasted into a grid of floor.
+    let rows: Vec<String> = first.iter().map(|l| l[4..].to_string()).collect();
+    let pasted = format!(
+        "registers = 1\n[board]\ngrid = \"\"\"\n{}\n\"\"\"\n[board.legend]\n\".\" = \"floor\"\n",
+        rows.join("\n")
+    );
+    std::fs::write(dir.path().join("p.toml"), pasted).unwrap();
+    assert_eq!(printed("p.toml"), first);
+}
+
+#[test]
 fn a_misspelled_robot_field_is_named_with_a_suggestion() {
     handler_says(
         "local x = robot.facin",

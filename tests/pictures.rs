@@ -235,7 +235,8 @@ fn a_bad_draw_declaration_is_an_error_with_its_line() {
         "return rally.element {\n  name = \"bad\",\n  draw = { colour = \"#fff\" },\n}",
     );
     let e = load(dir.path()).err().unwrap().to_string();
-    assert!(e.contains("custom.lua:1"), "{e}");
+    // The caret at the key itself (line 3, column 12), not at the declaration.
+    assert!(e.contains("custom.lua:3:12: "), "{e}");
     assert!(e.contains("unknown field `colour`"), "{e}");
     assert!(e.contains("color"), "suggests the right key: {e}");
 

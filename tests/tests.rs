@@ -11,6 +11,7 @@ mod support;
 mod api_reference;
 mod bad_input;
 mod bench;
+mod check;
 mod citations;
 mod cli;
 mod completions;

@@ -273,6 +273,30 @@ fn a_broken_script_is_reported_and_the_old_rules_keep_answering() {
     assert!(contains(&run, "A        facing S → N"), "{run:?}");
 }
 
+/// A typo on a path the scenario never takes is caught by the check a reload runs first
+/// (`rally check`): the reload fails, the old rules keep answering.
+#[test]
+fn a_reload_checks_the_scripts_first() {
+    let f = Fixture::new();
+    let mut w = f.watch(&[]);
+    let typo = f.gear.replace(
+        GEAR_LINE,
+        &format!("if robot.damage == 99 then ctx:rotat(robot) end {GEAR_LINE}"),
+    );
+    f.save_by_rename(&f.gear_path(), &typo);
+    let failure = w.until("does not exist");
+    assert!(
+        contains(&failure, "✗ reload failed, still using rules v1")
+            && contains(&failure, "gear.lua:")
+            && contains(
+                &failure,
+                "`ctx:rotat` does not exist (did you mean `ctx:rotate`?)"
+            ),
+        "{failure:?}"
+    );
+    assert!(!contains(&failure, "── run 2"), "{failure:?}");
+}
+
 /// The project's gear replaces the built-in one, said in the header once it differs;
 /// deleted, it gives way to the built-in gear again.
 #[test]

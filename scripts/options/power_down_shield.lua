@@ -9,10 +9,14 @@ return rally.option {
     if not robot.powered_down or not info.from then return end
     local now = ctx.turn * 10 + ctx.register
     local used = robot.vars.power_down_shield
-    if not used or used.now ~= now then used = { now = now, sides = {} } end
-    if used.sides[info.from] then return end
-    used.sides[info.from] = true
-    ctx:set_var(robot, "power_down_shield", used)
+    -- The var is read-only: the sides blocked this register are stored as a new table.
+    local sides = {}
+    if used and used.now == now then
+      if used.sides[info.from] then return end
+      for side, blocked in pairs(used.sides) do sides[side] = blocked end
+    end
+    sides[info.from] = true
+    ctx:set_var(robot, "power_down_shield", { now = now, sides = sides })
     return amount - 1
   end,
 }

@@ -67,7 +67,7 @@
 ---@field archive rally.Pos where it re-enters
 ---@field destroyed boolean destroyed and waiting to re-enter (or out of the game)
 ---@field powered_down boolean powered down this turn
----@field vars table<string, any> what scripts remember about it (`ctx:set_var`), read-only: `robot.vars.x = v` is an error (use `ctx:set_var`); a table in it is a copy, to change and store again
+---@field vars table<string, any> what scripts remember about it (`ctx:set_var`), read-only all the way down: `robot.vars.x = v` and `robot.vars.t.k = v` are errors (a change there would be lost); store a new value, or a changed copy of a table, with `ctx:set_var`
 ---@field options string[] the option cards it holds, in the order drawn
 
 ---A tile: the element's parameters (checked, defaults filled in) plus where it is. Read-only.

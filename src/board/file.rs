@@ -231,12 +231,13 @@ impl Layout {
         if let Some(grid) = &file.grid {
             let (grid_line, _) = source.locate(grid.span().start);
             let rows = grid_rows(grid.get_ref());
-            let longest = rows.iter().map(|(_, cells)| cells.len()).max().unwrap_or(0);
+            let longest = rows.iter().map(|row| row.cells.len()).max().unwrap_or(0);
             if !rows.is_empty() {
                 (width, height) = check_size(longest as i64, rows.len() as i64)
                     .map_err(|m| origin_of(grid.span().start).error(format!("the grid: {m}")))?;
             }
-            for (y, (line_index, cells)) in rows.iter().enumerate() {
+            for (y, row) in rows.iter().enumerate() {
+                let (line_index, cells) = (row.line, &row.cells);
                 if cells.len() as i32 != width {
                     let row = Origin {
                         file: source.path.clone(),
@@ -262,6 +263,23 @@ impl Layout {
                         ))
                     })?;
                     let at = Pos::new(x as i32, y as i32);
+                    let sides = [
+                        (row.west.contains(&x), "W"),
+                        (row.east && x + 1 == cells.len(), "E"),
+                        (row.south.contains(&x), "S"),
+                    ];
+                    for (_, side) in sides.iter().filter(|(drawn, _)| *drawn) {
+                        let mut params = toml::Table::new();
+                        params.insert("side".into(), toml::Value::String(side.to_string()));
+                        placements.push(Placement {
+                            element: "wall".into(),
+                            at,
+                            params,
+                            quarter_turns: 0,
+                            origin: origin.clone(),
+                            context: None,
+                        });
+                    }
                     let legend_origin = origin_of(entry.span().start);
                     for (element, params) in legend_entries(entry.get_ref())
                         .map_err(|m| legend_origin.error(format!("legend `{key}`: {m}")))?
@@ -428,12 +446,83 @@ impl Layout {
 }
 
 /// The grid's rows as (line offset from the `grid` key, cells); blank lines are skipped.
-fn grid_rows(grid: &str) -> Vec<(usize, Vec<&str>)> {
-    grid.lines()
-        .enumerate()
-        .map(|(i, line)| (i + 1, line.split_whitespace().collect::<Vec<_>>()))
-        .filter(|(_, cells)| !cells.is_empty())
-        .collect()
+fn grid_rows(grid: &str) -> Vec<GridRow<'_>> {
+    let mut rows: Vec<GridRow> = Vec::new();
+    for (i, line) in grid.lines().enumerate() {
+        let words: Vec<(usize, &str)> = line
+            .split_whitespace()
+            .map(|w| (w.as_ptr() as usize - line.as_ptr() as usize, w))
+            .collect();
+        if words.is_empty() {
+            continue;
+        }
+        // A line of `--` alone: walls on the south sides of the cells above them, as the
+        // board printer draws them (`pictures::render`).
+        if words
+            .iter()
+            .all(|(_, w)| w.chars().all(|c| c == '-') && w.len() >= 2)
+        {
+            if let Some(above) = rows.last_mut() {
+                for (column, dashes) in &words {
+                    let under = *column..column + dashes.len();
+                    let overlaps =
+                        |c: &std::ops::Range<usize>| c.start < under.end && under.start < c.end;
+                    if let Some(x) = above.columns.iter().position(overlaps) {
+                        above.south.push(x);
+                    }
+                }
+                continue;
+            }
+        }
+        // `|` between two cells is a wall on the edge between them (`.|.`, `. | .`).
+        let mut row = GridRow {
+            line: i + 1,
+            cells: Vec::new(),
+            columns: Vec::new(),
+            west: Vec::new(),
+            east: false,
+            south: Vec::new(),
+        };
+        let mut wall = false;
+        for (start, word) in words {
+            let mut at = start;
+            for piece in word.split_inclusive('|') {
+                let (cell, bar) = match piece.strip_suffix('|') {
+                    Some(cell) => (cell, true),
+                    None => (piece, false),
+                };
+                if !cell.is_empty() {
+                    if wall {
+                        row.west.push(row.cells.len());
+                    }
+                    row.cells.push(cell);
+                    row.columns.push(at..at + cell.len());
+                    wall = false;
+                }
+                wall |= bar;
+                at += piece.len();
+            }
+        }
+        row.east = wall;
+        rows.push(row);
+    }
+    rows
+}
+
+/// One row of a grid: its cells (legend keys), where each is written, and the walls drawn
+/// around them.
+struct GridRow<'a> {
+    /// The line in the grid text, from 1.
+    line: usize,
+    cells: Vec<&'a str>,
+    /// The columns (bytes in the line) each cell is written in.
+    columns: Vec<std::ops::Range<usize>>,
+    /// The cells with a wall on their west side.
+    west: Vec<usize>,
+    /// A wall on the east side of the last cell.
+    east: bool,
+    /// The cells with a wall on their south side (the line of `--` under the row).
+    south: Vec<usize>,
 }
 
 /// A legend value: `"name"`, `{ element = "name", ...params }`, or a list of those.

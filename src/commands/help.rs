@@ -84,6 +84,23 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "check",
+        &[
+            (
+                "rally check",
+                "every script of the project here, and of its layers",
+            ),
+            (
+                "rally check packs/toll",
+                "a pack (or any project) by its folder",
+            ),
+            (
+                "rally check boards/tour.toml",
+                "the project a scenario belongs to",
+            ),
+        ],
+    ),
+    (
         "bench",
         &[
             (

@@ -5,6 +5,7 @@
 
 mod bench;
 mod catalogue;
+mod check;
 pub mod completions;
 mod elements;
 mod help;
@@ -77,6 +78,7 @@ enum Command {
     Watch(watch::Args),
     Bench(bench::Args),
     Test(test::Args),
+    Check(check::Args),
     Render(render::Args),
     Replay(replay::Args),
     Completions(completions::Args),
@@ -128,15 +130,7 @@ impl Cli {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::from(1),
             Err(e) => {
-                // Messages quote scripts and files: their control characters are shown, not sent.
-                anstream::eprintln!(
-                    "{} {}",
-                    output::paint(output::FAIL, "error:"),
-                    crate::text::clean(&e.to_string())
-                );
-                if let Some(snippet) = crate::snippet::of(&e, true) {
-                    anstream::eprintln!("{snippet}");
-                }
+                output::print_error(&e);
                 ExitCode::from(2)
             }
         }
@@ -151,6 +145,7 @@ impl Command {
             Command::Watch(args) => args.exec(folders),
             Command::Bench(args) => args.exec(folders),
             Command::Test(args) => args.exec(folders),
+            Command::Check(args) => args.exec(folders),
             Command::Render(args) => args.exec(folders),
             Command::Replay(args) => args.exec(folders),
             Command::Completions(args) => args.exec(),

@@ -125,3 +125,16 @@ pub fn progress_bar(label: &str, total: u64, unit: &str) -> indicatif::ProgressB
 /// The `version` key of every `--json` output (docs/formats.md): raised when a format changes
 /// in a way a reader would notice (a key removed or its meaning changed); new keys keep it.
 pub const JSON_VERSION: u32 = 1;
+
+/// Prints an error to stderr with the source line it points at (`crate::snippet`).
+pub fn print_error(e: &crate::error::Error) {
+    // Messages quote scripts and files: their control characters are shown, not sent.
+    anstream::eprintln!(
+        "{} {}",
+        paint(FAIL, "error:"),
+        crate::text::clean(&e.to_string())
+    );
+    if let Some(snippet) = crate::snippet::of(e, true) {
+        anstream::eprintln!("{snippet}");
+    }
+}

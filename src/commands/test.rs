@@ -35,6 +35,12 @@ fn test(paths: &[PathBuf], as_json: bool, common: &RuleFolders) -> Result<bool> 
         paths
     };
     let files = scenario::collect(paths)?;
+    // The scripts' names and handlers first (`rally check`): a mistake on a path no scenario
+    // takes is found all the same, and before any scenario runs.
+    if !super::check::before_running(&files, common) {
+        anstream::eprintln!("the scripts have problems (`rally check`): no scenario was run");
+        return Ok(false);
+    }
     let (mut passed, mut failed) = (0, 0);
     let mut results = Vec::new();
     let mut skipped = Vec::new();

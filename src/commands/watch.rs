@@ -434,10 +434,10 @@ impl Session {
     }
 }
 
-/// A complete new rule set from the files, and the board compiled against it: only rules
-/// that pass both are used.
+/// A complete new rule set from the files, its scripts checked first (`rally check`), and
+/// the board compiled against it: only rules that pass all three are used.
 fn build(sources: &Sources, scenario: &Scenario) -> Result<RuleSet> {
-    let rules = RuleSet::load(sources)?;
+    let rules = crate::script::check::checked_rules(sources)?;
     Board::compile(&scenario.layout, &rules)?;
     Ok(rules)
 }

@@ -10,6 +10,7 @@ use super::{Link, Resolver};
 use crate::cards::{Card, CardKind};
 use crate::error::Error;
 use crate::geometry::{Dir, Pos, Rotation};
+use crate::script::args::Word;
 use crate::script::{args, located, pos_table, sandbox, store, views};
 use crate::state::{is_event_field, RobotId, EVENT_FIELDS};
 use crate::world::{How, Shot};
@@ -99,14 +100,15 @@ fn dir_arg(lua: &Lua, s: &str) -> mlua::Result<Dir> {
 
 /// A direction given as a Lua string: read in place, without making a Rust `String` (the
 /// belt, push and turn primitives run many times a register).
-fn lua_dir_arg(lua: &Lua, s: &LuaString) -> mlua::Result<Dir> {
-    dir_arg(lua, &s.to_str()?)
+fn lua_dir_arg(lua: &Lua, s: &Word) -> mlua::Result<Dir> {
+    dir_arg(lua, &s.0.to_str()?)
 }
 
-fn how_arg(lua: &Lua, s: Option<String>, default: How) -> mlua::Result<How> {
+fn how_arg(lua: &Lua, s: Option<Word>, default: How) -> mlua::Result<How> {
     match s {
         None => Ok(default),
         Some(s) => {
+            let s = s.0.to_str()?;
             How::parse(&s).ok_or_else(|| args::invalid(lua, "rally.How", &format!("\"{s}\"")))
         }
     }
@@ -481,7 +483,7 @@ impl UserData for Ctx {
             let at = square_arg(lua, &at)?;
             Ok(link(lua)?.world.borrow().board.contains(at))
         });
-        methods.add_method("can_move", |lua, _, (at, dir): (Table, LuaString)| {
+        methods.add_method("can_move", |lua, _, (at, dir): (Table, Word)| {
             let (at, dir) = (square_arg(lua, &at)?, lua_dir_arg(lua, &dir)?);
             Ok(link(lua)?.world.borrow().board.robot_can_cross(at, dir))
         });
@@ -500,31 +502,34 @@ impl UserData for Ctx {
         // --- Moving robots ----------------------------------------------------------------
         methods.add_method(
             "move",
-            |lua, _, (robot, dir, squares, how): (AnyUserData, String, Option<i32>, Option<String>)| {
-                let (id, dir) = (robot_id(lua, &robot)?, dir_arg(lua, &dir)?);
+            |lua, _, (robot, dir, squares, how): (AnyUserData, Word, Option<i32>, Option<Word>)| {
+                let (id, dir) = (robot_id(lua, &robot)?, lua_dir_arg(lua, &dir)?);
                 let how = how_arg(lua, how, How::Script)?;
                 let squares = args::not_negative(lua, "squares", squares.unwrap_or(1))?;
                 with_resolver(lua, |e| e.move_robot(id, dir, squares, how))
             },
         );
-        methods.add_method("push", |lua, _, (robot, dir): (AnyUserData, LuaString)| {
+        methods.add_method("push", |lua, _, (robot, dir): (AnyUserData, Word)| {
             let (id, dir) = (robot_id(lua, &robot)?, lua_dir_arg(lua, &dir)?);
             with_resolver(lua, |e| e.move_robot(id, dir, 1, How::Push)).map(|moved| moved == 1)
         });
         methods.add_method(
             "place",
-            |lua, _, (robot, at, how, dir): (AnyUserData, Table, Option<String>, Option<String>)| {
+            |lua, _, (robot, at, how, dir): (AnyUserData, Table, Option<Word>, Option<Word>)| {
                 let (id, at) = (robot_id(lua, &robot)?, square_arg(lua, &at)?);
                 let how = how_arg(lua, how, How::Script)?;
                 let link = link(lua)?;
                 if let Some(other) = link.world.borrow().robot_at(at) {
                     if other != id {
-                        return Err(located(lua, format!("cannot place a robot on {at}: a robot stands there")));
+                        return Err(located(
+                            lua,
+                            format!("cannot place a robot on {at}: a robot stands there"),
+                        ));
                     }
                 }
                 let facing = link.world.borrow().state.robots[id].facing;
                 let dir = match dir {
-                    Some(d) => dir_arg(lua, &d)?,
+                    Some(d) => lua_dir_arg(lua, &d)?,
                     None => facing,
                 };
                 with_resolver(lua, |e| e.place(id, at, dir, how))
@@ -534,9 +539,9 @@ impl UserData for Ctx {
         // rules' and options' `on_rotate` (Gyroscopic Stabilizer). Returns whether it turned.
         methods.add_method(
             "rotate",
-            |lua, _, (robot, rotation, by): (AnyUserData, LuaString, Option<LuaString>)| {
+            |lua, _, (robot, rotation, by): (AnyUserData, Word, Option<LuaString>)| {
                 let id = robot_id(lua, &robot)?;
-                let rotation = rotation.to_str()?;
+                let rotation = rotation.0.to_str()?;
                 let rotation = Rotation::parse(&rotation).ok_or_else(|| {
                     args::invalid(lua, "rally.Rotation", &format!("\"{rotation}\""))
                 })?;
@@ -546,27 +551,21 @@ impl UserData for Ctx {
                 })
             },
         );
-        methods.add_method("face", |lua, _, (robot, dir): (AnyUserData, LuaString)| {
+        methods.add_method("face", |lua, _, (robot, dir): (AnyUserData, Word)| {
             let (id, dir) = (robot_id(lua, &robot)?, lua_dir_arg(lua, &dir)?);
             link(lua)?.world.borrow_mut().face(id, dir);
             Ok(())
         });
-        methods.add_method(
-            "convey",
-            |lua, _, (robot, dir): (AnyUserData, LuaString)| {
-                let (id, dir) = (robot_id(lua, &robot)?, lua_dir_arg(lua, &dir)?);
-                link(lua)?.world.borrow_mut().convey(id, dir);
-                Ok(())
-            },
-        );
-        methods.add_method(
-            "queue_push",
-            |lua, _, (robot, dir): (AnyUserData, LuaString)| {
-                let (id, dir) = (robot_id(lua, &robot)?, lua_dir_arg(lua, &dir)?);
-                link(lua)?.world.borrow_mut().queue_push(id, dir);
-                Ok(())
-            },
-        );
+        methods.add_method("convey", |lua, _, (robot, dir): (AnyUserData, Word)| {
+            let (id, dir) = (robot_id(lua, &robot)?, lua_dir_arg(lua, &dir)?);
+            link(lua)?.world.borrow_mut().convey(id, dir);
+            Ok(())
+        });
+        methods.add_method("queue_push", |lua, _, (robot, dir): (AnyUserData, Word)| {
+            let (id, dir) = (robot_id(lua, &robot)?, lua_dir_arg(lua, &dir)?);
+            link(lua)?.world.borrow_mut().queue_push(id, dir);
+            Ok(())
+        });
 
         // --- Lasers and damage --------------------------------------------------------------
         methods.add_method("fire_robot_lasers", |lua, _, ()| {
@@ -579,8 +578,8 @@ impl UserData for Ctx {
             // `opts.through = n`: the beam goes on through n walls or robots (High-Power
             // Laser), and every robot in it takes the damage. Returns the first robot hit
             // (or nil) and the list of all robots hit.
-            |lua, _, (from, dir, strength, opts): (Value, String, Option<i32>, Option<Table>)| {
-                let dir = dir_arg(lua, &dir)?;
+            |lua, _, (from, dir, strength, opts): (Value, Word, Option<i32>, Option<Table>)| {
+                let dir = lua_dir_arg(lua, &dir)?;
                 let strength = args::not_negative(lua, "strength", strength.unwrap_or(1))?;
                 let link = link(lua)?;
                 let (start, shooter) = match &from {

@@ -11,6 +11,41 @@
 
 use crate::script::reference::{self, EntryKind, Param};
 
+/// A word argument (a direction, a rotation, a way of moving) that must be a Lua string.
+/// mlua's `String` and `LuaString` turn a number into its text, so `ctx:move(robot,
+/// tile.distance, dir)` would take 2 for the direction ("2") and blame the next argument;
+/// a `Word` refuses the number where it is given, and says what it was.
+pub struct Word(pub mlua::LuaString);
+
+impl mlua::FromLua for Word {
+    fn from_lua(value: mlua::Value, _: &mlua::Lua) -> mlua::Result<Word> {
+        match value {
+            mlua::Value::String(s) => Ok(Word(s)),
+            other => Err(mlua::Error::FromLuaConversionError {
+                from: other.type_name(),
+                to: "string".into(),
+                message: Some(shown(&other)),
+            }),
+        }
+    }
+}
+
+/// A value as a message shows what a script passed: numbers as Lua writes them (`2`,
+/// `2.5`: an integer never as `2.0`), strings quoted, other values by their type.
+pub fn shown(value: &mlua::Value) -> String {
+    match value {
+        mlua::Value::Integer(n) => format!("the number {n}"),
+        mlua::Value::Number(n) if n.fract() == 0.0 && n.abs() < 1e15 => {
+            format!("the number {}", *n as i64)
+        }
+        mlua::Value::Number(n) => format!("the number {n}"),
+        mlua::Value::Boolean(b) => format!("`{b}`"),
+        mlua::Value::Nil => "nothing (nil)".into(),
+        mlua::Value::String(s) => format!("\"{}\"", crate::text::clean(&s.to_string_lossy())),
+        other => a(other.type_name()),
+    }
+}
+
 /// `file:line: ` of the innermost script frame of a Lua traceback, or "" if none is a
 /// script's (host chunks are `rally/...`, mlua's own `__mlua_...`, native frames `[C]`).
 pub fn traceback_place(traceback: &str) -> String {
@@ -223,6 +258,8 @@ fn expected(param: &Param) -> String {
 /// What a script passed, from mlua's conversion error (`from` is the Lua type's name).
 fn got(from: &str, message: Option<&str>) -> String {
     match (from, message) {
+        // A `Word`'s own words for the value.
+        (_, Some(m)) if m.starts_with("the number ") || m.starts_with('`') => m.to_string(),
         ("number" | "integer", Some(m)) if m.contains("out of range") => {
             "a number with a fraction or out of range".into()
         }

@@ -397,8 +397,8 @@ fn element_names<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, 
 /// Reads the data of a declaration (`T`), whose handlers `hooks` (its kind's `on_*` keys)
 /// and `by_name` keys are read apart. An unknown key is an error that suggests the nearest
 /// known one and lists them all.
-// The key is known where the message is made (`unknown_key`): that is where an error could
-// also say where in the script the key is written, to point the caret at it.
+// The key is known where the message is made (`unknown_key`), and so is where the script
+// writes it (`key_place`): the caret points at the key, not at the declaration's call.
 fn read<T: DeserializeOwned>(
     lua: &Lua,
     decl: &Table,
@@ -432,7 +432,11 @@ fn read<T: DeserializeOwned>(
                 if path.is_empty() {
                     known.extend(hooks.iter().map(|h| h.to_string()));
                 }
-                unknown_key(&at, &key, &known)
+                let message = unknown_key(&at, &key, &known);
+                match key_place(lua, &key) {
+                    Some(place) => format!("{place}{message}"),
+                    None => message,
+                }
             }
             None => match message.strip_prefix("invalid type: ") {
                 // serde's "invalid type: string "yes", expected a boolean".
@@ -480,6 +484,27 @@ fn unknown_key(what: &str, key: &str, known: &[String]) -> String {
         crate::error::suggest(key, known.iter().map(String::as_str)),
         known.join(", ")
     )
+}
+
+/// `file:line:column: ` of `key` written as a table key (`key =`) in the script declaring
+/// now, at or after the line of its call: where the caret under an unknown key points (the
+/// declaration's table says what keys it has, not where they are written).
+fn key_place(lua: &Lua, key: &str) -> Option<String> {
+    let (file, from) = super::sandbox::script_frame(lua, 1)?;
+    let text = crate::files::read_text(std::path::Path::new(&file)).ok()?;
+    text.lines()
+        .enumerate()
+        .skip(from.saturating_sub(1))
+        .find_map(|(i, line)| {
+            let column = line.match_indices(key).find_map(|(at, _)| {
+                let before = line[..at].chars().next_back();
+                let after = line[at + key.len()..].trim_start();
+                let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+                (!word(before) && after.starts_with('=') && !after.starts_with("=="))
+                    .then_some(at + 1)
+            })?;
+            Some(format!("{file}:{}:{column}: ", i + 1))
+        })
 }
 
 /// serde's "unknown field `k`, expected one of `a`, `b`" as the key and the keys it knows.

@@ -3,6 +3,8 @@
 //! and swaps it in whole (design.md principle 7), so no Lua handle outlives its rule set.
 
 pub(crate) mod args;
+mod bytecode;
+pub mod check;
 pub(crate) mod decl;
 pub mod draw;
 mod folders;
@@ -261,8 +263,13 @@ impl RuleSet {
         let rally_data = budget
             .unhooked(|| views::freeze(&lua, &rally, View::Library))
             .map_err(script_err)?;
-        sandbox::strict(&lua, &rally_data, |key| {
-            format!("`rally.{key}` does not exist")
+        let members: Vec<String> = rally_data
+            .pairs::<String, Value>()
+            .map(|p| p.map(|(k, _)| k))
+            .collect::<mlua::Result<_>>()
+            .map_err(script_err)?;
+        sandbox::strict(&lua, &rally_data, move |key| {
+            check::unknown_member("rally", key, false, &members)
         })
         .map_err(script_err)?;
         sandbox::share(&lua, "rally", rally.clone()).map_err(script_err)?;
@@ -488,8 +495,17 @@ impl Declarer {
         );
         let function = lua.create_function(move |lua, decl: Table| {
             loading(lua, &file.borrow(), kind)?;
-            let parsed = parse(lua, &decl, &file.borrow(), &mut steps.borrow_mut())
-                .map_err(|e| located(lua, lua_message(&e)))?;
+            let parsed =
+                parse(lua, &decl, &file.borrow(), &mut steps.borrow_mut()).map_err(|e| {
+                    // A message that already points into the script (an unknown key's own line
+                    // and column) keeps its place; any other is placed at the call.
+                    let message = lua_message(&e);
+                    if message.starts_with(&format!("{}:", file.borrow())) {
+                        mlua::Error::runtime(message)
+                    } else {
+                        located(lua, message)
+                    }
+                })?;
             declared.add(parsed.0.name(), &decl)?;
             let mut collected = collected.borrow_mut();
             keep(&mut collected, parsed);

@@ -1,7 +1,8 @@
 -- The Lua half of the sandbox (sandbox.rs): the few standard functions that would let a
 -- script escape its budget or look inside a read-only table, wrapped. Runs once per rule set,
 -- before any script; the originals stay in this chunk's upvalues, which no script can reach.
-local base, views, spent, charge, room, loading, undeclared, view, GLOBALS = ...
+local base, views, host, undeclared, view, GLOBALS = ...
+local spent, charge, room, loading, where = host.spent, host.charge, host.room, host.loading, host.where
 local error, type, select, tonumber = base.error, base.type, base.select, base.tonumber
 local pcall, xpcall = base.pcall, base.xpcall
 local next, rawget, rawset, rawlen = base.next, base.rawget, base.rawset, base.rawlen
@@ -11,6 +12,33 @@ local create, resume, close = coroutine.create, coroutine.resume, coroutine.clos
 local move, insert, remove = table.move, table.insert, table.remove
 local rep, tostring = string.rep, base.tostring
 local tointeger, pack = math.tointeger, table.pack
+local getmetatable, format, sort, concat = base.getmetatable, base.string.format, table.sort, table.concat
+
+-- A table raised as an error (`error({ code = 42 })`) would reach the player as
+-- `table: 0x...`, with no file or line: it is raised as it is (a `pcall` still gets the
+-- table and its fields), with the script's place and its first fields as its text.
+local function fields(t)
+  local parts = {}
+  for k, v in next, views[t] or t do
+    if #parts == 8 then break end
+    local key = type(k) == "string" and k or "[" .. tostring(k) .. "]"
+    local value = type(v) == "string" and format("%q", v) or tostring(v)
+    parts[#parts + 1] = key .. " = " .. value
+  end
+  sort(parts)
+  if next(views[t] or t, nil) ~= nil and #parts == 8 then parts[#parts + 1] = "..." end
+  return "{ " .. concat(parts, ", ") .. " }"
+end
+
+function base.error(e, level)
+  if type(e) == "table" and getmetatable(e) == nil and not views[e] then
+    local text = where() .. "error raised with a table: " .. fields(e)
+    setmetatable(e, { __tostring = function() return text end })
+  end
+  level = level or 1
+  if level > 0 then level = level + 1 end
+  return error(e, level)
+end
 
 -- Once the budget of a call is spent, no protected call catches the error: it goes on up.
 local function check()

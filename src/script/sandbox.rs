@@ -547,6 +547,22 @@ pub fn place(lua: &Lua, level: usize) -> String {
         .unwrap_or_default()
 }
 
+/// The file (as scripts are named: their display path, whole) and line of the innermost
+/// script on the stack, `level` or more levels up.
+pub fn script_frame(lua: &Lua, level: usize) -> Option<(String, usize)> {
+    (level..)
+        .map_while(|level| {
+            lua.inspect_stack(level, |d| {
+                let source = d.source().source.map(|s| s.to_string());
+                (source, d.current_line())
+            })
+        })
+        .find_map(|(source, line)| {
+            let file = source.filter(|s| is_script(s.as_bytes()))?;
+            Some((file[1..].to_string(), line?))
+        })
+}
+
 /// `file:line: ` of the script the hook interrupted: the innermost script frame (the hook may
 /// fire in host code a script called, such as mlua's method lookup or `sandbox.lua`).
 unsafe fn hook_place(state: *mut ffi::lua_State, _ar: *mut ffi::lua_Debug) -> String {
@@ -610,6 +626,86 @@ unsafe extern "C-unwind" fn hook(state: *mut ffi::lua_State, ar: *mut ffi::lua_D
 /// A fresh sandboxed state: the safe libraries, read-only, with the budget's hook set.
 /// `print` goes to tracing; `math.random` draws from the game's RNG, so it says
 /// [`NOT_ATTACHED`] until the engine attaches a game and puts its own in (`engine/ctx.rs`).
+/// The standard functions and libraries every script's environment holds (besides `print`,
+/// `rally` and `_G`; a variant's scripts also see `params`).
+pub const BASE: &[&str] = &[
+    "assert",
+    "error",
+    "getmetatable",
+    "ipairs",
+    "next",
+    "pairs",
+    "pcall",
+    "rawequal",
+    "rawget",
+    "rawset",
+    "rawlen",
+    "select",
+    "setmetatable",
+    "tonumber",
+    "tostring",
+    "type",
+    "xpcall",
+    "_VERSION",
+    "string",
+    "table",
+    "math",
+    "utf8",
+    "coroutine",
+];
+
+/// Standard Lua names the sandbox leaves out on purpose: files, the clock, the process,
+/// loading code, the collector and the debug library would let a script escape its budget,
+/// see the machine or make a game depend on more than its seed (docs/sandbox.md).
+pub const ABSENT: &[&str] = &[
+    "io",
+    "os",
+    "debug",
+    "package",
+    "require",
+    "load",
+    "loadfile",
+    "dofile",
+    "loadstring",
+    "collectgarbage",
+    "unpack",
+    "setfenv",
+    "getfenv",
+    "module",
+];
+
+/// Every global a script may read: [`BASE`], `print`, `rally`, `_G`, and `extra` (a
+/// variant's `params`).
+pub fn known_globals(extra: &[&str]) -> Vec<String> {
+    BASE.iter()
+        .chain(&["print", "rally", "_G"])
+        .chain(extra)
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// What reading the global `key` that no script has says, at run time and in `rally check`:
+/// a library the sandbox leaves out is named as such; any other name is a typo or a missing
+/// `local`, with the nearest known name (`extra`: the script's own extra globals).
+pub fn unknown_global(key: &str, extra: &[&str]) -> String {
+    if ABSENT.contains(&key) {
+        let instead = match key {
+            "unpack" => " (it is `table.unpack`)",
+            "os" => " (a script sees the game's turn and register in `ctx.turn`, `ctx.register`, and draws chance from `ctx:random`)",
+            _ => "",
+        };
+        return format!(
+            "`{key}` is not available to scripts: the sandbox leaves out {}{instead} (docs/sandbox.md)",
+            ABSENT.join(", ")
+        );
+    }
+    let known = known_globals(extra);
+    format!(
+        "undeclared global `{key}`{} (declare it with `local`, or check the spelling)",
+        crate::error::suggest(key, known.iter().map(String::as_str))
+    )
+}
+
 pub fn new_lua(budget: Rc<Budget>) -> mlua::Result<Lua> {
     // SAFETY: the debug library is loaded only so that the host can read upvalues when it
     // freezes what a script keeps (`views::keep`). It is taken out of the globals below,
@@ -636,31 +732,7 @@ pub fn new_lua(budget: Rc<Budget>) -> mlua::Result<Lua> {
 
     // What a script's environment holds: the base functions that are safe, the libraries.
     let base = lua.create_table()?;
-    for name in [
-        "assert",
-        "error",
-        "getmetatable",
-        "ipairs",
-        "next",
-        "pairs",
-        "pcall",
-        "rawequal",
-        "rawget",
-        "rawlen",
-        "rawset",
-        "select",
-        "setmetatable",
-        "tonumber",
-        "tostring",
-        "type",
-        "xpcall",
-        "_VERSION",
-        "string",
-        "table",
-        "math",
-        "utf8",
-        "coroutine",
-    ] {
+    for &name in BASE {
         base.raw_set(name, globals.raw_get::<Value>(name)?)?;
     }
     let string: Table = globals.get("string")?;
@@ -705,9 +777,7 @@ pub fn new_lua(budget: Rc<Budget>) -> mlua::Result<Lua> {
         lua.create_function(move |lua, size: f64| budget.room(lua, size))?
     };
     let undeclared = lua.create_table()?;
-    strict(&lua, &undeclared, |key| {
-        format!("undeclared global `{key}` (declare it with `local`, or check the spelling)")
-    })?;
+    strict(&lua, &undeclared, |key| unknown_global(key, &[]))?;
     let undeclared = undeclared.metatable().expect("strict sets a metatable");
     let environment: Function = lua
         .load(include_str!("sandbox.lua"))
@@ -715,10 +785,13 @@ pub fn new_lua(budget: Rc<Budget>) -> mlua::Result<Lua> {
         .call((
             base.clone(),
             views::registry(&lua)?,
-            spent,
-            charge,
-            room,
-            loading,
+            lua.create_table_from([
+                ("spent", spent),
+                ("charge", charge),
+                ("room", room),
+                ("loading", loading),
+                ("where", lua.create_function(|lua, ()| Ok(place(lua, 1)))?),
+            ])?,
             undeclared,
             views::maker(&lua, View::Globals)?,
         ))?;

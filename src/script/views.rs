@@ -25,16 +25,19 @@ pub enum View {
     Kept,
     /// `robot.vars`: a copy, so a write would be lost.
     RobotVars,
+    /// A table in `robot.vars`: part of that copy.
+    VarsTable,
 }
 
 impl View {
-    const ALL: [View; 6] = [
+    const ALL: [View; 7] = [
         View::Library,
         View::Globals,
         View::Tile,
         View::Params,
         View::Kept,
         View::RobotVars,
+        View::VarsTable,
     ];
 
     fn refusal(self, key: &str) -> String {
@@ -55,6 +58,9 @@ impl View {
             View::RobotVars => {
                 format!("robots are read-only: use ctx:set_var(robot, '{key}', n)")
             }
+            View::VarsTable => format!(
+                "cannot set `{key}`: a table read from robot.vars is read-only, like the robot (a change there would be lost); store a changed copy with ctx:set_var(robot, name, copy)"
+            ),
         }
     }
 }
@@ -155,14 +161,28 @@ pub fn freeze(lua: &Lua, table: &Table, kind: View) -> mlua::Result<Table> {
     open(lua, table)
 }
 
-/// `robot.vars` as scripts get it: a read-only view of `vars` (a table made from the
-/// robot's state), since a var set there would be silently lost. The tables in it are the
-/// script's own copies, to change and store again with `ctx:set_var`.
+/// `robot.vars` as scripts get it: `vars` (a table made from the robot's state) frozen in
+/// place, the tables in it too, since a var set anywhere in it would be silently lost; a
+/// script changes a var with `ctx:set_var`, a table in one by storing a changed copy.
 pub fn read_only_vars(lua: &Lua, vars: Value) -> mlua::Result<Value> {
-    match vars {
-        Value::Table(data) => view(lua, data, View::RobotVars).map(Value::Table),
-        other => Ok(other),
+    if let Value::Table(data) = &vars {
+        let freeze = |roots: Vec<Value>, kind: View| -> mlua::Result<()> {
+            let roots = lua.create_sequence_from(roots)?;
+            views(lua).freeze.call((roots, kind as usize + 1, false))
+        };
+        // The tables in it first, so that a write to one says it is part of vars.
+        let inner = data
+            .pairs::<Value, Value>()
+            .filter_map(|pair| match pair {
+                Ok((_, v @ Value::Table(_))) => Some(Ok(v)),
+                Ok(_) => None,
+                Err(e) => Some(Err(e)),
+            })
+            .collect::<mlua::Result<Vec<Value>>>()?;
+        freeze(inner, View::VarsTable)?;
+        freeze(vec![vars.clone()], View::RobotVars)?;
     }
+    Ok(vars)
 }
 
 /// Makes read-only, in place, every table a script keeps from loading time: everything its
