@@ -606,7 +606,7 @@ impl Seats for Terminal {
             );
             let registers: Vec<String> = (0..REGISTERS)
                 .map(|i| match r.program.get(i).copied().flatten() {
-                    Some(c) if deal::is_locked(r.damage, i) => format!("{}:🔒{c}", i + 1),
+                    Some(c) if deal::is_locked(r, i) => format!("{}:🔒{c}", i + 1),
                     _ if hand.open.contains(&i) => format!("{}:?", i + 1),
                     _ => format!("{}:-", i + 1),
                 })

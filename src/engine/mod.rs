@@ -351,6 +351,7 @@ impl<'a> Resolver<'a> {
             }
             self.run_step(id)?;
         }
+        self.world().rank_arrivals();
         Ok(())
     }
 

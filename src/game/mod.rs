@@ -538,7 +538,7 @@ impl Game {
 pub(crate) fn power_down(state: &mut State, id: RobotId) {
     let r = &mut state.robots[id];
     let discarded = r.damage;
-    r.damage = 0;
+    deal::set_damage(r, 0);
     r.program.iter_mut().for_each(|c| *c = None);
     state.log(
         Some(id),
@@ -727,16 +727,9 @@ impl TurnLoop<'_> {
         };
         let events = self.take_events();
         let state = self.engine.state();
-        // §7.1: the first robot to touch the last flag wins; a tie in the same segment E
-        // goes to the higher card priority this register [prop.].
-        let winner = events
-            .iter()
-            .filter(|e| e.what == "won")
-            .filter_map(|e| e.robot.as_deref().and_then(|n| state.find(n)))
-            .max_by_key(|&id| {
-                let priority = state.robots[id].card(register).and_then(|c| c.priority);
-                (priority, std::cmp::Reverse(id))
-            });
+        // §7.1: the first robot to touch the last flag wins (`World::rank_arrivals` logs
+        // `won` once, a tie going to the higher card priority).
+        let winner = state.finished.first().and_then(|name| state.find(name));
         self.progress.phase = match winner {
             Some(id) => {
                 self.progress.outcome = Some(Outcome::Won {
@@ -794,6 +787,11 @@ impl TurnLoop<'_> {
                 let announced = self.progress.announced[id];
                 self.progress.announced[id] =
                     self.engine.modify_flag(id, "power_down", announced)?;
+                // A robot that plays the next turn is no longer powered down (§7.4.3): it
+                // answered no to staying down, or re-entered active.
+                if !self.progress.announced[id] {
+                    self.engine.state_mut().robots[id].powered_down = false;
+                }
             }
         }
         let mut state = self.engine.state_mut();

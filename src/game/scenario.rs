@@ -3,7 +3,7 @@
 //! expectations only the rules can check, and [`test_file`], what `rally test` does with
 //! each file.
 
-use super::{power_down, Phase, Progress, Seats, Stage, TurnLoop, TurnRecord};
+use super::{Phase, Progress, Seats, Stage, TurnLoop, TurnRecord};
 use crate::cards::Card;
 use crate::deal::{self, Hand, Stacked};
 use crate::decision::Fixed;
@@ -121,17 +121,9 @@ impl Scenario {
         if let Some(turns) = self.turns {
             return self.play_turns(engine, turns, None);
         }
-        {
-            // A robot powered down for the turn sheds its damage as the turn begins, as in a
-            // game (rules.md §7.4.2): the scenario's `damage` is what it had before.
-            let mut state = engine.state_mut();
-            state.segment = "turn_start".into();
-            for id in 0..state.robots.len() {
-                if state.robots[id].powered_down && !state.robots[id].destroyed {
-                    power_down(&mut state, id);
-                }
-            }
-        }
+        // The robots stand as the registers begin (docs/formats.md): a robot given
+        // `powered_down = true` keeps the `damage` given. Discarding damage as a turn
+        // begins (rules.md §7.4.2) belongs to the turn loop, which `turns = N` plays.
         engine.start_turn()?;
         for register in 1..=self.registers {
             engine.run_register(register)?;
@@ -181,6 +173,8 @@ impl Scenario {
                     }
                     turn_loop.progress.phase = Phase::EndOfTurn;
                 }
+                // After register 5 the turn loop itself goes on to the end of the turn.
+                Phase::EndOfTurn if last && !self.end_of_turn => break,
                 _ => {}
             }
             let turn = turn_loop.engine.state().turn;
@@ -225,9 +219,7 @@ impl Scenario {
         let mut state = engine.state_mut();
         for (r, plan) in state.robots.iter_mut().zip(&self.plans) {
             r.program = vec![None; REGISTERS];
-            let slots: Vec<usize> = (0..REGISTERS)
-                .filter(|&i| deal::is_locked(r.damage, i))
-                .collect();
+            let slots: Vec<usize> = (0..REGISTERS).filter(|&i| deal::is_locked(r, i)).collect();
             if plan.locked.len() > slots.len() {
                 return Err(self.error(format!(
                     "robot `{}`: {} locked card(s), but {} damage locks {} register(s)",
