@@ -296,7 +296,10 @@ mod tests {
     }
 
     fn shown(r: &Robot) -> String {
-        locked(r).iter().map(|&l| if l { 'L' } else { '.' }).collect()
+        locked(r)
+            .iter()
+            .map(|&l| if l { 'L' } else { '.' })
+            .collect()
     }
 
     #[test]
@@ -333,7 +336,11 @@ mod tests {
     fn a_repair_unlocks_the_lowest_locked_register() {
         let mut r = robot(6, &[2]);
         assert!(repair_one(&mut r));
-        assert_eq!((r.damage, shown(&r)), (5, "....L".into()), "the token on 2 went");
+        assert_eq!(
+            (r.damage, shown(&r)),
+            (5, "....L".into()),
+            "the token on 2 went"
+        );
         let mut r = robot(6, &[4]);
         assert_eq!(shown(&r), "...LL");
         repair_one(&mut r);

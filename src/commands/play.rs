@@ -692,6 +692,7 @@ mod tests {
             text: String::new(),
             detail: Default::default(),
             rehearsal: false,
+            turn: 1,
         };
         assert_eq!(answer_to(&q, "e").as_deref(), Some("E"));
         assert_eq!(answer_to(&q, "STAY").as_deref(), Some("stay"));

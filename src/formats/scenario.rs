@@ -210,6 +210,98 @@ pub struct Expect {
     pub kept: Option<BTreeMap<String, Card>>,
     /// Its registers, `"-"` for an empty one (`program = ["move1@490", "-", ...]`).
     pub program: Option<Vec<String>>,
+    /// Whether its player was asked each question, by key: `true` (at least once), `false`
+    /// (never: a "may not" rule), or how many times (`asked = { power_down = false }`).
+    pub asked: Option<BTreeMap<String, Times>>,
+    /// The choices each question offered, in order, the default first: one list that every
+    /// asking offered, or one list per asking (`offered = { fire_control = ["register",
+    /// "brakes"] }`). A question never asked fails it.
+    pub offered: Option<BTreeMap<String, Offered>>,
+}
+
+/// How often a question must have been asked (`asked`).
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(untagged)]
+pub enum Times {
+    Ever(bool),
+    Exactly(usize),
+}
+
+/// What a question must have offered (`offered`).
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(untagged)]
+pub enum Offered {
+    Every(Vec<String>),
+    Each(Vec<Vec<String>>),
+}
+
+/// The `asked` and `offered` expectations of `expect` against the questions a scenario's
+/// chooser was asked (`asked`: in order, of the turns the expectations are about).
+pub(crate) fn check_questions(
+    expect: &[(String, Expect)],
+    asked: &[crate::decision::Asked],
+) -> Vec<Failure> {
+    let mut failures = Vec::new();
+    for (name, e) in expect {
+        let of = |key: &str| -> Vec<&Vec<String>> {
+            asked
+                .iter()
+                .filter(|a| &a.robot == name && a.key == key)
+                .map(|a| &a.choices)
+                .collect()
+        };
+        let mut fail = |key: String, expected: String, actual: String| {
+            failures.push(Failure {
+                robot: name.clone(),
+                key,
+                expected,
+                actual,
+            })
+        };
+        for (key, want) in e.asked.iter().flatten() {
+            let n = of(key).len();
+            let (ok, expected) = match want {
+                Times::Ever(true) => (n > 0, "asked".to_string()),
+                Times::Ever(false) => (n == 0, "never asked".to_string()),
+                Times::Exactly(k) => (n == *k, format!("asked {k} time(s)")),
+            };
+            if !ok {
+                fail(
+                    format!("asked.{key}"),
+                    expected,
+                    format!("asked {n} time(s)"),
+                );
+            }
+        }
+        for (key, want) in e.offered.iter().flatten() {
+            let got = of(key);
+            let shown = |lists: &[&Vec<String>]| {
+                let lists: Vec<String> = lists
+                    .iter()
+                    .map(|l| format!("[{}]", l.join(", ")))
+                    .collect();
+                if lists.is_empty() {
+                    "never asked".to_string()
+                } else {
+                    lists.join(" ")
+                }
+            };
+            let (ok, expected) = match want {
+                Offered::Every(list) => (
+                    !got.is_empty() && got.iter().all(|g| *g == list),
+                    format!("[{}] every time", list.join(", ")),
+                ),
+                Offered::Each(lists) => (
+                    got.len() == lists.len() && got.iter().zip(lists).all(|(g, w)| *g == w),
+                    shown(&lists.iter().collect::<Vec<_>>()),
+                ),
+            };
+            if !ok {
+                fail(format!("offered.{key}"), expected, shown(&got));
+            }
+        }
+    }
+    failures
 }
 
 /// One expectation that did not hold.

@@ -9,7 +9,7 @@ use crate::deal::{self, Hand, Stacked};
 use crate::decision::Fixed;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::formats::scenario::{Expect, Failure, Scenario};
+use crate::formats::scenario::{check_questions, Expect, Failure, Scenario};
 use crate::script::{RuleFolders, RuleSet};
 use crate::state::{RobotId, State, REGISTERS};
 use std::path::Path;
@@ -186,10 +186,17 @@ impl Scenario {
                 if let Some((_, expect)) = self.after_turn.iter().find(|(n, _)| *n == turn) {
                     let mut state = turn_loop.engine.state().clone();
                     state.events = events.iter().filter(|e| e.turn == turn).cloned().collect();
+                    let asked: Vec<_> = turn_loop
+                        .engine
+                        .asked()
+                        .into_iter()
+                        .filter(|a| a.turn == turn)
+                        .collect();
                     failures.extend(
                         self.check_robots(expect, &state)
                             .into_iter()
                             .chain(self.check_hands(expect, turn_loop.engine)?)
+                            .chain(check_questions(expect, &asked))
                             .map(|f| Failure {
                                 key: format!("after turn {turn}: {}", f.key),
                                 ..f
@@ -251,9 +258,12 @@ impl Scenario {
         }
     }
 
-    /// The expectations that need the rules, not just the state (`hand_size`).
+    /// The expectations that need the rules or the questions, not just the state
+    /// (`hand_size`, `asked`, `offered`).
     pub fn check_game(&self, engine: &Engine) -> Result<Vec<Failure>> {
-        self.check_hands(&self.expect, engine)
+        let mut failures = self.check_hands(&self.expect, engine)?;
+        failures.extend(check_questions(&self.expect, &engine.asked()));
+        Ok(failures)
     }
 
     fn check_hands(&self, expect: &[(String, Expect)], engine: &Engine) -> Result<Vec<Failure>> {

@@ -187,7 +187,11 @@ mod tests {
             .into_iter()
             .take(deal::hand_size(damage))
             .collect();
-        let mut robot = crate::state::Robot::new("A", crate::geometry::Pos::new(0, 0), crate::geometry::Dir::N);
+        let mut robot = crate::state::Robot::new(
+            "A",
+            crate::geometry::Pos::new(0, 0),
+            crate::geometry::Dir::N,
+        );
         robot.damage = damage;
         let mut program = vec![None; REGISTERS];
         for (i, slot) in program.iter_mut().enumerate() {
