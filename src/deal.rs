@@ -239,12 +239,19 @@ pub fn check_program(hand: &Hand, chosen: &[Card]) -> Result<(), String> {
     Ok(())
 }
 
-/// Puts a checked program into the robot's open registers; the cards leave the hand (or the
-/// option that offered them). What stays in the hand are the leftovers.
-pub fn install(state: &mut State, hand: &Hand, chosen: &[Card]) {
+/// Puts a checked program into the robot's open registers, but for the `idle` ones
+/// (positions in `hand.open`: a scenario's `-`), which stay empty; the cards leave the hand
+/// (or the option that offered them). What stays in the hand are the leftovers.
+pub fn install(state: &mut State, hand: &Hand, chosen: &[Card], idle: &[usize]) {
     let r = &mut state.robots[hand.robot];
     r.program.resize(REGISTERS, None);
-    for (slot, card) in hand.open.iter().zip(chosen) {
+    let slots = hand
+        .open
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !idle.contains(i))
+        .map(|(_, slot)| slot);
+    for (slot, card) in slots.zip(chosen) {
         r.program[*slot] = Some(*card);
         if let Some(i) = r.hand.iter().position(|c| c == card) {
             r.hand.remove(i);

@@ -66,9 +66,9 @@ struct RobotFile {
     #[serde(default)]
     powered_down: bool,
     #[serde(default)]
-    program: Vec<Card>,
+    program: Vec<Slot>,
     /// With `turns`: the cards for the unlocked registers, one list per turn.
-    programs: Option<Vec<Vec<Card>>>,
+    programs: Option<Vec<Vec<Slot>>>,
     /// With `turns`: the cards dealt, one list per turn (default: that turn's program).
     hands: Option<Vec<Vec<Card>>>,
     /// With `turns`: the cards in the registers locked at the start, in register order
@@ -103,6 +103,23 @@ fn three() -> i32 {
     3
 }
 
+/// One register of a program in a scenario file: a card, or `-` for a register left empty
+/// (the robot idles there).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq)]
+#[serde(try_from = "String")]
+pub struct Slot(pub Option<Card>);
+
+impl TryFrom<String> for Slot {
+    type Error = String;
+    fn try_from(text: String) -> std::result::Result<Slot, String> {
+        if text.trim() == "-" {
+            Ok(Slot(None))
+        } else {
+            Card::parse(&text).map(|c| Slot(Some(c)))
+        }
+    }
+}
+
 /// The most turns a scenario may play (a scenario is one situation, not a whole game).
 pub const MAX_TURNS: u32 = 50;
 
@@ -135,12 +152,11 @@ fn plan(r: &RobotFile, turns: Option<u32>) -> std::result::Result<Plan, String> 
         (None, _) => vec![r.program.clone()],
     };
     let hands = r.hands.clone().unwrap_or_default();
-    for (what, lists) in [("programs", &programs), ("hands", &hands)] {
-        if lists.len() > turns as usize {
+    for (what, count) in [("programs", programs.len()), ("hands", hands.len())] {
+        if count > turns as usize {
             return Err(format!(
-                "robot `{}`: {} {what} for {turns} turn(s)",
-                r.name,
-                lists.len()
+                "robot `{}`: {count} {what} for {turns} turn(s)",
+                r.name
             ));
         }
     }
@@ -326,8 +342,9 @@ impl std::fmt::Display for Failure {
 /// What a robot does in a scenario of several turns.
 #[derive(Debug, Clone, Default)]
 pub struct Plan {
-    /// Per turn, the cards for its unlocked registers, in order.
-    pub programs: Vec<Vec<Card>>,
+    /// Per turn, the cards for its unlocked registers, in order (`None`: `-`, that register
+    /// stays empty).
+    pub programs: Vec<Vec<Slot>>,
     /// Per turn, the cards it is dealt, if the file says (else the turn's program).
     pub hands: Vec<Vec<Card>>,
     /// The cards in its locked registers at the start.
@@ -444,7 +461,7 @@ impl Scenario {
             robot.archive = r.archive.map(Pos::from).unwrap_or(at);
             robot.powered_down = r.powered_down;
             robot.vars = r.vars.clone();
-            robot.program = r.program.iter().copied().map(Some).collect();
+            robot.program = r.program.iter().map(|s| s.0).collect();
             robot.options = r
                 .options
                 .iter()

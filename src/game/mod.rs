@@ -466,6 +466,11 @@ pub trait Seats {
     }
     /// The cards for the hand's open registers, in order (see [`deal::check_program`]).
     fn program(&mut self, engine: &mut Engine, hand: &Hand) -> Result<Vec<Card>>;
+    /// Which of the hand's open registers (positions in `hand.open`) stay empty, the cards
+    /// going into the others in order: a scenario's `-`. Default none.
+    fn idle(&mut self, _engine: &Engine, _hand: &Hand) -> Vec<usize> {
+        Vec::new()
+    }
     /// The deal, if the seats fix it in advance (a scenario stacks the deck); `None`, the
     /// default: the deck is shuffled and dealt.
     fn stacked(&mut self, _engine: &Engine) -> Result<Option<deal::Stacked>> {
@@ -669,12 +674,13 @@ impl TurnLoop<'_> {
             if damaged && questions::power_down(self.engine, hand.robot)? {
                 self.progress.announced[hand.robot] = true;
             }
-            programs.push(chosen);
+            let idle = seats.idle(self.engine, hand);
+            programs.push((chosen, idle));
         }
         {
             let mut state = self.engine.state_mut();
-            for (hand, chosen) in hands.iter().zip(&programs) {
-                deal::install(&mut state, hand, chosen);
+            for (hand, (chosen, idle)) in hands.iter().zip(&programs) {
+                deal::install(&mut state, hand, chosen, idle);
             }
         }
         self.engine.programming(&dealt, Programming::Program)?;

@@ -9,7 +9,7 @@ use crate::deal::{self, Hand, Stacked};
 use crate::decision::Fixed;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::formats::scenario::{check_questions, Expect, Failure, Scenario};
+use crate::formats::scenario::{check_questions, Expect, Failure, Scenario, Slot};
 use crate::script::{RuleFolders, RuleSet};
 use crate::state::{RobotId, State, REGISTERS};
 use std::path::Path;
@@ -297,8 +297,9 @@ struct ScenarioSeats<'a> {
 }
 
 impl ScenarioSeats<'_> {
-    /// The robot's program for this turn (none once the file's list runs out).
-    fn program(&self, engine: &Engine, robot: RobotId) -> Vec<Card> {
+    /// The robot's program for this turn, register by register (`None`: `-`), none once
+    /// the file's list runs out.
+    fn slots(&self, engine: &Engine, robot: RobotId) -> Vec<Slot> {
         let turn = engine.state().turn as usize;
         self.scenario.plans[robot]
             .programs
@@ -306,23 +307,36 @@ impl ScenarioSeats<'_> {
             .cloned()
             .unwrap_or_default()
     }
+
+    /// Its cards for this turn, without the `-`.
+    fn program(&self, engine: &Engine, robot: RobotId) -> Vec<Card> {
+        self.slots(engine, robot)
+            .into_iter()
+            .filter_map(|s| s.0)
+            .collect()
+    }
 }
 
 impl Seats for ScenarioSeats<'_> {
     fn program(&mut self, engine: &mut Engine, hand: &Hand) -> Result<Vec<Card>> {
-        let program = ScenarioSeats::program(self, engine, hand.robot);
-        if program.len() > hand.open.len() {
+        let slots = self.slots(engine, hand.robot);
+        if slots.len() > hand.open.len() {
             let r = &engine.state().robots[hand.robot];
             return Err(Error::Other(format!(
                 "robot `{}` has {} card(s) for {} unlocked register(s) ({} damage locks {})",
                 r.name,
-                program.len(),
+                slots.len(),
                 hand.open.len(),
                 r.damage,
                 REGISTERS - hand.open.len()
             )));
         }
-        Ok(program)
+        Ok(ScenarioSeats::program(self, engine, hand.robot))
+    }
+
+    fn idle(&mut self, engine: &Engine, hand: &Hand) -> Vec<usize> {
+        let slots = self.slots(engine, hand.robot);
+        (0..slots.len()).filter(|&i| slots[i].0.is_none()).collect()
     }
 
     fn stacked(&mut self, engine: &Engine) -> Result<Option<Stacked>> {
