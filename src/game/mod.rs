@@ -552,6 +552,21 @@ pub(crate) fn power_down(state: &mut State, id: RobotId) {
     );
 }
 
+/// A robot back on the board at the end of the turn (§7.5): on its archive square its player
+/// picks the way it faces (question `reenter_facing`); a robot placed beside the archive
+/// keeps the facing the engine found clear of other robots.
+pub(crate) fn face_on_reentry(engine: &Engine, id: RobotId, on_archive: bool) -> Result<()> {
+    let facing = questions::reenter_facing(engine, id)?;
+    if on_archive {
+        let mut state = engine.state_mut();
+        if state.robots[id].facing != facing {
+            state.robots[id].facing = facing;
+            state.log(Some(id), "faced", || detail! {"facing" => facing});
+        }
+    }
+    Ok(())
+}
+
 /// The turn loop itself, over an engine it borrows: what [`Game`] runs, and what a scenario of
 /// several turns runs on its own engine (`scenario.rs`), so both play turns the same way.
 pub struct TurnLoop<'a> {
@@ -774,17 +789,8 @@ impl TurnLoop<'_> {
                 )
             };
             if back {
-                // The player picks the facing on the archive square; a robot placed beside
-                // it keeps the facing the engine found clear of other robots (§7.5).
-                let (facing, powered) = questions::reenter(self.engine, id)?;
-                self.progress.announced[id] = powered;
-                if on_archive {
-                    let mut state = self.engine.state_mut();
-                    if state.robots[id].facing != facing {
-                        state.robots[id].facing = facing;
-                        state.log(Some(id), "faced", || detail! {"facing" => facing});
-                    }
-                }
+                face_on_reentry(self.engine, id, on_archive)?;
+                self.progress.announced[id] = questions::reenter_powered_down(self.engine, id)?;
             } else if down && !was_destroyed {
                 self.progress.announced[id] = questions::stay_down(self.engine, id)?;
             }

@@ -129,7 +129,19 @@ impl Scenario {
             engine.run_register(register)?;
         }
         if self.end_of_turn {
+            let destroyed: Vec<bool> = engine.state().robots.iter().map(|r| r.destroyed).collect();
             engine.end_turn()?;
+            // A robot back on the board faces as its player chooses (`reenter_facing`), as in
+            // the turn loop; powering down for a next turn has no meaning in one turn.
+            for (id, was) in destroyed.into_iter().enumerate() {
+                let (back, on_archive) = {
+                    let r = &engine.state().robots[id];
+                    (was && !r.destroyed, r.at == r.archive)
+                };
+                if back {
+                    super::face_on_reentry(engine, id, on_archive)?;
+                }
+            }
         }
         Ok(Vec::new())
     }
