@@ -65,6 +65,10 @@ struct RobotFile {
     archive: Option<[i32; 2]>,
     #[serde(default)]
     powered_down: bool,
+    /// Its dock number: robots are put in dock order, the order every rule that says "dock
+    /// order" or "listed order" follows (rules.md §9.2 #40). Given for all robots or none;
+    /// without it, the order they are listed in.
+    dock: Option<u32>,
     #[serde(default)]
     program: Vec<Slot>,
     /// With `turns`: the cards for the unlocked registers, one list per turn.
@@ -405,7 +409,35 @@ impl Scenario {
         let mut robots: Vec<Robot> = Vec::new();
         let mut plans = Vec::new();
         let mut choices = BTreeMap::new();
-        for spanned in &file.robot {
+        let mut listed: Vec<&Spanned<RobotFile>> = file.robot.iter().collect();
+        let docked = listed.iter().filter(|r| r.get_ref().dock.is_some()).count();
+        if docked > 0 {
+            if let Some(r) = listed.iter().find(|r| r.get_ref().dock.is_none()) {
+                return Err(source.error_at(
+                    r.span().start,
+                    format!(
+                        "robot `{}` has no `dock`: give every robot a dock number, or none",
+                        r.get_ref().name
+                    ),
+                ));
+            }
+            listed.sort_by_key(|r| r.get_ref().dock);
+            if let Some(w) = listed
+                .windows(2)
+                .find(|w| w[0].get_ref().dock == w[1].get_ref().dock)
+            {
+                return Err(source.error_at(
+                    w[1].span().start,
+                    format!(
+                        "robots `{}` and `{}` both have dock {}",
+                        w[0].get_ref().name,
+                        w[1].get_ref().name,
+                        w[1].get_ref().dock.unwrap_or_default()
+                    ),
+                ));
+            }
+        }
+        for spanned in listed {
             let r = spanned.get_ref();
             let at_err = |m: String| source.error_at(spanned.span().start, m);
             let at = Pos::from(r.at);
