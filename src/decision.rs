@@ -18,6 +18,7 @@ use std::collections::{BTreeMap, VecDeque};
 pub const POWER_DOWN: &str = "power_down";
 pub const STAY_DOWN: &str = "stay_down";
 pub const REENTER_FACING: &str = "reenter_facing";
+pub const REENTER_SQUARE: &str = "reenter_square";
 pub const REENTER_POWERED_DOWN: &str = "reenter_powered_down";
 
 /// One question to one robot's player.

@@ -729,60 +729,60 @@ impl World {
         waiting
     }
 
-    /// Re-entry at the end of the turn (rules.md §7.5): in order of destruction, each robot
-    /// with a life left returns to its archive with `damage(robot)` damage (2, or what its
-    /// options make of it: Superior Archive), facing as it did. If the archive
-    /// is taken, it goes to the nearest free square around it (ring by ring, clockwise from
-    /// north) that is not a hazard and has a facing with no robot within 3 squares in sight.
-    /// Returns the robots that re-entered.
-    pub fn reenter_all(&mut self, damage: &dyn Fn(RobotId) -> i32) -> Vec<RobotId> {
-        let mut back = Vec::new();
-        for id in self.waiting_to_reenter() {
-            let reentry_damage = damage(id).clamp(0, LETHAL_DAMAGE - 1);
-            let (archive, facing) = (self.state.robots[id].archive, self.state.robots[id].facing);
-            let spot = if self.robot_at(archive).is_none() && self.board.contains(archive) {
-                Some((archive, facing))
-            } else {
-                self.free_square_near(archive, facing)
-            };
-            let Some((at, facing)) = spot else {
-                self.state.log(
-                    Some(id),
-                    "reentry_failed",
-                    || detail! {"archive" => archive},
-                );
-                continue;
-            };
-            let r = &mut self.state.robots[id];
-            r.at = at;
-            r.facing = facing;
-            r.destroyed = false;
-            r.destroyed_order = None;
-            crate::deal::set_damage(r, reentry_damage);
-            self.state.log(
-                Some(id),
-                "reentered",
-                || detail! {"at" => at, "facing" => facing, "damage" => reentry_damage},
-            );
-            back.push(id);
+    /// Where robot `id` may re-enter (rules.md §7.5): its archive if that is free; else the
+    /// free squares of the nearest ring around it (clockwise from due north) that are not a
+    /// hazard and allow a facing with no robot within 3 squares in sight, each with the
+    /// facing it would have (its own if allowed, else the first of N, E, S, W). Its player
+    /// chooses among several (`Resolver::reenter`); none: it cannot re-enter this turn.
+    pub fn reentry_squares(&self, id: RobotId) -> Vec<(Pos, Dir)> {
+        let (archive, facing) = (self.state.robots[id].archive, self.state.robots[id].facing);
+        if self.robot_at(archive).is_none() && self.board.contains(archive) {
+            return vec![(archive, facing)];
         }
-        back
-    }
-
-    fn free_square_near(&self, center: Pos, preferred: Dir) -> Option<(Pos, Dir)> {
         let reach = self.board.width.max(self.board.height);
         for ring in 1..=reach {
-            for p in ring_squares(center, ring) {
-                if self.board.is_hazard(p) || self.robot_at(p).is_some() {
-                    continue;
-                }
-                let facings = std::iter::once(preferred).chain(Dir::ALL);
-                if let Some(f) = facings.into_iter().find(|&f| !self.robot_in_sight(p, f, 3)) {
-                    return Some((p, f));
-                }
+            let legal: Vec<(Pos, Dir)> = ring_squares(archive, ring)
+                .into_iter()
+                .filter(|&p| !self.board.is_hazard(p) && self.robot_at(p).is_none())
+                .filter_map(|p| {
+                    let facings = std::iter::once(facing).chain(Dir::ALL);
+                    let f = facings
+                        .into_iter()
+                        .find(|&f| !self.robot_in_sight(p, f, 3))?;
+                    Some((p, f))
+                })
+                .collect();
+            if !legal.is_empty() {
+                return legal;
             }
         }
-        None
+        Vec::new()
+    }
+
+    /// Puts robot `id` back on the board at `at`, facing `facing`, with `damage` (rules.md
+    /// §7.5), or logs `reentry_failed` when it has nowhere to go (`None`).
+    pub fn reenter(&mut self, id: RobotId, spot: Option<(Pos, Dir)>, damage: i32) {
+        let Some((at, facing)) = spot else {
+            let archive = self.state.robots[id].archive;
+            self.state.log(
+                Some(id),
+                "reentry_failed",
+                || detail! {"archive" => archive},
+            );
+            return;
+        };
+        let damage = damage.clamp(0, LETHAL_DAMAGE - 1);
+        let r = &mut self.state.robots[id];
+        r.at = at;
+        r.facing = facing;
+        r.destroyed = false;
+        r.destroyed_order = None;
+        crate::deal::set_damage(r, damage);
+        self.state.log(
+            Some(id),
+            "reentered",
+            || detail! {"at" => at, "facing" => facing, "damage" => damage},
+        );
     }
 }
 

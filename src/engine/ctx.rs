@@ -625,17 +625,18 @@ impl UserData for Ctx {
                 let register = opts
                     .as_ref()
                     .map_or(Ok(None), |o| o.get::<Option<i64>>("register"))?;
-                let register =
-                    match register {
-                        None => None,
-                        Some(n @ 1..=5) => Some(n as u8),
-                        Some(n) => return Err(located(
+                let register = match register {
+                    None => None,
+                    Some(n @ 1..=5) => Some(n as u8),
+                    Some(n) => {
+                        return Err(located(
                             lua,
                             format!(
                                 "ctx:damage: opts.register = {n}: expected a register from 1 to 5"
                             ),
-                        )),
-                    };
+                        ))
+                    }
+                };
                 with_resolver(lua, |e| {
                     e.hit(crate::world::Hit {
                         robot: id,
