@@ -160,9 +160,9 @@ pub fn deal(state: &mut State, sizes: &[usize], stacked: Option<&Stacked>) -> Ve
 fn fill_locked(r: &mut Robot, deck: &mut Vec<Card>) {
     r.program.resize(REGISTERS, None);
     let locked = locked(r);
-    for i in 0..REGISTERS {
-        if locked[i] && r.program[i].is_none() {
-            r.program[i] = deck.pop();
+    for (slot, locked) in r.program.iter_mut().zip(locked) {
+        if locked && slot.is_none() {
+            *slot = deck.pop();
         }
     }
 }
@@ -196,8 +196,8 @@ pub fn fill_new_locks(state: &mut State, robots: &[RobotId]) {
     for &id in robots {
         state.robots[id].program.resize(REGISTERS, None);
         let locked = locked(&state.robots[id]);
-        for i in 0..REGISTERS {
-            if locked[i] && state.robots[id].program[i].is_none() {
+        for (i, _) in locked.iter().enumerate().filter(|(_, &l)| l) {
+            if state.robots[id].program[i].is_none() {
                 state.robots[id].program[i] = draw_card(state);
             }
         }
@@ -280,9 +280,9 @@ pub fn wipe(state: &mut State, destroyed_this_turn: &[bool]) {
     for (id, r) in state.robots.iter_mut().enumerate() {
         r.program.resize(REGISTERS, None);
         let locked = locked(r);
-        for i in 0..REGISTERS {
-            if destroyed_this_turn[id] || !locked[i] {
-                r.program[i] = None;
+        for (slot, locked) in r.program.iter_mut().zip(locked) {
+            if destroyed_this_turn[id] || !locked {
+                *slot = None;
             }
         }
     }
