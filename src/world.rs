@@ -557,7 +557,8 @@ impl World {
     /// Ranks the robots that touched the last flag since the last ranking (rules.md §7.1):
     /// by the priority of their card this register, higher first (ruling #10), then in
     /// robot order. The first robot of the game to get there logs `won`; every later one
-    /// `finished` with its `place`. A game is won once.
+    /// `finished` with its `place`. A game is won once. The engine ranks at the end of every
+    /// step.
     pub fn rank_arrivals(&mut self) {
         if self.arrivals.is_empty() {
             return;
