@@ -400,8 +400,7 @@ impl RuleSet {
         &self,
         f: impl FnOnce() -> mlua::Result<R>,
     ) -> std::result::Result<R, String> {
-        self.budget.reset();
-        let result = f();
+        let result = self.budget.call(f);
         match self.budget.spent() {
             Some(why) => Err(why),
             None => result.map_err(|e| lua_message(&e)),
@@ -637,8 +636,7 @@ fn run_file(
         .into_function()
         .map_err(err)?;
     upvalues::check(&chunk, shown).map_err(Error::Script)?;
-    budget.reset();
-    let result = chunk.call::<Value>(());
+    let result = budget.call(|| chunk.call::<Value>(()));
     if let Some(why) = budget.spent() {
         return Err(Error::Script(why));
     }
