@@ -4,7 +4,7 @@
 //! tests all agree on the same numbers.
 
 use crate::cards::Card;
-use crate::state::{RobotId, State, LETHAL_DAMAGE, REGISTERS};
+use crate::state::{Robot, RobotId, State, LETHAL_DAMAGE, REGISTERS};
 
 /// Cards in a full hand, before damage.
 pub const FULL_HAND: i32 = 9;
@@ -14,19 +14,63 @@ pub fn hand_size(damage: i32) -> usize {
     (FULL_HAND - damage).max(0) as usize
 }
 
-/// How many registers are locked at this damage: damage − 4, from register 5 down (§1.3).
-pub fn locked_count(damage: i32) -> usize {
-    (damage.min(LETHAL_DAMAGE - 1) - 4).clamp(0, REGISTERS as i32) as usize
+/// Which registers (0-based) a robot's damage locks (§1.3, §6.4): those holding a token put
+/// there by name (Fire Control's, `Robot::tokens`), and, of the other tokens, each beyond
+/// the sheet's first 4 spaces covers the highest register still open, from 5 down. Without
+/// named tokens: damage − 4 registers from register 5 down. At 9 damage all five are locked.
+pub fn locked(r: &Robot) -> [bool; REGISTERS] {
+    let mut locked = [false; REGISTERS];
+    for &t in &r.tokens {
+        if let Some(slot) = (t as usize).checked_sub(1).and_then(|i| locked.get_mut(i)) {
+            *slot = true;
+        }
+    }
+    let named = locked.iter().filter(|&&l| l).count() as i32;
+    let ordinary = r.damage.min(LETHAL_DAMAGE - 1) - named;
+    let mut to_cover = (ordinary - 4).max(0);
+    for slot in locked.iter_mut().rev() {
+        if to_cover == 0 {
+            break;
+        }
+        if !*slot {
+            *slot = true;
+            to_cover -= 1;
+        }
+    }
+    locked
 }
 
-/// Whether register `index` (0-based) is locked at this damage: the highest-numbered ones are.
-pub fn is_locked(damage: i32, index: usize) -> bool {
-    index >= REGISTERS - locked_count(damage)
+/// Whether register `index` (0-based) of the robot is locked.
+pub fn is_locked(r: &Robot, index: usize) -> bool {
+    locked(r).get(index).copied().unwrap_or(false)
 }
 
 /// The 0-based indices of the registers a robot programs this turn.
-pub fn open_registers(damage: i32) -> Vec<usize> {
-    (0..REGISTERS).filter(|&i| !is_locked(damage, i)).collect()
+pub fn open_registers(r: &Robot) -> Vec<usize> {
+    let locked = locked(r);
+    (0..REGISTERS).filter(|&i| !locked[i]).collect()
+}
+
+/// One repair (§1.3, §7.3): the token on the lowest locked register goes (a named one, or
+/// the ordinary token covering it), else an ordinary token off the registers. Returns
+/// whether there was damage to repair.
+pub fn repair_one(r: &mut Robot) -> bool {
+    if r.damage <= 0 {
+        return false;
+    }
+    if let Some(lowest) = locked(r).iter().position(|&l| l) {
+        r.tokens.retain(|&t| t as usize != lowest + 1);
+    }
+    r.damage -= 1;
+    r.tokens.truncate(r.damage.max(0) as usize);
+    true
+}
+
+/// Every token off the sheet: `damage` ordinary ones from now on (power down discards all
+/// damage, a robot re-enters with 2, a scenario or a script sets it).
+pub fn set_damage(r: &mut Robot, damage: i32) {
+    r.damage = damage;
+    r.tokens.clear();
 }
 
 /// What one robot may program from: its hand (with any card an option offers, Flywheel's),
@@ -54,7 +98,7 @@ fn out_of_deck(state: &State, all_registers: bool) -> Vec<Card> {
     let mut out = Vec::new();
     for r in &state.robots {
         for (i, card) in r.program.iter().enumerate() {
-            if all_registers || is_locked(r.damage, i) {
+            if all_registers || is_locked(r, i) {
                 out.extend(*card);
             }
         }
@@ -113,11 +157,12 @@ pub fn deal(state: &mut State, sizes: &[usize], stacked: Option<&Stacked>) -> Ve
 }
 
 /// Puts the top card of the deck into each of the robot's locked registers that is empty.
-fn fill_locked(r: &mut crate::state::Robot, deck: &mut Vec<Card>) {
+fn fill_locked(r: &mut Robot, deck: &mut Vec<Card>) {
     r.program.resize(REGISTERS, None);
-    for i in 0..REGISTERS {
-        if is_locked(r.damage, i) && r.program[i].is_none() {
-            r.program[i] = deck.pop();
+    let locked = locked(r);
+    for (slot, locked) in r.program.iter_mut().zip(locked) {
+        if locked && slot.is_none() {
+            *slot = deck.pop();
         }
     }
 }
@@ -144,14 +189,15 @@ pub fn stack_deck(state: &mut State, top: &[Card]) {
     state.deck = Some(deck);
 }
 
-/// Registers that locked after the deal (damage taken while programming: Recompile) and are
-/// empty get the top card of the deck, as at the deal.
+/// Registers that locked after the deal and are empty get the top card of the deck, as at
+/// the deal: damage taken while programming (Recompile), or while powered down (§7.4.5: at
+/// once, the 2005 reading).
 pub fn fill_new_locks(state: &mut State, robots: &[RobotId]) {
     for &id in robots {
         state.robots[id].program.resize(REGISTERS, None);
-        for i in 0..REGISTERS {
-            let r = &state.robots[id];
-            if is_locked(r.damage, i) && r.program[i].is_none() {
+        let locked = locked(&state.robots[id]);
+        for (i, _) in locked.iter().enumerate().filter(|(_, &l)| l) {
+            if state.robots[id].program[i].is_none() {
                 state.robots[id].program[i] = draw_card(state);
             }
         }
@@ -166,7 +212,7 @@ pub fn hand(state: &State, id: RobotId) -> Hand {
     Hand {
         robot: id,
         cards,
-        open: open_registers(r.damage),
+        open: open_registers(r),
     }
 }
 
@@ -193,12 +239,19 @@ pub fn check_program(hand: &Hand, chosen: &[Card]) -> Result<(), String> {
     Ok(())
 }
 
-/// Puts a checked program into the robot's open registers; the cards leave the hand (or the
-/// option that offered them). What stays in the hand are the leftovers.
-pub fn install(state: &mut State, hand: &Hand, chosen: &[Card]) {
+/// Puts a checked program into the robot's open registers, but for the `idle` ones
+/// (positions in `hand.open`: a scenario's `-`), which stay empty; the cards leave the hand
+/// (or the option that offered them). What stays in the hand are the leftovers.
+pub fn install(state: &mut State, hand: &Hand, chosen: &[Card], idle: &[usize]) {
     let r = &mut state.robots[hand.robot];
     r.program.resize(REGISTERS, None);
-    for (slot, card) in hand.open.iter().zip(chosen) {
+    let slots = hand
+        .open
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !idle.contains(i))
+        .map(|(_, slot)| slot);
+    for (slot, card) in slots.zip(chosen) {
         r.program[*slot] = Some(*card);
         if let Some(i) = r.hand.iter().position(|c| c == card) {
             r.hand.remove(i);
@@ -226,9 +279,10 @@ pub fn discard_leftovers(state: &mut State) {
 pub fn wipe(state: &mut State, destroyed_this_turn: &[bool]) {
     for (id, r) in state.robots.iter_mut().enumerate() {
         r.program.resize(REGISTERS, None);
-        for i in 0..REGISTERS {
-            if destroyed_this_turn[id] || !is_locked(r.damage, i) {
-                r.program[i] = None;
+        let locked = locked(r);
+        for (slot, locked) in r.program.iter_mut().zip(locked) {
+            if destroyed_this_turn[id] || !locked {
+                *slot = None;
             }
         }
     }
@@ -239,22 +293,67 @@ pub fn wipe(state: &mut State, destroyed_this_turn: &[bool]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geometry::{Dir, Pos};
+
+    fn robot(damage: i32, tokens: &[u8]) -> Robot {
+        let mut r = Robot::new("A", Pos::new(0, 0), Dir::N);
+        r.damage = damage;
+        r.tokens = tokens.to_vec();
+        r
+    }
+
+    fn shown(r: &Robot) -> String {
+        locked(r)
+            .iter()
+            .map(|&l| if l { 'L' } else { '.' })
+            .collect()
+    }
 
     #[test]
     fn the_table_of_rules_section_1_3() {
         let table = [
-            (0, 9, 0),
-            (4, 5, 0),
-            (5, 4, 1),
-            (6, 3, 2),
-            (8, 1, 4),
-            (9, 0, 5),
+            (0, 9, "....."),
+            (4, 5, "....."),
+            (5, 4, "....L"),
+            (6, 3, "...LL"),
+            (8, 1, ".LLLL"),
+            (9, 0, "LLLLL"),
         ];
-        for (damage, dealt, locked) in table {
+        for (damage, dealt, want) in table {
+            let r = robot(damage, &[]);
             assert_eq!(hand_size(damage), dealt, "dealt at {damage}");
-            assert_eq!(locked_count(damage), locked, "locked at {damage}");
-            assert_eq!(open_registers(damage).len(), 5 - locked);
+            assert_eq!(shown(&r), want, "locked at {damage}");
+            assert_eq!(open_registers(&r).len(), want.matches('.').count());
         }
-        assert!(is_locked(5, 4) && !is_locked(5, 3));
+    }
+
+    #[test]
+    fn a_named_token_locks_its_register_and_the_others_fill_from_5_down() {
+        // Fire Control's token on register 2 at 1 damage: register 2 locked, nothing else.
+        assert_eq!(shown(&robot(1, &[2])), ".L...");
+        // 4 more ordinary tokens fill the sheet's free spaces; the next covers register 5.
+        assert_eq!(shown(&robot(5, &[2])), ".L...");
+        assert_eq!(shown(&robot(6, &[2])), ".L..L");
+        assert_eq!(shown(&robot(5, &[5])), "....L", "a token on 5 first");
+        assert_eq!(shown(&robot(6, &[5])), "...LL");
+        assert_eq!(shown(&robot(9, &[1, 3])), "LLLLL");
+    }
+
+    #[test]
+    fn a_repair_unlocks_the_lowest_locked_register() {
+        let mut r = robot(6, &[2]);
+        assert!(repair_one(&mut r));
+        assert_eq!(
+            (r.damage, shown(&r)),
+            (5, "....L".into()),
+            "the token on 2 went"
+        );
+        let mut r = robot(6, &[4]);
+        assert_eq!(shown(&r), "...LL");
+        repair_one(&mut r);
+        assert_eq!((shown(&r), r.tokens.clone()), ("....L".into(), vec![]));
+        let mut r = robot(1, &[]);
+        assert!(repair_one(&mut r) && !repair_one(&mut r));
+        assert_eq!(r.damage, 0);
     }
 }

@@ -18,6 +18,7 @@ use std::collections::{BTreeMap, VecDeque};
 pub const POWER_DOWN: &str = "power_down";
 pub const STAY_DOWN: &str = "stay_down";
 pub const REENTER_FACING: &str = "reenter_facing";
+pub const REENTER_SQUARE: &str = "reenter_square";
 pub const REENTER_POWERED_DOWN: &str = "reenter_powered_down";
 
 /// One question to one robot's player.
@@ -37,6 +38,8 @@ pub struct Question {
     /// The engine is only trying something out (a bot planning its program): nobody should
     /// be asked, answer as a bot would.
     pub rehearsal: bool,
+    /// The turn it is asked in.
+    pub turn: u32,
 }
 
 impl Question {
@@ -48,6 +51,21 @@ impl Question {
 /// Who answers questions. `None` means "the default" (the first choice).
 pub trait Chooser {
     fn choose(&mut self, question: &Question) -> Option<String>;
+
+    /// The questions it was asked, in order, if it keeps them (a scenario's [`Fixed`]: its
+    /// `asked` and `offered` expectations read them).
+    fn asked(&self) -> &[Asked] {
+        &[]
+    }
+}
+
+/// One question as a scenario's chooser saw it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Asked {
+    pub robot: String,
+    pub key: String,
+    pub choices: Vec<String>,
+    pub turn: u32,
 }
 
 /// Always the default: what an engine has until someone installs a chooser.
@@ -136,9 +154,11 @@ impl Answer {
 }
 
 /// Answers fixed by a scenario file (`choices = { brakes = "yes" }` in a `[[robot]]`).
-/// Anything not fixed gets the default.
+/// Anything not fixed gets the default. It keeps every question it was asked (outside
+/// rehearsals), so a scenario can check what was asked and offered.
 pub struct Fixed {
     answers: BTreeMap<(String, String), (Answer, VecDeque<String>)>,
+    asked: Vec<Asked>,
 }
 
 impl Fixed {
@@ -154,12 +174,27 @@ impl Fixed {
                 all.insert((robot.clone(), key.clone()), (answer.clone(), queue));
             }
         }
-        Fixed { answers: all }
+        Fixed {
+            answers: all,
+            asked: Vec::new(),
+        }
     }
 }
 
 impl Chooser for Fixed {
+    fn asked(&self) -> &[Asked] {
+        &self.asked
+    }
+
     fn choose(&mut self, q: &Question) -> Option<String> {
+        if !q.rehearsal {
+            self.asked.push(Asked {
+                robot: q.robot_name.clone(),
+                key: q.key.clone(),
+                choices: q.choices.clone(),
+                turn: q.turn,
+            });
+        }
         let (answer, queue) = self
             .answers
             .get_mut(&(q.robot_name.clone(), q.key.clone()))?;
@@ -183,6 +218,7 @@ mod tests {
             text: String::new(),
             detail: Map::new(),
             rehearsal: false,
+            turn: 1,
         }
     }
 

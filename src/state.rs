@@ -52,6 +52,11 @@ pub struct Robot {
     /// the deck until a script gives them back or discards them. Omitted while empty.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub kept: BTreeMap<String, Kept>,
+    /// Registers (1..=5) holding a damage token put there by name rather than by the
+    /// sheet's order (Fire Control, rules.md §6.4 erratum): each is locked and counts in
+    /// `damage` (`crate::deal::locked`). Omitted while empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tokens: Vec<u8>,
     /// When it was destroyed this turn (order of destruction decides re-entry, §7.5).
     #[serde(skip)]
     pub destroyed_order: Option<u64>,
@@ -90,6 +95,7 @@ clone_reusing!(Robot {
     program,
     hand,
     kept,
+    tokens,
     destroyed_order,
 });
 
@@ -106,6 +112,7 @@ clone_reusing!(State {
     option_discards,
     deck,
     copied,
+    finished,
     names,
     quiet,
 });
@@ -127,6 +134,7 @@ impl Robot {
             program: Vec::new(),
             hand: Vec::new(),
             kept: BTreeMap::new(),
+            tokens: Vec::new(),
             destroyed_order: None,
         }
     }
@@ -563,6 +571,10 @@ pub struct State {
     /// #20).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub copied: Vec<(RobotId, u8)>,
+    /// The robots that touched the last flag, by name, in their places: the first won, the
+    /// others are ranked behind it (rules.md §7.1). Omitted while empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub finished: Vec<String>,
     /// The robots' names as events carry them: made once, then shared by every event (and
     /// every copy of the state). Not part of the state; made again whenever it is missing.
     #[serde(skip)]
@@ -588,6 +600,7 @@ impl State {
             option_discards: Vec::new(),
             deck: None,
             copied: Vec::new(),
+            finished: Vec::new(),
             names: Vec::new(),
             quiet: false,
         }

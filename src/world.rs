@@ -91,6 +91,9 @@ pub struct Hit {
     pub absorb: bool,
     /// The beam that dealt it, if a beam did.
     pub shot: Option<Shot>,
+    /// The register (1..=5) its first token goes onto, locking it (Fire Control, rules.md
+    /// §6.4 erratum); `None`: the tokens fill the sheet in its order (§1.3).
+    pub register: Option<u8>,
 }
 
 impl Hit {
@@ -104,6 +107,7 @@ impl Hit {
             from: Some(dir.opposite()),
             shot: Some(shot),
             absorb: true,
+            register: None,
         }
     }
 }
@@ -138,6 +142,8 @@ pub struct World {
     /// While noting (`Some`), the robots after every step and card in which something
     /// happened; the first entry is where the register began ([`World::note`]).
     pub noted: Option<Vec<StepSnapshot>>,
+    /// Robots that touched the last flag and are not yet ranked ([`World::rank_arrivals`]).
+    arrivals: Vec<RobotId>,
 }
 
 impl World {
@@ -152,6 +158,7 @@ impl World {
             destroyed_now: Vec::new(),
             simultaneous: false,
             noted: None,
+            arrivals: Vec::new(),
         }
     }
 
@@ -174,6 +181,7 @@ impl World {
         self.pushes.clear();
         self.hits.clear();
         self.destroyed_now.clear();
+        self.arrivals.clear();
     }
 
     /// While noting steps, notes the robots after `step` (and the card of `robot`) if
@@ -445,22 +453,35 @@ impl World {
         std::mem::take(&mut self.hits)
     }
 
-    /// Adds damage tokens (after options and rules had their say); 10 destroys.
-    pub fn apply_damage(&mut self, id: RobotId, amount: i32, cause: &str, shot: Option<Shot>) {
+    /// Adds damage tokens (after options and rules had their say); 10 destroys. With
+    /// `register`, the first token lies on that register and locks it, unless it is locked
+    /// already (then it is an ordinary token). A powered-down robot's registers that lock
+    /// empty get the top card of the deck at once (rules.md §7.4 item 5).
+    pub fn apply_damage(&mut self, hit: &Hit, amount: i32) {
+        let id = hit.robot;
         if amount <= 0 || self.state.robots[id].destroyed {
             return;
         }
         let r = &mut self.state.robots[id];
+        let onto = hit
+            .register
+            .filter(|&n| !crate::deal::is_locked(r, (n as usize).wrapping_sub(1)));
         r.damage = r.damage.saturating_add(amount).min(LETHAL_DAMAGE);
+        r.tokens.extend(onto);
         let total = r.damage;
         if !self.state.quiet {
             let mut detail =
-                detail! {"amount" => amount, "cause" => cause.to_string(), "damage" => total};
-            self.describe_shot(shot, &mut detail);
+                detail! {"amount" => amount, "cause" => hit.cause.clone(), "damage" => total};
+            if let Some(n) = onto {
+                detail.insert("register", n);
+            }
+            self.describe_shot(hit.shot, &mut detail);
             self.state.log(Some(id), "damaged", detail);
         }
         if total >= LETHAL_DAMAGE {
-            self.destroy(id, cause);
+            self.destroy(id, &hit.cause);
+        } else if self.state.robots[id].powered_down {
+            crate::deal::fill_new_locks(&mut self.state, &[id]);
         }
     }
 
@@ -476,10 +497,16 @@ impl World {
         }
     }
 
+    /// Takes away up to `amount` damage tokens, each unlocking the lowest locked register
+    /// (rules.md §1.3).
     pub fn repair(&mut self, id: RobotId, amount: i32) {
         let r = &mut self.state.robots[id];
         let before = r.damage;
-        r.damage = r.damage.saturating_sub(amount).max(0);
+        for _ in 0..amount.max(0) {
+            if !crate::deal::repair_one(r) {
+                break;
+            }
+        }
         let repaired = before - r.damage;
         if repaired > 0 {
             let damage = r.damage;
@@ -524,9 +551,43 @@ impl World {
         self.state
             .log(Some(id), "flag", || detail! {"number" => number});
         if number >= total {
-            self.state.log(Some(id), "won", || detail! {});
+            self.arrivals.push(id);
         }
         true
+    }
+
+    /// Ranks the robots that touched the last flag since the last ranking (rules.md §7.1):
+    /// by the priority of their card this register, higher first (ruling #10), then in
+    /// robot order. The first robot of the game to get there logs `won`; every later one
+    /// `finished` with its `place`. A game is won once. The engine ranks at the end of every
+    /// step.
+    pub fn rank_arrivals(&mut self) {
+        if self.arrivals.is_empty() {
+            return;
+        }
+        let mut arrivals = std::mem::take(&mut self.arrivals);
+        let register = self.state.register;
+        let robots = &self.state.robots;
+        arrivals.sort_by_key(|&id| {
+            let priority = (register > 0)
+                .then(|| robots[id].card(register).and_then(|c| c.priority))
+                .flatten();
+            (std::cmp::Reverse(priority), id)
+        });
+        for id in arrivals {
+            let name = self.state.robots[id].name.clone();
+            if self.state.finished.contains(&name) {
+                continue;
+            }
+            self.state.finished.push(name);
+            let place = self.state.finished.len();
+            if place == 1 {
+                self.state.log(Some(id), "won", || detail! {});
+            } else {
+                self.state
+                    .log(Some(id), "finished", || detail! {"place" => place as u32});
+            }
+        }
     }
 
     /// Did the robot count a flag earlier in this register? The log of this register says.
@@ -671,60 +732,60 @@ impl World {
         waiting
     }
 
-    /// Re-entry at the end of the turn (rules.md §7.5): in order of destruction, each robot
-    /// with a life left returns to its archive with `damage(robot)` damage (2, or what its
-    /// options make of it: Superior Archive), facing as it did. If the archive
-    /// is taken, it goes to the nearest free square around it (ring by ring, clockwise from
-    /// north) that is not a hazard and has a facing with no robot within 3 squares in sight.
-    /// Returns the robots that re-entered.
-    pub fn reenter_all(&mut self, damage: &dyn Fn(RobotId) -> i32) -> Vec<RobotId> {
-        let mut back = Vec::new();
-        for id in self.waiting_to_reenter() {
-            let reentry_damage = damage(id).clamp(0, LETHAL_DAMAGE - 1);
-            let (archive, facing) = (self.state.robots[id].archive, self.state.robots[id].facing);
-            let spot = if self.robot_at(archive).is_none() && self.board.contains(archive) {
-                Some((archive, facing))
-            } else {
-                self.free_square_near(archive, facing)
-            };
-            let Some((at, facing)) = spot else {
-                self.state.log(
-                    Some(id),
-                    "reentry_failed",
-                    || detail! {"archive" => archive},
-                );
-                continue;
-            };
-            let r = &mut self.state.robots[id];
-            r.at = at;
-            r.facing = facing;
-            r.destroyed = false;
-            r.destroyed_order = None;
-            r.damage = reentry_damage;
-            self.state.log(
-                Some(id),
-                "reentered",
-                || detail! {"at" => at, "facing" => facing, "damage" => reentry_damage},
-            );
-            back.push(id);
+    /// Where robot `id` may re-enter (rules.md §7.5): its archive if that is free; else the
+    /// free squares of the nearest ring around it (clockwise from due north) that are not a
+    /// hazard and allow a facing with no robot within 3 squares in sight, each with the
+    /// facing it would have (its own if allowed, else the first of N, E, S, W). Its player
+    /// chooses among several (`Resolver::reenter`); none: it cannot re-enter this turn.
+    pub fn reentry_squares(&self, id: RobotId) -> Vec<(Pos, Dir)> {
+        let (archive, facing) = (self.state.robots[id].archive, self.state.robots[id].facing);
+        if self.robot_at(archive).is_none() && self.board.contains(archive) {
+            return vec![(archive, facing)];
         }
-        back
-    }
-
-    fn free_square_near(&self, center: Pos, preferred: Dir) -> Option<(Pos, Dir)> {
         let reach = self.board.width.max(self.board.height);
         for ring in 1..=reach {
-            for p in ring_squares(center, ring) {
-                if self.board.is_hazard(p) || self.robot_at(p).is_some() {
-                    continue;
-                }
-                let facings = std::iter::once(preferred).chain(Dir::ALL);
-                if let Some(f) = facings.into_iter().find(|&f| !self.robot_in_sight(p, f, 3)) {
-                    return Some((p, f));
-                }
+            let legal: Vec<(Pos, Dir)> = ring_squares(archive, ring)
+                .into_iter()
+                .filter(|&p| !self.board.is_hazard(p) && self.robot_at(p).is_none())
+                .filter_map(|p| {
+                    let facings = std::iter::once(facing).chain(Dir::ALL);
+                    let f = facings
+                        .into_iter()
+                        .find(|&f| !self.robot_in_sight(p, f, 3))?;
+                    Some((p, f))
+                })
+                .collect();
+            if !legal.is_empty() {
+                return legal;
             }
         }
-        None
+        Vec::new()
+    }
+
+    /// Puts robot `id` back on the board at `at`, facing `facing`, with `damage` (rules.md
+    /// §7.5), or logs `reentry_failed` when it has nowhere to go (`None`).
+    pub fn reenter(&mut self, id: RobotId, spot: Option<(Pos, Dir)>, damage: i32) {
+        let Some((at, facing)) = spot else {
+            let archive = self.state.robots[id].archive;
+            self.state.log(
+                Some(id),
+                "reentry_failed",
+                || detail! {"archive" => archive},
+            );
+            return;
+        };
+        let damage = damage.clamp(0, LETHAL_DAMAGE - 1);
+        let r = &mut self.state.robots[id];
+        r.at = at;
+        r.facing = facing;
+        r.destroyed = false;
+        r.destroyed_order = None;
+        crate::deal::set_damage(r, damage);
+        self.state.log(
+            Some(id),
+            "reentered",
+            || detail! {"at" => at, "facing" => facing, "damage" => damage},
+        );
     }
 }
 

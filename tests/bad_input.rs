@@ -42,6 +42,9 @@ fn each_mistake_gets_file_line_and_exit_2() {
         (robot("[expect.A]\nplace = [0, 0]\n"), "unknown field `place`"),
         ("[board]\nwidth = 100000\nheight = 100000\n".into(), "at most 256 squares a side"),
         ("board = \"self.toml\"\n".into(), "is itself a course"),
+        (format!("{}[[robot]]\nname = \"B\"\nat = [1, 0]\nfacing = \"N\"\ndock = 1\n", robot("")), "s.toml:4:1: robot `A` has no `dock`: give every robot a dock number, or none"),
+        (format!("{}[[robot]]\nname = \"B\"\nat = [1, 0]\nfacing = \"N\"\ndock = 2\n", robot("dock = 2\n")), "robots `A` and `B` both have dock 2"),
+        (robot("program = [\"move1\", \"--\"]\n"), "unknown card `--`"),
     ];
     for (text, wanted) in cases {
         let out = run(&text);

@@ -99,3 +99,49 @@ options = ["ablative_coat"]"#,
         "a held option without `uses` starts full"
     );
 }
+
+/// Runs `rally test` on one scenario file made of `body` and returns its output.
+fn test_output(body: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.toml"), format!("{BOARD}\n{body}")).unwrap();
+    let out = crate::support::rally(dir.path(), &["test", "s.toml"]);
+    assert_eq!(out.status.code(), Some(1), "the expectation fails");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn asked_and_offered_fail_when_the_question_says_otherwise() {
+    // A Move 1 with Brakes is asked `brakes` (no, yes): `asked = false` fails, and so do a
+    // wrong list of choices and a count.
+    let robot = r#"[[robot]]
+name = "A"
+at = [0, 0]
+facing = "E"
+program = ["move1"]
+options = ["brakes"]"#;
+    let out = test_output(&format!(
+        "{robot}\n[expect.A]\nasked = {{ brakes = false }}\n"
+    ));
+    assert!(
+        out.contains("asked.brakes: expected never asked, got asked 1 time(s)"),
+        "{out}"
+    );
+    let out = test_output(&format!(
+        "{robot}\n[expect.A]\noffered = {{ brakes = [\"yes\", \"no\"] }}\n"
+    ));
+    assert!(
+        out.contains("offered.brakes: expected [yes, no] every time, got [no, yes]"),
+        "{out}"
+    );
+    let out = test_output(&format!(
+        "{robot}\n[expect.A]\nasked = {{ brakes = 2 }}\noffered = {{ absorb = [\"no\"] }}\n"
+    ));
+    assert!(
+        out.contains("asked.brakes: expected asked 2 time(s), got asked 1 time(s)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("offered.absorb: expected [no] every time, got never asked"),
+        "{out}"
+    );
+}

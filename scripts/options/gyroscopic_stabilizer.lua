@@ -24,7 +24,8 @@ return rally.option {
         text = "Gyroscopic Stabilizer: keep gears and belts from turning you this turn?",
         advice = turning and "yes" or "no",
       })
-      if answer == "yes" then ctx:set_var(robot, "gyroscopic_stabilizer", ctx.turn) end
+      -- The var holds the turn it is active in, or false in a turn it was not declared.
+      ctx:set_var(robot, "gyroscopic_stabilizer", answer == "yes" and ctx.turn or false)
     end,
   },
   on_rotate = function(ctx, robot, info, option)

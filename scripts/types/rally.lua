@@ -334,7 +334,7 @@ function Ctx:fire_beam(from, dir, strength, opts) end
 ---@param amount integer points of damage (0 or more), before options and rules change it
 ---@param cause? string for the log, default "script"
 ---@param from? rally.Dir the side of the robot it comes from (Power-Down Shield), if any
----@param opts? { absorb: boolean? } `absorb = false`: its player may not scrap options to cancel it (Fire Control)
+---@param opts? { absorb: boolean?, register: integer? } `absorb = false`: its player may not scrap options to cancel it (Fire Control); `register = n`: its first token lies on register n (1..5) and locks it, unless it is locked already (Fire Control)
 function Ctx:damage(robot, amount, cause, from, opts) end
 
 ---Destroys a robot at once (pits, crushers): it loses a life and re-enters at the end of the

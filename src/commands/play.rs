@@ -609,7 +609,7 @@ impl Seats for Terminal {
             );
             let registers: Vec<String> = (0..REGISTERS)
                 .map(|i| match r.program.get(i).copied().flatten() {
-                    Some(c) if deal::is_locked(r.damage, i) => format!("{}:🔒{c}", i + 1),
+                    Some(c) if deal::is_locked(r, i) => format!("{}:🔒{c}", i + 1),
                     _ if hand.open.contains(&i) => format!("{}:?", i + 1),
                     _ => format!("{}:-", i + 1),
                 })
@@ -695,6 +695,7 @@ mod tests {
             text: String::new(),
             detail: Default::default(),
             rehearsal: false,
+            turn: 1,
         };
         assert_eq!(answer_to(&q, "e").as_deref(), Some("E"));
         assert_eq!(answer_to(&q, "STAY").as_deref(), Some("stay"));

@@ -633,6 +633,8 @@ impl UserData for Ctx {
             // `from`: the side of the robot the damage comes from ("N".."W"), for options
             // that care (Power-Down Shield); omitted, it has no side.
             // `opts.absorb = false`: its player may not scrap options to cancel it (Fire Control).
+            // `opts.register = n`: its first token lies on register n (1..5), locking it
+            // (Fire Control, rules.md §6.4 erratum).
             |lua,
              _,
              (robot, amount, cause, from, opts): (
@@ -646,7 +648,24 @@ impl UserData for Ctx {
                 let amount = args::not_negative(lua, "amount", amount)?;
                 let from = from.map(|d| dir_arg(lua, &d)).transpose()?;
                 let cause = logged_text(lua, cause, "ctx:damage: the cause", "script")?;
-                let absorb = opts.map_or(Ok(None), |o| o.get::<Option<bool>>("absorb"))?;
+                let absorb = opts
+                    .as_ref()
+                    .map_or(Ok(None), |o| o.get::<Option<bool>>("absorb"))?;
+                let register = opts
+                    .as_ref()
+                    .map_or(Ok(None), |o| o.get::<Option<i64>>("register"))?;
+                let register = match register {
+                    None => None,
+                    Some(n @ 1..=5) => Some(n as u8),
+                    Some(n) => {
+                        return Err(located(
+                            lua,
+                            format!(
+                                "ctx:damage: opts.register = {n}: expected a register from 1 to 5"
+                            ),
+                        ))
+                    }
+                };
                 with_resolver(lua, |e| {
                     e.hit(crate::world::Hit {
                         robot: id,
@@ -655,6 +674,7 @@ impl UserData for Ctx {
                         from,
                         absorb: absorb.unwrap_or(true),
                         shot: None,
+                        register,
                     })
                 })
             },
@@ -1014,14 +1034,15 @@ impl UserData for Ctx {
                 })
                 .collect::<mlua::Result<Vec<_>>>()
         });
-        // Is the robot's register (1..5) locked by its damage (rules.md §1.3)?
+        // Is the robot's register (1..5) locked by its damage (rules.md §1.3, §6.4)?
         methods.add_method(
             "is_locked",
             |lua, _, (robot, register): (AnyUserData, usize)| {
                 let id = robot_id(lua, &robot)?;
-                let damage = link(lua)?.world.borrow().state.robots[id].damage;
+                let link = link(lua)?;
+                let w = link.world.borrow();
                 Ok((1..=crate::state::REGISTERS).contains(&register)
-                    && crate::deal::is_locked(damage, register - 1))
+                    && crate::deal::is_locked(&w.state.robots[id], register - 1))
             },
         );
         // Puts a card (or nil: nothing) in the robot's register for the rest of the turn; a

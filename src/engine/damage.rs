@@ -152,7 +152,7 @@ impl<'a> Resolver<'a> {
         )?;
         let amount = amount.get();
         if self.is_active(id) {
-            self.world().apply_damage(id, amount, &hit.cause, hit.shot);
+            self.world().apply_damage(&hit, amount);
         }
         Ok(())
     }

@@ -415,6 +415,9 @@ impl<'a> Resolver<'a> {
         self.world().defer_damage = false;
         self.tell_destroyed()?;
         self.resolve_shots()?;
+        // Robots reaching the last flag in one step (segment E's `touch`: flags and Mechanical
+        // Arms alike) are ranked together (rules.md §7.1).
+        self.world().rank_arrivals();
         self.world().note(&info.name, None);
         Ok(())
     }

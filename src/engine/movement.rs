@@ -333,19 +333,39 @@ impl<'a> Resolver<'a> {
         Ok(())
     }
 
+    /// Re-entry at the end of the turn (rules.md §7.5): in order of destruction, each robot
+    /// with a life left comes back with 2 damage, or what its options make of it (Superior
+    /// Archive, asked before anyone moves), on its archive or, if that is taken, on the
+    /// square beside it its player chooses (question `reenter_square`, asked when several
+    /// are legal: the squares as `[x, y]`, clockwise from due north, the first the default).
     pub(super) fn reenter(&self) -> Result<()> {
-        // Options may change the re-entry damage (Superior Archive), asked before anyone moves.
         let waiting = self.link.world.borrow().waiting_to_reenter();
-        let mut damage = std::collections::HashMap::new();
-        for id in waiting {
-            damage.insert(
-                id,
-                self.modify_number(id, "reentry_damage", REENTRY_DAMAGE)?,
-            );
+        let mut damage = Vec::with_capacity(waiting.len());
+        for &id in &waiting {
+            damage.push(self.modify_number(id, "reentry_damage", REENTRY_DAMAGE)?);
         }
-        let back = self
-            .world()
-            .reenter_all(&|id| damage.get(&id).copied().unwrap_or(REENTRY_DAMAGE));
+        let mut back = Vec::new();
+        for (id, damage) in waiting.into_iter().zip(damage) {
+            let squares = self.link.world.borrow().reentry_squares(id);
+            let pick = if squares.len() > 1 {
+                let choices: Vec<String> = squares.iter().map(|(p, _)| p.to_string()).collect();
+                let answer = self.choose(
+                    id,
+                    crate::decision::REENTER_SQUARE,
+                    choices.clone(),
+                    "Its archive is taken: which square beside it does it re-enter on?".into(),
+                    Default::default(),
+                )?;
+                choices.iter().position(|c| *c == answer).unwrap_or(0)
+            } else {
+                0
+            };
+            let spot = squares.get(pick).copied();
+            self.world().reenter(id, spot, damage);
+            if spot.is_some() {
+                back.push(id);
+            }
+        }
         for id in back {
             self.hear(
                 Hook::Reenter,

@@ -137,6 +137,7 @@ impl<'a> Resolver<'a> {
             text,
             detail,
             rehearsal: self.link.rehearsal.get(),
+            turn: self.link.world.borrow().state.turn,
         };
         let given = self.link.chooser.borrow_mut().choose(&question);
         let answer = match given {

@@ -79,6 +79,11 @@ impl Engine {
         *self.chooser.borrow_mut() = chooser;
     }
 
+    /// The questions asked so far, if the chooser keeps them (a scenario's).
+    pub fn asked(&self) -> Vec<crate::decision::Asked> {
+        self.chooser.borrow().asked().to_vec()
+    }
+
     /// Marks what runs next as a rehearsal (a bot trying programs out) or not; returns the
     /// previous setting. Questions asked meanwhile carry `rehearsal = true`, so a chooser
     /// for people answers them as a bot would instead of asking.

@@ -65,10 +65,14 @@ struct RobotFile {
     archive: Option<[i32; 2]>,
     #[serde(default)]
     powered_down: bool,
+    /// Its dock number: robots are put in dock order, the order every rule that says "dock
+    /// order" or "listed order" follows (rules.md §9.2 #40). Given for all robots or none;
+    /// without it, the order they are listed in.
+    dock: Option<u32>,
     #[serde(default)]
-    program: Vec<Card>,
+    program: Vec<Slot>,
     /// With `turns`: the cards for the unlocked registers, one list per turn.
-    programs: Option<Vec<Vec<Card>>>,
+    programs: Option<Vec<Vec<Slot>>>,
     /// With `turns`: the cards dealt, one list per turn (default: that turn's program).
     hands: Option<Vec<Vec<Card>>>,
     /// With `turns`: the cards in the registers locked at the start, in register order
@@ -103,6 +107,23 @@ fn three() -> i32 {
     3
 }
 
+/// One register of a program in a scenario file: a card, or `-` for a register left empty
+/// (the robot idles there).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq)]
+#[serde(try_from = "String")]
+pub struct Slot(pub Option<Card>);
+
+impl TryFrom<String> for Slot {
+    type Error = String;
+    fn try_from(text: String) -> std::result::Result<Slot, String> {
+        if text.trim() == "-" {
+            Ok(Slot(None))
+        } else {
+            Card::parse(&text).map(|c| Slot(Some(c)))
+        }
+    }
+}
+
 /// The most turns a scenario may play (a scenario is one situation, not a whole game).
 pub const MAX_TURNS: u32 = 50;
 
@@ -135,12 +156,11 @@ fn plan(r: &RobotFile, turns: Option<u32>) -> std::result::Result<Plan, String> 
         (None, _) => vec![r.program.clone()],
     };
     let hands = r.hands.clone().unwrap_or_default();
-    for (what, lists) in [("programs", &programs), ("hands", &hands)] {
-        if lists.len() > turns as usize {
+    for (what, count) in [("programs", programs.len()), ("hands", hands.len())] {
+        if count > turns as usize {
             return Err(format!(
-                "robot `{}`: {} {what} for {turns} turn(s)",
-                r.name,
-                lists.len()
+                "robot `{}`: {count} {what} for {turns} turn(s)",
+                r.name
             ));
         }
     }
@@ -210,6 +230,98 @@ pub struct Expect {
     pub kept: Option<BTreeMap<String, Card>>,
     /// Its registers, `"-"` for an empty one (`program = ["move1@490", "-", ...]`).
     pub program: Option<Vec<String>>,
+    /// Whether its player was asked each question, by key: `true` (at least once), `false`
+    /// (never: a "may not" rule), or how many times (`asked = { power_down = false }`).
+    pub asked: Option<BTreeMap<String, Times>>,
+    /// The choices each question offered, in order, the default first: one list that every
+    /// asking offered, or one list per asking (`offered = { fire_control = ["register",
+    /// "brakes"] }`). A question never asked fails it.
+    pub offered: Option<BTreeMap<String, Offered>>,
+}
+
+/// How often a question must have been asked (`asked`).
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(untagged)]
+pub enum Times {
+    Ever(bool),
+    Exactly(usize),
+}
+
+/// What a question must have offered (`offered`).
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(untagged)]
+pub enum Offered {
+    Every(Vec<String>),
+    Each(Vec<Vec<String>>),
+}
+
+/// The `asked` and `offered` expectations of `expect` against the questions a scenario's
+/// chooser was asked (`asked`: in order, of the turns the expectations are about).
+pub(crate) fn check_questions(
+    expect: &[(String, Expect)],
+    asked: &[crate::decision::Asked],
+) -> Vec<Failure> {
+    let mut failures = Vec::new();
+    for (name, e) in expect {
+        let of = |key: &str| -> Vec<&Vec<String>> {
+            asked
+                .iter()
+                .filter(|a| &a.robot == name && a.key == key)
+                .map(|a| &a.choices)
+                .collect()
+        };
+        let mut fail = |key: String, expected: String, actual: String| {
+            failures.push(Failure {
+                robot: name.clone(),
+                key,
+                expected,
+                actual,
+            })
+        };
+        for (key, want) in e.asked.iter().flatten() {
+            let n = of(key).len();
+            let (ok, expected) = match want {
+                Times::Ever(true) => (n > 0, "asked".to_string()),
+                Times::Ever(false) => (n == 0, "never asked".to_string()),
+                Times::Exactly(k) => (n == *k, format!("asked {k} time(s)")),
+            };
+            if !ok {
+                fail(
+                    format!("asked.{key}"),
+                    expected,
+                    format!("asked {n} time(s)"),
+                );
+            }
+        }
+        for (key, want) in e.offered.iter().flatten() {
+            let got = of(key);
+            let shown = |lists: &[&Vec<String>]| {
+                let lists: Vec<String> = lists
+                    .iter()
+                    .map(|l| format!("[{}]", l.join(", ")))
+                    .collect();
+                if lists.is_empty() {
+                    "never asked".to_string()
+                } else {
+                    lists.join(" ")
+                }
+            };
+            let (ok, expected) = match want {
+                Offered::Every(list) => (
+                    !got.is_empty() && got.iter().all(|g| *g == list),
+                    format!("[{}] every time", list.join(", ")),
+                ),
+                Offered::Each(lists) => (
+                    got.len() == lists.len() && got.iter().zip(lists).all(|(g, w)| *g == w),
+                    shown(&lists.iter().collect::<Vec<_>>()),
+                ),
+            };
+            if !ok {
+                fail(format!("offered.{key}"), expected, shown(&got));
+            }
+        }
+    }
+    failures
 }
 
 /// One expectation that did not hold.
@@ -234,8 +346,9 @@ impl std::fmt::Display for Failure {
 /// What a robot does in a scenario of several turns.
 #[derive(Debug, Clone, Default)]
 pub struct Plan {
-    /// Per turn, the cards for its unlocked registers, in order.
-    pub programs: Vec<Vec<Card>>,
+    /// Per turn, the cards for its unlocked registers, in order (`None`: `-`, that register
+    /// stays empty).
+    pub programs: Vec<Vec<Slot>>,
     /// Per turn, the cards it is dealt, if the file says (else the turn's program).
     pub hands: Vec<Vec<Card>>,
     /// The cards in its locked registers at the start.
@@ -296,7 +409,35 @@ impl Scenario {
         let mut robots: Vec<Robot> = Vec::new();
         let mut plans = Vec::new();
         let mut choices = BTreeMap::new();
-        for spanned in &file.robot {
+        let mut listed: Vec<&Spanned<RobotFile>> = file.robot.iter().collect();
+        let docked = listed.iter().filter(|r| r.get_ref().dock.is_some()).count();
+        if docked > 0 {
+            if let Some(r) = listed.iter().find(|r| r.get_ref().dock.is_none()) {
+                return Err(source.error_at(
+                    r.span().start,
+                    format!(
+                        "robot `{}` has no `dock`: give every robot a dock number, or none",
+                        r.get_ref().name
+                    ),
+                ));
+            }
+            listed.sort_by_key(|r| r.get_ref().dock);
+            if let Some(w) = listed
+                .windows(2)
+                .find(|w| w[0].get_ref().dock == w[1].get_ref().dock)
+            {
+                return Err(source.error_at(
+                    w[1].span().start,
+                    format!(
+                        "robots `{}` and `{}` both have dock {}",
+                        w[0].get_ref().name,
+                        w[1].get_ref().name,
+                        w[1].get_ref().dock.unwrap_or_default()
+                    ),
+                ));
+            }
+        }
+        for spanned in listed {
             let r = spanned.get_ref();
             let at_err = |m: String| source.error_at(spanned.span().start, m);
             let at = Pos::from(r.at);
@@ -352,7 +493,7 @@ impl Scenario {
             robot.archive = r.archive.map(Pos::from).unwrap_or(at);
             robot.powered_down = r.powered_down;
             robot.vars = r.vars.clone();
-            robot.program = r.program.iter().copied().map(Some).collect();
+            robot.program = r.program.iter().map(|s| s.0).collect();
             robot.options = r
                 .options
                 .iter()

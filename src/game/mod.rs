@@ -493,6 +493,11 @@ pub trait Seats {
     }
     /// The cards for the hand's open registers, in order (see [`deal::check_program`]).
     fn program(&mut self, engine: &mut Engine, hand: &Hand) -> Result<Vec<Card>>;
+    /// Which of the hand's open registers (positions in `hand.open`) stay empty, the cards
+    /// going into the others in order: a scenario's `-`. Default none.
+    fn idle(&mut self, _engine: &Engine, _hand: &Hand) -> Vec<usize> {
+        Vec::new()
+    }
     /// The deal, if the seats fix it in advance (a scenario stacks the deck); `None`, the
     /// default: the deck is shuffled and dealt.
     fn stacked(&mut self, _engine: &Engine) -> Result<Option<deal::Stacked>> {
@@ -565,13 +570,28 @@ impl Game {
 pub(crate) fn power_down(state: &mut State, id: RobotId) {
     let r = &mut state.robots[id];
     let discarded = r.damage;
-    r.damage = 0;
+    deal::set_damage(r, 0);
     r.program.iter_mut().for_each(|c| *c = None);
     state.log(
         Some(id),
         "powered_down",
         || detail! {"discarded" => discarded},
     );
+}
+
+/// A robot back on the board at the end of the turn (§7.5): on its archive square its player
+/// picks the way it faces (question `reenter_facing`); a robot placed beside the archive
+/// keeps the facing the engine found clear of other robots.
+pub(crate) fn face_on_reentry(engine: &Engine, id: RobotId, on_archive: bool) -> Result<()> {
+    let facing = questions::reenter_facing(engine, id)?;
+    if on_archive {
+        let mut state = engine.state_mut();
+        if state.robots[id].facing != facing {
+            state.robots[id].facing = facing;
+            state.log(Some(id), "faced", || detail! {"facing" => facing});
+        }
+    }
+    Ok(())
 }
 
 /// The turn loop itself, over an engine it borrows: what [`Game`] runs, and what a scenario of
@@ -696,12 +716,13 @@ impl TurnLoop<'_> {
             if damaged && questions::power_down(self.engine, hand.robot)? {
                 self.progress.announced[hand.robot] = true;
             }
-            programs.push(chosen);
+            let idle = seats.idle(self.engine, hand);
+            programs.push((chosen, idle));
         }
         {
             let mut state = self.engine.state_mut();
-            for (hand, chosen) in hands.iter().zip(&programs) {
-                deal::install(&mut state, hand, chosen);
+            for (hand, (chosen, idle)) in hands.iter().zip(&programs) {
+                deal::install(&mut state, hand, chosen, idle);
             }
         }
         self.engine.programming(&dealt, Programming::Program)?;
@@ -754,16 +775,9 @@ impl TurnLoop<'_> {
         };
         let events = self.take_events();
         let state = self.engine.state();
-        // §7.1: the first robot to touch the last flag wins; a tie in the same segment E
-        // goes to the higher card priority this register [prop.].
-        let winner = events
-            .iter()
-            .filter(|e| e.what == "won")
-            .filter_map(|e| e.robot.as_deref().and_then(|n| state.find(n)))
-            .max_by_key(|&id| {
-                let priority = state.robots[id].card(register).and_then(|c| c.priority);
-                (priority, std::cmp::Reverse(id))
-            });
+        // §7.1: the first robot to touch the last flag wins (`World::rank_arrivals` logs
+        // `won` once, a tie going to the higher card priority).
+        let winner = state.finished.first().and_then(|name| state.find(name));
         self.progress.phase = match winner {
             Some(id) => {
                 self.progress.outcome = Some(Outcome::Won {
@@ -802,17 +816,8 @@ impl TurnLoop<'_> {
                 )
             };
             if back {
-                // The player picks the facing on the archive square; a robot placed beside
-                // it keeps the facing the engine found clear of other robots (§7.5).
-                let (facing, powered) = questions::reenter(self.engine, id)?;
-                self.progress.announced[id] = powered;
-                if on_archive {
-                    let mut state = self.engine.state_mut();
-                    if state.robots[id].facing != facing {
-                        state.robots[id].facing = facing;
-                        state.log(Some(id), "faced", || detail! {"facing" => facing});
-                    }
-                }
+                face_on_reentry(self.engine, id, on_archive)?;
+                self.progress.announced[id] = questions::reenter_powered_down(self.engine, id)?;
             } else if down && !was_destroyed {
                 self.progress.announced[id] = questions::stay_down(self.engine, id)?;
             }
@@ -821,6 +826,11 @@ impl TurnLoop<'_> {
                 let announced = self.progress.announced[id];
                 self.progress.announced[id] =
                     self.engine.modify_flag(id, "power_down", announced)?;
+                // A robot that plays the next turn is no longer powered down (§7.4.3): it
+                // answered no to staying down, or re-entered active.
+                if !self.progress.announced[id] {
+                    self.engine.state_mut().robots[id].powered_down = false;
+                }
             }
         }
         let mut state = self.engine.state_mut();

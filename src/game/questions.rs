@@ -40,10 +40,10 @@ pub fn stay_down(engine: &Engine, robot: RobotId) -> Result<bool> {
     )
 }
 
-/// A robot back on its archive square: the way it faces (its facing now first, the default)
-/// and whether it re-enters powered down (§7.5). Bots are advised the facing that needs the
-/// fewest turns towards the next flag (`detail.advice`).
-pub fn reenter(engine: &Engine, robot: RobotId) -> Result<(Dir, bool)> {
+/// A robot back on its archive square: the way it faces (its facing now first, the default,
+/// §7.5). Bots are advised the facing that needs the fewest turns towards the next flag
+/// (`detail.advice`).
+pub fn reenter_facing(engine: &Engine, robot: RobotId) -> Result<Dir> {
     let (facing, at, damage) = {
         let r = &engine.state().robots[robot];
         (r.facing, r.at, r.damage)
@@ -60,15 +60,18 @@ pub fn reenter(engine: &Engine, robot: RobotId) -> Result<(Dir, bool)> {
         format!("It re-enters at {at} with {damage} damage. Which way does it face?"),
         hint("advice", advice.to_string().into()),
     )?;
-    let facing = Dir::parse(&answer).unwrap_or(facing);
-    let down = yes_no(
+    Ok(Dir::parse(&answer).unwrap_or(facing))
+}
+
+/// A robot back on the board re-enters powered down for the next turn, or not (§7.5).
+pub fn reenter_powered_down(engine: &Engine, robot: RobotId) -> Result<bool> {
+    yes_no(
         engine,
         robot,
         REENTER_POWERED_DOWN,
         "Re-enter powered down (skip next turn, discard all damage)?".into(),
         Default::default(),
-    )?;
-    Ok((facing, down))
+    )
 }
 
 /// A question's detail with one hint for bots.

@@ -3,13 +3,13 @@
 //! expectations only the rules can check, and [`test_file`], what `rally test` does with
 //! each file.
 
-use super::{power_down, Phase, Progress, Seats, Stage, TurnLoop, TurnRecord};
+use super::{Phase, Progress, Seats, Stage, TurnLoop, TurnRecord};
 use crate::cards::Card;
 use crate::deal::{self, Hand, Stacked};
 use crate::decision::Fixed;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::formats::scenario::{Expect, Failure, Scenario};
+use crate::formats::scenario::{check_questions, Expect, Failure, Scenario, Slot};
 use crate::script::{RuleFolders, RuleSet};
 use crate::state::{RobotId, State, REGISTERS};
 use std::path::Path;
@@ -121,23 +121,27 @@ impl Scenario {
         if let Some(turns) = self.turns {
             return self.play_turns(engine, turns, None);
         }
-        {
-            // A robot powered down for the turn sheds its damage as the turn begins, as in a
-            // game (rules.md §7.4.2): the scenario's `damage` is what it had before.
-            let mut state = engine.state_mut();
-            state.segment = "turn_start".into();
-            for id in 0..state.robots.len() {
-                if state.robots[id].powered_down && !state.robots[id].destroyed {
-                    power_down(&mut state, id);
-                }
-            }
-        }
+        // The robots stand as the registers begin (docs/formats.md): a robot given
+        // `powered_down = true` keeps the `damage` given. Discarding damage as a turn
+        // begins (rules.md §7.4.2) belongs to the turn loop, which `turns = N` plays.
         engine.start_turn()?;
         for register in 1..=self.registers {
             engine.run_register(register)?;
         }
         if self.end_of_turn {
+            let destroyed: Vec<bool> = engine.state().robots.iter().map(|r| r.destroyed).collect();
             engine.end_turn()?;
+            // A robot back on the board faces as its player chooses (`reenter_facing`), as in
+            // the turn loop; powering down for a next turn has no meaning in one turn.
+            for (id, was) in destroyed.into_iter().enumerate() {
+                let (back, on_archive) = {
+                    let r = &engine.state().robots[id];
+                    (was && !r.destroyed, r.at == r.archive)
+                };
+                if back {
+                    super::face_on_reentry(engine, id, on_archive)?;
+                }
+            }
         }
         Ok(Vec::new())
     }
@@ -181,6 +185,8 @@ impl Scenario {
                     }
                     turn_loop.progress.phase = Phase::EndOfTurn;
                 }
+                // After register 5 the turn loop itself goes on to the end of the turn.
+                Phase::EndOfTurn if last && !self.end_of_turn => break,
                 _ => {}
             }
             let turn = turn_loop.engine.state().turn;
@@ -192,10 +198,17 @@ impl Scenario {
                 if let Some((_, expect)) = self.after_turn.iter().find(|(n, _)| *n == turn) {
                     let mut state = turn_loop.engine.state().clone();
                     state.events = events.iter().filter(|e| e.turn == turn).cloned().collect();
+                    let asked: Vec<_> = turn_loop
+                        .engine
+                        .asked()
+                        .into_iter()
+                        .filter(|a| a.turn == turn)
+                        .collect();
                     failures.extend(
                         self.check_robots(expect, &state)
                             .into_iter()
                             .chain(self.check_hands(expect, turn_loop.engine)?)
+                            .chain(check_questions(expect, &asked))
                             .map(|f| Failure {
                                 key: format!("after turn {turn}: {}", f.key),
                                 ..f
@@ -225,9 +238,7 @@ impl Scenario {
         let mut state = engine.state_mut();
         for (r, plan) in state.robots.iter_mut().zip(&self.plans) {
             r.program = vec![None; REGISTERS];
-            let slots: Vec<usize> = (0..REGISTERS)
-                .filter(|&i| deal::is_locked(r.damage, i))
-                .collect();
+            let slots: Vec<usize> = (0..REGISTERS).filter(|&i| deal::is_locked(r, i)).collect();
             if plan.locked.len() > slots.len() {
                 return Err(self.error(format!(
                     "robot `{}`: {} locked card(s), but {} damage locks {} register(s)",
@@ -259,9 +270,12 @@ impl Scenario {
         }
     }
 
-    /// The expectations that need the rules, not just the state (`hand_size`).
+    /// The expectations that need the rules or the questions, not just the state
+    /// (`hand_size`, `asked`, `offered`).
     pub fn check_game(&self, engine: &Engine) -> Result<Vec<Failure>> {
-        self.check_hands(&self.expect, engine)
+        let mut failures = self.check_hands(&self.expect, engine)?;
+        failures.extend(check_questions(&self.expect, &engine.asked()));
+        Ok(failures)
     }
 
     fn check_hands(&self, expect: &[(String, Expect)], engine: &Engine) -> Result<Vec<Failure>> {
@@ -295,8 +309,9 @@ struct ScenarioSeats<'a> {
 }
 
 impl ScenarioSeats<'_> {
-    /// The robot's program for this turn (none once the file's list runs out).
-    fn program(&self, engine: &Engine, robot: RobotId) -> Vec<Card> {
+    /// The robot's program for this turn, register by register (`None`: `-`), none once
+    /// the file's list runs out.
+    fn slots(&self, engine: &Engine, robot: RobotId) -> Vec<Slot> {
         let turn = engine.state().turn as usize;
         self.scenario.plans[robot]
             .programs
@@ -304,23 +319,36 @@ impl ScenarioSeats<'_> {
             .cloned()
             .unwrap_or_default()
     }
+
+    /// Its cards for this turn, without the `-`.
+    fn program(&self, engine: &Engine, robot: RobotId) -> Vec<Card> {
+        self.slots(engine, robot)
+            .into_iter()
+            .filter_map(|s| s.0)
+            .collect()
+    }
 }
 
 impl Seats for ScenarioSeats<'_> {
     fn program(&mut self, engine: &mut Engine, hand: &Hand) -> Result<Vec<Card>> {
-        let program = ScenarioSeats::program(self, engine, hand.robot);
-        if program.len() > hand.open.len() {
+        let slots = self.slots(engine, hand.robot);
+        if slots.len() > hand.open.len() {
             let r = &engine.state().robots[hand.robot];
             return Err(Error::Other(format!(
                 "robot `{}` has {} card(s) for {} unlocked register(s) ({} damage locks {})",
                 r.name,
-                program.len(),
+                slots.len(),
                 hand.open.len(),
                 r.damage,
                 REGISTERS - hand.open.len()
             )));
         }
-        Ok(program)
+        Ok(ScenarioSeats::program(self, engine, hand.robot))
+    }
+
+    fn idle(&mut self, engine: &Engine, hand: &Hand) -> Vec<usize> {
+        let slots = self.slots(engine, hand.robot);
+        (0..slots.len()).filter(|&i| slots[i].0.is_none()).collect()
     }
 
     fn stacked(&mut self, engine: &Engine) -> Result<Option<Stacked>> {

@@ -187,9 +187,15 @@ mod tests {
             .into_iter()
             .take(deal::hand_size(damage))
             .collect();
+        let mut robot = crate::state::Robot::new(
+            "A",
+            crate::geometry::Pos::new(0, 0),
+            crate::geometry::Dir::N,
+        );
+        robot.damage = damage;
         let mut program = vec![None; REGISTERS];
         for (i, slot) in program.iter_mut().enumerate() {
-            if deal::is_locked(damage, i) {
+            if deal::is_locked(&robot, i) {
                 *slot = Some(card("move3@840"));
             }
         }
@@ -197,7 +203,7 @@ mod tests {
             Hand {
                 robot: 0,
                 cards,
-                open: deal::open_registers(damage),
+                open: deal::open_registers(&robot),
             },
             &program,
         )

@@ -941,7 +941,7 @@ impl Table {
                         let locked_card = desk
                             .map(|d| d.locked[j].then_some(d.registers[j]).flatten())
                             .unwrap_or_else(|| {
-                                deal::is_locked(r.damage, j)
+                                deal::is_locked(r, j)
                                     .then(|| r.program.get(j).copied().flatten())
                                     .flatten()
                             });

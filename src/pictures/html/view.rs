@@ -432,6 +432,10 @@ fn sentence(e: &Event) -> Option<String> {
         ),
         "flag" => format!("{who} touches flag {}", text("number")),
         "won" => format!("{who} touches the last flag and wins"),
+        "finished" => format!(
+            "{who} touches the last flag too, in place {}",
+            text("place")
+        ),
         "archived" => format!("{who} archives at {}", text("at")),
         "reentered" => format!(
             "{who} re-enters at {} facing {} with {} damage",
