@@ -473,7 +473,7 @@ impl World {
             let mut detail =
                 detail! {"amount" => amount, "cause" => hit.cause.clone(), "damage" => total};
             if let Some(n) = onto {
-                detail.insert("register", n);
+                detail.insert("in_register", n);
             }
             self.describe_shot(hit.shot, &mut detail);
             self.state.log(Some(id), "damaged", detail);

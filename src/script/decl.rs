@@ -489,7 +489,7 @@ fn unknown_key(what: &str, key: &str, known: &[String]) -> String {
 /// `file:line:column: ` of `key` written as a table key (`key =`) in the script declaring
 /// now, at or after the line of its call: where the caret under an unknown key points (the
 /// declaration's table says what keys it has, not where they are written).
-fn key_place(lua: &Lua, key: &str) -> Option<String> {
+pub(super) fn key_place(lua: &Lua, key: &str) -> Option<String> {
     let (file, from) = super::sandbox::script_frame(lua, 1)?;
     let text = crate::files::read_text(std::path::Path::new(&file)).ok()?;
     text.lines()

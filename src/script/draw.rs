@@ -258,7 +258,14 @@ pub fn parse(lua: &Lua, decl: &Table, what: &str) -> mlua::Result<Option<Drawing
         }
     };
     let what = format!("{what}, draw");
-    let fail = |m: String| mlua::Error::runtime(format!("{what}{m}"));
+    // An unknown key gets the caret at the key itself, as every declaration key does.
+    let fail = |m: String| {
+        let key = m
+            .split_once("unknown field `")
+            .and_then(|(_, rest)| rest.split_once('`'));
+        let place = key.and_then(|(key, _)| super::decl::key_place(lua, key));
+        mlua::Error::runtime(format!("{}{what}{m}", place.unwrap_or_default()))
+    };
     let out = drawing(lua, &table).map_err(fail)?;
     // `turn` names one of the element's parameters: a typo would never turn the drawing.
     if let Some(turn) = out.as_ref().and_then(|d| d.turn.as_deref()) {

@@ -157,6 +157,11 @@ fn watch(command: &mut Command) -> Outcome {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    // The child's rusage peak is never below this process's own at the moment it was
+    // spawned: Linux carries the old address space's high-water mark across exec, and the
+    // child started in ours (vfork). Read ours now, and the child's own (VmHWM, reset by
+    // exec) while it runs, to tell the two apart below.
+    let inherited = high_water_kib("self");
     let read = |pipe: Option<Box<dyn Read + Send>>| {
         std::thread::spawn(move || {
             let mut pipe = pipe.unwrap();
@@ -180,7 +185,9 @@ fn watch(command: &mut Command) -> Outcome {
     );
     let pid = child.id() as libc::pid_t;
     let mut hung = false;
+    let mut seen = 0;
     let (status, usage) = loop {
+        seen = seen.max(high_water_kib(&pid.to_string()));
         let mut status = 0;
         // SAFETY: plain libc calls on our own child; `usage` is written by wait4.
         let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -208,6 +215,28 @@ fn watch(command: &mut Command) -> Outcome {
         stdout,
         stderr,
         took,
-        peak_mib: usage.ru_maxrss as u64 / 1024,
+        peak_mib: peak_kib(usage.ru_maxrss as u64, inherited, seen) / 1024,
     }
+}
+
+/// The child's peak memory in KiB: its rusage figure where that is above what it inherited
+/// from this process (so the child's own), else the highest of its own high-water marks
+/// read while it ran (which misses at most the last few milliseconds before it exited).
+fn peak_kib(rusage: u64, inherited: u64, seen: u64) -> u64 {
+    if rusage > inherited {
+        rusage
+    } else {
+        seen
+    }
+}
+
+/// `VmHWM` of `/proc/PID/status` in KiB (0 once the process has exited).
+fn high_water_kib(pid: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+            line.split_whitespace().nth(1)?.parse().ok()
+        })
+        .unwrap_or(0)
 }
