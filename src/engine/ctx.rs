@@ -112,6 +112,14 @@ fn how_arg(lua: &Lua, s: Option<String>, default: How) -> mlua::Result<How> {
     }
 }
 
+/// The cause a script gives a move, push or placement ("the magnetic crane"), which its
+/// event's sentence says: text for people, so it is shown safely and kept short.
+fn cause_arg(lua: &Lua, by: Option<LuaString>) -> mlua::Result<Option<String>> {
+    let Some(by) = by else { return Ok(None) };
+    let by = by.to_str()?.to_string();
+    logged_text(lua, Some(by), "the cause", "").map(Some)
+}
+
 /// A card as scripts see it: `{ name = "move2", priority = 700, distance = 2, rotation = nil }`.
 pub fn card_table(lua: &Lua, card: &Card) -> mlua::Result<Table> {
     values::table(lua, (), &card_fields(card))
@@ -470,20 +478,26 @@ impl UserData for Ctx {
         // --- Moving robots ----------------------------------------------------------------
         methods.add_method(
             "move",
-            |lua, _, (robot, dir, squares, how): (AnyUserData, String, Option<i32>, Option<String>)| {
+            |lua, _, (robot, dir, squares, how, by): (AnyUserData, String, Option<i32>, Option<String>, Option<LuaString>)| {
                 let (id, dir) = (robot_id(lua, &robot)?, dir_arg(lua, &dir)?);
                 let how = how_arg(lua, how, How::Script)?;
                 let squares = args::not_negative(lua, "squares", squares.unwrap_or(1))?;
-                with_resolver(lua, |e| e.move_robot(id, dir, squares, how))
+                let by = cause_arg(lua, by)?;
+                with_resolver(lua, |e| e.move_robot(id, dir, squares, how, by.as_deref()))
             },
         );
-        methods.add_method("push", |lua, _, (robot, dir): (AnyUserData, LuaString)| {
-            let (id, dir) = (robot_id(lua, &robot)?, lua_dir_arg(lua, &dir)?);
-            with_resolver(lua, |e| e.move_robot(id, dir, 1, How::Push)).map(|moved| moved == 1)
-        });
+        methods.add_method(
+            "push",
+            |lua, _, (robot, dir, by): (AnyUserData, LuaString, Option<LuaString>)| {
+                let (id, dir) = (robot_id(lua, &robot)?, lua_dir_arg(lua, &dir)?);
+                let by = cause_arg(lua, by)?;
+                with_resolver(lua, |e| e.move_robot(id, dir, 1, How::Push, by.as_deref()))
+                    .map(|moved| moved == 1)
+            },
+        );
         methods.add_method(
             "place",
-            |lua, _, (robot, at, how, dir): (AnyUserData, Table, Option<String>, Option<String>)| {
+            |lua, _, (robot, at, how, dir, by): (AnyUserData, Table, Option<String>, Option<String>, Option<LuaString>)| {
                 let (id, at) = (robot_id(lua, &robot)?, square_arg(lua, &at)?);
                 let how = how_arg(lua, how, How::Script)?;
                 let link = link(lua)?;
@@ -497,7 +511,8 @@ impl UserData for Ctx {
                     Some(d) => dir_arg(lua, &d)?,
                     None => facing,
                 };
-                with_resolver(lua, |e| e.place(id, at, dir, how))
+                let by = cause_arg(lua, by)?;
+                with_resolver(lua, |e| e.place(id, at, dir, how, by.as_deref()))
             },
         );
         // `by` names what turns the robot ("gear", "belt"...; default "script"), for the
@@ -531,9 +546,10 @@ impl UserData for Ctx {
         );
         methods.add_method(
             "queue_push",
-            |lua, _, (robot, dir): (AnyUserData, LuaString)| {
+            |lua, _, (robot, dir, by): (AnyUserData, LuaString, Option<LuaString>)| {
                 let (id, dir) = (robot_id(lua, &robot)?, lua_dir_arg(lua, &dir)?);
-                link(lua)?.world.borrow_mut().queue_push(id, dir);
+                let by = cause_arg(lua, by)?;
+                link(lua)?.world.borrow_mut().queue_push_by(id, dir, by);
                 Ok(())
             },
         );

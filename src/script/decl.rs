@@ -5,6 +5,7 @@ use super::views::open;
 use crate::board::params::{Kind, ParamSpec, ParamSpecs};
 use crate::hooks::{Hook, Listener};
 use crate::order::{NewStep, Steps};
+use crate::text::sentence::Sentences;
 use mlua::{Function, Lua, Table, Value};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -78,6 +79,24 @@ pub struct ElementDef {
     pub layer: usize,
     /// Handlers of the hooks a square's element hears (`on_enter`...: `crate::hooks`).
     pub hooks: Handlers<Hook>,
+    /// `blocks = { lasers = ... }`: its `on_cross` is asked before a robot crosses an edge of
+    /// its square, and may refuse it (`{ block = true }`).
+    pub blocks: Option<Blocks>,
+    /// The sentences of the events it logs (`events = { name = "..." }`).
+    pub events: Sentences,
+}
+
+/// What an element that may refuse crossings declares beside its `on_cross`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table { lasers = true|false }"
+)]
+pub struct Blocks {
+    /// Its square's edges stop laser beams too, always (lasers are traced natively; the
+    /// robots it lets through are the script's choice).
+    #[serde(default)]
+    pub lasers: bool,
 }
 
 /// An element's own look in the SVG picture: `draw = { color = "#4a8", label = "Z", shape = "circle" }`.
@@ -123,6 +142,8 @@ pub struct RuleDef {
     pub replaces: bool,
     /// The layer its file belongs to (an index into the rule set's layers).
     pub layer: usize,
+    /// The sentences of the events it logs (`events = { name = "..." }`).
+    pub events: Sentences,
     /// `only_with = { "ice", ... }`: the rule does something only on a board with one of
     /// these elements (it looks after them). Used to tell when a variant changes nothing.
     pub only_with: Vec<String>,
@@ -149,6 +170,8 @@ pub struct OptionDef {
     pub file: String,
     /// The layer its file belongs to (an index into the rule set's layers).
     pub layer: usize,
+    /// The sentences of the events it logs (`events = { name = "..." }`).
+    pub events: Sentences,
     /// Ammunition (`uses = n`): a drawn card starts with n; `None`: no limit.
     pub uses: Option<u32>,
     /// Handlers of the hooks the holder's options hear (`crate::hooks`), with the option
@@ -351,6 +374,9 @@ struct ElementData {
     tile_steps: ByName,
     #[serde(default)]
     replace: bool,
+    blocks: Option<Blocks>,
+    #[serde(default)]
+    events: Sentences,
 }
 
 /// The keys of `rally.rule { ... }`.
@@ -367,6 +393,8 @@ struct RuleData {
     replace: bool,
     #[serde(default, deserialize_with = "element_names")]
     only_with: Vec<String>,
+    #[serde(default)]
+    events: Sentences,
 }
 
 /// The keys of `rally.option { ... }`.
@@ -383,6 +411,8 @@ struct OptionData {
     modify: ByName,
     #[serde(default)]
     replace: bool,
+    #[serde(default)]
+    events: Sentences,
 }
 
 /// `draw = { ... }`.
@@ -724,6 +754,8 @@ pub fn parse_element(
             hooks,
             replaces: data.replace,
             layer: 0,
+            blocks: data.blocks,
+            events: data.events,
             name,
         },
         replace(data.replace),
@@ -750,6 +782,7 @@ pub fn parse_rule(
             hooks,
             replaces: data.replace,
             layer: 0,
+            events: data.events,
             only_with: data.only_with,
             name,
         },
@@ -817,6 +850,7 @@ pub fn parse_option(
             describe: data.describe,
             file: file.to_string(),
             layer: 0,
+            events: data.events,
             uses,
             hooks,
             shot,

@@ -988,7 +988,20 @@ impl Catalogue for RuleSet {
     }
 
     fn build(&self, tile: &Tile, facts: &mut Facts) -> Result<()> {
-        let Some(build) = &self.elements[tile.element].build else {
+        let def = &self.elements[tile.element];
+        // `blocks = { lasers = true }`: beams stop at every edge of its square, both ways.
+        if def.blocks.is_some_and(|b| b.lasers) {
+            let lasers = Blocking {
+                robots_out: false,
+                robots_in: false,
+                lasers_out: true,
+                lasers_in: true,
+            };
+            for side in Dir::ALL {
+                facts.add_wall(tile.at, side, lasers);
+            }
+        }
+        let Some(build) = &def.build else {
             return Ok(());
         };
         let builder = RefCell::new(FactsBuilder { facts, at: tile.at });
