@@ -78,6 +78,9 @@ pub struct Defs {
     pub layers: Vec<Layer>,
     /// The names a layer defined again, replacing a lower layer's.
     pub replaced: Vec<layers::Replaced>,
+    /// The sentences of the events scripts log, from every declaration's `events` (a higher
+    /// layer's sentence for an event replaces a lower one's).
+    pub sentences: crate::text::sentence::Sentences,
 }
 
 /// A file the rules were read from, and its name in a rules hash ([`Layer::file_name`]).
@@ -363,6 +366,7 @@ impl RuleSet {
             sources: sources.clone(),
             layers,
             replaced: Vec::new(),
+            sentences: Default::default(),
         };
         budget.set_loading(true);
         for (n, script) in files.iter().enumerate() {
@@ -387,6 +391,7 @@ impl RuleSet {
         budget.set_loading(false);
         defs.place_steps(&steps.borrow());
         defs.check_only_with()?;
+        defs.gather_sentences();
         Ok(RuleSet {
             lua,
             budget,
@@ -759,6 +764,21 @@ impl Defs {
     }
 
     /// Every element a rule's `only_with` names must exist once everything is loaded.
+    /// Gathers every declaration's event sentences, lowest layer first, so that a higher
+    /// layer's sentence for an event replaces a lower one's.
+    fn gather_sentences(&mut self) {
+        let mut declared: Vec<(usize, &crate::text::sentence::Sentences)> = Vec::new();
+        declared.extend(self.elements.iter().map(|d| (d.layer, &d.events)));
+        declared.extend(self.rules.iter().map(|d| (d.layer, &d.events)));
+        declared.extend(self.options.iter().map(|d| (d.layer, &d.events)));
+        declared.sort_by_key(|(layer, _)| *layer);
+        let mut all = crate::text::sentence::Sentences::default();
+        for (_, events) in declared {
+            all.extend(events);
+        }
+        self.sentences = all;
+    }
+
     fn check_only_with(&self) -> Result<()> {
         for rule in &self.rules {
             if let Some(missing) = rule.only_with.iter().find(|e| self.element_id(e).is_none()) {

@@ -90,6 +90,7 @@ fn face_up(robots: &[Robot], revealed: usize) -> Vec<Robot> {
 /// `before` are the robots as the pages last saw them, `now` the robots after the stage.
 pub fn stage(
     board: &Board,
+    sentences: &crate::text::sentence::Sentences,
     turn: u32,
     stage: &Stage,
     before: &[Robot],
@@ -136,7 +137,7 @@ pub fn stage(
         }
         _ => frames.push(Frame::of_phase(turn, phase, face_up(now, revealed), events)),
     }
-    let views: Vec<FrameView> = view::views(board, &frames).split_off(1);
+    let views: Vec<FrameView> = view::views(board, &frames, sentences).split_off(1);
     let register = match phase {
         Phase::Register(r) => r,
         _ => 0,
@@ -202,7 +203,7 @@ fn declined_power_down(e: &Event) -> bool {
 pub fn standing(board: &Board, turn: u32, robots: &[Robot]) -> Box<RawValue> {
     let robots = face_up(robots, 0);
     let frame = Frame::of_phase(turn, Phase::Program, robots, Vec::new());
-    let view = view::views(board, &[frame])
+    let view = view::views(board, &[frame], &Default::default())
         .pop()
         .expect("a view per frame");
     serde_json::value::to_raw_value(&view).expect("views serialize")

@@ -186,6 +186,8 @@ pub struct TableInfo {
 pub struct ReplayPage {
     pub board: crate::board::Board,
     pub board_svg: String,
+    /// The sentences of the scripts' events, for the replay's words.
+    pub sentences: crate::text::sentence::Sentences,
     pub title: String,
     pub outcome: String,
     pub replay: Arc<crate::game::save::Replay>,
@@ -196,6 +198,7 @@ impl ReplayPage {
     pub fn new(
         board: crate::board::Board,
         board_svg: String,
+        sentences: crate::text::sentence::Sentences,
         title: String,
         outcome: String,
         replay: Arc<crate::game::save::Replay>,
@@ -203,6 +206,7 @@ impl ReplayPage {
         ReplayPage {
             board,
             board_svg,
+            sentences,
             title,
             outcome,
             replay,
@@ -216,6 +220,7 @@ impl ReplayPage {
             crate::pictures::html::page_for(
                 &self.board,
                 &self.board_svg,
+                &self.sentences,
                 &self.title,
                 &self.outcome,
                 &frames,

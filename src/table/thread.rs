@@ -127,6 +127,9 @@ pub(super) struct Table {
     generation: u64,
     board: Rc<Board>,
     board_svg: String,
+    /// The sentences the rules give their scripts' events (kept with the board across a
+    /// reload).
+    sentences: crate::text::sentence::Sentences,
     outcome: Option<String>,
     /// How bots answer questions for the seats they play.
     bots: BotPolicy,
@@ -209,6 +212,7 @@ pub(super) fn run(
         generation: 1,
         board: m.engine.board(),
         board_svg: crate::pictures::html::board_svg(&m.engine),
+        sentences: m.engine.rules().sentences.clone(),
         outcome: None,
         bots: m.setup.bot_policy(),
         started: false,
@@ -376,6 +380,7 @@ fn play(
         ReplayPage::new(
             (*t.board).clone(),
             t.board_svg.clone(),
+            t.sentences.clone(),
             format!("{} — replay", t.info.title),
             outcome.clone().unwrap_or_default(),
             replay,
@@ -426,7 +431,7 @@ impl Table {
             Stage::EndOfTurn { .. } => REGISTERS,
         };
         let secrets = Secrets::new(hands, programs, now, revealed);
-        frames::stage(&self.board, turn, stage, &self.robots, now, &secrets)
+        frames::stage(&self.board, &self.sentences, turn, stage, &self.robots, now, &secrets)
     }
 
     /// Handles the commands that arrive within `wait` (`None`: until one arrives), then
@@ -844,6 +849,7 @@ impl TableSeats {
                 t.reload_error = None;
                 t.board = engine.board();
                 t.board_svg = crate::pictures::html::board_svg(engine);
+                t.sentences = engine.rules().sentences.clone();
                 let files: Vec<String> = changed
                     .iter()
                     .map(|p| crate::files::display_path(p))
