@@ -731,17 +731,35 @@ impl World {
     /// the line of sight as they block a laser (rules.md §7.5 item 5a [prop.]): a repulsor
     /// field or a ledge stops robots but not the view.
     fn robot_in_sight(&self, from: Pos, dir: Dir, range: i32) -> bool {
+        self.look(from, dir, range).robot.is_some()
+    }
+
+    /// What a line of sight from `from` along `dir` meets within `range` squares (`ctx:trace`,
+    /// the re-entry facing rule): it crosses edges as a laser beam does, and stops at the
+    /// first robot, at a wall (what stops lasers) or at the board's edge.
+    pub fn look(&self, from: Pos, dir: Dir, range: i32) -> Sight {
+        let mut sight = Sight {
+            squares: Vec::new(),
+            robot: None,
+            wall: None,
+        };
         let mut p = from;
         for _ in 0..range {
             if !self.board.laser_can_cross(p, dir) {
-                return false;
+                sight.wall = Some(p);
+                break;
             }
             p = p.step(dir);
-            if self.robot_at(p).is_some() {
-                return true;
+            if !self.board.contains(p) {
+                break;
+            }
+            sight.squares.push(p);
+            if let Some(r) = self.robot_at(p) {
+                sight.robot = Some(r);
+                break;
             }
         }
-        false
+        sight
     }
 
     /// The robots waiting to re-enter: destroyed, with a life left, in order of destruction;
@@ -933,6 +951,17 @@ fn caused(detail: &mut Detail, by: Option<&str>) {
     if let Some(by) = by {
         detail.insert("by", by.to_string());
     }
+}
+
+/// What a line of sight met ([`World::look`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sight {
+    /// The squares it reached, nearest first (the robot's included).
+    pub squares: Vec<Pos>,
+    /// The first robot in it.
+    pub robot: Option<RobotId>,
+    /// The square whose edge in the direction looked stopped it, when a wall did.
+    pub wall: Option<Pos>,
 }
 
 /// Where a beam went: the robots it hit, in order, and the last square it reached (the

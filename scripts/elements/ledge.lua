@@ -6,6 +6,7 @@ return rally.element {
   describe = "Edge of an upper level: dropping over it deals 2 damage; from below it is a wall.",
   params = { side = rally.param.dir { describe = "the edge of this (upper) square that drops" } },
   glyph = "",            -- an edge: drawn by the walls it declares
+  events = { dropped = "{robot} drops over the ledge on the {side} side" },
   build = function(b, tile)
     b:wall(tile.side, { pass = "out", lasers = false })
   end,

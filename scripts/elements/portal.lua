@@ -27,6 +27,10 @@ return rally.element {
   describe = "A robot entering it by a movement card jumps to the same-coloured portal and moves on.",
   params = { color = rally.param.string { describe = "portals of one colour form a pair" } },
   glyph = function(tile) return "@" .. tile.color:sub(1, 1) end,
+  events = {
+    portal = "{robot} goes through the portal at {from} to its twin at {to}",
+    portal_blocked = "{robot} cannot go through the portal: a robot stands on its twin at {at}",
+  },
   on_enter = function(ctx, tile, robot, info)
     if info.how ~= "card" then return end
     local twin = twin_of(ctx, tile)
@@ -35,6 +39,6 @@ return rally.element {
       return
     end
     ctx:log(robot, "portal", { from = { tile.x, tile.y }, to = { twin.x, twin.y } })
-    ctx:place(robot, twin.at, "jump", info.dir)
+    ctx:place(robot, twin.at, "jump", info.dir, "the portal")
   end,
 }

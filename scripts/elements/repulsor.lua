@@ -10,6 +10,7 @@ return rally.element {
   describe = "A field on one edge: robots running into it are thrown back by their card's value.",
   params = { side = rally.param.dir { describe = "the edge of this square the field is on" } },
   glyph = "",            -- an edge: drawn by the walls it declares
+  events = { repulsed = "{robot} is thrown back {squares} squares {dir} by the repulsor field" },
   build = function(b, tile)
     b:wall(tile.side, { lasers = false })
   end,
@@ -17,7 +18,7 @@ return rally.element {
     if info.blocked and info.side == tile.side and info.card and info.card.distance > 0 then
       local away = rally.opposite(info.dir)
       ctx:log(robot, "repulsed", { dir = away, squares = info.card.distance })
-      ctx:move(robot, away, info.card.distance, "push")
+      ctx:move(robot, away, info.card.distance, "push", "the repulsor field")
     end
   end,
 }

@@ -10,6 +10,10 @@ return rally.element {
   name = "teleporter",
   describe = "A movement card executed here jumps the robot card+2 squares forward (Back Up: 2), ignoring walls.",
   glyph = "T",
+  events = {
+    teleported = "{robot} is teleported {squares} squares ahead, to {to}",
+    teleport_failed = "{robot} cannot teleport: {to} is taken",
+  },
   on_card = function(ctx, tile, robot, card)
     if card.distance == 0 then return end
     local squares = card.back and 2 or card.distance + 2
@@ -19,7 +23,7 @@ return rally.element {
       return
     end
     ctx:log(robot, "teleported", { to = { target.x, target.y }, squares = squares })
-    ctx:place(robot, target, "jump", robot.facing)
+    ctx:place(robot, target, "jump", robot.facing, "the teleporter")
     return rally.HANDLED
   end,
 }

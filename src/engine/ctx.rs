@@ -463,6 +463,53 @@ impl UserData for Ctx {
             let (at, dir) = (square_arg(lua, &at)?, lua_dir_arg(lua, &dir)?);
             Ok(link(lua)?.world.borrow().board.robot_can_cross(at, dir))
         });
+        // What a beam or a line of sight from a square (or a robot) along `dir` meets: the
+        // squares, the first robot, the wall; `opts.range` squares at most (default: across
+        // the board). The engine's own tracing (the re-entry rule's line of sight).
+        methods.add_method(
+            "trace",
+            |lua, _, (from, dir, opts): (Value, LuaString, Option<Table>)| {
+                let dir = lua_dir_arg(lua, &dir)?;
+                let link = link(lua)?;
+                let from = match &from {
+                    Value::UserData(u) => {
+                        let id = robot_id(lua, u)?;
+                        link.world.borrow().state.robots[id].at
+                    }
+                    Value::Table(t) => square_arg(lua, t)?,
+                    other => {
+                        return Err(located(
+                            lua,
+                            format!(
+                                "ctx:trace: `from` must be a square or a robot, got {}",
+                                args::a(other.type_name())
+                            ),
+                        ))
+                    }
+                };
+                let range = opts.map_or(Ok(None), |o| o.get::<Option<i32>>("range"))?;
+                let sight = {
+                    let w = link.world.borrow();
+                    let across = w.board.width.max(w.board.height);
+                    let range = args::not_negative(lua, "range", range.unwrap_or(across))?;
+                    w.look(from, dir, range.min(across))
+                };
+                let out = lua.create_table()?;
+                let squares = lua.create_table()?;
+                for p in &sight.squares {
+                    squares.push(pos_table(lua, *p)?)?;
+                }
+                out.set("squares", squares)?;
+                out.set("robot", sight.robot.map(|r| link.robots[r].clone()))?;
+                if let Some(at) = sight.wall {
+                    let wall = lua.create_table()?;
+                    wall.set("at", pos_table(lua, at)?)?;
+                    wall.set("side", dir.name())?;
+                    out.set("wall", wall)?;
+                }
+                Ok(out)
+            },
+        );
         methods.add_method("is_hazard", |lua, _, at: Table| {
             let at = square_arg(lua, &at)?;
             Ok(link(lua)?.world.borrow().board.is_hazard(at))

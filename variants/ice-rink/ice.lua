@@ -197,6 +197,10 @@ rally.element {
   name = "ice",
   describe = "Ice Rink: frictionless; robots keep their speed and spin (chart in robot vars `ice`).",
   glyph = "~",
+  events = {
+    slide = "{robot} slides on the ice from {from} to {to} ({stop})",
+    ice_chart = "{robot} plays {card} on the ice: speed {vx}, {vy}, spin {spin}",
+  },
   steps = {
     -- Who starts this register on the ice (§8.4 B); every robot on it has a chart.
     register_start = function(ctx, tile, robot)

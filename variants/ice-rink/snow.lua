@@ -10,6 +10,7 @@ rally.element {
   name = "snow",
   describe = "Ice Rink: stops robots sliding off the ice without damage; Move 2/3 on snow do nothing.",
   glyph = "*",
+  events = { slipped = "{robot} slips on the snow: its {card} does nothing" },
   on_card = function(ctx, tile, robot, card)
     if SLIPS[card.name] then
       ctx:log(robot, "slipped", { card = card.name })
