@@ -47,3 +47,4 @@ mod tiled;
 mod turns;
 mod variants;
 mod watch;
+mod words;
