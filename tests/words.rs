@@ -179,11 +179,10 @@ fn a_sentence_with_a_stray_brace_is_refused_when_the_script_loads() {
     assert!(err.contains("crane.lua"), "{err}");
     assert!(err.contains("`craned`"), "{err}");
     assert!(err.contains("does not open a field name"), "{err}");
-    write(
-        dir.path(),
-        "scripts/elements/crane.lua",
-        &CRANE.replace("events = {", "events = 3, _x = {"),
-    );
+    let start = CRANE.find("  events = {").unwrap();
+    let end = CRANE.find("  tile_steps").unwrap();
+    let numbered = format!("{}  events = 3,\n{}", &CRANE[..start], &CRANE[end..]);
+    write(dir.path(), "scripts/elements/crane.lua", &numbered);
     let err = refused(dir.path(), &["run", "crane.toml"]);
     assert!(err.contains("table of sentences by event name"), "{err}");
 }

@@ -41,14 +41,22 @@ pub fn describe(e: &Event, sentences: &Sentences) -> String {
             ("robot", Some(name)) => Some(robot_words(name)),
             _ => e.detail.get(field).map(value_words),
         }),
-        None => sentence(e).unwrap_or_else(|| unnamed(e)),
+        // A name is not a sentence: `bell rang=3` stays as the script wrote it.
+        None => match sentence(e) {
+            Some(text) => text,
+            None => return crate::text::clean_line(&unnamed(e)).into_owned(),
+        },
     };
     capitalized(&crate::text::clean_line(&text))
 }
 
 /// An event nobody has words for: who, what, and its fields.
 fn unnamed(e: &Event) -> String {
-    let mut line = e.robot.as_deref().map(robot_words).unwrap_or_default();
+    let mut line = e
+        .robot
+        .as_deref()
+        .map(|r| capitalized(&robot_words(r)))
+        .unwrap_or_default();
     if !line.is_empty() {
         line.push(' ');
     }
