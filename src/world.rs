@@ -214,11 +214,15 @@ impl World {
             .map(|c| c.by)
     }
 
-    /// The queued belt moves and pushes (the engine asks elements about their crossings
-    /// before they are resolved).
-    pub fn queued_moves(&self) -> (Vec<(RobotId, Dir)>, Vec<(RobotId, Dir)>) {
-        let pushes = self.pushes.iter().map(|(id, dir, _)| (*id, *dir)).collect();
-        (self.conveys.clone(), pushes)
+    /// The queued belt moves (the engine asks elements about their crossings before they
+    /// are resolved).
+    pub fn queued_conveys(&self) -> Vec<(RobotId, Dir)> {
+        self.conveys.clone()
+    }
+
+    /// The queued pushes, as [`World::queued_conveys`].
+    pub fn queued_pushes(&self) -> Vec<(RobotId, Dir)> {
+        self.pushes.iter().map(|(id, dir, _)| (*id, *dir)).collect()
     }
 
     /// While noting steps, notes the robots after `step` (and the card of `robot`) if
@@ -326,7 +330,15 @@ impl World {
             let robot = *chain.last().expect("the chain starts with the mover");
             let by = self.closed_by(robot, p, dir);
             if by.is_some() || !self.board.robot_can_cross(p, dir) {
-                return (chain, Some(Blocked { robot, at: p, dir, by }));
+                return (
+                    chain,
+                    Some(Blocked {
+                        robot,
+                        at: p,
+                        dir,
+                        by,
+                    }),
+                );
             }
             p = p.step(dir);
             match self.robot_at(p) {

@@ -78,7 +78,10 @@ fn rally_run_tells_a_scripts_events_in_its_sentences_with_the_cause() {
         out.contains("Robot B is pushed W to [2, 0] by the magnetic crane"),
         "{out}"
     );
-    assert!(!out.contains("craned"), "no raw line among the sentences:\n{out}");
+    assert!(
+        !out.contains("craned"),
+        "no raw line among the sentences:\n{out}"
+    );
 }
 
 #[test]
@@ -156,7 +159,10 @@ fn built_in_elements_speak_through_their_declarations() {
         out.contains("Robot A is teleported 3 squares ahead, to [3, 0]"),
         "{out}"
     );
-    assert!(out.contains("Robot A is put on [3, 0] by the teleporter"), "{out}");
+    assert!(
+        out.contains("Robot A is put on [3, 0] by the teleporter"),
+        "{out}"
+    );
 }
 
 fn refused(dir: &Path, args: &[&str]) -> String {
@@ -170,10 +176,7 @@ fn refused(dir: &Path, args: &[&str]) -> String {
 #[test]
 fn a_sentence_with_a_stray_brace_is_refused_when_the_script_loads() {
     let dir = crane_project();
-    let bad = CRANE.replace(
-        "({squares} squares away)",
-        "({squares squares away)",
-    );
+    let bad = CRANE.replace("({squares} squares away)", "({squares squares away)");
     write(dir.path(), "scripts/elements/crane.lua", &bad);
     let err = refused(dir.path(), &["run", "crane.toml"]);
     assert!(err.contains("crane.lua"), "{err}");

@@ -525,7 +525,15 @@ impl UserData for Ctx {
         // --- Moving robots ----------------------------------------------------------------
         methods.add_method(
             "move",
-            |lua, _, (robot, dir, squares, how, by): (AnyUserData, String, Option<i32>, Option<String>, Option<LuaString>)| {
+            |lua,
+             _,
+             (robot, dir, squares, how, by): (
+                AnyUserData,
+                String,
+                Option<i32>,
+                Option<String>,
+                Option<LuaString>,
+            )| {
                 let (id, dir) = (robot_id(lua, &robot)?, dir_arg(lua, &dir)?);
                 let how = how_arg(lua, how, How::Script)?;
                 let squares = args::not_negative(lua, "squares", squares.unwrap_or(1))?;
@@ -544,13 +552,24 @@ impl UserData for Ctx {
         );
         methods.add_method(
             "place",
-            |lua, _, (robot, at, how, dir, by): (AnyUserData, Table, Option<String>, Option<String>, Option<LuaString>)| {
+            |lua,
+             _,
+             (robot, at, how, dir, by): (
+                AnyUserData,
+                Table,
+                Option<String>,
+                Option<String>,
+                Option<LuaString>,
+            )| {
                 let (id, at) = (robot_id(lua, &robot)?, square_arg(lua, &at)?);
                 let how = how_arg(lua, how, How::Script)?;
                 let link = link(lua)?;
                 if let Some(other) = link.world.borrow().robot_at(at) {
                     if other != id {
-                        return Err(located(lua, format!("cannot place a robot on {at}: a robot stands there")));
+                        return Err(located(
+                            lua,
+                            format!("cannot place a robot on {at}: a robot stands there"),
+                        ));
                     }
                 }
                 let facing = link.world.borrow().state.robots[id].facing;

@@ -2,8 +2,8 @@
 //! scripts told around each native step, placements, belt arrivals, and re-entry.
 
 use super::values::{self, Field};
-use crate::world::Closed;
 use super::*;
+use crate::world::Closed;
 
 /// How a robot came to cross an edge, for `on_cross`'s `info`.
 struct Crossing {
@@ -393,7 +393,7 @@ impl<'a> Resolver<'a> {
     /// robot's crossing and arrival, front of each chain first.
     pub(super) fn flush_pushes(&self) -> Result<()> {
         let queued = match self.link.any_blocking {
-            true => self.link.world.borrow().queued_moves().1,
+            true => self.link.world.borrow().queued_pushes(),
             false => Vec::new(),
         };
         for (id, dir) in queued {
@@ -439,7 +439,7 @@ impl<'a> Resolver<'a> {
         if !self.link.any_blocking {
             return Ok(());
         }
-        let queued = self.link.world.borrow().queued_moves().0;
+        let queued = self.link.world.borrow().queued_conveys();
         let crossing = Crossing {
             how: How::Belt,
             blocked: false,

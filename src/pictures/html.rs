@@ -138,7 +138,10 @@ fn stage_label(m: &StepSnapshot, events: &[Event]) -> String {
             .and_then(|e| Card::parse(e.detail.get("card")?.as_str()?).ok());
         let robot = crate::pictures::words::robot_words(robot);
         return match card {
-            Some(card) => format!("{robot} plays {}", crate::pictures::words::card_words(&card)),
+            Some(card) => format!(
+                "{robot} plays {}",
+                crate::pictures::words::card_words(&card)
+            ),
             None => format!("the card of {robot}"),
         };
     }

@@ -264,7 +264,8 @@ mod tests {
 
     #[test]
     fn the_turn_loops_questions_and_power_down_in_words() {
-        let said = |what: &str, detail: Value| describe(&event(what, detail), &Sentences::default());
+        let said =
+            |what: &str, detail: Value| describe(&event(what, detail), &Sentences::default());
         let chose = |question: &str, answer: &str| {
             said(
                 "chose",

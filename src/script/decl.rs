@@ -88,10 +88,7 @@ pub struct ElementDef {
 
 /// What an element that may refuse crossings declares beside its `on_cross`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    expecting = "a table { lasers = true|false }"
-)]
+#[serde(deny_unknown_fields, expecting = "a table { lasers = true|false }")]
 pub struct Blocks {
     /// Its square's edges stop laser beams too, always (lasers are traced natively; the
     /// robots it lets through are the script's choice).

@@ -431,7 +431,15 @@ impl Table {
             Stage::EndOfTurn { .. } => REGISTERS,
         };
         let secrets = Secrets::new(hands, programs, now, revealed);
-        frames::stage(&self.board, &self.sentences, turn, stage, &self.robots, now, &secrets)
+        frames::stage(
+            &self.board,
+            &self.sentences,
+            turn,
+            stage,
+            &self.robots,
+            now,
+            &secrets,
+        )
     }
 
     /// Handles the commands that arrive within `wait` (`None`: until one arrives), then

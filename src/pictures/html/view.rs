@@ -13,8 +13,8 @@ use super::{Frame, Moment};
 use crate::board::Board;
 use crate::geometry::{Dir, Pos};
 use crate::pictures::words::describe;
-use crate::text::sentence::Sentences;
 use crate::state::{Event, Robot, REGISTERS};
+use crate::text::sentence::Sentences;
 use crate::{pictures::svg, world};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -121,7 +121,14 @@ pub fn views(board: &Board, frames: &[Frame], sentences: &Sentences) -> Vec<Fram
                 winner = e.robot.as_deref().map(str::to_string);
             }
         }
-        out.push(view(board, frame, previous, &acted, winner.clone(), sentences));
+        out.push(view(
+            board,
+            frame,
+            previous,
+            &acted,
+            winner.clone(),
+            sentences,
+        ));
     }
     out
 }
