@@ -240,6 +240,13 @@ fn only_an_element_that_declares_blocks_may_refuse_and_only_with_true_or_false()
     write(
         dir.path(),
         "scripts/elements/gate.lua",
+        &gate("blocks = {},", "{ blcok = true }"),
+    );
+    let err = refused(dir.path(), &["run", "gate.toml"]);
+    assert!(err.contains("the key `blcok` (did you mean `block`?)"), "{err}");
+    write(
+        dir.path(),
+        "scripts/elements/gate.lua",
         &gate("blocks = { laser = true },", "nil"),
     );
     let err = refused(dir.path(), &["run", "gate.toml"]);

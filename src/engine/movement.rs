@@ -509,6 +509,21 @@ fn cross_result(v: Value) -> std::result::Result<(bool, i32), String> {
             ))
         }
     };
+    // A misspelt key (`{ blcok = true }`) would otherwise let the robot through unsaid.
+    for pair in t.pairs::<Value, Value>() {
+        let (key, _) = pair.map_err(|e| e.to_string())?;
+        let name = match &key {
+            Value::String(k) => k.to_string_lossy(),
+            other => other.type_name().to_string(),
+        };
+        if name != "cost" && name != "block" {
+            return Err(format!(
+                "on_cross returned a table with the key `{}`{}; {SHAPE}",
+                crate::text::clean_line(&name),
+                crate::error::suggest(&name, ["cost", "block"])
+            ));
+        }
+    }
     let cost = match t.get::<Value>("cost").map_err(|e| e.to_string())? {
         Value::Nil => 0,
         Value::Integer(n) if (0..=i64::from(i32::MAX)).contains(&n) => n as i32,
