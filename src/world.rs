@@ -208,6 +208,10 @@ impl World {
 
     /// The tile that closed the edge from `at` towards `dir` to `robot`, if one did.
     fn closed_by(&self, robot: RobotId, at: Pos, dir: Dir) -> Option<usize> {
+        // Almost always: no element on the board refuses crossings.
+        if self.closed.is_empty() {
+            return None;
+        }
         self.closed
             .iter()
             .find(|c| c.robot == robot && c.at == at && c.dir == dir)
@@ -350,12 +354,8 @@ impl World {
 
     /// Queues a board pusher's push of a robot (and the chain ahead of it), resolved with
     /// every other push queued in the step when the step ends.
-    pub fn queue_push(&mut self, id: RobotId, dir: Dir) {
-        self.queue_push_by(id, dir, None);
-    }
-
-    /// [`World::queue_push`], saying what pushes (`ctx:queue_push`'s cause).
-    pub fn queue_push_by(&mut self, id: RobotId, dir: Dir, by: Option<String>) {
+    /// `by` says what pushes, when a script said (`ctx:queue_push`'s cause).
+    pub fn queue_push(&mut self, id: RobotId, dir: Dir, by: Option<String>) {
         if !self.pushes.iter().any(|(r, d, _)| (*r, *d) == (id, dir)) {
             self.pushes.push((id, dir, by));
         }
@@ -668,7 +668,7 @@ impl World {
                 self.board.robot_can_cross(at, d) && self.closed_by(id, at, d).is_none()
             })
             .collect();
-        for &(id, d) in &moves {
+        for &(id, d) in moves.iter().filter(|_| !self.closed.is_empty()) {
             if let Some(t) = self.closed_by(id, self.state.robots[id].at, d) {
                 let detail = self.refusal(t, d);
                 self.state.log(Some(id), "blocked", detail);

@@ -243,7 +243,10 @@ fn only_an_element_that_declares_blocks_may_refuse_and_only_with_true_or_false()
         &gate("blocks = {},", "{ blcok = true }"),
     );
     let err = refused(dir.path(), &["run", "gate.toml"]);
-    assert!(err.contains("the key `blcok` (did you mean `block`?)"), "{err}");
+    assert!(
+        err.contains("the key `blcok` (did you mean `block`?)"),
+        "{err}"
+    );
     write(
         dir.path(),
         "scripts/elements/gate.lua",

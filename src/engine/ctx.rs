@@ -615,7 +615,7 @@ impl UserData for Ctx {
             |lua, _, (robot, dir, by): (AnyUserData, LuaString, Option<LuaString>)| {
                 let (id, dir) = (robot_id(lua, &robot)?, lua_dir_arg(lua, &dir)?);
                 let by = cause_arg(lua, by)?;
-                link(lua)?.world.borrow_mut().queue_push_by(id, dir, by);
+                link(lua)?.world.borrow_mut().queue_push(id, dir, by);
                 Ok(())
             },
         );

@@ -39,22 +39,20 @@ impl<'a> Resolver<'a> {
         let mut left = squares;
         while left > 0 && self.is_active(id) {
             left -= 1;
-            let start = self.link.world.borrow().state.robots[id].at;
-            let asked = self.ask_chain(id, dir, how, left, card);
-            // A handler asked about the crossing may have moved or destroyed the robot.
-            let step = match asked {
-                Ok(_) if !self.is_at(id, start) => None,
-                Ok(_) => Some(self.world().step(id, dir, how, by)),
-                Err(e) => {
-                    self.world().open_all();
-                    return Err(e);
-                }
+            let asked = if self.link.any_blocking {
+                self.ask_before_step(id, dir, how, left, card)?
+            } else {
+                Some(0)
             };
-            self.world().open_all();
-            let Some(step) = step else { break };
+            // A handler asked about the crossing moved or destroyed the robot.
+            let Some(cost) = asked else { break };
+            let step = self.world().step(id, dir, how, by);
+            if self.link.any_blocking {
+                self.world().open_all();
+            }
             let arrivals = match step {
                 Ok(stepped) => {
-                    left -= asked.unwrap_or(0);
+                    left -= cost;
                     self.tell_pushes(&stepped.chain, dir)?;
                     stepped.arrivals
                 }
@@ -99,6 +97,31 @@ impl<'a> Resolver<'a> {
             }
         }
         Ok(moved)
+    }
+
+    /// [`Resolver::ask_chain`] before one square of `move_robot`: the cost of the mover's
+    /// crossing, or `None` if a handler moved or destroyed the mover meanwhile (its move
+    /// ends). The edges closed stay closed for the step that follows.
+    fn ask_before_step(
+        &self,
+        id: RobotId,
+        dir: Dir,
+        how: How,
+        left: i32,
+        card: Option<Card>,
+    ) -> Result<Option<i32>> {
+        let start = self.link.world.borrow().state.robots[id].at;
+        match self.ask_chain(id, dir, how, left, card) {
+            Ok(_) if !self.is_at(id, start) => {
+                self.world().open_all();
+                Ok(None)
+            }
+            Ok(cost) => Ok(Some(cost)),
+            Err(e) => {
+                self.world().open_all();
+                Err(e)
+            }
+        }
     }
 
     /// Asks the elements that may refuse a crossing (`blocks`) about each robot of the chain
@@ -365,7 +388,9 @@ impl<'a> Resolver<'a> {
             return Err(e);
         }
         let arrivals = self.world().flush_conveys();
-        self.world().open_all();
+        if self.link.any_blocking {
+            self.world().open_all();
+        }
         // Belt moves are resolved together, so the edges they crossed are told afterwards.
         let crossing = Crossing {
             how: How::Belt,
@@ -403,7 +428,9 @@ impl<'a> Resolver<'a> {
             }
         }
         let (arrivals, blocked, chains) = self.world().flush_pushes();
-        self.world().open_all();
+        if self.link.any_blocking {
+            self.world().open_all();
+        }
         for (chain, dir) in &chains {
             self.tell_pushes(chain, *dir)?;
         }
