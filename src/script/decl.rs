@@ -86,16 +86,6 @@ pub struct ElementDef {
     pub events: Sentences,
 }
 
-/// What an element that may refuse crossings declares beside its `on_cross`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a table { lasers = true|false }")]
-pub struct Blocks {
-    /// Its square's edges stop laser beams too, always (lasers are traced natively; the
-    /// robots it lets through are the script's choice).
-    #[serde(default)]
-    pub lasers: bool,
-}
-
 /// An element's own look in the SVG picture: `draw = { color = "#4a8", label = "Z", shape = "circle" }`.
 /// Lets a designer's new element be recognisable without touching the renderer.
 #[derive(Clone, Debug)]
@@ -212,6 +202,16 @@ impl OptionDef {
 pub enum Replace {
     No,
     Yes,
+}
+
+/// What an element that may refuse crossings declares beside its `on_cross`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table { lasers = true|false }")]
+pub struct Blocks {
+    /// Its square's edges stop laser beams too, always (lasers are traced natively; the
+    /// robots it lets through are the script's choice).
+    #[serde(default)]
+    pub lasers: bool,
 }
 
 fn check_keys(lua: &Lua, table: &Table, allowed: &[&str], what: &str) -> mlua::Result<()> {
