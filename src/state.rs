@@ -190,8 +190,11 @@ pub struct StepSnapshot {
     pub robots: Vec<Robot>,
 }
 
-/// One thing that happened, for the log, the JSON output and replays.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// One thing that happened, for the log, the JSON output and replays. Its details are
+/// written as fields of the event beside its own ([`EVENT_FIELDS`]), which no detail may
+/// be named (`Detail::insert`, and scripts' `ctx:log` refuses them), so every event reads
+/// back as it was written.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Event {
     pub turn: u32,
     pub register: u8,
@@ -202,6 +205,81 @@ pub struct Event {
     pub what: Cow<'static, str>,
     #[serde(flatten)]
     pub detail: Detail,
+}
+
+/// An event's own fields in JSON: no detail is named one of these.
+pub const EVENT_FIELDS: [&str; 5] = ["turn", "register", "segment", "robot", "what"];
+
+/// Whether `key` is one of an event's own fields, which no detail may be named.
+pub fn is_event_field(key: &str) -> bool {
+    EVENT_FIELDS.contains(&key)
+}
+
+impl<'de> Deserialize<'de> for Event {
+    /// An event as [`Event`] writes it: its own fields and, around them, its details. A save
+    /// or replay of an older rally may hold a detail under an event's own name after the
+    /// event's own (`card_set`'s `register`): that one is read as `in_register` (`in_` and
+    /// the name), the name such a detail has now, so those games still resume.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Event, D::Error> {
+        struct Fields;
+        impl<'de> serde::de::Visitor<'de> for Fields {
+            type Value = Event;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an event: turn, register, segment, what, robot and its details")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Event, A::Error> {
+                use serde::de::Error;
+                let (mut turn, mut register, mut segment, mut robot, mut what) =
+                    (None, None, None, None, None);
+                let mut detail = Map::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    let seen = match key.as_str() {
+                        "turn" => turn.is_some(),
+                        "register" => register.is_some(),
+                        "segment" => segment.is_some(),
+                        "robot" => robot.is_some(),
+                        "what" => what.is_some(),
+                        _ => {
+                            let value: Value = map.next_value()?;
+                            if detail.insert(key.clone(), value).is_some() {
+                                return Err(A::Error::custom(format!("duplicate detail `{key}`")));
+                            }
+                            continue;
+                        }
+                    };
+                    if seen {
+                        let value: Value = map.next_value()?;
+                        let renamed = format!("in_{key}");
+                        if detail.insert(renamed.clone(), value).is_some() {
+                            return Err(A::Error::custom(format!("duplicate detail `{renamed}`")));
+                        }
+                        continue;
+                    }
+                    match key.as_str() {
+                        "turn" => turn = Some(map.next_value::<u32>()?),
+                        "register" => register = Some(map.next_value::<u8>()?),
+                        "segment" => segment = Some(map.next_value::<String>()?),
+                        "robot" => robot = Some(map.next_value::<Option<String>>()?),
+                        _ => what = Some(map.next_value::<String>()?),
+                    }
+                }
+                Ok(Event {
+                    turn: turn.ok_or_else(|| A::Error::missing_field("turn"))?,
+                    register: register.ok_or_else(|| A::Error::missing_field("register"))?,
+                    segment: segment
+                        .ok_or_else(|| A::Error::missing_field("segment"))?
+                        .into(),
+                    robot: robot.flatten().map(Arc::from),
+                    what: what.ok_or_else(|| A::Error::missing_field("what"))?.into(),
+                    detail: detail.into(),
+                })
+            }
+        }
+        deserializer.deserialize_map(Fields)
+    }
 }
 
 /// An event's details: a small list of named values, written as fields of the event in JSON.
@@ -341,8 +419,14 @@ impl Detail {
         }
     }
 
+    /// Sets detail `key`, which may not be one of the event's own fields ([`EVENT_FIELDS`]:
+    /// scripts' details are checked before they get here, the engine's own are fixed text).
     pub fn insert(&mut self, key: impl Into<Cow<'static, str>>, value: impl Into<Field>) {
         let key = key.into();
+        debug_assert!(
+            !is_event_field(&key),
+            "an event's detail named `{key}`, one of the event's own fields"
+        );
         let value = value.into();
         self.json.take();
         match self
@@ -374,7 +458,9 @@ impl Detail {
 }
 
 impl From<Map<String, Value>> for Detail {
+    /// Details from a script (`ctx:log`, checked there) or a file (`Event`'s reader).
     fn from(map: Map<String, Value>) -> Detail {
+        debug_assert!(!map.keys().any(|k| is_event_field(k)), "{map:?}");
         Detail {
             fields: map
                 .into_iter()
@@ -393,12 +479,6 @@ impl Serialize for Detail {
             map.serialize_entry(k, v)?;
         }
         map.end()
-    }
-}
-
-impl<'de> Deserialize<'de> for Detail {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Detail, D::Error> {
-        Map::<String, Value>::deserialize(deserializer).map(Detail::from)
     }
 }
 
@@ -605,6 +685,30 @@ macro_rules! detail {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_event_reads_back_as_written_and_an_older_colliding_detail_is_renamed() {
+        let event = Event {
+            turn: 2,
+            register: 3,
+            segment: "robots_move".into(),
+            robot: Some(Arc::from("Ann")),
+            what: "card_set".into(),
+            detail: crate::detail! {"in_register" => 4u8, "from" => "move1@490".to_string()},
+        };
+        let text = serde_json::to_string(&event).unwrap();
+        assert_eq!(serde_json::from_str::<Event>(&text).unwrap(), event);
+        // What rally wrote before details and the event's own fields were kept apart.
+        let older = r#"{"turn":2,"register":3,"segment":"robots_move","robot":"Ann","what":"card_set","from":"move1@490","in_register":4}"#
+            .replace(r#""in_register""#, r#""register""#);
+        assert_eq!(serde_json::from_str::<Event>(&older).unwrap(), event);
+        for bad in [
+            r#"{"register":3,"segment":"s","what":"w"}"#,
+            r#"{"turn":1,"register":3,"segment":"s","what":"w","register":1,"in_register":2}"#,
+        ] {
+            assert!(serde_json::from_str::<Event>(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn rng_is_deterministic_and_in_range() {

@@ -1,10 +1,12 @@
 //! Text from scripts and files on its way to a terminal. Control characters would let a script
-//! clear the screen, move the cursor or print a fake line ("all expectations hold"), so they
-//! are shown escaped (`\x1b`), never sent raw. Newlines stay where a message may span lines
-//! ([`clean`]) and are escaped where one line is expected ([`clean_line`]). JSON output is
-//! exact and never passes through here. Pictures and pages get [`xml`]: markup escaped, and
-//! control characters shown the same way (XML 1.0 allows none of them, even escaped as
-//! `&#27;`, so an SVG holding one would not open).
+//! clear the screen, move the cursor or print a fake line ("all expectations hold"), and the
+//! bidirectional controls (U+202E, right-to-left override) turn the rest of a line around, so
+//! they are shown escaped (`\x1b`, `\u{202e}`), never sent raw. Newlines stay where a message
+//! may span lines ([`clean`]) and are escaped where one line is expected ([`clean_line`]: a
+//! name, a cause, a table's cell). JSON output is exact and never passes through here.
+//! Pictures and pages get [`xml`]: markup escaped, and those characters shown the same way
+//! (XML 1.0 allows no control character, even escaped as `&#27;`, so an SVG holding one would
+//! not open).
 
 use std::borrow::Cow;
 
@@ -39,8 +41,15 @@ pub fn xml(text: &str) -> String {
     out
 }
 
+/// The characters that change the direction of the text after them (bidirectional
+/// embeddings, overrides, isolates and marks): U+202E makes `txt.exe` of `exe.txt`, and
+/// turns the rest of a line around. Shown escaped, as control characters are.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
 fn escape(text: &str, allowed: impl Fn(char) -> bool) -> Cow<'_, str> {
-    let bad = |c: char| c.is_control() && !allowed(c);
+    let bad = |c: char| (c.is_control() || is_bidi_control(c)) && !allowed(c);
     if !text.chars().any(bad) {
         return Cow::Borrowed(text);
     }
@@ -65,6 +74,9 @@ mod tests {
         assert_eq!(clean("\x1b[2Jhi\n"), "\\x1b[2Jhi\n");
         assert_eq!(clean_line("a\nb\rc\u{9b}d\x7f"), "a\\nb\\x0dc\\x9bd\\x7f");
         assert!(matches!(clean("plain text, ü"), Cow::Borrowed(_)));
+        assert_eq!(clean("robot \u{202e}txt.exe"), "robot \\u{202e}txt.exe");
+        assert_eq!(clean_line("\u{2066}a\u{200f}"), "\\u{2066}a\\u{200f}");
+        assert_eq!(xml("\u{202d}x"), "\\u{202d}x");
     }
 
     #[test]

@@ -597,7 +597,9 @@ impl World {
     /// counted none yet this register: the next flag is available from the next register
     /// [prop.] (a Mechanical Arm reaches several flags at once).
     pub fn touch_flag(&mut self, id: RobotId, number: u32) -> bool {
+        // A flag the course does not have is never touched (a save counting it is refused).
         if self.state.robots[id].flags.checked_add(1) != Some(number)
+            || number as usize > self.board.flags().len()
             || self.counted_flag_this_register(id)
         {
             return false;

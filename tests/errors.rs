@@ -120,6 +120,25 @@ fn a_bad_value_of_the_right_type_names_the_method_and_argument() {
 }
 
 #[test]
+fn a_logged_detail_named_as_an_events_own_field_is_refused() {
+    // A detail `register` would collide with the event's own in every save and replay.
+    for detail in [
+        "{ register = 4 }",
+        "{ why = \"x\", what = \"y\" }",
+        "{ robot = { 1 } }",
+    ] {
+        let key = ["register", "what", "robot"]
+            .into_iter()
+            .find(|k| detail.contains(&format!("{k} =")))
+            .unwrap();
+        handler_says(
+            &format!("ctx:log(robot, \"probe\", {detail})"),
+            &format!("ctx:log: details: `{key}` is one of the event's own fields (turn, register, segment, robot, what): name the detail otherwise"),
+        );
+    }
+}
+
+#[test]
 fn negative_amounts_are_errors() {
     handler_says(
         "ctx:damage(robot, -1)",

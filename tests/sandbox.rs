@@ -6,8 +6,12 @@
 
 mod harness;
 
+mod boards;
 mod budget;
+mod determinism;
 mod isolation;
+mod native;
+mod outputs;
 mod state;
 mod store;
 mod terminal;

@@ -200,6 +200,65 @@ fn every_bad_message_gets_an_error_frame_and_changes_nothing() {
 }
 
 #[test]
+fn a_flood_of_binary_messages_is_rate_limited_and_closed_like_any_other() {
+    let ws = Workspace::new();
+    let (server, tokens) = table(&ws, Settings::default());
+    runtime().block_on(async {
+        let mut spectator = Client::connect(&server, "t", &tokens.spectator).await;
+        let mut sent = 0;
+        while sent < 3000 && spectator.try_send_raw(Message::binary(vec![0u8; 16])).await {
+            sent += 1;
+        }
+        while spectator.next().await.is_some() {}
+        let errors = spectator
+            .frames
+            .iter()
+            .filter(|f| f["type"] == "error")
+            .count();
+        assert!(
+            errors <= 45,
+            "{errors} error frames for a flood: one per message that passed, one for the flood"
+        );
+        let closed = spectator.frames.last().unwrap();
+        assert_eq!(closed["code"], 1008, "the flood is closed: {closed}");
+    });
+}
+
+#[test]
+fn a_table_holds_at_most_its_share_of_connections() {
+    let ws = Workspace::new();
+    let (server, tokens) = table(&ws, Settings::default());
+    let cap = rally::table::server::MAX_PER_TABLE;
+    runtime().block_on(async {
+        let mut spectators = Vec::new();
+        for _ in 0..cap {
+            spectators.push(Client::connect(&server, "t", &tokens.spectator).await);
+        }
+        let refused = Client::try_connect(&server, "t", &tokens.spectator).await;
+        let Err(tokio_tungstenite::tungstenite::Error::Http(response)) = refused else {
+            panic!("connection {} was not refused", cap + 1);
+        };
+        assert_eq!(response.status(), 503);
+        // One goes: a place is free again, and a seat's click still comes through at once.
+        spectators.pop().unwrap().close().await;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let mut ann = loop {
+            if let Ok(ann) = Client::try_connect(&server, "t", &tokens.seats[0]).await {
+                break ann;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the freed place stays taken"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        };
+        assert_eq!(ann.state["seat"], "Ann");
+        ann.send(json!({"type": "ready"})).await;
+        ann.error().await;
+    });
+}
+
+#[test]
 fn hidden_cards_never_reach_another_seat_or_a_spectator() {
     let ws = Workspace::new();
     let (server, tokens) = table(&ws, Settings::default());
@@ -299,6 +358,66 @@ fn a_dropped_player_loses_nothing_and_a_bot_steps_in_when_the_host_says() {
 }
 
 #[test]
+fn a_seat_a_person_took_from_a_bot_stays_theirs_while_they_are_away() {
+    let ws = Workspace::new();
+    let (server, tokens) = table(&ws, Settings::default());
+    runtime().block_on(async {
+        let mut host = Client::connect(&server, "t", &tokens.host).await;
+        // Cog is a bot's seat in the game file; a person takes it before the game starts.
+        let mut cog = Client::connect(&server, "t", &tokens.seats[2]).await;
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let _bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        let hand = cog.dealt().await;
+        assert_eq!(
+            cog.state["desk"]["ready"], false,
+            "the person programs, not the bot"
+        );
+        cog.send(json!({"type": "place", "register": 3, "card": hand[4]}))
+            .await;
+        cog.state_where(|s| !s["desk"]["registers"][2].is_null())
+            .await;
+        // A reload (F5): the socket goes and a new one comes.
+        cog.close().await;
+        host.state_where(|s| s["seats"][2]["connected"] == false)
+            .await;
+        let state = host.state.clone();
+        assert_eq!(state["seats"][2]["status"], "programming", "{state}");
+        assert_eq!(
+            state["seats"][2]["driver"], "person",
+            "the seat waits for them"
+        );
+        let cog = Client::connect(&server, "t", &tokens.seats[2]).await;
+        assert_eq!(cog.state["desk"]["hand"], json!(hand));
+        assert_eq!(cog.state["desk"]["registers"][2], json!(hand[4]));
+        assert_eq!(cog.state["desk"]["ready"], false, "no Ready forced on them");
+        // Closing the tab for longer: with the host's `bot_after`, the bot finishes the
+        // program around the card they placed.
+        cog.close().await;
+        host.send(json!({"type": "settings", "bot_after": 1})).await;
+        host.state_where(|s| s["seats"][2]["status"] == "ready")
+            .await;
+        let cog = Client::connect(&server, "t", &tokens.seats[2]).await;
+        let desk = &cog.state["desk"];
+        assert_eq!(desk["ready"], true);
+        assert_eq!(
+            desk["registers"][2],
+            json!(hand[4]),
+            "their card stays: {desk}"
+        );
+        let registers = desk["registers"].as_array().unwrap();
+        assert!(registers.iter().all(|r| r.is_string()), "{desk}");
+        let mut placed: Vec<&Value> = registers.iter().collect();
+        placed.sort_by_key(|c| c.to_string());
+        placed.dedup();
+        assert_eq!(placed.len(), 5, "five different cards: {desk}");
+        assert!(registers
+            .iter()
+            .all(|c| hand.contains(&c.as_str().unwrap().to_string())));
+        ann.program_and_ready().await;
+    });
+}
+
+#[test]
 fn a_table_comes_back_from_its_save_with_the_same_links() {
     let ws = Workspace::new();
     let launch = ws.launch("t", Settings::default(), false);
@@ -337,6 +456,389 @@ fn a_table_comes_back_from_its_save_with_the_same_links() {
     });
 }
 
+/// Resumes table `t` from `ws`'s save with default settings (the save's are to win).
+fn resumed(ws: &Workspace) -> (Server, Tokens) {
+    let launch = ws.launch("t", Settings::default(), false);
+    let (save, tokens) = rally::table::thread::resume(&launch.save).unwrap();
+    let tokens = tokens.expect("the tokens were kept beside the save");
+    let (server, _) = serve(vec![rally::table::Launch {
+        resume: Some(save),
+        tokens: tokens.clone(),
+        ..launch
+    }]);
+    (server, tokens)
+}
+
+#[test]
+fn a_resumed_table_keeps_the_programs_ready_seating_and_host_settings() {
+    let ws = Workspace::new();
+    let (server, tokens) = table(&ws, Settings::default());
+    let (ann_placed, bob_program) = runtime().block_on(async {
+        let mut host = Client::connect(&server, "t", &tokens.host).await;
+        // Cog is a bot's seat that a person takes.
+        let mut cog = Client::connect(&server, "t", &tokens.seats[2]).await;
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        host.send(json!({"type": "settings", "timer": 45, "bot_after": 600}))
+            .await;
+        host.state_where(|s| s["settings"]["timer"] == 45).await;
+        let hand = ann.dealt().await;
+        for (register, card) in [(1, &hand[3]), (4, &hand[0])] {
+            ann.send(json!({"type": "place", "register": register, "card": card}))
+                .await;
+        }
+        ann.state_where(|s| !s["desk"]["registers"][3].is_null())
+            .await;
+        let bob_program = bob.program_and_ready().await;
+        cog.dealt().await;
+        host.state_where(|s| s["seats"][1]["status"] == "ready")
+            .await;
+        (ann.state["desk"]["registers"].clone(), bob_program)
+    });
+    drop(server);
+
+    let (server, tokens) = resumed(&ws);
+    runtime().block_on(async {
+        let host = Client::connect(&server, "t", &tokens.host).await;
+        assert_eq!(
+            host.state["settings"],
+            json!({"bot_after": 600, "choice_timeout": 30, "timer": 45}),
+            "the host's settings"
+        );
+        let seats = &host.state["seats"];
+        assert_eq!(host.state["phase"], "programming", "{}", host.state);
+        assert_eq!(seats[1]["status"], "ready", "{seats}");
+        assert_eq!(
+            seats[2]["driver"], "person",
+            "Cog's seat is still a person's: {seats}"
+        );
+        assert_eq!(seats[2]["connected"], false);
+        assert_eq!(seats[2]["status"], "programming");
+        let ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        assert_eq!(ann.state["desk"]["registers"], ann_placed);
+        assert_eq!(ann.state["desk"]["ready"], false);
+        let told = ann.frames.iter().any(|f| {
+            f["type"] == "notice"
+                && f["text"]
+                    .as_str()
+                    .unwrap()
+                    .contains("came back from its save")
+        });
+        assert!(told, "the players are told: {:?}", ann.frames);
+        let bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        assert_eq!(bob.state["desk"]["ready"], true);
+        assert_eq!(bob.state["desk"]["registers"], json!(bob_program));
+    });
+}
+
+/// A `rally serve` process in `dir`, and the links it printed (`who` → token).
+struct Serving {
+    child: std::process::Child,
+    addr: String,
+    tokens: std::collections::BTreeMap<String, String>,
+}
+
+fn rally_serve(dir: &std::path::Path, args: &[&str]) -> Serving {
+    use std::io::BufRead;
+    let mut child = crate::support::rally_command(dir, args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Read to the end on a thread of its own: a closed pipe would fail the server's prints.
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let (tx, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stdout.lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let (mut addr, mut tokens) = (String::new(), std::collections::BTreeMap::new());
+    for line in lines.iter() {
+        let Some((who, link)) = line.trim().split_once("http://") else {
+            continue;
+        };
+        let Some((at, token)) = link.split_once("/t/table#") else {
+            continue;
+        };
+        addr = at.to_string();
+        let who = who.trim().to_string();
+        tokens.insert(who.clone(), token.to_string());
+        if who == "host" {
+            break;
+        }
+    }
+    assert!(tokens.contains_key("host"), "no links printed");
+    Serving {
+        child,
+        addr,
+        tokens,
+    }
+}
+
+#[test]
+fn a_table_killed_mid_turn_comes_back_with_its_programs_and_refuses_to_be_replaced() {
+    let ws = Workspace::new();
+    let dir = ws.dir.path();
+    let serve = [
+        "serve",
+        "table.toml",
+        "--saves",
+        "saves",
+        "--port",
+        "0",
+        "--no-reload",
+    ];
+    let mut first = rally_serve(dir, &serve);
+    let save = dir.join("saves/table.save.json");
+    assert!(
+        save.exists(),
+        "a save exists from the moment the table opens"
+    );
+    let token = |s: &Serving, who: &str| s.tokens[who].clone();
+    let (ann_placed, bob_program) = runtime().block_on(async {
+        let mut ann = Client::try_connect_at(&first.addr, "table", &token(&first, "seat Ann"))
+            .await
+            .unwrap();
+        let mut bob = Client::try_connect_at(&first.addr, "table", &token(&first, "seat Bob"))
+            .await
+            .unwrap();
+        let hand = ann.dealt().await;
+        ann.send(json!({"type": "place", "register": 2, "card": hand[1]}))
+            .await;
+        ann.state_where(|s| !s["desk"]["registers"][1].is_null())
+            .await;
+        let program = bob.program_and_ready().await;
+        (ann.state["desk"]["registers"].clone(), program)
+    });
+    // The save catches up with the desks (the saver writes off the table's thread).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let text = std::fs::read_to_string(&save).unwrap_or_default();
+        let kept: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        let desks = &kept["table"]["desks"];
+        if desks[0]["registers"][1].is_string() && desks[1]["ready"] == true {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the save never had the desks: {text}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    first.child.kill().unwrap(); // SIGKILL: no shutdown, no last save
+    first.child.wait().unwrap();
+
+    // The same game again would replace the unfinished one: refused.
+    let refused = crate::support::rally_refused(dir, &serve);
+    assert!(refused.contains("holds an unfinished game"), "{refused}");
+    assert!(refused.contains("--resume"), "{refused}");
+    // A tokens file with an empty host token would make anyone the host: refused.
+    let tokens_file = dir.join("saves/table.tokens.json");
+    let good = std::fs::read_to_string(&tokens_file).unwrap();
+    let mut bad: Value = serde_json::from_str(&good).unwrap();
+    bad["host"] = json!("");
+    std::fs::write(&tokens_file, bad.to_string()).unwrap();
+    let resume = [
+        "serve",
+        "--resume",
+        "saves/table.save.json",
+        "--port",
+        "0",
+        "--no-reload",
+    ];
+    let refused = crate::support::rally_refused(dir, &resume);
+    assert!(refused.contains("the host's token is \"\""), "{refused}");
+    std::fs::write(&tokens_file, "{\"seats\": [").unwrap();
+    let refused = crate::support::rally_refused(dir, &resume);
+    assert!(refused.contains("not a table's tokens"), "{refused}");
+    std::fs::write(&tokens_file, &good).unwrap();
+
+    let mut second = rally_serve(dir, &resume);
+    assert_eq!(second.tokens, first.tokens, "the same links");
+    runtime().block_on(async {
+        let ann = Client::try_connect_at(&second.addr, "table", &token(&second, "seat Ann"))
+            .await
+            .unwrap();
+        assert_eq!(ann.state["desk"]["registers"], ann_placed);
+        let bob = Client::try_connect_at(&second.addr, "table", &token(&second, "seat Bob"))
+            .await
+            .unwrap();
+        assert_eq!(bob.state["desk"]["ready"], true);
+        assert_eq!(bob.state["desk"]["registers"], json!(bob_program));
+    });
+    second.child.kill().unwrap();
+    second.child.wait().unwrap();
+    // `--new` starts over it.
+    let mut third = rally_serve(dir, &[&serve[..], &["--new"]].concat());
+    assert_ne!(third.tokens, first.tokens, "new links");
+    third.child.kill().unwrap();
+    third.child.wait().unwrap();
+}
+
+#[test]
+fn no_card_leaves_the_server_before_it_is_face_up_in_a_whole_option_game() {
+    // Four bots holding every option card between them (Recompile discards whole hands,
+    // Conditional Program keeps a card face down, Abort Switch and Scrambler draw from the
+    // deck...): a spectator and the host read every frame of the whole game, and every card
+    // in one is in a register revealed by then or locked since the turn began.
+    let ws = Workspace::new();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let game = std::fs::read_to_string(root.join("tests/games/every_option.toml"))
+        .unwrap()
+        .replace(
+            "\"../../boards/practice.toml\"",
+            &format!("{:?}", root.join("boards/practice.toml")),
+        );
+    std::fs::write(ws.path("every_option.toml"), game).unwrap();
+    let mut launch = ws.launch("t", Settings::default(), false);
+    launch.game = ws.path("every_option.toml");
+    launch.tokens = Tokens::new(4).unwrap();
+    let (server, infos) = serve(vec![launch]);
+    let tokens = infos[0].tokens.clone();
+    // Cards as events spell them (`move2@700`) and as the pages' words do ("Move 2 (700)").
+    let card = regex::Regex::new(
+        r"\b(move1|move2|move3|back|left|right|uturn)@([0-9]+)|(Move 1|Move 2|Move 3|Back Up|Turn Left|Turn Right|U-Turn) \(([0-9]+)\)",
+    )
+    .unwrap();
+    let spelled = |c: &regex::Captures| match (c.get(1), c.get(3)) {
+        (Some(kind), _) => format!("{}@{}", kind.as_str(), &c[2]),
+        (_, Some(words)) => {
+            let kind = match words.as_str() {
+                "Move 1" => "move1",
+                "Move 2" => "move2",
+                "Move 3" => "move3",
+                "Back Up" => "back",
+                "Turn Left" => "left",
+                "Turn Right" => "right",
+                _ => "uturn",
+            };
+            format!("{kind}@{}", &c[4])
+        }
+        _ => unreachable!(),
+    };
+    runtime().block_on(async {
+        let mut host = Client::connect(&server, "t", &tokens.host).await;
+        let mut spectator = Client::connect(&server, "t", &tokens.spectator).await;
+        host.send(json!({"type": "start"})).await;
+        for client in [&mut host, &mut spectator] {
+            client.state_where(|s| s["phase"] == "over").await;
+            let (mut turn, mut face_up) = (0, std::collections::HashSet::new());
+            let mut checked = 0;
+            for frame in &client.frames {
+                if frame["type"] == "stage" && frame["turn"] != turn {
+                    turn = frame["turn"].as_u64().unwrap();
+                    face_up.clear();
+                }
+                if frame["type"] == "state" {
+                    for seat in frame["seats"].as_array().unwrap() {
+                        for c in seat["locked"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .filter_map(Value::as_str)
+                        {
+                            face_up.insert(c.to_string());
+                        }
+                    }
+                }
+                if frame["type"] == "stage" {
+                    for r in frame["revealed"].as_array().unwrap() {
+                        face_up.insert(r["card"].as_str().unwrap().to_string());
+                    }
+                }
+                let text = frame.to_string();
+                for found in card.captures_iter(&text) {
+                    let found = spelled(&found);
+                    assert!(
+                        face_up.contains(&found),
+                        "{found} before it is face up (turn {turn}) in {}",
+                        &text[..text.len().min(3000)]
+                    );
+                    checked += 1;
+                }
+            }
+            assert!(checked > 50, "the game showed {checked} cards");
+        }
+        let text: String = spectator
+            .frames
+            .iter()
+            .filter(|f| f["type"] == "stage")
+            .map(|f| f.to_string())
+            .collect();
+        assert!(
+            text.contains("a face-down card"),
+            "nothing was blotted: the test would see nothing"
+        );
+        // Script vars are their robot's seat's (no script of this game makes one public):
+        // none is in any frame the host or a spectator gets, though the game wrote some.
+        for client in [&host, &spectator] {
+            let mut found = Vec::new();
+            client.frames.iter().for_each(|f| vars_in(f, &mut found));
+            assert!(found.is_empty(), "vars reached a page: {found:?}");
+        }
+    });
+}
+
+#[test]
+fn a_robots_script_vars_reach_its_seat_alone_unless_the_script_makes_them_public() {
+    let ws = Workspace::new();
+    std::fs::write(
+        ws.path("scripts/rules/notes.lua"),
+        "return rally.rule {\n  name = \"notes\",\n  public_vars = { \"shown\" },\n  on_card = function(ctx, robot, card)\n    ctx:set_var(robot, \"plan\", 7)\n    ctx:set_var(robot, \"shown\", 1)\n  end,\n}\n",
+    )
+    .unwrap();
+    let (server, tokens) = table(&ws, Settings::default());
+    runtime().block_on(async {
+        let mut host = Client::connect(&server, "t", &tokens.host).await;
+        let mut spectator = Client::connect(&server, "t", &tokens.spectator).await;
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        ann.program_and_ready().await;
+        bob.program_and_ready().await;
+        for client in [&mut host, &mut spectator, &mut ann, &mut bob] {
+            client.state_where(|s| s["turn"] == 2).await;
+        }
+        assert_eq!(ann.state["vars"], json!({"plan": 7, "shown": 1}), "her own");
+        for (who, client) in [("host", &host), ("spectator", &spectator), ("Bob", &bob)] {
+            let text: String = client.frames.iter().map(|f| f.to_string()).collect();
+            assert!(
+                text.contains(r#""vars":{"shown":1}"#),
+                "{who}: the public var"
+            );
+            // A seat's state has its own robot's vars at its top; the robots' are below.
+            let mut found = Vec::new();
+            for frame in &client.frames {
+                let mut frame = frame.clone();
+                frame.as_object_mut().unwrap().remove("vars");
+                vars_in(&frame, &mut found);
+            }
+            assert!(
+                !found.iter().any(|v| v.contains("plan")),
+                "{who}: {found:?}"
+            );
+        }
+    });
+}
+
+/// Every non-empty `vars` object in `v`.
+fn vars_in(v: &Value, found: &mut Vec<String>) {
+    match v {
+        Value::Object(map) => {
+            for (k, v) in map {
+                match v {
+                    Value::Object(vars) if k == "vars" && !vars.is_empty() => {
+                        found.push(v.to_string())
+                    }
+                    _ => vars_in(v, found),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| vars_in(v, found)),
+        _ => {}
+    }
+}
+
 #[test]
 fn a_save_that_cannot_be_written_is_shown_to_the_host_and_the_table_plays_on() {
     let ws = Workspace::new();
@@ -344,7 +846,9 @@ fn a_save_that_cannot_be_written_is_shown_to_the_host_and_the_table_plays_on() {
     let save = launch.save.clone();
     let (server, infos) = serve(vec![launch]);
     let tokens = &infos[0].tokens;
-    // Something else took the save's place: a folder with a file in it.
+    // Something else took the save's place (saved when the table opened): a folder with a
+    // file in it.
+    std::fs::remove_file(&save).unwrap();
     std::fs::create_dir_all(save.join("in-the-way")).unwrap();
     runtime().block_on(async {
         let mut host = Client::connect(&server, "t", &tokens.host).await;

@@ -40,10 +40,12 @@ return rally.option {
     local register = ctx:choose(robot, "dual_processor", registers, {
       text = "Dual Processor: add a Rotate card to which register's Move card?",
       advice = advice,
+      hidden = true, -- the register paired is face down until it is played
     })
     if register == "no" then return end
     local card = ctx:choose(robot, "dual_processor_card", rotations, {
       text = "Dual Processor: which Rotate card?",
+      hidden = true,
     })
     ctx:keep_card(robot, option.name, card)
     ctx:set_var(robot, "dual_processor", { turn = ctx.turn, register = tonumber(register) })

@@ -18,11 +18,11 @@ return rally.option {
     fire = function(ctx, robot, target, option, info)
       local next = ctx.register + 1
       if not ctx:program(target)[next] or ctx:is_locked(target, next) then
-        ctx:log(robot, "scrambled", { target = target.name, register = next, changed = false })
+        ctx:log(robot, "scrambled", { target = target.name, in_register = next, changed = false })
         return
       end
       ctx:set_card(target, next, ctx:draw_card(), "scrambler")
-      ctx:log(robot, "scrambled", { target = target.name, register = next, changed = true })
+      ctx:log(robot, "scrambled", { target = target.name, in_register = next, changed = true })
     end,
   },
 }

@@ -451,7 +451,7 @@ function Ctx:random(n) end
 ---```
 ---@param robot rally.Robot|nil who it is about; nil for the board
 ---@param what string the event's name
----@param detail? table<string, any> the event's details, JSON-like (`{ at = { x, y } }`)
+---@param detail? table<string, any> the event's details, JSON-like (`{ at = { x, y } }`); none named `turn`, `register`, `segment`, `robot` or `what` (the event's own fields)
 function Ctx:log(robot, what, detail) end
 
 ---A random card from the classic deck, leaving out the cards in robots' registers
@@ -689,7 +689,7 @@ function Ctx:reload_option(robot, name) end
 ---@param robot rally.Robot the robot whose player answers
 ---@param key string a stable name for the question
 ---@param choices string[] the possible answers; the first is the default
----@param info? table `text` for people; other keys are hints for bots
+---@param info? table `text` for people; `hidden = true`: the answer tells what is face down, and a playtest table shows it to no one else; other keys are hints for bots
 ---@return string answer one of `choices`
 function Ctx:choose(robot, key, choices, info) end
 
@@ -806,7 +806,7 @@ function Builder:start(number) end
 ---
 ---```lua
 ---on_push = function(ctx, pusher, pushed, info)
----  ctx:log(pusher, "shoved", { robot = pushed.name, dir = info.dir })
+---  ctx:log(pusher, "shoved", { pushed = pushed.name, dir = info.dir })
 ---end,
 ---```
 ---@class rally.PushInfo
@@ -1110,6 +1110,13 @@ function Builder:start(number) end
 ---events = { craned = "{robot} is pulled toward the crane at {crane}" },
 ---```
 ---@field events? table<string, string>
+---The robot vars this script writes that every page of a playtest table may see (`rally
+---serve`); a robot's other vars reach its own seat only.
+---
+---```lua
+---rally.element { name = "ice", public_vars = { "ice" } }
+---```
+---@field public_vars? string[]
 ---A robot arrived on this square: by its card (once for every square a Move 2 or Move 3
 ---enters, not only where it stops), pushed, carried by a belt or placed by a script. Told
 ---after `on_cross`, before the rules' `on_enter`.
@@ -1238,6 +1245,13 @@ function Builder:start(number) end
 ---rally.rule { name = "ice_rink", only_with = { "ice" }, on_enter = function(ctx, robot) end }
 ---```
 ---@field only_with? string[]
+---The robot vars this script writes that every page of a playtest table may see (`rally
+---serve`); a robot's other vars reach its own seat only.
+---
+---```lua
+---rally.rule { name = "tolls", public_vars = { "tolls" } }
+---```
+---@field public_vars? string[]
 ---Any robot is about to execute its card, before its options' and its square's `on_card`;
 ---returns as an element's `on_card`.
 ---
@@ -1346,6 +1360,13 @@ function Builder:start(number) end
 ---events = { shoved = "{robot} shoves robot {robot_pushed} {dir}" },
 ---```
 ---@field events? table<string, string>
+---The robot vars this script writes that every page of a playtest table may see (`rally
+---serve`); a robot's other vars reach its own seat only.
+---
+---```lua
+---rally.option { name = "beacon", public_vars = { "beacon" } }
+---```
+---@field public_vars? string[]
 ---The holder is about to execute its card, after the rules' `on_card` and before its
 ---square's; returns as an element's `on_card`.
 ---

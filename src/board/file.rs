@@ -17,6 +17,15 @@ use toml::Spanned;
 /// The longest side a board may have (the largest published courses are a few dozen squares).
 pub const MAX_SIDE: i32 = 256;
 
+/// The most elements one square may hold (a busy square of the standard floor holds four or
+/// five): without a bound, a board file of a few KB could place millions of elements.
+pub const MAX_PER_SQUARE: usize = 16;
+
+/// The error of a square holding more than [`MAX_PER_SQUARE`] elements.
+pub fn crowded(count: usize) -> String {
+    format!("{count} elements on one square: a square holds at most {MAX_PER_SQUARE}")
+}
+
 /// Checks a board's size, however the board came in (a board file, a course, an inline
 /// board, a Tiled map): 1 to [`MAX_SIDE`] squares a side. Sizes are taken as `i64` so that
 /// whatever a file says can be checked before any arithmetic is done with it.
@@ -442,6 +451,9 @@ pub(crate) fn legend_entries(value: &toml::Value) -> Result<Vec<(String, toml::T
             let mut all = Vec::new();
             for item in items {
                 all.extend(legend_entries(item)?);
+                if all.len() > MAX_PER_SQUARE {
+                    return Err(crowded(all.len()));
+                }
             }
             Ok(all)
         }

@@ -29,6 +29,18 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+/// The most tile layers a map may have, and how deep its groups of layers may nest: a map
+/// of a few KB could otherwise decode thousands of layers (each of up to 65536 cells), or
+/// nest groups deep enough to overflow the stack.
+const MAX_LAYERS: usize = 64;
+const MAX_GROUP_DEPTH: usize = 16;
+
+/// Whether a map with `layers` tile layers so far may read one more.
+fn too_many_layers(layers: usize) -> Option<String> {
+    (layers >= MAX_LAYERS)
+        .then(|| format!("more than {MAX_LAYERS} tile layers: rally reads at most {MAX_LAYERS}"))
+}
+
 /// Tiled's flip flags in the high bits of a tile's gid.
 const FLIP_H: u32 = 0x8000_0000;
 const FLIP_V: u32 = 0x4000_0000;
@@ -132,6 +144,8 @@ pub fn load_with(path: &Path, given: Option<&Path>) -> Result<Layout> {
     let lines = Lines::of(&source.text);
     let cells = (map.width * map.height) as usize;
     let mut placements = Vec::new();
+    // Elements placed on each square so far, bounded (file::MAX_PER_SQUARE).
+    let mut crowd = vec![0usize; cells];
     for layer in &map.layers {
         if layer.gids.len() != cells {
             let at = layer.offsets.first().copied().unwrap_or(0);
@@ -181,6 +195,10 @@ pub fn load_with(path: &Path, given: Option<&Path>) -> Result<Layout> {
             let mapping = mappings[index].as_ref().map(|(_, m)| m);
             let entries = elements_of(tileset, id, mapping)
                 .map_err(|m| origin.error(format!("{context}: {m}")))?;
+            crowd[i] += entries.len();
+            if crowd[i] > super::file::MAX_PER_SQUARE {
+                return Err(origin.error(format!("{context}: {}", super::file::crowded(crowd[i]))));
+            }
             let has_params = entries.iter().any(|(_, p)| !p.is_empty());
             let quarter_turns = match (raw & FLIP_H != 0, raw & FLIP_V != 0, raw & FLIP_D != 0) {
                 (false, false, false) => 0,
@@ -398,11 +416,31 @@ fn decode(
 }
 
 /// Reads the tileset file `name` a map names (relative to the map); a file that cannot be
-/// read is reported where the map names it (at `offset`).
+/// read is reported where the map names it (at `offset`). Only a tileset file is read (by
+/// its extension), and nothing of its text is shown: a map could name any readable file
+/// (`/etc/passwd`), whose lines an error's snippet would print.
 fn external_tileset(map: &Source, offset: usize, name: &str) -> Result<Tileset> {
     let path = map.path.parent().unwrap_or(Path::new(".")).join(name);
+    let tileset = path
+        .extension()
+        .is_some_and(|e| e == "tsx" || e == "tsj" || e == "json");
+    if !tileset {
+        return Err(map.error_at(
+            offset,
+            format!("tileset `{name}`: not a tileset file (.tsx, .tsj or .json)"),
+        ));
+    }
     read_tileset_file(&path).map_err(|e| match e {
         Error::File { message, .. } => map.error_at(offset, format!("tileset `{name}`: {message}")),
+        Error::At {
+            line,
+            column,
+            message,
+            ..
+        } => map.error_at(
+            offset,
+            format!("tileset `{name}`, line {line}, column {column}: {message}"),
+        ),
         other => other,
     })
 }
@@ -509,6 +547,9 @@ mod json {
                     out,
                 )?,
                 Some("tilelayer") => {
+                    if let Some(m) = too_many_layers(out.len()) {
+                        return Err(err("type", m));
+                    }
                     let data = format!("{pointer}/data");
                     let (gids, offsets) = match &layer["data"] {
                         Value::Array(items) => {
@@ -684,7 +725,22 @@ mod xml {
     ) -> Result<()> {
         for node in parent.children().filter(Node::is_element) {
             match node.tag_name().name() {
+                // The map's root and the document's are ancestors too.
+                "group" if node.ancestors().count() > MAX_GROUP_DEPTH + 2 => {
+                    return Err(at(
+                        source,
+                        node,
+                        format!("groups of layers nest more than {MAX_GROUP_DEPTH} deep"),
+                    ))
+                }
                 "group" => collect_layers(source, node, cells, out)?,
+                "layer" if too_many_layers(out.len()).is_some() => {
+                    return Err(at(
+                        source,
+                        node,
+                        too_many_layers(out.len()).unwrap_or_default(),
+                    ))
+                }
                 "layer" => {
                     let name = node.attribute("name").unwrap_or("").to_string();
                     let data = node

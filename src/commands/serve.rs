@@ -25,8 +25,10 @@ use {
 /// person's seat is taken (or the host presses Start: bots play the empty seats).
 /// Without a game file, open the printed start page: pick a game file of --games-dir DIR,
 /// variants and which seats wait for a person, and it opens the table and shows its links.
-/// Games are saved after every register to SAVES/TABLE.save.json, with the links' tokens
-/// beside it; `--resume` brings a table back and the same links work again.
+/// Games are saved from the start and after every register to SAVES/TABLE.save.json, with
+/// the links' tokens beside it; `--resume` brings a table back as the people left it (the
+/// cards placed, Ready, the seats, the host's settings) and the same links work again. A
+/// game file whose save holds an unfinished game is refused: `--resume` it, or `--new`.
 ///
 /// By default only this computer can connect (127.0.0.1): `--host 0.0.0.0` lets others
 /// on your network in, at this computer's address.
@@ -67,6 +69,10 @@ pub struct Args {
     /// Do not watch the rule files (no hot reload)
     #[arg(long)]
     no_reload: bool,
+    /// Start a game file's table over an unfinished game saved in its place (without it,
+    /// such a save is refused: `--resume` brings it back)
+    #[arg(long)]
+    new: bool,
 }
 
 impl Args {
@@ -176,10 +182,9 @@ fn launches(
     for path in &opts.resume {
         let (save, tokens) = table::thread::resume(path)?;
         let id = reserve(table::table_name(path))?;
-        let seats = save.state.robots.len();
         let tokens = match tokens {
-            Some(t) if t.seats.len() == seats => t,
-            _ => Tokens::new(seats)?,
+            Some(t) => t,
+            None => Tokens::new(save.state.robots.len())?,
         };
         out.push(Launch {
             id,
@@ -197,8 +202,12 @@ fn launches(
     for game in games {
         let id = reserve(table::table_name(game))?;
         let setup = crate::game::Setup::load(game)?;
+        let save = opts.saves.join(format!("{id}.save.json"));
+        if let Some(why) = table::unfinished_save(&save).filter(|_| !opts.new) {
+            return Err(Error::Other(why));
+        }
         out.push(Launch {
-            save: opts.saves.join(format!("{id}.save.json")),
+            save,
             id,
             game: game.clone(),
             resume: None,

@@ -11,7 +11,7 @@ use crate::cards::{Card, CardKind};
 use crate::error::Error;
 use crate::geometry::{Dir, Pos, Rotation};
 use crate::script::{args, located, pos_table, sandbox, store, views};
-use crate::state::RobotId;
+use crate::state::{is_event_field, RobotId, EVENT_FIELDS};
 use crate::world::{How, Shot};
 use mlua::{
     AnyUserData, Lua, LuaSerdeExt, LuaString, Table, UserData, UserDataFields, UserDataMethods,
@@ -208,6 +208,36 @@ fn logged_text(lua: &Lua, text: Option<String>, what: &str, default: &str) -> ml
             Ok(text)
         }
     }
+}
+
+/// The choices of `ctx:choose`, each counted towards the log limit before it is copied (a
+/// list of a million references to one long string is refused, not copied).
+fn choice_list(lua: &Lua, list: &Table) -> mlua::Result<Vec<String>> {
+    let link = link(lua)?;
+    let mut choices = Vec::new();
+    for (i, choice) in views::open(lua, list)?
+        .sequence_values::<Value>()
+        .enumerate()
+    {
+        let text = match choice? {
+            Value::String(s) => s,
+            other => lua.coerce_string(other.clone())?.ok_or_else(|| {
+                located(
+                    lua,
+                    format!(
+                        "ctx:choose: choice {} must be a string, got a {}",
+                        i + 1,
+                        other.type_name()
+                    ),
+                )
+            })?,
+        };
+        link.quota.log(lua, text.as_bytes().len())?;
+        let text = text.to_str()?;
+        store::text(lua, &text, "ctx:choose: a choice")?;
+        choices.push(text.to_string());
+    }
+    Ok(choices)
 }
 
 /// Stores a var: `vars[key] = value` (nil removes it), within the limits.
@@ -810,12 +840,10 @@ impl UserData for Ctx {
         // nothing, a bot with no opinion). The other `info` keys are hints for bots.
         methods.add_method(
             "choose",
-            |lua, _, (robot, key, choices, info): (AnyUserData, String, Vec<String>, Option<Table>)| {
+            |lua, _, (robot, key, choices, info): (AnyUserData, String, Table, Option<Table>)| {
                 let id = robot_id(lua, &robot)?;
                 let key = logged_text(lua, Some(key), "ctx:choose: the key", "")?;
-                for choice in &choices {
-                    logged_text(lua, Some(choice.clone()), "ctx:choose: a choice", "")?;
-                }
+                let choices = choice_list(lua, &choices)?;
                 let mut detail = detail_from_lua(lua, info, "ctx:choose: info")?;
                 let text = match detail.remove("text") {
                     Some(serde_json::Value::String(s)) => s,
@@ -850,6 +878,18 @@ impl UserData for Ctx {
                     Some(t) => square_arg(lua, &t)?,
                     None => link.world.borrow().state.robots[id].at,
                 };
+                // What a save checks (game/save.rs), the primitive checks: an archive off the
+                // board would make a save that `--resume` refuses.
+                let off = {
+                    let board = &link.world.borrow().board;
+                    (!board.contains(at)).then(|| format!("{}×{}", board.width, board.height))
+                };
+                if let Some(size) = off {
+                    return Err(located(
+                        lua,
+                        format!("ctx:set_archive: {at} is off the {size} board"),
+                    ));
+                }
                 link.world.borrow_mut().set_archive(id, at);
                 Ok(())
             },
@@ -890,6 +930,15 @@ impl UserData for Ctx {
                 let id = robot.as_ref().map(|r| robot_id(lua, r)).transpose()?;
                 let what = logged_text(lua, Some(what), "ctx:log: the event's name", "")?;
                 let detail = detail_from_lua(lua, detail, "ctx:log: details")?;
+                if let Some(key) = detail.keys().find(|k| is_event_field(k)) {
+                    return Err(located(
+                        lua,
+                        format!(
+                            "ctx:log: details: `{key}` is one of the event's own fields ({}): name the detail otherwise",
+                            EVENT_FIELDS.join(", ")
+                        ),
+                    ));
+                }
                 link(lua)?.world.borrow_mut().state.log(id, what, detail);
                 Ok(())
             },
@@ -1136,8 +1185,12 @@ pub fn install_random(lua: &Lua) -> mlua::Result<()> {
                 format!("math.random({lo}, {hi}): the interval is empty"),
             ));
         }
-        let span = (hi - lo) as u64 + 1;
-        Ok(Value::Integer(lo + (rng.roll(span) - 1) as i64))
+        // hi - lo in u64: exact for every interval, the whole of i64 included.
+        let offset = match hi.wrapping_sub(lo) as u64 {
+            u64::MAX => rng.next_u64(),
+            span => rng.roll(span + 1) - 1,
+        };
+        Ok(Value::Integer(lo.wrapping_add(offset as i64)))
     })?;
     let math: Table = lua.globals().get("math")?;
     math.raw_set("random", random)

@@ -293,11 +293,12 @@ impl<'a> Resolver<'a> {
         what: impl Fn() -> String,
     ) -> Result<Value> {
         let depth = self.link.depth.get();
-        if depth == 0 {
-            self.link.budget.reset();
-        }
         self.link.depth.set(depth + 1);
-        let result = f.call::<Value>(args);
+        let result = if depth == 0 {
+            self.link.budget.call(|| f.call::<Value>(args))
+        } else {
+            f.call::<Value>(args)
+        };
         self.link.depth.set(depth);
         // Stopped by the budget: that is the error, whatever the script made of it.
         if depth == 0 {

@@ -374,6 +374,8 @@ unsafe fn flat_details<'a>(state: *mut ffi::lua_State, index: c_int) -> Option<D
             Some((key, value))
         })();
         ffi::lua_pop(state, 1);
+        // A detail named as one of the event's own fields is refused by mlua's method.
+        let field = field.filter(|(key, _)| !crate::state::is_event_field(key));
         let Some((key, value)) = field.filter(|_| n < MAX_DETAILS) else {
             ffi::lua_pop(state, 1);
             return None;

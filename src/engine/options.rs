@@ -152,11 +152,16 @@ impl<'a> Resolver<'a> {
         // `default`: the answer is the question's default, whether the chooser said so or had
         // no opinion (a replay gives the same answer, so it logs the same event).
         let default = answer == question.default_answer();
-        self.world().state.log(
-            Some(id),
-            "chose",
-            || detail! {"question" => key.to_string(), "answer" => answer.clone(), "default" => default},
-        );
+        // `hidden = true`: the answer tells what is face down (Dual Processor's register); a
+        // playtest table shows it to no one else.
+        let hidden = question.detail.get("hidden") == Some(&serde_json::Value::Bool(true));
+        self.world().state.log(Some(id), "chose", || {
+            let mut d = detail! {"question" => key.to_string(), "answer" => answer.clone(), "default" => default};
+            if hidden {
+                d.insert("hidden", true);
+            }
+            d
+        });
         Ok(answer)
     }
 }

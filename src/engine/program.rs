@@ -86,7 +86,7 @@ impl<'a> Resolver<'a> {
         w.state.log(
             Some(id),
             "card_set",
-            || detail! {"register" => register, "from" => shown(before), "to" => shown(card), "why" => why.to_string()},
+            || detail! {"in_register" => register, "from" => shown(before), "to" => shown(card), "why" => why.to_string()},
         );
         Ok(())
     }

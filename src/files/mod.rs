@@ -161,22 +161,46 @@ pub fn rewritable(path: &Path) {
     }
 }
 
-/// Writes `bytes` to a temporary file beside `path`, syncs it, then renames it over `path`
-/// (creating its folder): an interrupted write never leaves half a file.
+/// Writes `bytes` to a fresh temporary file beside `path`, syncs it, then renames it over
+/// `path` (creating its folder): an interrupted write never leaves half a file. The
+/// temporary file has an unpredictable name and is created exclusively (never through a
+/// link planted there); `path` itself, if it exists, must be a regular file: a FIFO, a
+/// device, a folder or a symbolic link would be replaced rather than written to.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let err = |e: std::io::Error| error(path, e.to_string());
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(err)?;
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        if !meta.is_file() {
+            let what = if meta.file_type().is_symlink() {
+                "a symbolic link"
+            } else {
+                kind(&meta)
+            };
+            return Err(error(
+                path,
+                format!("is {what}, not a regular file: rally writes its output only to a regular file (or a new one)"),
+            ));
+        }
     }
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
+    let dir = match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(err)?;
+            dir
+        }
+        None => Path::new("."),
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".rally-").suffix(".tmp");
+    // As a file made with `File::create`: readable by others unless the umask says not.
+    #[cfg(unix)]
     {
-        let mut f = std::fs::File::create(&tmp).map_err(err)?;
-        f.write_all(bytes).map_err(err)?;
-        f.sync_all().map_err(err)?;
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
-    std::fs::rename(&tmp, path).map_err(err)
+    let mut tmp = builder.tempfile_in(dir).map_err(err)?;
+    tmp.write_all(bytes).map_err(err)?;
+    tmp.as_file().sync_all().map_err(err)?;
+    tmp.persist(path).map_err(|e| err(e.error))?;
+    Ok(())
 }
 
 /// A regular file (following symbolic links), or a built-in one.

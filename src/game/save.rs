@@ -34,6 +34,11 @@ pub struct Save {
     /// Each robot's place in this turn's order of destruction (re-entry order, §7.5).
     pub destroyed_order: Vec<Option<u64>>,
     pub history: Vec<TurnRecord>,
+    /// What `rally serve` keeps of its table beside the game (seating, the desks of a turn
+    /// being programmed, the host's settings: `table::thread`, docs/formats.md); `rally
+    /// play` writes none and ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<serde_json::Value>,
     /// The file it was read from, so that checks made later (against the game's board and
     /// rules) can point into it.
     #[serde(skip)]
@@ -72,6 +77,7 @@ impl Game {
             destroyed_order: state.robots.iter().map(|r| r.destroyed_order).collect(),
             state,
             history: self.history.clone(),
+            table: None,
             origin: None,
         }
     }
@@ -146,7 +152,7 @@ impl Save {
     }
 
     /// An error at the value `pointer` names in the save's file.
-    fn error(&self, pointer: &str, message: String) -> Error {
+    pub fn error(&self, pointer: &str, message: String) -> Error {
         match &self.origin {
             Some(source) => source.json_error_at(pointer, message),
             None => Error::Other(message),

@@ -478,7 +478,11 @@ fn difference_cell(kind: Kind, e: &Option<Estimate>) -> String {
 /// columns a `difference` column; a note on the intervals below it.
 pub fn table(names: &[String], rows: &[Row]) -> String {
     let two = names.len() == 2;
-    let mut header: Vec<String> = names.to_vec();
+    // Labels and names come from scripts and files (a damage cause, a column's name): each
+    // stays on its line, so none can add a row that looks like the table's own.
+    let one_line = |text: &str| crate::text::clean_line(text).into_owned();
+    let names: Vec<String> = names.iter().map(|n| one_line(n)).collect();
+    let mut header: Vec<String> = names.clone();
     if two {
         header.push(format!("{} − {}", names[1], names[0]));
     }
@@ -489,7 +493,7 @@ pub fn table(names: &[String], rows: &[Row]) -> String {
             if two {
                 cells.push(difference_cell(r.kind, &r.difference));
             }
-            (r.label.clone(), cells)
+            (one_line(&r.label), cells)
         })
         .collect();
     let label_width = lines
@@ -566,6 +570,25 @@ fn csv_field(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_label_or_name_from_a_script_stays_on_its_row() {
+        // A damage cause holding a newline added a fake row to `rally sim`'s table.
+        let row = Row {
+            key: "deaths.x".into(),
+            label: "deaths by x\nfinish rate        100.0% [99.0, 100.0]\u{202e}".into(),
+            kind: Kind::Count,
+            columns: vec![None],
+            difference: None,
+        };
+        let text = table(&["rules\nfake".into()], &[row]);
+        assert_eq!(text.lines().count(), 4, "{text}");
+        assert!(
+            text.contains("deaths by x\\nfinish rate") && text.contains("\\u{202e}"),
+            "{text}"
+        );
+        assert!(text.contains("rules\\nfake"), "{text}");
+    }
 
     #[test]
     fn wilson_interval_matches_the_textbook() {

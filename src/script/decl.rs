@@ -84,6 +84,9 @@ pub struct ElementDef {
     pub blocks: Option<Blocks>,
     /// The sentences of the events it logs (`events = { name = "..." }`).
     pub events: Sentences,
+    /// `public_vars = { "ice" }`: the robot vars it writes that everyone may see (at a
+    /// playtest table a robot's other vars are its own seat's alone).
+    pub public_vars: Vec<String>,
 }
 
 /// An element's own look in the SVG picture: `draw = { color = "#4a8", label = "Z", shape = "circle" }`.
@@ -134,6 +137,9 @@ pub struct RuleDef {
     /// `only_with = { "ice", ... }`: the rule does something only on a board with one of
     /// these elements (it looks after them). Used to tell when a variant changes nothing.
     pub only_with: Vec<String>,
+    /// `public_vars = { "ice" }`: the robot vars it writes that everyone may see (at a
+    /// playtest table a robot's other vars are its own seat's alone).
+    pub public_vars: Vec<String>,
 }
 
 impl RuleDef {
@@ -173,6 +179,9 @@ pub struct OptionDef {
     /// keeps it). `ctx:modify(robot, key, value)` runs them; the core asks `hand_size` and
     /// `reentry_damage`, the standard robot lasers ask `main_laser`.
     pub modify: Vec<(String, Function)>,
+    /// `public_vars = { "ice" }`: the robot vars it writes that everyone may see (at a
+    /// playtest table a robot's other vars are its own seat's alone).
+    pub public_vars: Vec<String>,
 }
 
 /// `shot = { fire =, can =, advise = }`: what an option does instead of the main laser to the
@@ -374,6 +383,8 @@ struct ElementData {
     blocks: Option<Blocks>,
     #[serde(default)]
     events: Sentences,
+    #[serde(default)]
+    public_vars: Vec<String>,
 }
 
 /// The keys of `rally.rule { ... }`.
@@ -392,6 +403,8 @@ struct RuleData {
     only_with: Vec<String>,
     #[serde(default)]
     events: Sentences,
+    #[serde(default)]
+    public_vars: Vec<String>,
 }
 
 /// The keys of `rally.option { ... }`.
@@ -410,6 +423,8 @@ struct OptionData {
     replace: bool,
     #[serde(default)]
     events: Sentences,
+    #[serde(default)]
+    public_vars: Vec<String>,
 }
 
 /// `draw = { ... }`.
@@ -753,6 +768,7 @@ pub fn parse_element(
             layer: 0,
             blocks: data.blocks,
             events: data.events,
+            public_vars: data.public_vars,
             name,
         },
         replace(data.replace),
@@ -781,6 +797,7 @@ pub fn parse_rule(
             layer: 0,
             events: data.events,
             only_with: data.only_with,
+            public_vars: data.public_vars,
             name,
         },
         replace(data.replace),
@@ -853,6 +870,7 @@ pub fn parse_option(
             shot,
             steps: step_table(lua, decl, "steps", steps, &what)?,
             modify,
+            public_vars: data.public_vars,
             name,
         },
         replace(data.replace),

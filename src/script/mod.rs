@@ -405,8 +405,7 @@ impl RuleSet {
         &self,
         f: impl FnOnce() -> mlua::Result<R>,
     ) -> std::result::Result<R, String> {
-        self.budget.reset();
-        let result = f();
+        let result = self.budget.call(f);
         match self.budget.spent() {
             Some(why) => Err(why),
             None => result.map_err(|e| lua_message(&e)),
@@ -642,8 +641,7 @@ fn run_file(
         .into_function()
         .map_err(err)?;
     upvalues::check(&chunk, shown).map_err(Error::Script)?;
-    budget.reset();
-    let result = chunk.call::<Value>(());
+    let result = budget.call(|| chunk.call::<Value>(()));
     if let Some(why) = budget.spent() {
         return Err(Error::Script(why));
     }
@@ -738,6 +736,15 @@ impl Defs {
             1 => format!("the layers {layers}; the variant {}", variants[0]),
             _ => format!("the layers {layers}; the variants {}", variants.join(", ")),
         }
+    }
+
+    /// The robot vars a script declared public (`public_vars`): every page of a table may
+    /// see them; a robot's other vars are its seat's alone.
+    pub fn public_vars(&self) -> std::collections::BTreeSet<String> {
+        let elements = self.elements.iter().flat_map(|d| &d.public_vars);
+        let rules = self.rules.iter().flat_map(|d| &d.public_vars);
+        let options = self.options.iter().flat_map(|d| &d.public_vars);
+        elements.chain(rules).chain(options).cloned().collect()
     }
 
     pub fn option_def(&self, name: &str) -> Option<&OptionDef> {

@@ -16,6 +16,9 @@ const SPECIALS: &[u8] = b"^$*+?.([%-";
 /// Steps counted locally before they are charged to the budget.
 const CHARGE_EVERY: i64 = 4096;
 
+/// How much a `gsub` result grows between two checks against the memory limit.
+const GROWTH: usize = 64 << 10;
+
 /// Replaces the four pattern functions of `string` with budgeted ones.
 pub fn install(lua: &Lua, string: &Table, budget: Rc<Budget>) -> mlua::Result<()> {
     let b = budget.clone();
@@ -164,6 +167,18 @@ impl<'a> Matcher<'a> {
         self.steps += n as i64;
         if self.steps >= CHARGE_EVERY {
             self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// The result grew from `before` to `after` bytes: charged a step for each 16 bytes,
+    /// and checked against the memory limit each time it passes another [`GROWTH`] bytes,
+    /// so that it never outgrows what the scripts may hold.
+    fn grown(&mut self, before: usize, after: usize) -> Result<()> {
+        self.tick((after - before) / 16)?;
+        if after / GROWTH != before / GROWTH {
+            self.flush()?;
+            self.budget.room(self.lua, after as f64)?;
         }
         Ok(())
     }
@@ -607,7 +622,9 @@ fn gsub(lua: &Lua, budget: &Budget, args: MultiValue) -> Result<MultiValue> {
             Some(e) if Some(e) != last => {
                 n += 1;
                 m.flush()?;
+                let before = out.len();
                 changed |= add_value(&m, &mut out, s, e, &repl, repl_text.as_deref())?;
+                m.grown(before, out.len())?;
                 m.tick(e - s)?;
                 s = e;
                 last = Some(e);

@@ -6,10 +6,11 @@ local error, type, select, tonumber = base.error, base.type, base.select, base.t
 local pcall, xpcall = base.pcall, base.xpcall
 local next, rawget, rawset, rawlen = base.next, base.rawget, base.rawset, base.rawlen
 local setmetatable = base.setmetatable
-local coroutine, table, math = base.coroutine, base.table, base.math
+local coroutine, table, math, string, utf8 = base.coroutine, base.table, base.math, base.string, base.utf8
 local create, resume, close = coroutine.create, coroutine.resume, coroutine.close
 local move, insert, remove = table.move, table.insert, table.remove
-local rep, tostring = base.string.rep, base.tostring
+local rep, tostring = string.rep, base.tostring
+local tointeger, pack = math.tointeger, table.pack
 
 -- Once the budget of a call is spent, no protected call catches the error: it goes on up.
 local function check()
@@ -114,10 +115,96 @@ local function span(from, to)
   if n >= 0 then charge(n + 1) end
 end
 
+-- Native functions that copy or scan strings are charged by the bytes they touch: a step for
+-- each 16 bytes, as a plain `find` is (sandbox.rs). Each call is bounded by the memory limit,
+-- so charging after the fact is enough: a loop of such calls runs out of budget as a loop of
+-- instructions does. Short strings (most calls) cost nothing more than the test.
+local function bytes(n)
+  if n > 256 then charge(n // 16) end
+end
+
+
+-- The bytes of the strings among `...`.
+local function strings(...)
+  local args, n = pack(...), 0
+  for i = 1, args.n do
+    if type(args[i]) == "string" then n = n + #args[i] end
+  end
+  return n
+end
+
+-- `f` charged by the bytes of its string arguments and of its first result.
+local function touching(f)
+  return function(...)
+    bytes(strings(...))
+    local r = f(...)
+    if type(r) == "string" then bytes(#r) end
+    return r
+  end
+end
+
+for _, name in next, { "lower", "upper", "reverse", "sub", "char", "pack" } do
+  string[name] = touching(string[name])
+end
+-- `format` writes its result byte by byte (`%q` escaping each): a step a byte.
+local format = string.format
+function string.format(...)
+  bytes(strings(...))
+  local r = format(...)
+  if #r > 256 then charge(#r) end
+  return r
+end
+utf8.char = touching(utf8.char)
+base.tonumber = touching(tonumber)
+
+-- Functions that give back one value per item read (`s:byte(1, -1)`): a step for each.
+local function counted(...)
+  local n = select("#", ...)
+  if n > 16 then charge(n) end
+  return ...
+end
+
+for _, f in next, { "byte", "unpack" } do
+  local native = string[f]
+  string[f] = function(...) return counted(native(...)) end
+end
+local codepoint, len, offset = utf8.codepoint, utf8.len, utf8.offset
+function utf8.codepoint(...) return counted(codepoint(...)) end
+
+-- The bytes from `i` to `j` of `s` (negative from the end, as the string functions count).
+local function range(s, i, j)
+  if type(s) ~= "string" then return 0 end
+  local n = #s
+  i, j = tointeger(i) or 1, tointeger(j) or -1
+  if i < 0 then i = n + i + 1 end
+  if j < 0 then j = n + j + 1 end
+  return j - i + 1
+end
+
+function utf8.len(s, i, j, lax)
+  bytes(range(s, i, j))
+  return len(s, i, j, lax)
+end
+
+-- Scans at most the whole string, at most 4 bytes a character.
+function utf8.offset(s, n, i)
+  local most = type(s) == "string" and #s or 0
+  local k = tointeger(n)
+  if k and k < most // 4 and -k < most // 4 then most = 4 * (k < 0 and -k or k) end
+  bytes(most)
+  return offset(s, n, i)
+end
+
 -- One allocation of the whole result: measured against the memory left first (sandbox.rs).
-function base.string.rep(s, n, sep)
+-- An empty result is made at once (Lua's own would loop `n` times to copy nothing).
+function string.rep(s, n, sep)
   local size = (#tostring(s) + (sep and #tostring(sep) or 0)) * (tonumber(n) or 0)
-  if size > 0 then room(size) end
+  if size > 0 then
+    room(size)
+    bytes(size)
+  elseif tointeger(tonumber(n)) then
+    n = 0
+  end
   return rep(s, n, sep)
 end
 
@@ -126,11 +213,45 @@ function table.move(a1, f, e, t, a2)
   return move(a1, f, e, t, a2)
 end
 
+local function size(t)
+  return type(t) == "table" and #t or 0
+end
+
 local function length(t)
+  local n = size(t)
+  if math.type(n) == "integer" then span(1, n) end
+end
+
+local concat, unpack, sort = table.concat, table.unpack, table.sort
+
+function table.concat(t, sep, i, j)
+  if i ~= nil or j ~= nil then span(i or 1, j or size(t)) else length(t) end
+  local r = concat(t, sep, i, j)
+  bytes(#r)
+  return r
+end
+
+function table.unpack(t, i, j)
+  if i ~= nil or j ~= nil then span(i or 1, j or size(t)) else length(t) end
+  return unpack(t, i, j)
+end
+
+-- A sort makes about n log n comparisons, each of which may read the longer of two strings
+-- to its end: charged for that many before it starts (the list is read once to know).
+function table.sort(t, comp)
   if type(t) == "table" then
-    local n = #t
-    if math.type(n) == "integer" then span(1, n) end
+    local n, longest = #t, 0
+    if math.type(n) == "integer" and n > 1 then
+      for i = 1, n do
+        local v = t[i]
+        if type(v) == "string" and #v > longest then longest = #v end
+      end
+      local log = 1
+      while (1 << log) < n do log = log + 1 end
+      charge(n * log * (1.0 + longest // 16))
+    end
   end
+  return sort(t, comp)
 end
 
 function table.insert(t, ...)

@@ -21,7 +21,8 @@ use mlua::{ffi, Function, Lua, LuaOptions, StdLib, Table, Value};
 use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The game a rule set is attached to, as the budget sees it: the hook asks it whether the
@@ -209,8 +210,8 @@ const HOOK_EVERY: u32 = 256;
 #[derive(Default)]
 pub struct Budget {
     remaining: Cell<i64>,
-    /// When the hook first ran in this call (calls that never reach the hook read no clock).
-    started: Cell<Option<Instant>>,
+    /// What the watchdog thread sees of the calls: the wall-clock limit.
+    watch: Arc<Watch>,
     /// Why the call was stopped, with the script's `file:line`.
     spent: RefCell<Option<String>>,
     /// Whether `spent` holds a reason (checked on every call without borrowing it).
@@ -219,8 +220,6 @@ pub struct Budget {
     instructions: Cell<i64>,
     /// The state's main thread, for [`Budget::unhooked`].
     main: Cell<Option<std::ptr::NonNull<ffi::lua_State>>>,
-    /// Counts calls, so that a `gmatch` iterator can tell it outlived the call that made it.
-    call: Cell<u64>,
     /// Set while the scripts load (their top level runs).
     loading: Cell<bool>,
     /// The game the rule set is attached to: the hook asks it whether the register may go on
@@ -234,14 +233,22 @@ impl Budget {
     pub fn new() -> Budget {
         let budget = Budget::default();
         budget.instructions.set(limits().instructions);
+        watchdog(&budget.watch);
         budget
     }
 
-    /// A fresh budget for the next top-level call.
-    pub fn reset(&self) {
+    /// Runs `f`, one top-level call into the scripts, under a fresh budget; the watchdog
+    /// times it.
+    pub fn call<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.reset();
+        let _running = Running::start(&self.watch);
+        f()
+    }
+
+    /// A fresh budget for the next top-level call ([`Budget::call`] makes one).
+    pub(super) fn reset(&self) {
         self.remaining.set(self.instructions.get());
-        self.started.set(None);
-        self.call.set(self.call.get().wrapping_add(1));
+        self.watch.call.fetch_add(1, Ordering::Relaxed);
         if self.stopped.replace(false) {
             *self.spent.borrow_mut() = None;
         }
@@ -255,8 +262,9 @@ impl Budget {
         self.spent.borrow().clone()
     }
 
+    /// Counts calls, so that a `gmatch` iterator can tell it outlived the call that made it.
     pub fn call_id(&self) -> u64 {
-        self.call.get()
+        self.watch.call.load(Ordering::Relaxed)
     }
 
     /// Runs the host's own Lua (freezing tables, making environments) without the count
@@ -303,6 +311,19 @@ impl Budget {
         Ok(())
     }
 
+    /// Is there room in the memory limit for `size` more bytes (a result the host is about
+    /// to make)? If not, the call stops at the script's line.
+    pub fn room(&self, lua: &Lua, size: f64) -> mlua::Result<()> {
+        let limit = limits().memory as f64;
+        let fits = |lua: &Lua| lua.used_memory() as f64 + size <= limit;
+        if fits(lua) || (lua.gc_collect().is_ok() && fits(lua)) {
+            return Ok(());
+        }
+        Err(mlua::Error::runtime(
+            self.stop(place(lua, 1), memory_message()),
+        ))
+    }
+
     /// Marks the call as stopped (the first reason wins) and gives the message to raise.
     fn stop(&self, place: String, why: String) -> String {
         self.stopped.set(true);
@@ -325,7 +346,7 @@ impl Budget {
         let over_memory = || unsafe { over_memory(state, limits.memory) };
         let why = if left < 0 {
             Some(instructions_message())
-        } else if self.late(limits.time) {
+        } else if self.watch.late.load(Ordering::Relaxed) == self.call_id() {
             Some(format!(
                 "time limit exceeded: the script ran for more than {} s in one call; raise it with --limit seconds=S",
                 limits.time.as_secs_f64()
@@ -353,14 +374,110 @@ impl Budget {
             None => false,
         }
     }
+}
 
-    fn late(&self, limit: Duration) -> bool {
-        match self.started.get() {
-            None => {
-                self.started.set(Some(Instant::now()));
-                false
+/// What the watchdog thread knows of one rule set's calls. The budget is counted (the same
+/// game stops at the same line everywhere); the wall-clock limit is a backstop for what the
+/// count does not see (a loop of instructions that each copy tens of MiB), and a thread of
+/// its own enforces it, so that no call ever reads the clock: when a call has run past the
+/// limit, the watchdog sets the count hook to fire at the very next instruction
+/// (`lua_sethook` may be called asynchronously), and the hook stops the call.
+#[derive(Default)]
+struct Watch {
+    /// The number of the call in progress or last made.
+    call: AtomicU64,
+    /// Whether a call is in progress.
+    running: AtomicBool,
+    /// The call the watchdog found past its time.
+    late: AtomicU64,
+    /// The state's main thread. Locked while the watchdog sets the hook and when a call
+    /// ends, so that the watchdog never touches a state no call is running in (which may be
+    /// closed).
+    state: Mutex<Option<MainThread>>,
+}
+
+/// A state's main thread, as the watchdog holds it: used only under [`Watch::state`]'s
+/// lock, while a call runs in the state.
+#[derive(Clone, Copy)]
+struct MainThread(std::ptr::NonNull<ffi::lua_State>);
+
+// SAFETY: the watchdog only passes the pointer to `lua_sethook`, which Lua allows from
+// outside the running code (a signal handler), and only while a call runs in the state.
+unsafe impl Send for MainThread {}
+
+/// Marks a call as running for the watchdog, until dropped (also when the call panics).
+struct Running<'a>(&'a Watch);
+
+impl<'a> Running<'a> {
+    fn start(watch: &'a Watch) -> Running<'a> {
+        watch.running.store(true, Ordering::Relaxed);
+        Running(watch)
+    }
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        let _state = self.0.state.lock().unwrap_or_else(|e| e.into_inner());
+        self.0.running.store(false, Ordering::Relaxed);
+    }
+}
+
+/// Registers `watch` with the process's watchdog thread (started with the first).
+fn watchdog(watch: &Arc<Watch>) {
+    static WATCHED: Mutex<Vec<std::sync::Weak<Watch>>> = Mutex::new(Vec::new());
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        std::thread::Builder::new()
+            .name("rally-watchdog".into())
+            .spawn(|| watch_calls(&WATCHED))
+            .expect("the watchdog thread starts");
+    });
+    WATCHED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(Arc::downgrade(watch));
+}
+
+/// The watchdog: every twentieth of the time limit (1 to 50 ms), it looks at every rule
+/// set's call in progress; a call seen running for longer than the limit is made to stop
+/// at its next instruction. A call is stopped between the limit and a twentieth after it.
+fn watch_calls(watched: &Mutex<Vec<std::sync::Weak<Watch>>>) {
+    let limit = limits().time;
+    let tick = (limit / 20).clamp(Duration::from_millis(1), Duration::from_millis(50));
+    // Each watch, with the call it was last seen running and when it was first seen.
+    let mut seen: Vec<(std::sync::Weak<Watch>, u64, Instant)> = Vec::new();
+    loop {
+        std::thread::sleep(tick);
+        let now = Instant::now();
+        {
+            let mut list = watched.lock().unwrap_or_else(|e| e.into_inner());
+            list.retain(|w| w.strong_count() > 0);
+            seen.retain(|(w, ..)| w.strong_count() > 0);
+            for w in list.iter() {
+                if !seen.iter().any(|(s, ..)| s.ptr_eq(w)) {
+                    seen.push((w.clone(), 0, now));
+                }
             }
-            Some(t) => t.elapsed() > limit,
+        }
+        for (w, last, since) in seen.iter_mut() {
+            let Some(watch) = w.upgrade() else { continue };
+            let call = watch.call.load(Ordering::Relaxed);
+            if !watch.running.load(Ordering::Relaxed) || call != *last {
+                (*last, *since) = (call, now);
+                continue;
+            }
+            if now.duration_since(*since) <= limit || watch.late.load(Ordering::Relaxed) == call {
+                continue;
+            }
+            let state = watch.state.lock().unwrap_or_else(|e| e.into_inner());
+            if watch.running.load(Ordering::Relaxed) && watch.call.load(Ordering::Relaxed) == call {
+                watch.late.store(call, Ordering::Relaxed);
+                if let Some(MainThread(main)) = *state {
+                    // SAFETY: a call runs in the state (checked under the lock a call's end
+                    // takes), so it is open; Lua allows setting the hook asynchronously.
+                    unsafe { ffi::lua_sethook(main.as_ptr(), Some(hook), ffi::LUA_MASKCOUNT, 1) };
+                }
+            }
         }
     }
 }
@@ -472,6 +589,10 @@ unsafe extern "C-unwind" fn hook(state: *mut ffi::lua_State, ar: *mut ffi::lua_D
     let Some(budget) = budget_of(state) else {
         return;
     };
+    if ffi::lua_gethookcount(state) != HOOK_EVERY as i32 {
+        // Set to fire at once by the watchdog: back to the usual interval.
+        set_hook(state);
+    }
     if !budget.over(state, ar) {
         return;
     }
@@ -555,11 +676,9 @@ pub fn new_lua(budget: Rc<Budget>) -> mlua::Result<Lua> {
     base.raw_set(
         "print",
         lua.create_function(|_, args: mlua::Variadic<Value>| {
-            let text: Vec<String> = args
-                .iter()
-                .map(|v| v.to_string().unwrap_or_default())
-                .collect();
-            tracing::info!(target: "script", "{}", crate::text::clean(&text.join("\t")));
+            if tracing::enabled!(target: "script", tracing::Level::INFO) {
+                tracing::info!(target: "script", "{}", crate::text::clean(&printed(&args)));
+            }
             Ok(())
         })?,
     )?;
@@ -583,16 +702,7 @@ pub fn new_lua(budget: Rc<Budget>) -> mlua::Result<Lua> {
     // refused at the script's line, as the hook refuses a script that outgrows the limit.
     let room = {
         let budget = budget.clone();
-        lua.create_function(move |lua, size: f64| {
-            let limit = limits().memory as f64;
-            let fits = |lua: &Lua| lua.used_memory() as f64 + size <= limit;
-            if fits(lua) || (lua.gc_collect().is_ok() && fits(lua)) {
-                return Ok(());
-            }
-            Err(mlua::Error::runtime(
-                budget.stop(place(lua, 1), memory_message()),
-            ))
-        })?
+        lua.create_function(move |lua, size: f64| budget.room(lua, size))?
     };
     let undeclared = lua.create_table()?;
     strict(&lua, &undeclared, |key| {
@@ -637,11 +747,41 @@ pub fn new_lua(budget: Rc<Budget>) -> mlua::Result<Lua> {
         lua.exec_raw::<()>((), |state| {
             *(ffi::lua_getextraspace(state) as *mut *const Budget) = Rc::as_ptr(&budget);
             budget.main.set(std::ptr::NonNull::new(state));
+            *budget.watch.state.lock().unwrap_or_else(|e| e.into_inner()) =
+                std::ptr::NonNull::new(state).map(MainThread);
             set_hook(state);
         })?;
     }
     lua.set_app_data(Budgeted(budget));
     Ok(lua)
+}
+
+/// What `print` logs of `args`: at most one stored value's worth (`--limit value`), cut
+/// before anything longer is copied.
+fn printed(args: &[Value]) -> String {
+    let most = limits().value;
+    let mut line: Vec<u8> = Vec::new();
+    for (i, value) in args.iter().enumerate() {
+        if i > 0 {
+            line.push(b'\t');
+        }
+        let room = most.saturating_sub(line.len());
+        match value {
+            Value::String(s) => {
+                let bytes = s.as_bytes();
+                line.extend_from_slice(&bytes[..bytes.len().min(room)]);
+            }
+            other => {
+                let text = other.to_string().unwrap_or_default();
+                line.extend_from_slice(&text.as_bytes()[..text.len().min(room)]);
+            }
+        }
+        if line.len() >= most {
+            line.extend_from_slice(" (cut)".as_bytes());
+            break;
+        }
+    }
+    String::from_utf8_lossy(&line).into_owned()
 }
 
 /// Sets the count hook on `state`.
@@ -696,4 +836,46 @@ pub fn strict(
     )?;
     meta.raw_set("__metatable", false)?;
     table.set_metatable(Some(meta))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A native call that outlasts the time limit (one the budget cannot charge, as a
+    /// `..` of two long strings) is stopped at the script's next instruction: the watchdog,
+    /// not the hook, watches the clock. With the clock read in the hook, the call went on
+    /// to spend its instruction budget.
+    #[test]
+    fn the_call_after_a_long_native_call_is_stopped_by_the_watchdog() {
+        let budget = Rc::new(Budget::new());
+        let lua = new_lua(budget.clone()).unwrap();
+        let sleep = lua
+            .create_function(|_, ()| {
+                std::thread::sleep(limits().time + Duration::from_millis(300));
+                Ok(())
+            })
+            .unwrap();
+        lua.globals().set("slow", sleep).unwrap();
+        let chunk = lua
+            .load("slow()\nlocal n = 0\nwhile true do n = n + 1 end")
+            .set_name("@script.lua");
+        let result = budget.call(|| chunk.exec());
+        assert!(result.is_err());
+        let why = budget.spent().unwrap_or_default();
+        assert!(
+            why.starts_with("script.lua:2: time limit exceeded"),
+            "{why}"
+        );
+        // The next call is not late.
+        let result = budget.call(|| {
+            lua.load("local n = 0 for i = 1, 10000 do n = n + i end")
+                .exec()
+        });
+        assert!(
+            result.is_ok() && budget.spent().is_none(),
+            "{:?}",
+            budget.spent()
+        );
+    }
 }

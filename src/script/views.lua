@@ -115,13 +115,22 @@ local function freeze(roots, kind, upvalues)
     registry[t] = data
     metas[i] = getmetatable(t) or false
   end
-  -- A table keeps its metatable's behaviour: its data looks missing keys up in the
-  -- metatable's data (a class's methods), and its view answers the same operators.
+  -- A table keeps its metatable's behaviour: its view answers the same operators, and its
+  -- data looks missing keys up as the metatable says (a class's methods). The data's own
+  -- metatable is the host's, never the script's: an `__index` function is called with the
+  -- view, as it was with the table, so that it cannot hand out the data behind it.
   for i = 1, #tables do
     local t, meta = tables[i], metas[i]
     local data, class, lock = registry[t], nil, false
-    if meta then class, lock = class_of(meta) end
-    setmetatable(data, class)
+    if meta then
+      class, lock = class_of(meta)
+      local index = rawget(class, "__index")
+      if type(index) == "function" then
+        setmetatable(data, { __index = function(_, k) return index(t, k) end })
+      elseif index ~= nil then
+        setmetatable(data, { __index = index })
+      end
+    end
     setmetatable(t, view_metatable(data, class, kind, lock))
   end
 end

@@ -2,9 +2,11 @@
 //!
 //! A stage of the turn becomes the frames the drawing module plays (`html::view`, as in the
 //! replay viewer): one per card and per step in which something happened, with the events in
-//! words. The robots' programs keep only the registers revealed so far, and every card still
-//! face down (in a hand, in a later register, drawn from the deck, kept on an option) is
-//! blotted out of the events ([`Secrets`]) before they are put in words.
+//! words. The robots' programs keep only the registers revealed so far, and every card that
+//! is not face up is blotted out of the events ([`Secrets`]) before they are put in words:
+//! what is face up is listed (the registers revealed, the registers locked since the turn
+//! began), not what is hidden, so a card no one thought of (a discarded hand, a card drawn
+//! from the deck, one kept on an option) is hidden too.
 
 use crate::board::Board;
 use crate::cards::Card;
@@ -15,42 +17,49 @@ use crate::state::{Detail, Event, Robot, StepSnapshot, REGISTERS};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 
 /// What a face-down card reads as in the events the pages get.
 pub const FACE_DOWN: &str = "a face-down card";
 
-/// The cards the pages must not see yet, as events spell them (`move2@700`).
+/// What the answer to a hidden question reads as in the events the pages get.
+pub const HIDDEN_ANSWER: &str = "a hidden answer";
+
+/// The cards the pages may see, as events spell them (`move2@700`): every other card in an
+/// event is face down.
 pub struct Secrets(HashSet<String>);
 
 impl Secrets {
-    /// The cards of this turn's `hands` and of every program in `robots` that are not in
-    /// registers 1..=`revealed` of `now` (the robots once the stage is over).
+    /// The cards in registers 1..=`revealed` of `now` (the robots once the stage is over)
+    /// and the `locked` ones (face up since the turn began).
     pub fn new<'a>(
-        hands: impl IntoIterator<Item = &'a Card>,
-        robots: impl IntoIterator<Item = &'a Robot>,
-        now: &[Robot],
+        now: &'a [Robot],
         revealed: usize,
+        locked: impl IntoIterator<Item = &'a Card>,
     ) -> Secrets {
-        let programmed = robots.into_iter().flat_map(|r| r.program.iter().flatten());
-        let mut hidden: HashSet<String> = hands
-            .into_iter()
-            .chain(programmed)
-            .map(Card::to_string)
-            .collect();
-        for r in now {
-            for card in r.program.iter().take(revealed).flatten() {
-                hidden.remove(&card.to_string());
-            }
-        }
-        Secrets(hidden)
+        let shown = now
+            .iter()
+            .flat_map(|r| r.program.iter().take(revealed).flatten())
+            .chain(locked);
+        Secrets(shown.map(Card::to_string).collect())
     }
 
-    /// `e` with every face-down card in its details replaced by [`FACE_DOWN`].
+    /// Whether `text` is a dealt card (`move2@700`: a card with its priority) not face up.
+    fn face_down(&self, text: &str) -> bool {
+        text.contains('@') && Card::parse(text).is_ok() && !self.0.contains(text)
+    }
+
+    /// `e` with every face-down card in its details replaced by [`FACE_DOWN`], and the
+    /// answer to a hidden question (`ctx:choose`'s `hidden = true`) by [`HIDDEN_ANSWER`].
     pub fn blot(&self, e: &Event) -> Event {
+        let hidden = e.what == "chose" && e.detail.get("hidden") == Some(&Value::Bool(true));
         let mut detail = Detail::new();
         for (key, value) in e.detail.iter() {
-            detail.insert(key.to_string(), self.blot_value(value));
+            let value = match key {
+                "answer" | "default" if hidden => Value::String(HIDDEN_ANSWER.into()),
+                _ => self.blot_value(value),
+            };
+            detail.insert(key.to_string(), value);
         }
         Event {
             detail,
@@ -60,7 +69,7 @@ impl Secrets {
 
     fn blot_value(&self, value: &Value) -> Value {
         match value {
-            Value::String(s) if self.0.contains(s) => Value::String(FACE_DOWN.into()),
+            Value::String(s) if self.face_down(s) => Value::String(FACE_DOWN.into()),
             Value::Array(items) => Value::Array(items.iter().map(|v| self.blot_value(v)).collect()),
             Value::Object(map) => Value::Object(
                 map.iter()
@@ -72,13 +81,21 @@ impl Secrets {
     }
 }
 
-/// `robots` with their programs cut to registers 1..=`revealed` (the later ones empty).
-fn face_up(robots: &[Robot], revealed: usize) -> Vec<Robot> {
+/// `robots` as every page may see them: their programs cut to registers 1..=`revealed` (the
+/// later ones empty), and of their script vars only the `public` ones (a script's
+/// `public_vars`; the others reach the robot's own seat alone, in its state).
+fn face_up(robots: &[Robot], revealed: usize, public: &BTreeSet<String>) -> Vec<Robot> {
     robots
         .iter()
         .map(|r| Robot {
             program: (0..REGISTERS)
                 .map(|i| r.program.get(i).copied().flatten().filter(|_| i < revealed))
+                .collect(),
+            vars: r
+                .vars
+                .iter()
+                .filter(|(k, _)| public.contains(*k))
+                .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
             ..r.clone()
         })
@@ -96,6 +113,7 @@ pub fn stage(
     before: &[Robot],
     now: &[Robot],
     secrets: &Secrets,
+    public: &BTreeSet<String>,
 ) -> String {
     let (phase, revealed) = match stage {
         Stage::Programmed { .. } => (Phase::Program, 0),
@@ -113,7 +131,7 @@ pub fn stage(
     let mut frames = vec![Frame::of_phase(
         turn,
         phase,
-        face_up(before, revealed),
+        face_up(before, revealed, public),
         Vec::new(),
     )];
     match stage {
@@ -123,7 +141,7 @@ pub fn stage(
             let steps: Vec<StepSnapshot> = steps
                 .iter()
                 .map(|s| StepSnapshot {
-                    robots: face_up(&s.robots, revealed),
+                    robots: face_up(&s.robots, revealed, public),
                     ..s.clone()
                 })
                 .collect();
@@ -132,10 +150,15 @@ pub fn stage(
                 *register,
                 &steps,
                 &events,
-                face_up(now, revealed),
+                face_up(now, revealed, public),
             ));
         }
-        _ => frames.push(Frame::of_phase(turn, phase, face_up(now, revealed), events)),
+        _ => frames.push(Frame::of_phase(
+            turn,
+            phase,
+            face_up(now, revealed, public),
+            events,
+        )),
     }
     let views: Vec<FrameView> = view::views(board, &frames, sentences).split_off(1);
     let register = match phase {
@@ -200,8 +223,13 @@ fn declined_power_down(e: &Event) -> bool {
 /// The robots as they stand, for the state every page gets: no paths, no programs (the
 /// stages show the cards as they are revealed; the seats show the locked ones).
 /// Serialized once for every page's state frame.
-pub fn standing(board: &Board, turn: u32, robots: &[Robot]) -> Box<RawValue> {
-    let robots = face_up(robots, 0);
+pub fn standing(
+    board: &Board,
+    turn: u32,
+    robots: &[Robot],
+    public: &BTreeSet<String>,
+) -> Box<RawValue> {
+    let robots = face_up(robots, 0, public);
     let frame = Frame::of_phase(turn, Phase::Program, robots, Vec::new());
     let view = view::views(board, &[frame], &Default::default())
         .pop()
@@ -236,13 +264,18 @@ mod tests {
         .iter()
         .map(|c| Some(card(c)))
         .collect();
-        let hand = [card("uturn@10"), card("move1@100")];
-        let secrets = Secrets::new(&hand, [&ann], std::slice::from_ref(&ann), 2);
+        let locked = [card("right@80")];
+        let secrets = Secrets::new(std::slice::from_ref(&ann), 2, &locked);
         let mut detail = Detail::new();
         detail.insert("card", json!("move2@200"));
         detail.insert("to", json!("move3@300"));
         detail.insert("program", json!(["move1@100", "back@400", "uturn@10"]));
         detail.insert("options", json!({"kept": "left@500"}));
+        // A card nobody holds any more (a discarded hand), a locked one, words.
+        detail.insert(
+            "discarded",
+            json!(["move3@830", "right@80", "move2", "recompile"]),
+        );
         let e = Event {
             turn: 1,
             register: 2,
@@ -271,7 +304,38 @@ mod tests {
             blotted.detail.get("options"),
             Some(&json!({"kept": FACE_DOWN}))
         );
+        assert_eq!(
+            blotted.detail.get("discarded"),
+            Some(&json!([FACE_DOWN, "right@80", "move2", "recompile"])),
+            "any card not face up, whoever held it"
+        );
     }
+    #[test]
+    fn the_answer_to_a_hidden_question_is_hidden() {
+        let secrets = Secrets::new(&[], 0, &[]);
+        let chose = |hidden: bool| {
+            let mut detail = crate::detail! {"question" => "dual_processor", "answer" => "4", "default" => false};
+            if hidden {
+                detail.insert("hidden", true);
+            }
+            Event {
+                turn: 1,
+                register: 0,
+                segment: "".into(),
+                robot: Some("Ann".into()),
+                what: "chose".into(),
+                detail,
+            }
+        };
+        let blotted = secrets.blot(&chose(true));
+        assert_eq!(blotted.detail.get("answer"), Some(&json!(HIDDEN_ANSWER)));
+        assert_eq!(blotted.detail.get("default"), Some(&json!(HIDDEN_ANSWER)));
+        assert_eq!(
+            secrets.blot(&chose(false)).detail.get("answer"),
+            Some(&json!("4"))
+        );
+    }
+
     #[test]
     fn declining_power_down_is_no_news_announcing_it_is() {
         let chose = |question: &str, answer: &str| {

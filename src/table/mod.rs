@@ -97,6 +97,41 @@ impl Tokens {
         })
     }
 
+    /// Whether these are a table's tokens for `seats` seats: each 32 lowercase hex digits
+    /// ([`token`]), all different. The sentence says what is wrong.
+    pub fn check(&self, seats: usize) -> std::result::Result<(), String> {
+        if self.seats.len() != seats {
+            return Err(format!(
+                "{} seat tokens for a game of {seats} seats",
+                self.seats.len()
+            ));
+        }
+        let named = self
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (format!("seat {}'s token", i + 1), t))
+            .chain([
+                ("the host's token".to_string(), &self.host),
+                ("the spectators' token".to_string(), &self.spectator),
+            ]);
+        let mut seen = BTreeSet::new();
+        for (who, t) in named {
+            let well_formed = t.len() == 32
+                && t.bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+            if !well_formed {
+                return Err(format!(
+                    "{who} is {t:?}: a token is 32 hex digits (0-9, a-f)"
+                ));
+            }
+            if !seen.insert(t) {
+                return Err(format!("{who} is another link's token too"));
+            }
+        }
+        Ok(())
+    }
+
     /// The role `token` gives, if any. Every token is compared, each in constant time, so a
     /// wrong token's timing tells nothing about a right one.
     pub fn role(&self, token: &str) -> Option<Role> {
@@ -138,6 +173,26 @@ pub fn token() -> Result<String> {
 /// `rally serve --resume X.save.json` brings the same links back.
 pub fn tokens_path(save: &Path) -> PathBuf {
     crate::game::save::beside(save, "tokens.json")
+}
+
+/// Why a new table may not be saved to `save`: the file holds a game not finished (or
+/// something rally cannot read as a finished game), which the new table would replace.
+/// `None`: no file there, or a finished game's.
+pub fn unfinished_save(save: &Path) -> Option<String> {
+    if !save.exists() {
+        return None;
+    }
+    let shown = save.display();
+    match Save::load(save) {
+        Ok(s) if s.progress.outcome.is_some() => None,
+        Ok(s) => Some(format!(
+            "{shown} holds an unfinished game (turn {}): `rally serve --resume {shown}` brings it back, `--new` starts over it",
+            s.state.turn
+        )),
+        Err(e) => Some(format!(
+            "{shown} is there but is not a finished game ({e}): move it away, or `--new` starts over it"
+        )),
+    }
 }
 
 /// Everything a table thread needs to start its game (all `Send`: the rules are loaded on
@@ -229,6 +284,29 @@ impl ReplayPage {
     }
 }
 
+/// The server's open WebSockets, by table and by address.
+#[derive(Default)]
+pub struct OpenConnections {
+    tables: BTreeMap<String, usize>,
+    addresses: BTreeMap<std::net::IpAddr, usize>,
+}
+
+/// One counted WebSocket ([`Lobby::seat_connection`]); dropping it gives its place back.
+pub struct ConnectionSlot {
+    open: Arc<Mutex<OpenConnections>>,
+    table: String,
+    from: std::net::IpAddr,
+}
+
+impl Drop for ConnectionSlot {
+    fn drop(&mut self) {
+        let mut open = self.open.lock().expect("lobby lock");
+        let give_back = |n: &mut usize| *n = n.saturating_sub(1);
+        open.tables.entry(self.table.clone()).and_modify(give_back);
+        open.addresses.entry(self.from).and_modify(give_back);
+    }
+}
+
 /// A running table: its description and the way to its thread.
 pub struct TableHandle {
     pub info: Arc<TableInfo>,
@@ -255,6 +333,8 @@ pub struct Lobby {
     /// What the start page may open; `None`: no start page.
     pub offer: Option<start::Offer>,
     next_connection: AtomicU64,
+    /// Open WebSockets by table and by address (`Lobby::seat_connection`).
+    open: Arc<Mutex<OpenConnections>>,
     threads: Mutex<Vec<std::thread::JoinHandle<()>>>,
     saver: Arc<saver::Saver>,
 }
@@ -351,6 +431,25 @@ impl Lobby {
             .collect()
     }
 
+    /// Counts a WebSocket to table `id` from `from`, if neither is at its limit
+    /// (`server::MAX_PER_TABLE`, `server::MAX_PER_ADDRESS`); it is counted until the
+    /// returned guard is dropped.
+    pub fn seat_connection(&self, id: &str, from: std::net::IpAddr) -> Option<ConnectionSlot> {
+        let mut open = self.open.lock().expect("lobby lock");
+        let at_table = open.tables.get(id).copied().unwrap_or(0);
+        let at_address = open.addresses.get(&from).copied().unwrap_or(0);
+        if at_table >= server::MAX_PER_TABLE || at_address >= server::MAX_PER_ADDRESS {
+            return None;
+        }
+        *open.tables.entry(id.to_string()).or_default() += 1;
+        *open.addresses.entry(from).or_default() += 1;
+        Some(ConnectionSlot {
+            open: self.open.clone(),
+            table: id.to_string(),
+            from,
+        })
+    }
+
     /// A number no other connection of this server has.
     pub fn connection_id(&self) -> u64 {
         self.next_connection.fetch_add(1, Ordering::Relaxed)
@@ -445,6 +544,27 @@ mod tests {
         assert_eq!(t.role(""), None);
         assert_eq!(t.role(&t.host[..31]), None);
         assert_eq!(t.role(&t.host.to_uppercase()), None);
+        assert_eq!(t.check(3), Ok(()));
+        assert!(t
+            .check(2)
+            .unwrap_err()
+            .contains("3 seat tokens for a game of 2"));
+        for bad in [
+            "",
+            "abc",
+            &t.host.to_uppercase(),
+            &format!("{}g", &t.host[..31]),
+        ] {
+            let mut u = t.clone();
+            u.host = bad.to_string();
+            assert!(
+                u.check(3).unwrap_err().contains("the host's token"),
+                "{bad:?}"
+            );
+        }
+        let mut u = t.clone();
+        u.spectator = u.seats[1].clone();
+        assert!(u.check(3).unwrap_err().contains("another link's token"));
     }
 
     #[test]

@@ -146,6 +146,9 @@ pub struct View<'a> {
     pub rules: u64,
     pub seats: Vec<SeatView>,
     pub desk: Option<DeskView>,
+    /// This seat's robot's script vars, all of them (the frames carry only the public ones).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vars: Option<serde_json::Map<String, Value>>,
     pub question: Option<QuestionView>,
     /// Milliseconds left on the classic timer, when it runs.
     pub timer_ms: Option<u64>,

@@ -3,10 +3,10 @@
 //! (`game::save::write_json`: a temporary file, synced, renamed over the save), oldest
 //! request first. When a table asks again before its last save was written (many tables
 //! resolving at once, a slow disk), the newer save replaces the waiting one: the file on
-//! disk is always a whole save, at most the stages still waiting behind, and the disk's
-//! speed never holds a table up; a table that finds its last save still waiting between two
-//! registers does not even copy its game for the next ([`Saver::is_waiting`]). A write
-//! reports its own outcome (the table thread tells the host when a save fails).
+//! disk is always a whole save, and the disk's speed never holds a table up while it
+//! resolves; before a table waits for a person's answer it waits until its save is on disk
+//! ([`Saver::settle`]). A write reports its own outcome (the table thread tells the host
+//! when a save fails).
 
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
@@ -35,8 +35,8 @@ struct Queue {
     /// Files waiting, oldest request first; the newest write for each is in `waiting`.
     order: VecDeque<PathBuf>,
     waiting: HashMap<PathBuf, Write>,
-    /// A write in progress.
-    busy: bool,
+    /// The file being written.
+    busy: Option<PathBuf>,
     stop: bool,
 }
 
@@ -73,14 +73,23 @@ impl Saver {
     }
 
     /// Whether a write for `path` is queued and not started: a newer one would replace it.
-    pub fn is_waiting(&self, path: &Path) -> bool {
+    #[cfg(test)]
+    fn is_waiting(&self, path: &Path) -> bool {
         self.shared.lock().waiting.contains_key(path)
+    }
+
+    /// Waits until the last write asked for `path` is done.
+    pub fn settle(&self, path: &Path) {
+        let mut q = self.shared.lock();
+        while q.busy.as_deref() == Some(path) || q.waiting.contains_key(path) {
+            q = self.shared.changed.wait(q).expect("saver lock");
+        }
     }
 
     /// Waits until every queued write has been done.
     pub fn flush(&self) {
         let mut q = self.shared.lock();
-        while q.busy || !q.order.is_empty() {
+        while q.busy.is_some() || !q.order.is_empty() {
             q = self.shared.changed.wait(q).expect("saver lock");
         }
     }
@@ -118,11 +127,11 @@ impl Shared {
                 continue;
             };
             let write = q.waiting.remove(&path).expect("a write per waiting file");
-            q.busy = true;
+            q.busy = Some(path);
             drop(q);
             write();
             q = self.lock();
-            q.busy = false;
+            q.busy = None;
             self.changed.notify_all();
         }
     }
@@ -158,6 +167,8 @@ mod tests {
         saver.save(Path::new("c"), note("c1"));
         saver.save(Path::new("b"), note("b2"));
         release.send(()).unwrap();
+        saver.settle(Path::new("b"));
+        assert!(!saver.is_waiting(Path::new("b")));
         saver.flush();
         assert!(!saver.is_waiting(Path::new("b")));
         assert_eq!(

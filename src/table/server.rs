@@ -9,7 +9,7 @@ use super::thread::{Command, OUTBOX_FRAMES};
 use super::{Lobby, Role, TableHandle, TableInfo};
 use crate::error::{Error, Result};
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{DefaultBodyLimit, Path as UrlPath, Query, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Path as UrlPath, Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
@@ -37,6 +37,11 @@ const BURST: f64 = 40.0;
 const PER_SECOND: f64 = 20.0;
 /// A connection that keeps flooding after this many refused messages is closed.
 const FLOOD_CLOSE: u32 = 2000;
+
+/// The most WebSockets one table holds, and one address opens to the server (a LAN party
+/// shares no address; the load test's 200 clients on loopback fit). Beyond: HTTP 503.
+pub const MAX_PER_TABLE: usize = 64;
+pub const MAX_PER_ADDRESS: usize = 256;
 
 const PAGE: &str = include_str!("pages/table.html");
 const SCRIPT: &str = include_str!("pages/table.js");
@@ -104,6 +109,7 @@ impl Server {
             .name("rally-serve".into())
             .spawn(move || {
                 runtime.block_on(async move {
+                    let app = app.into_make_service_with_connect_info::<SocketAddr>();
                     let served = axum::serve(listener, app).with_graceful_shutdown(async {
                         let _ = stopped.await;
                     });
@@ -337,11 +343,19 @@ async fn socket(
     State(lobby): State<Arc<Lobby>>,
     UrlPath(id): UrlPath<String>,
     Query(q): Query<TokenQuery>,
+    ConnectInfo(from): ConnectInfo<SocketAddr>,
     upgrade: WebSocketUpgrade,
 ) -> Response {
     let (table, role) = match admit(&lobby, &id, &q.token) {
         Ok(admitted) => admitted,
         Err(refused) => return refused.into_response(),
+    };
+    let Some(seat) = lobby.seat_connection(&id, from.ip()) else {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("too many connections: at most {MAX_PER_TABLE} to a table and {MAX_PER_ADDRESS} from one address\n"),
+        )
+            .into_response();
     };
     let conn = lobby.connection_id();
     upgrade
@@ -350,7 +364,10 @@ async fn socket(
         .read_buffer_size(READ_BUFFER)
         .max_message_size(MAX_FRAME)
         .max_frame_size(MAX_FRAME)
-        .on_upgrade(move |ws| session(ws, table, role, conn))
+        .on_upgrade(move |ws| async move {
+            session(ws, table, role, conn).await;
+            drop(seat);
+        })
 }
 
 /// A token bucket: [`BURST`] messages at once, [`PER_SECOND`] after that.
@@ -418,33 +435,35 @@ async fn session(mut ws: WebSocket, table: Arc<TableHandle>, role: Role, conn: u
                 None => break,
             },
             incoming = ws.recv() => match incoming {
-                Some(Ok(Message::Text(text))) => {
-                    if !limit.allow() {
-                        if limit.refused_total > FLOOD_CLOSE {
-                            close(&mut ws, 1008, "too many messages").await;
-                            break;
-                        }
-                        if limit.refused > 1 {
-                            continue;
-                        }
-                        Some(format!("too many messages (at most {PER_SECOND} a second): ignored until you slow down"))
-                    } else {
-                        match protocol::parse(text.as_str()) {
-                            Ok(message) => {
-                                if !table.send(Command::Message { conn, message }) {
-                                    Some("this table has stopped".to_string())
-                                } else {
-                                    None
-                                }
-                            }
-                            Err(e) => Some(e),
+                Some(Ok(Message::Close(_))) | None => break,
+                // Every other kind of message counts towards the flood limit first: text,
+                // binary, ping and pong alike.
+                Some(Ok(message)) if !limit.allow() => {
+                    if limit.refused_total > FLOOD_CLOSE {
+                        close(&mut ws, 1008, "too many messages").await;
+                        break;
+                    }
+                    if limit.refused > 1 {
+                        continue;
+                    }
+                    // A ping's pong is the library's; a flood of them gets no error frame.
+                    matches!(message, Message::Text(_) | Message::Binary(_)).then(|| {
+                        format!("too many messages (at most {PER_SECOND} a second): ignored until you slow down")
+                    })
+                }
+                Some(Ok(Message::Text(text))) => match protocol::parse(text.as_str()) {
+                    Ok(message) => {
+                        if !table.send(Command::Message { conn, message }) {
+                            Some("this table has stopped".to_string())
+                        } else {
+                            None
                         }
                     }
-                }
+                    Err(e) => Some(e),
+                },
                 Some(Ok(Message::Binary(_))) => {
                     Some("binary messages are not part of the protocol: send JSON text".into())
                 }
-                Some(Ok(Message::Close(_))) | None => break,
                 Some(Ok(_)) => None, // ping and pong: answered by the library
                 Some(Err(e)) => {
                     // Over the transport's size limit, or not WebSocket at all.

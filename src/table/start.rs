@@ -187,8 +187,12 @@ impl Offer {
                 extra.push(name);
             }
         }
+        let save = self.saves.join(format!("{id}.save.json"));
+        if let Some(why) = super::unfinished_save(&save) {
+            return Err(why);
+        }
         Ok(Launch {
-            save: self.saves.join(format!("{id}.save.json")),
+            save,
             id,
             game,
             resume: None,

@@ -24,13 +24,15 @@ use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::game::bot::Bots;
 use crate::game::save::{self, Save};
-use crate::game::{Driver, Game, Phase, Seats, Setup, Stage};
+use crate::game::{Driver, Game, Seats, Setup, Stage};
 use crate::reload::{HotReload, Reloaded, WatchOptions};
 use crate::state::{Robot, RobotId, REGISTERS};
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 use serde_json::value::RawValue;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::sync::{Arc, OnceLock};
@@ -86,18 +88,21 @@ struct Connection {
     out: Outbox,
     /// The last state frame it was sent: an unchanged state is not sent again (a card
     /// placed at one seat changes nobody else's view).
-    shown: String,
+    shown: Arc<str>,
 }
 
-/// A person's seat (bots' seats are never absent).
+/// A seat: whether it waits for a person, and whether one has taken it.
 struct SeatState {
     name: String,
+    /// The game waits for a person here before it starts (`driver = "human"` or the start
+    /// page's choice); the other seats are a bot's until someone opens their link.
     person: bool,
+    /// A person has sat here: the seat is theirs from then on, while they are away too (a
+    /// bot steps in only after the host's `bot_after`).
+    taken: bool,
     connections: usize,
-    /// When the last connection went away (or the table started without them).
+    /// When the last connection went away.
     absent_since: Option<Instant>,
-    /// Nobody had taken the seat when the game started: a bot plays it until someone does.
-    empty: bool,
 }
 
 /// A question waiting for its answer.
@@ -106,6 +111,58 @@ struct Pending {
     robot: RobotId,
     deadline: Instant,
     answer: Option<String>,
+}
+
+/// What a table keeps in its save besides the game (`Save::table`, docs/formats.md): who
+/// sits where, the host's settings and, while a turn is programmed, every seat's desk, so
+/// a table comes back as the people left it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Kept {
+    /// The game has started (the table no longer waits for its people to sit down).
+    started: bool,
+    settings: Settings,
+    seats: Vec<KeptSeat>,
+    /// The desks of the turn being programmed, one per robot (`null`: it does not
+    /// program); empty between turns.
+    #[serde(default)]
+    desks: Vec<Option<KeptDesk>>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeptSeat {
+    /// The game waits for a person here.
+    person: bool,
+    /// A person has taken it.
+    taken: bool,
+}
+
+/// A desk as the player left it: restored only onto the same hand, dealt again from the
+/// save, and only through the desk's own rules (`Desk::place`...).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeptDesk {
+    hand: Vec<Card>,
+    registers: Vec<Option<Card>>,
+    power_down: bool,
+    ready: bool,
+}
+
+/// A save as the table writes it: the game's, and the table's own part.
+#[derive(Serialize)]
+struct TableSave<'a> {
+    #[serde(flatten)]
+    game: &'a Save,
+    table: &'a Kept,
+}
+
+/// Where a table's saves go, and the game as of its last stage.
+struct Saving {
+    saver: Arc<Saver>,
+    path: PathBuf,
+    me: Sender<Command>,
+    game: Option<Arc<Save>>,
 }
 
 /// Everything the table thread keeps besides the game itself.
@@ -130,6 +187,8 @@ pub(super) struct Table {
     /// The sentences the rules give their scripts' events (kept with the board across a
     /// reload).
     sentences: crate::text::sentence::Sentences,
+    /// The robot vars every page may see (the scripts' `public_vars`).
+    public_vars: std::collections::BTreeSet<String>,
     outcome: Option<String>,
     /// How bots answer questions for the seats they play.
     bots: BotPolicy,
@@ -140,6 +199,11 @@ pub(super) struct Table {
     standing: Option<Standing>,
     /// Why the rule files saved last do not load (for the host), until a save that loads.
     reload_error: Option<String>,
+    saving: Saving,
+    /// Desks from the save this table resumed from, for the first deal.
+    resumed_desks: Vec<Option<KeptDesk>>,
+    /// The turn this table came back from its save at: the pages opened during it are told.
+    resumed_at: Option<u32>,
 }
 
 /// The robots' standing frame as last serialized, and what it was made of.
@@ -162,7 +226,7 @@ pub(super) fn run(
     ready: SyncSender<std::result::Result<Arc<TableInfo>, String>>,
 ) {
     super::yield_to_the_network();
-    let (mut m, hot) = match start(&launch) {
+    let (mut m, hot, kept) = match start(&launch) {
         Ok(started) => started,
         Err(e) => {
             let _ = ready.send(Err(e.to_string()));
@@ -182,9 +246,6 @@ pub(super) fn run(
         tokens: launch.tokens.clone(),
         replay: OnceLock::new(),
     });
-    if ready.send(Ok(info.clone())).is_err() {
-        return;
-    }
     let table = Rc::new(RefCell::new(Table {
         seats: m
             .setup
@@ -193,12 +254,12 @@ pub(super) fn run(
             .map(|s| SeatState {
                 name: s.name.clone(),
                 person: s.driver == Driver::Human,
+                taken: false,
                 connections: 0,
                 absent_since: None,
-                empty: false,
             })
             .collect(),
-        info,
+        info: info.clone(),
         rx,
         conns: BTreeMap::new(),
         settings: launch.settings,
@@ -213,6 +274,7 @@ pub(super) fn run(
         board: m.engine.board(),
         board_svg: crate::pictures::html::board_svg(&m.engine),
         sentences: m.engine.rules().sentences.clone(),
+        public_vars: m.engine.rules().public_vars(),
         outcome: None,
         bots: m.setup.bot_policy(),
         started: false,
@@ -220,7 +282,24 @@ pub(super) fn run(
         save_failure: None,
         standing: None,
         reload_error: None,
+        saving: Saving {
+            saver: saver.clone(),
+            path: launch.save.clone(),
+            me: me.clone(),
+            game: None,
+        },
+        resumed_desks: Vec::new(),
+        resumed_at: None,
     }));
+    if let Some(kept) = kept {
+        table.borrow_mut().resume(kept);
+    }
+    // A save exists before the table's links are given out: they work after a crash.
+    table.borrow_mut().stage_saved(&m, &launch.extra);
+    table.borrow().settle();
+    if ready.send(Ok(info)).is_err() {
+        return;
+    }
     m.engine.set_chooser(Box::new(TableChooser(table.clone())));
     let mut seats = TableSeats {
         bots: Bots::new(m.setup.seats.iter().map(|s| s.strength)),
@@ -240,14 +319,23 @@ pub(super) fn run(
     }
 }
 
-/// The game, from its file or its save, and the reloader for its rules.
-fn start(launch: &Launch) -> Result<(Game, Option<HotReload>)> {
+/// The game, from its file or its save, the reloader for its rules, and what the save kept
+/// of the table.
+fn start(launch: &Launch) -> Result<(Game, Option<HotReload>, Option<Kept>)> {
     let game_path = match &launch.resume {
         Some(save) => save.game.clone(),
         None => launch.game.clone(),
     };
     let mut setup = Setup::load(&game_path)?;
-    if let Some(people) = &launch.people {
+    let kept = match &launch.resume {
+        Some(save) => kept(save, setup.seats.len())?,
+        None => None,
+    };
+    let people = match &kept {
+        Some(k) => Some(k.seats.iter().map(|s| s.person).collect()),
+        None => launch.people.clone(),
+    };
+    if let Some(people) = &people {
         for (seat, &person) in setup.seats.iter_mut().zip(people) {
             seat.driver = if person { Driver::Human } else { Driver::Bot };
         }
@@ -277,7 +365,40 @@ fn start(launch: &Launch) -> Result<(Game, Option<HotReload>)> {
     } else {
         None
     };
-    Ok((m, hot))
+    Ok((m, hot, kept))
+}
+
+/// The table's part of a save, checked: one seat per robot, settings in range.
+fn kept(save: &Save, robots: usize) -> Result<Option<Kept>> {
+    let Some(value) = &save.table else {
+        return Ok(None);
+    };
+    let kept: Kept = serde_json::from_value(value.clone())
+        .map_err(|e| save.error("/table", format!("not a table's part of a save: {e}")))?;
+    if kept.seats.len() != robots {
+        return Err(save.error(
+            "/table/seats",
+            format!("{} seats for {robots} robots", kept.seats.len()),
+        ));
+    }
+    if !kept.desks.is_empty() && kept.desks.len() != robots {
+        return Err(save.error(
+            "/table/desks",
+            format!("{} desks for {robots} robots", kept.desks.len()),
+        ));
+    }
+    let s = kept.settings;
+    if [s.bot_after, s.choice_timeout, s.timer]
+        .iter()
+        .any(|&v| v > MAX_SECONDS)
+        || s.choice_timeout == 0
+    {
+        return Err(save.error(
+            "/table/settings",
+            format!("settings out of range: 0 to {MAX_SECONDS} seconds, choice_timeout at least 1"),
+        ));
+    }
+    Ok(Some(kept))
 }
 
 /// `practice on Practice Floor`, with the variants added on top of the game file's:
@@ -313,15 +434,7 @@ fn play(
         let seated = !people.is_empty() && people.iter().all(|s| s.connections > 0);
         if t.started || seated {
             t.started = true;
-            let now = Instant::now();
-            for s in t
-                .seats
-                .iter_mut()
-                .filter(|s| s.person && s.connections == 0)
-            {
-                s.empty = true;
-                s.absent_since = Some(now);
-            }
+            t.save();
             break;
         }
         t.pump(None);
@@ -354,18 +467,9 @@ fn play(
             t.turn = m.engine.state().turn;
             t.send_all(&message);
         }
-        // A save still waiting in the saver's queue would be replaced by this one unwritten:
-        // while the registers follow one another, copying the game for it is wasted (the
-        // history grows all game). Before the table waits for people, or at the end, the
-        // game is saved as it stands.
-        let resolving = matches!(m.progress.phase, Phase::Register(_) | Phase::EndOfTurn);
-        if resolving && saver.is_waiting(&launch.save) {
-            continue;
-        }
-        let data = m.save(&launch.extra);
-        save_later(saver, &launch.save, me, move |path| {
-            save::write_json(path, &data)
-        });
+        // After every stage: a newer save replaces one still waiting in the saver's queue,
+        // so the file is at most the stage being written behind.
+        table.borrow_mut().stage_saved(m, &launch.extra);
     }
     // The replay is written by the saver and its page made when first asked for: the end
     // of a game costs its table little, beside other tables still playing.
@@ -412,25 +516,100 @@ fn save_later(
 }
 
 impl Table {
+    /// The game as of its last stage (`m` between two stages), saved with the table.
+    fn stage_saved(&mut self, m: &Game, extra: &[String]) {
+        self.saving.game = Some(Arc::new(m.save(extra)));
+        self.save();
+    }
+
+    /// Has the saver write the game as of its last stage with the table as it is now
+    /// (seats, settings, the desks of a turn being programmed): after every stage and every
+    /// change at the table. The saver replaces a save still waiting, so this is cheap.
+    fn save(&mut self) {
+        let Some(game) = self.saving.game.clone() else {
+            return;
+        };
+        let kept = self.kept();
+        let s = &self.saving;
+        save_later(&s.saver, &s.path, &s.me, move |path| {
+            save::write_json(
+                path,
+                &TableSave {
+                    game: &game,
+                    table: &kept,
+                },
+            )
+        });
+    }
+
+    /// Waits until the last save asked for is on disk (before the table waits for a person).
+    fn settle(&self) {
+        self.saving.saver.settle(&self.saving.path);
+    }
+
+    /// The table's part of its save.
+    fn kept(&self) -> Kept {
+        let programming = self.stand == Stand::Programming;
+        Kept {
+            started: self.started,
+            settings: self.settings,
+            seats: self
+                .seats
+                .iter()
+                .map(|s| KeptSeat {
+                    person: s.person,
+                    taken: s.taken,
+                })
+                .collect(),
+            desks: if programming {
+                self.desks
+                    .iter()
+                    .map(|d| {
+                        d.as_ref().map(|d| KeptDesk {
+                            hand: d.hand.cards.clone(),
+                            registers: d.registers.to_vec(),
+                            power_down: d.power_down,
+                            ready: d.ready,
+                        })
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    /// The table as its save left it: the seats people had taken are theirs (away until
+    /// they open their link again), the host's settings, the desks for the deal to come.
+    fn resume(&mut self, kept: Kept) {
+        let now = Instant::now();
+        self.started = kept.started;
+        self.settings = kept.settings;
+        for (seat, k) in self.seats.iter_mut().zip(&kept.seats) {
+            seat.person = k.person;
+            seat.taken = k.taken;
+            seat.absent_since = k.taken.then_some(now);
+        }
+        self.resumed_desks = kept.desks;
+        self.resumed_at = Some(self.turn);
+    }
+
     /// The message every page gets after `stage` of turn `turn`: the robots go from where
     /// the pages last saw them to `now`, and nothing face down is in it.
     fn stage_message(&self, turn: u32, stage: &Stage, now: &[Robot]) -> String {
-        let hands = self.desks.iter().flatten().flat_map(|d| &d.hand.cards);
-        let steps = match stage {
-            Stage::Register { steps, .. } => steps.as_slice(),
-            _ => &[],
-        };
-        let programs = self
-            .robots
+        // Locked when the turn was programmed: face up all turn (the seats show them).
+        let locked: Vec<Card> = self
+            .desks
             .iter()
-            .chain(steps.iter().flat_map(|s| &s.robots))
-            .chain(now);
+            .flatten()
+            .flat_map(|d| (0..REGISTERS).filter_map(|i| d.registers[i].filter(|_| d.locked[i])))
+            .collect();
         let revealed = match stage {
             Stage::Programmed { .. } => 0,
             Stage::Register { register, .. } => *register as usize,
             Stage::EndOfTurn { .. } => REGISTERS,
         };
-        let secrets = Secrets::new(hands, programs, now, revealed);
+        let secrets = Secrets::new(now, revealed, &locked);
         frames::stage(
             &self.board,
             &self.sentences,
@@ -439,6 +618,7 @@ impl Table {
             &self.robots,
             now,
             &secrets,
+            &self.public_vars,
         )
     }
 
@@ -469,7 +649,9 @@ impl Table {
                     let seat = &mut self.seats[r];
                     seat.connections += 1;
                     seat.absent_since = None;
-                    seat.empty = false;
+                    if !std::mem::replace(&mut seat.taken, true) {
+                        self.save();
+                    }
                 }
                 let welcome = json!({
                     "type": "welcome",
@@ -483,10 +665,18 @@ impl Table {
                     Connection {
                         role,
                         out,
-                        shown: String::new(),
+                        shown: Arc::from(""),
                     },
                 );
                 self.send(conn, welcome);
+                if self.resumed_at == Some(self.turn) {
+                    let text = format!(
+                        "the table came back from its save in turn {}: hands, programs and seats as they were",
+                        self.turn
+                    );
+                    let notice = json!({"type": "notice", "level": "info", "text": text});
+                    self.send(conn, notice.to_string());
+                }
                 self.broadcast();
             }
             Command::Disconnect { conn } => {
@@ -500,7 +690,10 @@ impl Table {
                     return;
                 };
                 match self.act(role, message) {
-                    Ok(()) => self.broadcast(),
+                    Ok(()) => {
+                        self.save();
+                        self.broadcast();
+                    }
                     Err(e) => self.send(conn, error_frame(&e)),
                 }
             }
@@ -620,15 +813,16 @@ impl Table {
         }
     }
 
-    /// Whether a bot decides for `robot` now: a bot's seat nobody has taken, a person's seat
-    /// nobody took, or one whose player has been away longer than the host allows.
+    /// Whether a bot decides for `robot` now: a seat nobody has taken (a bot's, or a
+    /// person's the game started without), or one whose player has been away longer than
+    /// the host allows. A seat a person took stays theirs while they are away: a reload or
+    /// a closed tab does not give it back to the bot.
     fn bot_decides(&self, robot: RobotId) -> bool {
         let s = &self.seats[robot];
         if s.connections > 0 {
             return false;
         }
-        !s.person
-            || s.empty
+        !s.taken
             || (self.settings.bot_after > 0
                 && s.absent_since
                     .is_some_and(|t| t.elapsed() >= Duration::from_secs(self.settings.bot_after)))
@@ -637,7 +831,7 @@ impl Table {
     /// When an absent player's seat passes to a bot, if it will.
     fn bot_deadline(&self, robot: RobotId) -> Option<Instant> {
         let s = &self.seats[robot];
-        if !s.person || s.connections > 0 || self.settings.bot_after == 0 {
+        if !s.taken || s.connections > 0 || self.settings.bot_after == 0 {
             return None;
         }
         s.absent_since
@@ -680,18 +874,29 @@ impl Table {
         }
     }
 
-    /// Every connection's view of the table now.
+    /// Every connection's view of the table now. A view depends on the connection's role
+    /// alone, so it is built once per role and shared (a thousand spectators cost one).
     fn broadcast(&mut self) {
         let board = self.standing();
         let conns: Vec<(u64, Role)> = self.conns.iter().map(|(&id, c)| (id, c.role)).collect();
+        let mut built: Vec<(Role, Arc<str>)> = Vec::new();
         for (conn, role) in conns {
-            let frame = serde_json::to_string(&self.view(role, &board)).expect("views serialize");
+            let frame = match built.iter().find(|(r, _)| *r == role) {
+                Some((_, frame)) => frame.clone(),
+                None => {
+                    let frame: Arc<str> = serde_json::to_string(&self.view(role, &board))
+                        .expect("views serialize")
+                        .into();
+                    built.push((role, frame.clone()));
+                    frame
+                }
+            };
             let Some(c) = self.conns.get_mut(&conn) else {
                 continue;
             };
-            if c.shown != frame {
-                c.shown.clone_from(&frame);
-                self.send(conn, frame);
+            if *c.shown != *frame {
+                c.shown = frame.clone();
+                self.send(conn, frame.to_string());
             }
         }
     }
@@ -705,7 +910,8 @@ impl Table {
         if let Some(s) = current {
             return s.frame.clone();
         }
-        let frame: Rc<RawValue> = frames::standing(&self.board, self.turn, &self.robots).into();
+        let frame: Rc<RawValue> =
+            frames::standing(&self.board, self.turn, &self.robots, &self.public_vars).into();
         self.standing = Some(Standing {
             turn: self.turn,
             generation: self.generation,
@@ -752,7 +958,7 @@ impl Table {
                     name: s.name.clone(),
                     color: crate::pictures::svg::robot_color(i, r),
                     driver: if self.bot_decides(i) { "bot" } else { "person" },
-                    connected: !s.person || s.connections > 0,
+                    connected: s.connections > 0 || !(s.person || s.taken),
                     status,
                     locked,
                     options: r
@@ -815,6 +1021,7 @@ impl Table {
             rules: self.generation,
             seats,
             desk,
+            vars: robot.map(|r| self.robots[r].vars.clone()),
             question,
             timer_ms: self
                 .timer
@@ -858,6 +1065,7 @@ impl TableSeats {
                 t.board = engine.board();
                 t.board_svg = crate::pictures::html::board_svg(engine);
                 t.sentences = engine.rules().sentences.clone();
+                t.public_vars = engine.rules().public_vars();
                 let files: Vec<String> = changed
                     .iter()
                     .map(|p| crate::files::display_path(p))
@@ -908,6 +1116,57 @@ impl TableSeats {
         }
     }
 
+    /// The program a bot gives `desk`'s seat: around the cards its player has placed
+    /// already, which stay where they are (a bot stepping in for an absent player finishes
+    /// their program, it does not replace it). Returns the open registers' cards in order.
+    fn stand_in(&mut self, engine: &mut Engine, desk: &Desk) -> Result<Vec<Card>> {
+        let hand = &desk.hand;
+        let placed: Vec<usize> = hand
+            .open
+            .iter()
+            .copied()
+            .filter(|&i| desk.registers[i].is_some())
+            .collect();
+        if placed.is_empty() {
+            return self.bots.program(engine, hand);
+        }
+        // The bot plans the registers left, with the placed cards in the robot's program
+        // as if locked, from the cards left in the hand.
+        let rest = Hand {
+            robot: hand.robot,
+            cards: hand
+                .cards
+                .iter()
+                .copied()
+                .filter(|c| !desk.registers.contains(&Some(*c)))
+                .collect(),
+            open: hand
+                .open
+                .iter()
+                .copied()
+                .filter(|i| !placed.contains(i))
+                .collect(),
+        };
+        let before = {
+            let mut state = engine.state_mut();
+            let program = &mut state.robots[hand.robot].program;
+            let before = program.clone();
+            program.resize(REGISTERS, None);
+            for &i in &placed {
+                program[i] = desk.registers[i];
+            }
+            before
+        };
+        let planned = self.bots.program(engine, &rest);
+        engine.state_mut().robots[hand.robot].program = before;
+        let mut planned = planned?.into_iter();
+        Ok(hand
+            .open
+            .iter()
+            .filter_map(|&i| desk.registers[i].or_else(|| planned.next()))
+            .collect())
+    }
+
     /// How long to wait for commands before looking at deadlines and rule files again.
     fn tick(&self, deadline: Option<Instant>) -> Option<Duration> {
         let now = Instant::now();
@@ -931,12 +1190,20 @@ impl Seats for TableSeats {
             t.robots = state.robots.clone();
             t.turn = state.turn;
             t.desks = vec![None; state.robots.len()];
+            let resumed = std::mem::take(&mut t.resumed_desks);
             for hand in hands {
-                t.desks[hand.robot] =
-                    Some(Desk::new(hand.clone(), &state.robots[hand.robot].program));
+                let mut desk = Desk::new(hand.clone(), &state.robots[hand.robot].program);
+                if let Some(kept) = resumed.get(hand.robot).cloned().flatten() {
+                    let damage = state.robots[hand.robot].damage;
+                    if let Err(e) = restore(&mut desk, &kept, damage) {
+                        tracing::warn!("table {}: a saved desk is not restored: {e}", t.info.id);
+                    }
+                }
+                t.desks[hand.robot] = Some(desk);
             }
             t.stand = Stand::Programming;
             t.timer = None;
+            t.save();
         }
         // Every page learns that programming is open (each seat gets its hand) once the bots
         // have programmed, even when no bot has anything to program.
@@ -953,7 +1220,10 @@ impl Seats for TableSeats {
                     .collect()
             };
             for hand in &for_bots {
-                let program = self.bots.program(engine, hand)?;
+                let desk = self.table.borrow().desks[hand.robot]
+                    .clone()
+                    .expect("dealt");
+                let program = self.stand_in(engine, &desk)?;
                 let mut t = self.table.borrow_mut();
                 t.desks[hand.robot]
                     .as_mut()
@@ -1015,13 +1285,35 @@ impl Seats for TableSeats {
     }
 }
 
+/// A saved desk onto `desk`, dealt the same hand again, through the desk's own rules: a
+/// save's cards go only where a player could have put them. On an error `desk` is as dealt.
+fn restore(desk: &mut Desk, kept: &KeptDesk, damage: i32) -> std::result::Result<(), String> {
+    if kept.hand != desk.hand.cards || kept.registers.len() != REGISTERS {
+        return Err("it was for another hand".into());
+    }
+    let mut restored = desk.clone();
+    for &i in &desk.hand.open {
+        if let Some(card) = kept.registers[i] {
+            restored.place(i as u8 + 1, card)?;
+        }
+    }
+    restored.set_power_down(kept.power_down, damage)?;
+    if kept.ready {
+        restored.set_ready()?;
+    }
+    *desk = restored;
+    Ok(())
+}
+
 /// Asks `robot`'s player `q` and waits for the answer, the timeout (the default), or a
-/// bot taking the seat over.
+/// bot taking the seat over. The game as of the last stage is on disk before the question
+/// is shown: a table stopped while a person decides comes back to the same question.
 fn ask(table: &Shared, q: &Question) -> Option<String> {
     let bot = table.borrow().bot_decides(q.robot);
     if bot {
         return table.borrow_mut().bots.choose(q);
     }
+    table.borrow().settle();
     {
         let mut t = table.borrow_mut();
         let id = t.next_question;
@@ -1094,11 +1386,32 @@ impl Chooser for TableChooser {
     }
 }
 
-/// Loads a save for `--resume`, with its tokens (written beside it when the table began).
+/// Loads a save for `--resume`, with its tokens (written beside it when the table began;
+/// `None` if there is no such file). A tokens file that is there but not one token of 32
+/// hex digits per seat, a host's and the spectators' (all different) is refused: an empty
+/// host token would make anyone who opens the table its host.
 pub fn resume(path: &std::path::Path) -> Result<(Save, Option<Tokens>)> {
     let save = Save::load(path)?;
-    let tokens = std::fs::read_to_string(super::tokens_path(path))
-        .ok()
-        .and_then(|text| serde_json::from_str(&text).ok());
-    Ok((save, tokens))
+    let file = super::tokens_path(path);
+    let text = match std::fs::read_to_string(&file) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((save, None)),
+        Err(e) => {
+            return Err(Error::File {
+                file,
+                message: format!("cannot read the table's tokens: {e}"),
+            })
+        }
+    };
+    let refused = |message: String| Error::File {
+        file: file.clone(),
+        message,
+    };
+    let tokens: Tokens = serde_json::from_str(&text).map_err(|e| {
+        refused(format!(
+            "not a table's tokens ({{\"seats\": [...], \"host\": ..., \"spectator\": ...}}): {e}"
+        ))
+    })?;
+    tokens.check(save.state.robots.len()).map_err(refused)?;
+    Ok((save, Some(tokens)))
 }

@@ -138,3 +138,21 @@ fn nothing_outside_the_game_changes() {
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     assert_eq!(before, attack.files());
 }
+
+#[test]
+fn an_index_function_kept_from_load_time_cannot_hand_out_the_data_behind_a_view() {
+    // Issue 24: the view's data kept the script's metatable, so `__index` was called with the
+    // data itself, writable: a counter kept this way survived calls, rollbacks and games.
+    Attack::file(
+        "local counter = setmetatable({}, { __index = function(self, key) return self end })\nrally.element { name = \"trap\", on_card = function(ctx, tile, robot, card)\n  local data = counter.anything\n  data.n = 1\nend }\n",
+    )
+    .run(&[])
+    .refused(4, "a table a script keeps between calls is read-only");
+    // A class keeps working: methods through an `__index` table or function, called with the
+    // object as it was.
+    let out = Attack::file(
+        "local Class = {}\nClass.__index = Class\nfunction Class.twice(self) return self.n * 2 end\nlocal object = setmetatable({ n = 21 }, Class)\nlocal lazy = setmetatable({ n = 4 }, { __index = function(self, key) return self.n + #key end })\nrally.element { name = \"trap\", on_card = function(ctx, tile, robot, card)\n  assert(object:twice() == 42 and lazy.abc == 7 and getmetatable(object) == Class)\n  ctx:set_var(robot, 'ok', true)\nend }\n",
+    )
+    .run(&[]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+}

@@ -92,3 +92,16 @@ fn rally_sim_gives_the_same_result_whatever_the_threads() {
     assert!(one.contains("script"), "the rule dealt its damage:\n{one}");
     assert_eq!(one, summary(sim(&attack, "2")));
 }
+
+#[test]
+fn a_primitive_checks_what_the_save_checks() {
+    // Issue 24: an archive off the board was accepted, and rally's own save then refused.
+    Attack::on_card("ctx:set_archive(robot, { x = 9, y = 9 })")
+        .run(&[])
+        .refused(2, "ctx:set_archive: [9, 9] is off the 4×1 board");
+    let out = Attack::on_card(
+        "ctx:set_archive(robot, { x = 3, y = 0 })\nassert(not ctx:touch_flag(robot, 1))",
+    )
+    .run(&[]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+}

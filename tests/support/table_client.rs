@@ -131,7 +131,16 @@ impl Client {
         table: &str,
         token: &str,
     ) -> Result<Client, tokio_tungstenite::tungstenite::Error> {
-        let url = format!("ws://{}/t/{table}/ws?token={token}", server.addr);
+        Client::try_connect_at(&server.addr.to_string(), table, token).await
+    }
+
+    /// A client of the server at `addr` (`127.0.0.1:PORT`: a `rally serve` process).
+    pub async fn try_connect_at(
+        addr: &str,
+        table: &str,
+        token: &str,
+    ) -> Result<Client, tokio_tungstenite::tungstenite::Error> {
+        let url = format!("ws://{addr}/t/{table}/ws?token={token}");
         // As a browser does: no Nagle delay on small messages. tungstenite zeroes its read
         // buffer before every read: 16 KiB, not 128, keeps the load test's 200 clients light.
         let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
@@ -156,6 +165,11 @@ impl Client {
 
     pub async fn send_raw(&mut self, message: Message) {
         self.ws.send(message).await.unwrap();
+    }
+
+    /// Sends `message` unless the server has closed the connection: false then.
+    pub async fn try_send_raw(&mut self, message: Message) -> bool {
+        self.ws.send(message).await.is_ok()
     }
 
     /// The next frame; `None` when the server closed the connection (with the close frame's

@@ -196,6 +196,8 @@ end
 rally.element {
   name = "ice",
   describe = "Ice Rink: frictionless; robots keep their speed and spin (chart in robot vars `ice`).",
+  -- The chart is on the board for everyone to see (the pages draw it).
+  public_vars = { "ice" },
   glyph = "~",
   events = {
     slide = "{robot} slides on the ice from {from} to {to} ({stop})",
