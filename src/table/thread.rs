@@ -610,15 +610,18 @@ impl Table {
             Stage::EndOfTurn { .. } => REGISTERS,
         };
         let secrets = Secrets::new(now, revealed, &locked);
+        let telling = frames::Telling {
+            public: &self.public_vars,
+            sentences: &self.sentences,
+        };
         frames::stage(
             &self.board,
-            &self.sentences,
+            &telling,
             turn,
             stage,
             &self.robots,
             now,
             &secrets,
-            &self.public_vars,
         )
     }
 
