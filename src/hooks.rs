@@ -148,9 +148,10 @@ pub const HOOKS: [Spec; 16] = [
         listeners: &[Square],
         guard: Guard::OnBoard,
         args: &[MOVE_INFO],
-        returns: "({ cost: integer }|nil)",
+        returns: "({ cost: integer?, block: boolean? }|nil)",
         when: "a robot crosses an edge (or a wall there stops it): the square it leaves, then \
-               the one beyond; the costs add up",
+               the one beyond; the costs add up. An element that declares `blocks` is asked \
+               before the robot crosses, and may refuse it (`{ block = true }`)",
     },
     Spec {
         hook: Hook::Enter,

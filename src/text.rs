@@ -10,6 +10,8 @@
 
 use std::borrow::Cow;
 
+pub mod sentence;
+
 /// `text` with every control character but newline and tab escaped.
 pub fn clean(text: &str) -> Cow<'_, str> {
     escape(text, |c| c == '\n' || c == '\t')

@@ -60,6 +60,20 @@ pub struct Blocked {
     pub robot: RobotId,
     pub at: Pos,
     pub dir: Dir,
+    /// The tile whose element refused the crossing (`on_cross` returned `{ block = true }`);
+    /// `None`: a wall.
+    pub by: Option<usize>,
+}
+
+/// An edge an element's `on_cross` refused one robot for the coming move ([`World::close`]):
+/// for that robot it is a wall until the move is resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Closed {
+    pub robot: RobotId,
+    pub at: Pos,
+    pub dir: Dir,
+    /// The tile whose element refused it.
+    pub by: usize,
 }
 
 /// What one step of movement did: the robots that arrived somewhere (to tell their squares),
@@ -128,8 +142,12 @@ pub struct World {
     pub board: Rc<Board>,
     pub state: State,
     conveys: Vec<(RobotId, Dir)>,
-    pushes: Vec<(RobotId, Dir)>,
+    /// Queued pushes, each with what pushes (`ctx:queue_push`'s cause, for the events).
+    pushes: Vec<(RobotId, Dir, Option<String>)>,
     hits: Vec<Hit>,
+    /// Edges elements refused robots for the move being resolved (a step, the step's belts or
+    /// pushes): asked before the move, since a refusal must come before anything moves.
+    closed: Vec<Closed>,
     /// Damage is queued instead of applied at once (segment D: one volley).
     pub defer_damage: bool,
     /// Robots destroyed since the engine last looked, in order: it tells the rules'
@@ -154,6 +172,7 @@ impl World {
             conveys: Vec::new(),
             pushes: Vec::new(),
             hits: Vec::new(),
+            closed: Vec::new(),
             defer_damage: false,
             destroyed_now: Vec::new(),
             simultaneous: false,
@@ -180,8 +199,42 @@ impl World {
         self.conveys.clear();
         self.pushes.clear();
         self.hits.clear();
+        self.closed.clear();
         self.destroyed_now.clear();
         self.arrivals.clear();
+    }
+
+    /// Closes an edge to one robot until [`World::open_all`]: a script's element refused it.
+    pub fn close(&mut self, closed: Closed) {
+        self.closed.push(closed);
+    }
+
+    /// Opens the edges closed for the move just resolved.
+    pub fn open_all(&mut self) {
+        self.closed.clear();
+    }
+
+    /// The tile that closed the edge from `at` towards `dir` to `robot`, if one did.
+    fn closed_by(&self, robot: RobotId, at: Pos, dir: Dir) -> Option<usize> {
+        // Almost always: no element on the board refuses crossings.
+        if self.closed.is_empty() {
+            return None;
+        }
+        self.closed
+            .iter()
+            .find(|c| c.robot == robot && c.at == at && c.dir == dir)
+            .map(|c| c.by)
+    }
+
+    /// The queued belt moves (the engine asks elements about their crossings before they
+    /// are resolved).
+    pub fn queued_conveys(&self) -> Vec<(RobotId, Dir)> {
+        self.conveys.clone()
+    }
+
+    /// The queued pushes, as [`World::queued_conveys`].
+    pub fn queued_pushes(&self) -> Vec<(RobotId, Dir)> {
+        self.pushes.iter().map(|(id, dir, _)| (*id, *dir)).collect()
     }
 
     /// While noting steps, notes the robots after `step` (and the card of `robot`) if
@@ -213,7 +266,14 @@ impl World {
     /// whole chain moves or, if any robot in it would cross a wall, nothing does (logged as
     /// `blocked`, or `push_blocked` naming the robot it could not push, with the wall).
     /// Returns the arrivals (pushed robots first) and the chain, or where the move was stopped.
-    pub fn step(&mut self, id: RobotId, dir: Dir, how: How) -> Result<Stepped, Blocked> {
+    /// `by` is what moves it, when a script said (`ctx:move`'s cause): each event says it.
+    pub fn step(
+        &mut self,
+        id: RobotId,
+        dir: Dir,
+        how: How,
+        by: Option<&str>,
+    ) -> Result<Stepped, Blocked> {
         let (chain, walled) = self.chain(id, dir);
         if let Some(blocked) = walled {
             let what = if chain.len() > 1 {
@@ -230,11 +290,11 @@ impl World {
             let to = self.state.robots[rid].at.step(dir);
             self.state.robots[rid].at = to;
             let what = if i == 0 { "moved" } else { "pushed" };
-            self.state.log(
-                Some(rid),
-                what,
-                || detail! {"dir" => dir, "to" => to, "how" => how.name()},
-            );
+            self.state.log(Some(rid), what, || {
+                let mut detail = detail! {"dir" => dir, "to" => to, "how" => how.name()};
+                caused(&mut detail, by);
+                detail
+            });
             if self.fell_off(rid) {
                 continue;
             }
@@ -254,7 +314,10 @@ impl World {
         if self.state.quiet {
             return;
         }
-        let mut detail = detail! {"dir" => wall.dir, "wall" => wall.at};
+        let mut detail = match wall.by {
+            None => detail! {"dir" => wall.dir, "wall" => wall.at},
+            Some(t) => self.refusal(t, wall.dir),
+        };
         if let Some(&ahead) = chain.get(1) {
             let name = self.state.robots[ahead].name.clone();
             detail.insert("pushing", name);
@@ -262,15 +325,32 @@ impl World {
         self.state.log(Some(id), what, detail);
     }
 
+    /// What a `blocked` event says of an element that refused a crossing: the element and
+    /// its square.
+    fn refusal(&self, tile: usize, dir: Dir) -> Detail {
+        let tile = &self.board.tiles[tile];
+        detail! {"dir" => dir, "element" => tile.name.clone(), "at" => tile.at}
+    }
+
     /// The robot and the robots in line ahead of it in `dir`, up to the first free square
-    /// (rules.md §3.2), and where a wall stops the chain, if one does.
-    fn chain(&self, id: RobotId, dir: Dir) -> (Vec<RobotId>, Option<Blocked>) {
+    /// (rules.md §3.2), and where a wall (or an edge an element closed to that robot) stops
+    /// the chain, if one does.
+    pub fn chain(&self, id: RobotId, dir: Dir) -> (Vec<RobotId>, Option<Blocked>) {
         let mut chain = vec![id];
         let mut p = self.state.robots[id].at;
         loop {
-            if !self.board.robot_can_cross(p, dir) {
-                let robot = *chain.last().expect("the chain starts with the mover");
-                return (chain, Some(Blocked { robot, at: p, dir }));
+            let robot = *chain.last().expect("the chain starts with the mover");
+            let by = self.closed_by(robot, p, dir);
+            if by.is_some() || !self.board.robot_can_cross(p, dir) {
+                return (
+                    chain,
+                    Some(Blocked {
+                        robot,
+                        at: p,
+                        dir,
+                        by,
+                    }),
+                );
             }
             p = p.step(dir);
             match self.robot_at(p) {
@@ -282,9 +362,10 @@ impl World {
 
     /// Queues a board pusher's push of a robot (and the chain ahead of it), resolved with
     /// every other push queued in the step when the step ends.
-    pub fn queue_push(&mut self, id: RobotId, dir: Dir) {
-        if !self.pushes.contains(&(id, dir)) {
-            self.pushes.push((id, dir));
+    /// `by` says what pushes, when a script said (`ctx:queue_push`'s cause).
+    pub fn queue_push(&mut self, id: RobotId, dir: Dir, by: Option<String>) {
+        if !self.pushes.iter().any(|(r, d, _)| (*r, *d) == (id, dir)) {
+            self.pushes.push((id, dir, by));
         }
     }
 
@@ -300,6 +381,7 @@ impl World {
     pub fn flush_pushes(&mut self) -> FlushedPushes {
         struct Push {
             dir: Dir,
+            by: Option<String>,
             chain: Vec<RobotId>,
             walled: Option<Blocked>,
             /// The square the front of the chain moves into.
@@ -308,12 +390,13 @@ impl World {
         let pushes: Vec<Push> = std::mem::take(&mut self.pushes)
             .into_iter()
             // A robot destroyed since its push was queued has left the board.
-            .filter(|&(id, _)| self.state.robots[id].is_active())
-            .map(|(id, dir)| {
+            .filter(|(id, _, _)| self.state.robots[*id].is_active())
+            .map(|(id, dir, by)| {
                 let (chain, walled) = self.chain(id, dir);
                 let front = self.state.robots[chain[chain.len() - 1]].at.step(dir);
                 Push {
                     dir,
+                    by,
                     chain,
                     walled,
                     front,
@@ -327,7 +410,7 @@ impl World {
         };
         let mut blocked = Vec::new();
         let mut chains = Vec::new();
-        let mut moves: Vec<(RobotId, Dir, Option<RobotId>)> = Vec::new();
+        let mut moves: Vec<(RobotId, Dir, Option<RobotId>, Option<&str>)> = Vec::new();
         for (i, push) in pushes.iter().enumerate() {
             let (head, dir) = (push.chain[0], push.dir);
             if let Some(wall) = push.walled {
@@ -344,23 +427,24 @@ impl World {
                 chains.push((push.chain.clone(), dir));
                 // Front of the chain first, as a robot's own push tells them.
                 for (k, &robot) in push.chain.iter().enumerate().rev() {
-                    if !moves.iter().any(|(r, _, _)| *r == robot) {
-                        moves.push((robot, dir, (k > 0).then_some(head)));
+                    if !moves.iter().any(|(r, _, _, _)| *r == robot) {
+                        let by = push.by.as_deref();
+                        moves.push((robot, dir, (k > 0).then_some(head), by));
                     }
                 }
             }
         }
-        for &(id, dir, _) in &moves {
+        for &(id, dir, _, by) in &moves {
             let to = self.state.robots[id].at.step(dir);
             self.state.robots[id].at = to;
-            self.state.log(
-                Some(id),
-                "pushed",
-                || detail! {"dir" => dir, "to" => to, "how" => "push"},
-            );
+            self.state.log(Some(id), "pushed", || {
+                let mut detail = detail! {"dir" => dir, "to" => to, "how" => "push"};
+                caused(&mut detail, by);
+                detail
+            });
         }
         let mut arrivals = Vec::with_capacity(moves.len());
-        for (robot, dir, pusher) in moves {
+        for (robot, dir, pusher, _) in moves {
             if !self.fell_off(robot) {
                 let at = self.state.robots[robot].at;
                 let how = How::Push;
@@ -388,13 +472,21 @@ impl World {
     }
 
     /// Puts a robot on a square directly (teleports, slides, re-entry by scripts).
-    pub fn place(&mut self, id: RobotId, at: Pos, dir: Dir, how: How) -> Option<Arrival> {
+    /// `by` is what puts it there, when a script said (`ctx:place`'s cause).
+    pub fn place(
+        &mut self,
+        id: RobotId,
+        at: Pos,
+        dir: Dir,
+        how: How,
+        by: Option<&str>,
+    ) -> Option<Arrival> {
         self.state.robots[id].at = at;
-        self.state.log(
-            Some(id),
-            "placed",
-            || detail! {"to" => at, "how" => how.name()},
-        );
+        self.state.log(Some(id), "placed", || {
+            let mut detail = detail! {"to" => at, "how" => how.name()};
+            caused(&mut detail, by);
+            detail
+        });
         (!self.fell_off(id)).then_some(Arrival {
             robot: id,
             at,
@@ -634,8 +726,17 @@ impl World {
             .collect();
         let passable: Vec<bool> = moves
             .iter()
-            .map(|(id, d)| self.board.robot_can_cross(robots[*id].at, *d))
+            .map(|&(id, d)| {
+                let at = robots[id].at;
+                self.board.robot_can_cross(at, d) && self.closed_by(id, at, d).is_none()
+            })
             .collect();
+        for &(id, d) in moves.iter().filter(|_| !self.closed.is_empty()) {
+            if let Some(t) = self.closed_by(id, self.state.robots[id].at, d) {
+                let detail = self.refusal(t, d);
+                self.state.log(Some(id), "blocked", detail);
+            }
+        }
         // Two robots wanting one square, or swapping squares: both stay.
         let mut ok = passable.clone();
         for i in 0..moves.len() {
@@ -705,17 +806,35 @@ impl World {
     /// the line of sight as they block a laser (rules.md §7.5 item 5a [prop.]): a repulsor
     /// field or a ledge stops robots but not the view.
     fn robot_in_sight(&self, from: Pos, dir: Dir, range: i32) -> bool {
+        self.look(from, dir, range).robot.is_some()
+    }
+
+    /// What a line of sight from `from` along `dir` meets within `range` squares (`ctx:trace`,
+    /// the re-entry facing rule): it crosses edges as a laser beam does, and stops at the
+    /// first robot, at a wall (what stops lasers) or at the board's edge.
+    pub fn look(&self, from: Pos, dir: Dir, range: i32) -> Sight {
+        let mut sight = Sight {
+            squares: Vec::new(),
+            robot: None,
+            wall: None,
+        };
         let mut p = from;
         for _ in 0..range {
             if !self.board.laser_can_cross(p, dir) {
-                return false;
+                sight.wall = Some(p);
+                break;
             }
             p = p.step(dir);
-            if self.robot_at(p).is_some() {
-                return true;
+            if !self.board.contains(p) {
+                break;
+            }
+            sight.squares.push(p);
+            if let Some(r) = self.robot_at(p) {
+                sight.robot = Some(r);
+                break;
             }
         }
-        false
+        sight
     }
 
     /// The robots waiting to re-enter: destroyed, with a life left, in order of destruction;
@@ -900,6 +1019,24 @@ impl World {
         );
         true
     }
+}
+
+/// Adds what caused a move to its event (`by`), when a script named it.
+fn caused(detail: &mut Detail, by: Option<&str>) {
+    if let Some(by) = by {
+        detail.insert("by", by.to_string());
+    }
+}
+
+/// What a line of sight met ([`World::look`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sight {
+    /// The squares it reached, nearest first (the robot's included).
+    pub squares: Vec<Pos>,
+    /// The first robot in it.
+    pub robot: Option<RobotId>,
+    /// The square whose edge in the direction looked stopped it, when a wall did.
+    pub wall: Option<Pos>,
 }
 
 /// Where a beam went: the robots it hit, in order, and the last square it reached (the

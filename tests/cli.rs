@@ -30,7 +30,7 @@ fn project() -> tempfile::TempDir {
     std::fs::write(
         &script,
         text.replace(
-            "ctx:queue_push(robot, tile.dir)",
+            "ctx:queue_push(robot, tile.dir, \"the probe\")",
             "print(\"probe pushes \" .. robot.name)\n      ctx:queue_push(robot, tile.dir)",
         ),
     )

@@ -18,7 +18,7 @@ fn race() -> Vec<Value> {
         .unwrap();
     let mut game = scenario.start(rules).unwrap();
     let frames = html::frames(&scenario, &mut game).unwrap();
-    let views: Vec<FrameView> = html::view::views(&game.board(), &frames);
+    let views: Vec<FrameView> = html::view::views(&game.board(), &frames, &game.rules().sentences);
     serde_json::to_value(views)
         .unwrap()
         .as_array()

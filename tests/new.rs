@@ -84,7 +84,11 @@ fn the_element_stub_is_really_exercised_by_its_scenario() {
     ok(d, &["new", "element", "pad"]);
     let file = d.join("scripts/elements/pad.lua");
     let text = std::fs::read_to_string(&file).unwrap();
-    std::fs::write(&file, text.replace("ctx:queue_push(robot, tile.dir)", "")).unwrap();
+    std::fs::write(
+        &file,
+        text.replace("ctx:queue_push(robot, tile.dir, \"the pad\")", ""),
+    )
+    .unwrap();
     let out = rally(d, &["test"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stdout).contains("0 passed, 1 failed"));

@@ -595,3 +595,22 @@ fn files_that_lead_outside_the_project_are_refused() {
         "{err}"
     );
 }
+
+/// docs/packs.md shows the toll gate example's element as the file in examples/ holds it
+/// (its scenarios run with the others: tests/scenarios.rs).
+#[test]
+fn the_toll_gate_page_shows_the_pack_as_it_is() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let page = std::fs::read_to_string(root.join("docs/packs.md")).unwrap();
+    let script = std::fs::read_to_string(
+        root.join("examples/toll-gate/packs/tolls/scripts/elements/toll_gate.lua"),
+    )
+    .unwrap();
+    let section = &page[page.find("## A worked example: a toll gate").unwrap()..];
+    let marker = "```lua\n";
+    let shown = &section[section.find(marker).expect("the page shows the gate") + marker.len()..];
+    let shown = &shown[..shown.find("```").unwrap()];
+    assert_eq!(shown, script);
+    let out = rally_ok(&root.join("examples/toll-gate"), &["test"]);
+    assert!(out.contains("8 passed, 0 failed"), "{out}");
+}

@@ -246,7 +246,7 @@ fn deep_links_laser_lines_and_the_board_fitted_to_the_window() {
         )
         .unwrap();
     let frames = html::frames(&scenario, &mut game).unwrap();
-    let views = html::view::views(&game.board(), &frames);
+    let views = html::view::views(&game.board(), &frames, &game.rules().sentences);
     let dir = tempfile::tempdir().unwrap();
     let page = dir.path().join("tour.html");
     std::fs::write(&page, html::page(&game, "tour", "", &frames)).unwrap();

@@ -16,6 +16,8 @@ const SUITES: &[(&str, bool)] = &[
     ("tests/scenarios", true),
     ("tests/acceptance/core", true),
     ("tests/acceptance/ice-rink", true),
+    // The worked example of docs/packs.md: a project with a pack of its own.
+    ("examples/toll-gate/tests/scenarios", true),
     // A user's clone has no `../shared`: then the copy above is the suite.
     ("../shared/acceptance/core", false),
     ("../shared/acceptance/ice-rink", false),

@@ -49,3 +49,4 @@ mod tiled;
 mod turns;
 mod variants;
 mod watch;
+mod words;

@@ -7,6 +7,7 @@ return rally.element {
   params = { side = rally.param.dir { describe = "the edge of this (upper) square that drops" } },
   glyph = "",            -- an edge: drawn by the walls it declares
   draw = { layer = "edges", turn = "side", { "icon", "ledge" } },
+  events = { dropped = "{robot} drops over the ledge on the {side} side" },
   build = function(b, tile)
     b:wall(tile.side, { pass = "out", lasers = false })
   end,

@@ -18,7 +18,7 @@ local function slide(ctx, robot, dir)
       if ctx:robot_at(next) then return end
     end
     ctx:log(robot, "slid", { dir = dir })
-    ctx:move(robot, dir, 1, "script")
+    ctx:move(robot, dir, 1, "script", "the oil")
   end
 end
 
@@ -27,6 +27,7 @@ return rally.element {
   describe = "A robot ending a move here slides on until stopped or off the oil; starting here loses a square.",
   glyph = "Oi",
   draw = { layer = "ground", { "icon", "oil" } },
+  events = { slid = "{robot} slides {dir} on the oil" },
   on_card = function(ctx, tile, robot, card)
     return rally.lose_first_square(card)
   end,

@@ -39,6 +39,9 @@ return rally.element {
         { "label", tile.color, size = 9, color = "#fff" },
       }
     end,
+  events = {
+    portal = "{robot} goes through the portal at {from} to its twin at {to}",
+    portal_blocked = "{robot} cannot go through the portal: a robot stands on its twin at {at}",
   },
   on_enter = function(ctx, tile, robot, info)
     if info.how ~= "card" then return end
@@ -48,6 +51,6 @@ return rally.element {
       return
     end
     ctx:log(robot, "portal", { from = { tile.x, tile.y }, to = { twin.x, twin.y } })
-    ctx:place(robot, twin.at, "jump", info.dir)
+    ctx:place(robot, twin.at, "jump", info.dir, "the portal")
   end,
 }

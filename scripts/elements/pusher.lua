@@ -22,7 +22,7 @@ return rally.element {
   steps = {
     pushers = function(ctx, tile, robot)
       if rally.active(tile.phases, ctx.register) then
-        ctx:queue_push(robot, tile.dir)
+        ctx:queue_push(robot, tile.dir, "the pusher")
       end
     end,
   },

@@ -10,6 +10,7 @@ return rally.element {
   params = { up = rally.param.dir { describe = "the uphill direction" } },
   glyph = function(tile) return "R" .. tile.up end,
   draw = { layer = "ground", turn = "up", { "icon", "ramp" } },
+  events = { rolled_back = "{robot} rolls back {dir} down the ramp" },
   on_cross = function(ctx, tile, robot, info)
     local uphill = not info.leaving and not info.blocked and info.dir == tile.up
     if not uphill or (info.how ~= "card" and info.how ~= "push") then return end
@@ -17,6 +18,6 @@ return rally.element {
       return { cost = 1 }
     end
     ctx:log(robot, "rolled_back", { dir = rally.opposite(tile.up) })
-    ctx:move(robot, rally.opposite(tile.up), 1, "script")
+    ctx:move(robot, rally.opposite(tile.up), 1, "script", "the ramp")
   end,
 }

@@ -11,6 +11,7 @@ return rally.element {
   params = { side = rally.param.dir { describe = "the edge of this square the field is on" } },
   glyph = "",            -- an edge: drawn by the walls it declares
   draw = { layer = "edges", turn = "side", { "icon", "repulsor" } },
+  events = { repulsed = "{robot} is thrown back {squares} squares {dir} by the repulsor field" },
   build = function(b, tile)
     b:wall(tile.side, { lasers = false })
   end,
@@ -18,7 +19,7 @@ return rally.element {
     if info.blocked and info.side == tile.side and info.card and info.card.distance > 0 then
       local away = rally.opposite(info.dir)
       ctx:log(robot, "repulsed", { dir = away, squares = info.card.distance })
-      ctx:move(robot, away, info.card.distance, "push")
+      ctx:move(robot, away, info.card.distance, "push", "the repulsor field")
     end
   end,
 }

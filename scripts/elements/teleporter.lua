@@ -15,6 +15,9 @@ return rally.element {
     { "ring", r = 19, color = "#c77dff", width = 3 },
     { "ring", r = 11, color = "#c77dff", width = 3 },
     { "label", "T", size = 13, color = "#fff" },
+  events = {
+    teleported = "{robot} is teleported {squares} squares ahead, to {to}",
+    teleport_failed = "{robot} cannot teleport: {to} is taken",
   },
   on_card = function(ctx, tile, robot, card)
     if card.distance == 0 then return end
@@ -25,7 +28,7 @@ return rally.element {
       return
     end
     ctx:log(robot, "teleported", { to = { target.x, target.y }, squares = squares })
-    ctx:place(robot, target, "jump", robot.facing)
+    ctx:place(robot, target, "jump", robot.facing, "the teleporter")
     return rally.HANDLED
   end,
 }

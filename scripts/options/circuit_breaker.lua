@@ -4,6 +4,7 @@
 return rally.option {
   name = "circuit_breaker",
   describe = "With 3+ damage at the end of the turn, the robot starts the next turn powered down.",
+  events = { circuit_breaker = "{robot} trips its Circuit Breaker with {damage} damage" },
   modify = {
     power_down = function(ctx, robot, announced, option)
       if robot.damage >= 3 and not announced then

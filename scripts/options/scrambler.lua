@@ -7,6 +7,7 @@
 return rally.option {
   name = "scrambler",
   describe = "Instead of the main laser: the next card of the robot it would hit becomes the top card of the deck (question `shot`).",
+  events = { scrambled = "{robot} scrambles register {register} of robot {target}" },
   shot = {
     can = function(ctx, robot, target, option)
       return ctx.register < 5 and not target.powered_down

@@ -184,6 +184,22 @@ function Ctx:on_board(at) end
 ---@return boolean
 function Ctx:can_move(at, dir) end
 
+---What a beam or a line of sight from a square (or a robot's square) along `dir` meets, as
+---the engine traces one: it crosses edges as a laser does and stops at the first robot, at a
+---wall or at the board's edge. `squares` are the squares reached, nearest first (the robot's
+---included, `from` not); `wall` is where a wall stopped it (`at`, and the `side` of that
+---square), nil otherwise.
+---
+---```lua
+---local seen = ctx:trace(tile.at, tile.dir, { range = 4 })  -- a magnetic crane looks along its arm
+---if seen.robot then ctx:queue_push(seen.robot, rally.opposite(tile.dir), "the magnetic crane") end
+---```
+---@param from rally.Pos|rally.Robot where it starts (not itself looked at)
+---@param dir rally.Dir the direction it looks
+---@param opts? { range: integer? } `range`: squares at most, 0 or more (default: across the board)
+---@return { squares: rally.Pos[], robot: rally.Robot|nil, wall: { at: rally.Pos, side: rally.Dir }|nil }
+function Ctx:trace(from, dir, opts) end
+
 ---A pit or anything robots are never placed on; off the board counts too.
 ---
 ---```lua
@@ -224,8 +240,9 @@ function Ctx:flag_count() end
 ---@param dir rally.Dir the direction of travel (its facing is unchanged)
 ---@param squares? integer default 1; 0 or more
 ---@param how? rally.How default "script"
+---@param by? string what moves it, which its events' sentences say ("moves E to [3, 1] by the spring pad")
 ---@return integer moved squares actually moved
-function Ctx:move(robot, dir, squares, how) end
+function Ctx:move(robot, dir, squares, how, by) end
 
 ---Pushes a robot 1 square at once (with any chain ahead, all or nothing). Board pushers,
 ---which push together, queue theirs with `ctx:queue_push` instead.
@@ -236,8 +253,9 @@ function Ctx:move(robot, dir, squares, how) end
 ---```
 ---@param robot rally.Robot the robot to push
 ---@param dir rally.Dir the direction of the push
+---@param by? string what pushes it, which the sentence says ("is pushed E to [3, 1] by the magnetic crane")
 ---@return boolean moved false when a wall held it or the chain
-function Ctx:push(robot, dir) end
+function Ctx:push(robot, dir, by) end
 
 ---Puts a robot on a free square (teleports, portals) and tells that square's `on_enter`; a
 ---pit or the board edge destroys it. Placing it on another robot is an error.
@@ -250,7 +268,8 @@ function Ctx:push(robot, dir) end
 ---@param at rally.Pos a free square (or a pit, or off the board, which destroy it)
 ---@param how? rally.How default "script"
 ---@param dir? rally.Dir its facing afterwards; default: as it was
-function Ctx:place(robot, at, how, dir) end
+---@param by? string what puts it there, which the sentence says ("is put on [3, 7] by the teleporter")
+function Ctx:place(robot, at, how, dir, by) end
 
 ---Turns a robot a quarter left or right, or half round, unless a rule's or its options'
 ---`on_rotate` stops it (Gyroscopic Stabilizer stops gears and belts).
@@ -294,7 +313,8 @@ function Ctx:convey(robot, dir) end
 ---```
 ---@param robot rally.Robot the robot to push
 ---@param dir rally.Dir the direction of the push
-function Ctx:queue_push(robot, dir) end
+---@param by? string what pushes it, which the sentences say ("is pushed E to [3, 1] by the magnetic crane")
+function Ctx:queue_push(robot, dir, by) end
 
 ---Every robot on the board that is not powered down fires its main laser forward (the
 ---standard robot lasers): 1 damage to the first robot in line, as its options modify it
@@ -1088,6 +1108,28 @@ function Builder:start(number) end
 ---end } }
 ---```
 ---@field replace? boolean
+---It may refuse robots crossing an edge of its square (doors, gates, force fields): its
+---`on_cross` is then asked *before* each crossing, the robot still on its side, and may
+---return `{ block = true }`; the robot does not cross, exactly as at a wall (a card's move
+---ends, a push into it fails for the whole chain, a belt does not carry it), logged as
+---`blocked` naming the element and its square. `lasers = true`: its square's edges stop
+---laser beams too, always (docs/packs.md, the toll gate).
+---
+---```lua
+---blocks = { lasers = false },
+---on_cross = function(ctx, tile, robot, info)
+---  if not info.leaving and not robot.vars.has_key then return { block = true } end
+---end,
+---```
+---@field blocks? { lasers: boolean? }
+---The sentences of the events it logs, by event name: `{field}` is the event's field (a
+---square reads `[x, y]`), `{robot}` the robot ("robot Ada"), `{{` a brace. `rally run`, the
+---replay viewer and the table tell the event so.
+---
+---```lua
+---events = { craned = "{robot} is pulled toward the crane at {crane}" },
+---```
+---@field events? table<string, string>
 ---The robot vars this script writes that every page of a playtest table may see (`rally
 ---serve`); a robot's other vars reach its own seat only.
 ---
@@ -1140,14 +1182,16 @@ function Builder:start(number) end
 ---@field on_conveyed? fun(ctx: rally.Ctx, tile: rally.Tile, robot: rally.Robot, travel: rally.Dir)
 ---A robot crosses an edge of this square (both squares are told, before `on_enter`), or a
 ---wall there stopped it (`info.blocked`). May return `{ cost = n }`: extra movement points
----the crossing costs (ramps).
+---the crossing costs (ramps). An element declared with `blocks` is asked before the robot
+---crosses instead (never after, nor when a wall stopped it), and may return
+---`{ block = true }` to refuse the crossing.
 ---
 ---```lua
 ---on_cross = function(ctx, tile, robot, info)
 ---  if not info.leaving and info.dir == tile.up and info.how == "card" then return { cost = 1 } end
 ---end,
 ---```
----@field on_cross? fun(ctx: rally.Ctx, tile: rally.Tile, robot: rally.Robot, info: rally.MoveInfo): ({ cost: integer }|nil)
+---@field on_cross? fun(ctx: rally.Ctx, tile: rally.Tile, robot: rally.Robot, info: rally.MoveInfo): ({ cost: integer?, block: boolean? }|nil)
 ---Programming time: a robot standing here was dealt its hand (`ctx:hand`), before it
 ---programs.
 ---
@@ -1207,6 +1251,12 @@ function Builder:start(number) end
 ---rally.rule { name = "robot_lasers", replace = true }
 ---```
 ---@field replace? boolean
+---The sentences of the events it logs, by event name, as an element's `events`.
+---
+---```lua
+---events = { shoved = "{robot} shoves robot {robot_pushed} {dir}" },
+---```
+---@field events? table<string, string>
 ---The elements this rule looks after: on a board with none of them it does nothing, so
 ---`rally sim` and `rally play` can warn that a variant changes nothing there. A promise
 ---(the handlers still run everywhere); each name must be an element some script defines.
@@ -1324,6 +1374,12 @@ function Builder:start(number) end
 ---rally.option { name = "brakes", replace = true, describe = "A Move 1 never moves." }
 ---```
 ---@field replace? boolean
+---The sentences of the events it logs, by event name, as an element's `events`.
+---
+---```lua
+---events = { shoved = "{robot} shoves robot {robot_pushed} {dir}" },
+---```
+---@field events? table<string, string>
 ---The robot vars this script writes that every page of a playtest table may see (`rally
 ---serve`); a robot's other vars reach its own seat only.
 ---

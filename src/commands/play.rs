@@ -290,7 +290,7 @@ fn show(m: &Game, stage: &Stage, colour: bool, legend: bool) {
         Stage::Programmed { .. } => {
             for e in stage.events() {
                 if e.what != "programmed" {
-                    println!("  {}", render::event(e));
+                    println!("  {}", render::told(e, &m.engine.rules().sentences));
                 }
             }
             return;
@@ -304,7 +304,7 @@ fn show(m: &Game, stage: &Stage, colour: bool, legend: bool) {
             segment = &e.segment;
             println!("  {segment}:");
         }
-        println!("    {}", render::event(e));
+        println!("    {}", render::told(e, &m.engine.rules().sentences));
     }
     drop(state);
     println!("{}", draw(&m.engine, colour));

@@ -26,6 +26,9 @@ pub struct Args {
     /// Resolve it N times in-process and print the median, min, spread (middle half) and max time per resolution
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     repeat: Option<u32>,
+    /// Print the events as data, `NAME key=value ...`, instead of in words
+    #[arg(long, conflicts_with = "json")]
+    raw_events: bool,
     /// Also write a replay log (JSON) of the resolution to LOG
     #[arg(long, value_name = "LOG")]
     record: Option<PathBuf>,
@@ -125,7 +128,10 @@ fn run(path: &Path, opts: &Args, common: &RuleFolders) -> Result<bool> {
     print!("{}", render::robots(&state));
     println!("\nEvents:");
     for e in &state.events {
-        println!("  {}", render::event(e));
+        match opts.raw_events {
+            true => println!("  {}", render::event(e)),
+            false => println!("  {}", render::told(e, &engine.rules().sentences)),
+        }
     }
     if scenario.has_expectations() {
         print!("\n{}", render::expectations(&failures));

@@ -178,7 +178,7 @@ impl<'a> Resolver<'a> {
         } else if let Some(rotation) = card.kind.rotation() {
             self.rotate(id, rotation, "card")?;
         } else if let Some(dir) = play.dir {
-            self.move_robot(id, dir, play.distance, How::Card)?;
+            self.move_robot(id, dir, play.distance, How::Card, None)?;
         }
         if let (false, Some(rotation)) = (handled, play.rotate) {
             if self.is_active(id) {

@@ -114,6 +114,14 @@ fn how_arg(lua: &Lua, s: Option<Word>, default: How) -> mlua::Result<How> {
     }
 }
 
+/// The cause a script gives a move, push or placement ("the magnetic crane"), which its
+/// event's sentence says: text for people, so it is shown safely and kept short.
+fn cause_arg(lua: &Lua, by: Option<LuaString>) -> mlua::Result<Option<String>> {
+    let Some(by) = by else { return Ok(None) };
+    let by = by.to_str()?.to_string();
+    logged_text(lua, Some(by), "the cause", "").map(Some)
+}
+
 /// A card as scripts see it: `{ name = "move2", priority = 700, distance = 2, rotation = nil }`.
 pub fn card_table(lua: &Lua, card: &Card) -> mlua::Result<Table> {
     values::table(lua, (), &card_fields(card))
@@ -487,6 +495,53 @@ impl UserData for Ctx {
             let (at, dir) = (square_arg(lua, &at)?, lua_dir_arg(lua, &dir)?);
             Ok(link(lua)?.world.borrow().board.robot_can_cross(at, dir))
         });
+        // What a beam or a line of sight from a square (or a robot) along `dir` meets: the
+        // squares, the first robot, the wall; `opts.range` squares at most (default: across
+        // the board). The engine's own tracing (the re-entry rule's line of sight).
+        methods.add_method(
+            "trace",
+            |lua, _, (from, dir, opts): (Value, Word, Option<Table>)| {
+                let dir = lua_dir_arg(lua, &dir)?;
+                let link = link(lua)?;
+                let from = match &from {
+                    Value::UserData(u) => {
+                        let id = robot_id(lua, u)?;
+                        link.world.borrow().state.robots[id].at
+                    }
+                    Value::Table(t) => square_arg(lua, t)?,
+                    other => {
+                        return Err(located(
+                            lua,
+                            format!(
+                                "ctx:trace: `from` must be a square or a robot, got {}",
+                                args::a(other.type_name())
+                            ),
+                        ))
+                    }
+                };
+                let range = opts.map_or(Ok(None), |o| o.get::<Option<i32>>("range"))?;
+                let sight = {
+                    let w = link.world.borrow();
+                    let across = w.board.width.max(w.board.height);
+                    let range = args::not_negative(lua, "range", range.unwrap_or(across))?;
+                    w.look(from, dir, range.min(across))
+                };
+                let out = lua.create_table()?;
+                let squares = lua.create_table()?;
+                for p in &sight.squares {
+                    squares.push(pos_table(lua, *p)?)?;
+                }
+                out.set("squares", squares)?;
+                out.set("robot", sight.robot.map(|r| link.robots[r].clone()))?;
+                if let Some(at) = sight.wall {
+                    let wall = lua.create_table()?;
+                    wall.set("at", pos_table(lua, at)?)?;
+                    wall.set("side", dir.name())?;
+                    out.set("wall", wall)?;
+                }
+                Ok(out)
+            },
+        );
         methods.add_method("is_hazard", |lua, _, at: Table| {
             let at = square_arg(lua, &at)?;
             Ok(link(lua)?.world.borrow().board.is_hazard(at))
@@ -502,20 +557,42 @@ impl UserData for Ctx {
         // --- Moving robots ----------------------------------------------------------------
         methods.add_method(
             "move",
-            |lua, _, (robot, dir, squares, how): (AnyUserData, Word, Option<i32>, Option<Word>)| {
+            |lua,
+             _,
+             (robot, dir, squares, how, by): (
+                AnyUserData,
+                Word,
+                Option<i32>,
+                Option<Word>,
+                Option<LuaString>,
+            )| {
                 let (id, dir) = (robot_id(lua, &robot)?, lua_dir_arg(lua, &dir)?);
                 let how = how_arg(lua, how, How::Script)?;
                 let squares = args::not_negative(lua, "squares", squares.unwrap_or(1))?;
-                with_resolver(lua, |e| e.move_robot(id, dir, squares, how))
+                let by = cause_arg(lua, by)?;
+                with_resolver(lua, |e| e.move_robot(id, dir, squares, how, by.as_deref()))
             },
         );
-        methods.add_method("push", |lua, _, (robot, dir): (AnyUserData, Word)| {
-            let (id, dir) = (robot_id(lua, &robot)?, lua_dir_arg(lua, &dir)?);
-            with_resolver(lua, |e| e.move_robot(id, dir, 1, How::Push)).map(|moved| moved == 1)
-        });
+        methods.add_method(
+            "push",
+            |lua, _, (robot, dir, by): (AnyUserData, Word, Option<LuaString>)| {
+                let (id, dir) = (robot_id(lua, &robot)?, lua_dir_arg(lua, &dir)?);
+                let by = cause_arg(lua, by)?;
+                with_resolver(lua, |e| e.move_robot(id, dir, 1, How::Push, by.as_deref()))
+                    .map(|moved| moved == 1)
+            },
+        );
         methods.add_method(
             "place",
-            |lua, _, (robot, at, how, dir): (AnyUserData, Table, Option<Word>, Option<Word>)| {
+            |lua,
+             _,
+             (robot, at, how, dir, by): (
+                AnyUserData,
+                Table,
+                Option<Word>,
+                Option<Word>,
+                Option<LuaString>,
+            )| {
                 let (id, at) = (robot_id(lua, &robot)?, square_arg(lua, &at)?);
                 let how = how_arg(lua, how, How::Script)?;
                 let link = link(lua)?;
@@ -532,7 +609,8 @@ impl UserData for Ctx {
                     Some(d) => lua_dir_arg(lua, &d)?,
                     None => facing,
                 };
-                with_resolver(lua, |e| e.place(id, at, dir, how))
+                let by = cause_arg(lua, by)?;
+                with_resolver(lua, |e| e.place(id, at, dir, how, by.as_deref()))
             },
         );
         // `by` names what turns the robot ("gear", "belt"...; default "script"), for the
@@ -561,11 +639,15 @@ impl UserData for Ctx {
             link(lua)?.world.borrow_mut().convey(id, dir);
             Ok(())
         });
-        methods.add_method("queue_push", |lua, _, (robot, dir): (AnyUserData, Word)| {
-            let (id, dir) = (robot_id(lua, &robot)?, lua_dir_arg(lua, &dir)?);
-            link(lua)?.world.borrow_mut().queue_push(id, dir);
-            Ok(())
-        });
+        methods.add_method(
+            "queue_push",
+            |lua, _, (robot, dir, by): (AnyUserData, Word, Option<LuaString>)| {
+                let (id, dir) = (robot_id(lua, &robot)?, lua_dir_arg(lua, &dir)?);
+                let by = cause_arg(lua, by)?;
+                link(lua)?.world.borrow_mut().queue_push(id, dir, by);
+                Ok(())
+            },
+        );
 
         // --- Lasers and damage --------------------------------------------------------------
         methods.add_method("fire_robot_lasers", |lua, _, ()| {

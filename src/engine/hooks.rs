@@ -22,6 +22,9 @@ pub(super) struct About<'s> {
     pub robots: &'s [RobotId],
     /// The squares whose elements hear it, in order; `None`: the robot's own.
     pub squares: Option<&'s [Pos]>,
+    /// Of the squares' elements, only those that declare `blocks` (`Some(true)`: they are
+    /// asked before a crossing) or only the others (`Some(false)`); `None`: all.
+    pub blocking: Option<bool>,
 }
 
 impl<'s> About<'s> {
@@ -29,6 +32,7 @@ impl<'s> About<'s> {
         About {
             robots: std::slice::from_ref(id),
             squares: None,
+            blocking: None,
         }
     }
 }
@@ -209,10 +213,13 @@ impl<'a> Resolver<'a> {
                     let own = [now];
                     'squares: for &square in about.squares.unwrap_or(&own) {
                         for &t in board.tiles_at(square) {
-                            let Some(f) = defs.elements[board.tiles[t].element].hooks.get(&hook)
-                            else {
+                            let def = &defs.elements[board.tiles[t].element];
+                            let Some(f) = def.hooks.get(&hook) else {
                                 continue;
                             };
+                            if about.blocking.is_some_and(|b| b != def.blocks.is_some()) {
+                                continue;
+                            }
                             let moved = spec.guard == Guard::OnBoard && !self.is_at(subject, now);
                             if moved || !asked(subject) {
                                 break 'squares;

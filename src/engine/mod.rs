@@ -74,6 +74,9 @@ struct Link {
     plans: Vec<StepPlan>,
     /// Which kinds of listener hear which hooks (`hooks.rs`).
     listening: Listening,
+    /// Does a tile of this board have an element that may refuse a crossing (`blocks`)? If
+    /// not, no move asks before it is made.
+    any_blocking: bool,
     handled: Table,
     depth: Cell<u32>,
     /// What scripts may still store in the register in progress (reset by each transaction).
@@ -191,6 +194,10 @@ impl Link {
         let ctx = lua.create_userdata(Ctx)?;
         install_once(lua, &ctx)?;
         let rally: Table = lua.globals().get("rally")?;
+        let any_blocking = world.borrow().board.tiles.iter().any(|t| {
+            let def = &rules.defs.elements[t.element];
+            def.blocks.is_some() && def.hooks.contains_key(&Hook::Cross)
+        });
         let link = Rc::new(Link {
             world,
             defs: rules.defs.clone(),
@@ -203,6 +210,7 @@ impl Link {
             squares,
             plans,
             listening: Listening::new(&rules.defs),
+            any_blocking,
             handled: rally.get("HANDLED")?,
             // Host code: it runs without the count hook, whatever the budget says.
             names: rules.budget.unhooked(|| Interned::new(lua))?,

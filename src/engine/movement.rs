@@ -3,6 +3,7 @@
 
 use super::values::{self, Field};
 use super::*;
+use crate::world::Closed;
 
 /// How a robot came to cross an edge, for `on_cross`'s `info`.
 struct Crossing {
@@ -22,7 +23,14 @@ impl<'a> Resolver<'a> {
     /// when the robot is destroyed. Tells each entered square's scripts. Returns squares moved.
     /// Every edge crossed (or bumped into) is told to both squares' `on_cross`, which may
     /// make a square cost the mover extra movement points (a ramp going up).
-    pub fn move_robot(&self, id: RobotId, dir: Dir, squares: i32, how: How) -> Result<i32> {
+    pub fn move_robot(
+        &self,
+        id: RobotId,
+        dir: Dir,
+        squares: i32,
+        how: How,
+        by: Option<&str>,
+    ) -> Result<i32> {
         let executing = self.link.executing.get();
         let card = executing
             .filter(|(r, _)| how == How::Card && *r == id)
@@ -31,13 +39,24 @@ impl<'a> Resolver<'a> {
         let mut left = squares;
         while left > 0 && self.is_active(id) {
             left -= 1;
-            let step = self.world().step(id, dir, how);
+            let asked = if self.link.any_blocking {
+                self.ask_before_step(id, dir, how, left, card)?
+            } else {
+                Some(0)
+            };
+            // A handler asked about the crossing moved or destroyed the robot.
+            let Some(cost) = asked else { break };
+            let step = self.world().step(id, dir, how, by);
+            if self.link.any_blocking {
+                self.world().open_all();
+            }
             let arrivals = match step {
                 Ok(stepped) => {
+                    left -= cost;
                     self.tell_pushes(&stepped.chain, dir)?;
                     stepped.arrivals
                 }
-                Err(Blocked { robot, at, dir }) => {
+                Err(Blocked { robot, at, dir, .. }) => {
                     let pushed = robot != id;
                     let crossing = Crossing {
                         how: if pushed { How::Push } else { how },
@@ -80,6 +99,80 @@ impl<'a> Resolver<'a> {
         Ok(moved)
     }
 
+    /// [`Resolver::ask_chain`] before one square of `move_robot`: the cost of the mover's
+    /// crossing, or `None` if a handler moved or destroyed the mover meanwhile (its move
+    /// ends). The edges closed stay closed for the step that follows.
+    fn ask_before_step(
+        &self,
+        id: RobotId,
+        dir: Dir,
+        how: How,
+        left: i32,
+        card: Option<Card>,
+    ) -> Result<Option<i32>> {
+        let start = self.link.world.borrow().state.robots[id].at;
+        match self.ask_chain(id, dir, how, left, card) {
+            Ok(_) if !self.is_at(id, start) => {
+                self.world().open_all();
+                Ok(None)
+            }
+            Ok(cost) => Ok(Some(cost)),
+            Err(e) => {
+                self.world().open_all();
+                Err(e)
+            }
+        }
+    }
+
+    /// Asks the elements that may refuse a crossing (`blocks`) about each robot of the chain
+    /// `id` would push one square `dir`, front of the chain first, and closes the first edge
+    /// refused, so that the step is stopped there as at a wall: nothing moves. A chain a wall
+    /// stops anyway is not asked. Returns the extra movement points the mover's crossing
+    /// costs (`{ cost = n }`).
+    fn ask_chain(
+        &self,
+        id: RobotId,
+        dir: Dir,
+        how: How,
+        left: i32,
+        card: Option<Card>,
+    ) -> Result<i32> {
+        if !self.link.any_blocking {
+            return Ok(0);
+        }
+        let (chain, walled) = self.link.world.borrow().chain(id, dir);
+        if walled.is_some() {
+            return Ok(0);
+        }
+        let mut cost = 0;
+        for (k, &robot) in chain.iter().enumerate().rev() {
+            let own = k == 0;
+            let crossing = Crossing {
+                how: if own { how } else { How::Push },
+                blocked: false,
+                remaining: if own { left } else { 0 },
+                card,
+                pusher: (!own).then_some(id),
+            };
+            let from = self.link.world.borrow().state.robots[robot].at;
+            let (refused, n) = self.hear_cross(robot, from, dir, &crossing, true)?;
+            if let Some(by) = refused {
+                let closed = Closed {
+                    robot,
+                    at: from,
+                    dir,
+                    by,
+                };
+                self.world().close(closed);
+                return Ok(0);
+            }
+            if own {
+                cost += n;
+            }
+        }
+        Ok(cost)
+    }
+
     /// Tells the rules' and the options' `on_push` about each robot in a chain that pushed the
     /// next one (Ramming Gear): the rules with `(pusher, pushed)`, then the pusher's options,
     /// then the pushed robot's (each with the other robot and `info.pushing`).
@@ -96,6 +189,7 @@ impl<'a> Resolver<'a> {
             let about = About {
                 robots: &[pusher, pushed],
                 squares: None,
+                blocking: None,
             };
             self.hear(
                 Hook::Push,
@@ -167,15 +261,33 @@ impl<'a> Resolver<'a> {
     }
 
     /// Calls `on_cross` on the square `robot` left (or tried to leave) going `dir` from
-    /// `from`, then on the square beyond that edge. Returns the extra movement points the
-    /// handlers asked for (`{ cost = n }`). Stops if a handler moves or destroys the robot.
+    /// `from`, then on the square beyond that edge: of the elements that do not declare
+    /// `blocks` (those heard before the crossing: [`Resolver::ask_chain`]). Returns the extra
+    /// movement points the handlers asked for (`{ cost = n }`). Stops if a handler moves or
+    /// destroys the robot.
     fn cross(&self, robot: RobotId, from: Pos, dir: Dir, c: &Crossing) -> Result<i32> {
+        Ok(self.hear_cross(robot, from, dir, c, false)?.1)
+    }
+
+    /// `on_cross` told to the elements that declare `blocks` (`asking`: before the robot
+    /// crosses; the first `{ block = true }` refuses the crossing and is returned as its
+    /// tile) or to the others (after). Returns the refusing tile and the costs.
+    fn hear_cross(
+        &self,
+        robot: RobotId,
+        from: Pos,
+        dir: Dir,
+        c: &Crossing,
+        asking: bool,
+    ) -> Result<(Option<usize>, i32)> {
         let squares = [from, from.step(dir)];
         let about = About {
             robots: std::slice::from_ref(&robot),
             squares: Some(&squares),
+            blocking: Some(asking),
         };
         let mut cost = 0;
+        let mut refused = None;
         self.hear(
             Hook::Cross,
             about,
@@ -211,33 +323,28 @@ impl<'a> Resolver<'a> {
                 ];
                 Ok((values::table(self.lua, (card, pusher), &fields)?,))
             },
-            |_, v| {
-                cost += match v {
-                    Value::Nil => 0,
-                    Value::Table(t) => t
-                        .get::<Option<i32>>("cost")
-                        .ok()
-                        .flatten()
-                        .filter(|n| *n >= 0)
-                        .ok_or_else(|| {
-                            "on_cross returned a table without a whole `cost` of 0 or more; it must return nil or { cost = n }".to_string()
-                        })?,
-                    other => {
-                        return Err(format!(
-                            "on_cross returned {}; it must return nil or {{ cost = n }}",
-                            crate::script::args::a(other.type_name())
-                        ))
-                    }
-                };
-                Ok(Flow::Go)
+            |heard, v| {
+                let (block, n) = cross_result(v)?;
+                cost += n;
+                if !block {
+                    return Ok(Flow::Go);
+                }
+                if !asking {
+                    return Err("on_cross returned { block = true }, but this element does not declare `blocks`: only an element declared with `blocks = { lasers = ... }` is asked before a robot crosses, and may refuse it".into());
+                }
+                if let Who::Tile(t) = heard.who {
+                    refused = Some(t);
+                }
+                Ok(Flow::Stop)
             },
         )?;
-        Ok(cost)
+        Ok((refused, cost))
     }
 
-    /// Puts a robot on a square directly and tells that square's scripts.
-    pub fn place(&self, id: RobotId, at: Pos, dir: Dir, how: How) -> Result<()> {
-        let arrival = self.world().place(id, at, dir, how);
+    /// Puts a robot on a square directly and tells that square's scripts. `by` names what
+    /// put it there, for the event (a script's cause).
+    pub fn place(&self, id: RobotId, at: Pos, dir: Dir, how: How, by: Option<&str>) -> Result<()> {
+        let arrival = self.world().place(id, at, dir, how, by);
         if let Some(a) = arrival {
             self.arrive(&[a])?;
         }
@@ -276,7 +383,14 @@ impl<'a> Resolver<'a> {
     }
 
     pub(super) fn flush_conveys(&self) -> Result<()> {
+        if let Err(e) = self.ask_conveys() {
+            self.world().open_all();
+            return Err(e);
+        }
         let arrivals = self.world().flush_conveys();
+        if self.link.any_blocking {
+            self.world().open_all();
+        }
         // Belt moves are resolved together, so the edges they crossed are told afterwards.
         let crossing = Crossing {
             how: How::Belt,
@@ -303,7 +417,20 @@ impl<'a> Resolver<'a> {
     /// squares, as a robot's own push would: the edge a wall stopped a chain at, and each
     /// robot's crossing and arrival, front of each chain first.
     pub(super) fn flush_pushes(&self) -> Result<()> {
+        let queued = match self.link.any_blocking {
+            true => self.link.world.borrow().queued_pushes(),
+            false => Vec::new(),
+        };
+        for (id, dir) in queued {
+            if let Err(e) = self.ask_chain(id, dir, How::Push, 0, None) {
+                self.world().open_all();
+                return Err(e);
+            }
+        }
         let (arrivals, blocked, chains) = self.world().flush_pushes();
+        if self.link.any_blocking {
+            self.world().open_all();
+        }
         for (chain, dir) in &chains {
             self.tell_pushes(chain, *dir)?;
         }
@@ -328,6 +455,42 @@ impl<'a> Resolver<'a> {
             self.cross(a.robot, from, a.dir, &crossing(false, *pusher))?;
             if self.is_at(a.robot, a.at) {
                 self.arrive(std::slice::from_ref(a))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Asks the elements that may refuse a crossing (`blocks`) about each queued belt move
+    /// a wall does not stop, before the belts move together: a refused one stays.
+    fn ask_conveys(&self) -> Result<()> {
+        if !self.link.any_blocking {
+            return Ok(());
+        }
+        let queued = self.link.world.borrow().queued_conveys();
+        let crossing = Crossing {
+            how: How::Belt,
+            blocked: false,
+            remaining: 0,
+            card: None,
+            pusher: None,
+        };
+        for (robot, dir) in queued {
+            let from = {
+                let w = self.link.world.borrow();
+                let r = &w.state.robots[robot];
+                if !r.is_active() || !w.board.robot_can_cross(r.at, dir) {
+                    continue;
+                }
+                r.at
+            };
+            if let (Some(by), _) = self.hear_cross(robot, from, dir, &crossing, true)? {
+                let closed = Closed {
+                    robot,
+                    at: from,
+                    dir,
+                    by,
+                };
+                self.world().close(closed);
             }
         }
         Ok(())
@@ -377,6 +540,56 @@ impl<'a> Resolver<'a> {
         }
         Ok(())
     }
+}
+
+/// Reads what an `on_cross` handler returned: nil, or `{ cost = n, block = true }` (either
+/// key may be left out). Returns whether it refuses the crossing, and the cost.
+fn cross_result(v: Value) -> std::result::Result<(bool, i32), String> {
+    const SHAPE: &str = "it must return nil, { cost = n } or { block = true }";
+    let t = match v {
+        Value::Nil => return Ok((false, 0)),
+        Value::Table(t) => t,
+        other => {
+            return Err(format!(
+                "on_cross returned {}; {SHAPE}",
+                crate::script::args::a(other.type_name())
+            ))
+        }
+    };
+    // A misspelt key (`{ blcok = true }`) would otherwise let the robot through unsaid.
+    for pair in t.pairs::<Value, Value>() {
+        let (key, _) = pair.map_err(|e| e.to_string())?;
+        let name = match &key {
+            Value::String(k) => k.to_string_lossy(),
+            other => other.type_name().to_string(),
+        };
+        if name != "cost" && name != "block" {
+            return Err(format!(
+                "on_cross returned a table with the key `{}`{}; {SHAPE}",
+                crate::text::clean_line(&name),
+                crate::error::suggest(&name, ["cost", "block"])
+            ));
+        }
+    }
+    let cost = match t.get::<Value>("cost").map_err(|e| e.to_string())? {
+        Value::Nil => 0,
+        Value::Integer(n) if (0..=i64::from(i32::MAX)).contains(&n) => n as i32,
+        _ => {
+            return Err(format!(
+                "on_cross returned a `cost` that is not a whole number of 0 or more; {SHAPE}"
+            ))
+        }
+    };
+    let block = match t.get::<Value>("block").map_err(|e| e.to_string())? {
+        Value::Nil => false,
+        Value::Boolean(b) => b,
+        _ => {
+            return Err(format!(
+                "on_cross returned a `block` that is not true or false; {SHAPE}"
+            ))
+        }
+    };
+    Ok((block, cost))
 }
 
 /// Reads what an `on_rotate` handler returned: nil keeps the rotation, false cancels it, a

@@ -136,9 +136,12 @@ fn stage_label(m: &StepSnapshot, events: &[Event]) -> String {
             .iter()
             .find(|e| e.what == "card" && e.robot.as_deref() == Some(robot.as_str()))
             .and_then(|e| Card::parse(e.detail.get("card")?.as_str()?).ok());
-        let robot = view::robot_words(robot);
+        let robot = crate::pictures::words::robot_words(robot);
         return match card {
-            Some(card) => format!("{robot} plays {}", view::card_words(&card)),
+            Some(card) => format!(
+                "{robot} plays {}",
+                crate::pictures::words::card_words(&card)
+            ),
             None => format!("the card of {robot}"),
         };
     }
@@ -270,6 +273,7 @@ pub fn page(engine: &Engine, title: &str, description: &str, frames: &[Frame]) -
     page_for(
         &engine.board(),
         &board_svg(engine),
+        &engine.rules().sentences,
         title,
         description,
         frames,
@@ -281,13 +285,14 @@ pub fn page(engine: &Engine, title: &str, description: &str, frames: &[Frame]) -
 pub fn page_for(
     board: &crate::board::Board,
     board_svg: &str,
+    sentences: &crate::text::sentence::Sentences,
     title: &str,
     description: &str,
     frames: &[Frame],
 ) -> String {
     let data = Data {
         flags: board.flags().len(),
-        frames: view::views(board, frames),
+        frames: view::views(board, frames, sentences),
     };
     // `<` escaped so no string in the data can close the script element.
     let json = serde_json::to_string(&data)

@@ -1,6 +1,7 @@
 //! What people look at: the board as text for the terminal (`render`), what changed
 //! between two resolutions (`diff`), SVG and PNG pictures ([`svg`]), and the HTML replay
-//! viewer whose drawing code the browser table shares ([`html`]).
+//! viewer whose drawing code the browser table shares ([`html`]); events in words for all of
+//! them ([`words`]).
 
 pub(crate) mod chart;
 pub(crate) mod diff;
@@ -9,3 +10,4 @@ pub mod html;
 pub(crate) mod render;
 pub(crate) mod report;
 pub mod svg;
+pub mod words;

@@ -201,23 +201,41 @@ pub fn robots(state: &State) -> String {
     out
 }
 
-/// One event per line: `R2 board_elements  A  conveyed dir=S to=[1,2]`.
+/// One event per line, as data: `R2 board_elements  A  conveyed dir=S to=[1,2]`
+/// (`rally run --raw-events`, and run-to-run differences).
 pub fn event(e: &Event) -> String {
+    format!("{} {}", when(e), event_details(e))
+}
+
+/// One event per line, in words: `R2 board_elements Robot A is carried S to [1, 2]`; a
+/// script's event in the sentence its declaration gives (`sentences`).
+pub fn told(e: &Event, sentences: &crate::text::sentence::Sentences) -> String {
+    format!(
+        "{} {}",
+        when(e),
+        crate::pictures::words::describe(e, sentences)
+    )
+}
+
+/// When an event happened, and in which step: `R2  board_elements `.
+fn when(e: &Event) -> String {
     let when = if e.register > 0 {
         format!("R{}", e.register)
     } else {
         format!("T{}", e.turn)
     };
-    format!("{when:<3} {:<15} {}", e.segment, event_details(e))
+    format!("{when:<3} {:<15}", e.segment)
 }
 
 /// An event without its time: `A        conveyed dir=S to=[1,2]`.
 pub fn event_details(e: &Event) -> String {
     let mut line = format!("{:<8} {}", e.robot.as_deref().unwrap_or("-"), e.what);
     for (k, v) in e.detail.iter() {
-        let v = match v {
-            serde_json::Value::String(s) => s.clone(),
-            other => other.to_string(),
+        // A square a script logged as `{ x =, y = }` reads as the engine's do: `[x,y]`.
+        let v = match (v, crate::pictures::words::square(v)) {
+            (serde_json::Value::String(s), _) => s.clone(),
+            (_, Some(p)) => format!("[{},{}]", p.x, p.y),
+            (other, None) => other.to_string(),
         };
         let _ = write!(line, " {k}={v}");
     }

@@ -5,6 +5,7 @@ use super::views::open;
 use crate::board::params::{Kind, ParamSpec, ParamSpecs};
 use crate::hooks::{Hook, Listener};
 use crate::order::{NewStep, Steps};
+use crate::text::sentence::Sentences;
 use mlua::{Function, Lua, Table, Value};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -78,6 +79,11 @@ pub struct ElementDef {
     pub layer: usize,
     /// Handlers of the hooks a square's element hears (`on_enter`...: `crate::hooks`).
     pub hooks: Handlers<Hook>,
+    /// `blocks = { lasers = ... }`: its `on_cross` is asked before a robot crosses an edge of
+    /// its square, and may refuse it (`{ block = true }`).
+    pub blocks: Option<Blocks>,
+    /// The sentences of the events it logs (`events = { name = "..." }`).
+    pub events: Sentences,
     /// `public_vars = { "ice" }`: the robot vars it writes that everyone may see (at a
     /// playtest table a robot's other vars are its own seat's alone).
     pub public_vars: Vec<String>,
@@ -96,6 +102,8 @@ pub struct RuleDef {
     pub replaces: bool,
     /// The layer its file belongs to (an index into the rule set's layers).
     pub layer: usize,
+    /// The sentences of the events it logs (`events = { name = "..." }`).
+    pub events: Sentences,
     /// `only_with = { "ice", ... }`: the rule does something only on a board with one of
     /// these elements (it looks after them). Used to tell when a variant changes nothing.
     pub only_with: Vec<String>,
@@ -125,6 +133,8 @@ pub struct OptionDef {
     pub file: String,
     /// The layer its file belongs to (an index into the rule set's layers).
     pub layer: usize,
+    /// The sentences of the events it logs (`events = { name = "..." }`).
+    pub events: Sentences,
     /// Ammunition (`uses = n`): a drawn card starts with n; `None`: no limit.
     pub uses: Option<u32>,
     /// Handlers of the hooks the holder's options hear (`crate::hooks`), with the option
@@ -171,6 +181,16 @@ impl OptionDef {
 pub enum Replace {
     No,
     Yes,
+}
+
+/// What an element that may refuse crossings declares beside its `on_cross`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table { lasers = true|false }")]
+pub struct Blocks {
+    /// Its square's edges stop laser beams too, always (lasers are traced natively; the
+    /// robots it lets through are the script's choice).
+    #[serde(default)]
+    pub lasers: bool,
 }
 
 fn check_keys(lua: &Lua, table: &Table, allowed: &[&str], what: &str) -> mlua::Result<()> {
@@ -330,6 +350,9 @@ struct ElementData {
     tile_steps: ByName,
     #[serde(default)]
     replace: bool,
+    blocks: Option<Blocks>,
+    #[serde(default)]
+    events: Sentences,
     #[serde(default)]
     public_vars: Vec<String>,
 }
@@ -349,6 +372,8 @@ struct RuleData {
     #[serde(default, deserialize_with = "element_names")]
     only_with: Vec<String>,
     #[serde(default)]
+    events: Sentences,
+    #[serde(default)]
     public_vars: Vec<String>,
 }
 
@@ -366,6 +391,8 @@ struct OptionData {
     modify: ByName,
     #[serde(default)]
     replace: bool,
+    #[serde(default)]
+    events: Sentences,
     #[serde(default)]
     public_vars: Vec<String>,
 }
@@ -680,6 +707,8 @@ pub fn parse_element(
             hooks,
             replaces: data.replace,
             layer: 0,
+            blocks: data.blocks,
+            events: data.events,
             public_vars: data.public_vars,
             name,
         },
@@ -707,6 +736,7 @@ pub fn parse_rule(
             hooks,
             replaces: data.replace,
             layer: 0,
+            events: data.events,
             only_with: data.only_with,
             public_vars: data.public_vars,
             name,
@@ -775,6 +805,7 @@ pub fn parse_option(
             describe: data.describe,
             file: file.to_string(),
             layer: 0,
+            events: data.events,
             uses,
             hooks,
             shot,

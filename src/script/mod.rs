@@ -81,6 +81,9 @@ pub struct Defs {
     pub layers: Vec<Layer>,
     /// The names a layer defined again, replacing a lower layer's.
     pub replaced: Vec<layers::Replaced>,
+    /// The sentences of the events scripts log, from every declaration's `events` (a higher
+    /// layer's sentence for an event replaces a lower one's).
+    pub sentences: crate::text::sentence::Sentences,
 }
 
 /// A file the rules were read from, and its name in a rules hash ([`Layer::file_name`]).
@@ -371,6 +374,7 @@ impl RuleSet {
             sources: sources.clone(),
             layers,
             replaced: Vec::new(),
+            sentences: Default::default(),
         };
         budget.set_loading(true);
         for (n, script) in files.iter().enumerate() {
@@ -397,6 +401,7 @@ impl RuleSet {
         budget.set_loading(false);
         defs.place_steps(&steps.borrow());
         defs.check_only_with()?;
+        defs.gather_sentences();
         Ok(RuleSet {
             lua,
             budget,
@@ -785,6 +790,21 @@ impl Defs {
     }
 
     /// Every element a rule's `only_with` names must exist once everything is loaded.
+    /// Gathers every declaration's event sentences, lowest layer first, so that a higher
+    /// layer's sentence for an event replaces a lower one's.
+    fn gather_sentences(&mut self) {
+        let mut declared: Vec<(usize, &crate::text::sentence::Sentences)> = Vec::new();
+        declared.extend(self.elements.iter().map(|d| (d.layer, &d.events)));
+        declared.extend(self.rules.iter().map(|d| (d.layer, &d.events)));
+        declared.extend(self.options.iter().map(|d| (d.layer, &d.events)));
+        declared.sort_by_key(|(layer, _)| *layer);
+        let mut all = crate::text::sentence::Sentences::default();
+        for (_, events) in declared {
+            all.extend(events);
+        }
+        self.sentences = all;
+    }
+
     fn check_only_with(&self) -> Result<()> {
         for rule in &self.rules {
             if let Some(missing) = rule.only_with.iter().find(|e| self.element_id(e).is_none()) {
@@ -1014,7 +1034,20 @@ impl Catalogue for RuleSet {
     }
 
     fn build(&self, tile: &Tile, facts: &mut Facts) -> Result<()> {
-        let Some(build) = &self.elements[tile.element].build else {
+        let def = &self.elements[tile.element];
+        // `blocks = { lasers = true }`: beams stop at every edge of its square, both ways.
+        if def.blocks.is_some_and(|b| b.lasers) {
+            let lasers = Blocking {
+                robots_out: false,
+                robots_in: false,
+                lasers_out: true,
+                lasers_in: true,
+            };
+            for side in Dir::ALL {
+                facts.add_wall(tile.at, side, lasers);
+            }
+        }
+        let Some(build) = &def.build else {
             return Ok(());
         };
         let builder = RefCell::new(FactsBuilder { facts, at: tile.at });

@@ -102,18 +102,26 @@ fn face_up(robots: &[Robot], revealed: usize, public: &BTreeSet<String>) -> Vec<
         .collect()
 }
 
+/// What the rules say about telling a stage to every page: the robot vars all may see (the
+/// scripts' `public_vars`) and the sentences of the scripts' events.
+pub struct Telling<'a> {
+    pub public: &'a BTreeSet<String>,
+    pub sentences: &'a crate::text::sentence::Sentences,
+}
+
 /// The `stage` message every page gets after a stage of turn `turn` (the end of a turn
 /// already counts the next): its label, the cards revealed in a register, and its frames.
 /// `before` are the robots as the pages last saw them, `now` the robots after the stage.
 pub fn stage(
     board: &Board,
+    telling: &Telling,
     turn: u32,
     stage: &Stage,
     before: &[Robot],
     now: &[Robot],
     secrets: &Secrets,
-    public: &BTreeSet<String>,
 ) -> String {
+    let Telling { public, sentences } = *telling;
     let (phase, revealed) = match stage {
         Stage::Programmed { .. } => (Phase::Program, 0),
         Stage::Register { register, .. } => (Phase::Register(*register), *register as usize),
@@ -159,7 +167,7 @@ pub fn stage(
             events,
         )),
     }
-    let views: Vec<FrameView> = view::views(board, &frames).split_off(1);
+    let views: Vec<FrameView> = view::views(board, &frames, sentences).split_off(1);
     let register = match phase {
         Phase::Register(r) => r,
         _ => 0,
@@ -230,7 +238,7 @@ pub fn standing(
 ) -> Box<RawValue> {
     let robots = face_up(robots, 0, public);
     let frame = Frame::of_phase(turn, Phase::Program, robots, Vec::new());
-    let view = view::views(board, &[frame])
+    let view = view::views(board, &[frame], &Default::default())
         .pop()
         .expect("a view per frame");
     serde_json::value::to_raw_value(&view).expect("views serialize")

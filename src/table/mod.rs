@@ -241,6 +241,8 @@ pub struct TableInfo {
 pub struct ReplayPage {
     pub board: crate::board::Board,
     pub board_svg: String,
+    /// The sentences of the scripts' events, for the replay's words.
+    pub sentences: crate::text::sentence::Sentences,
     pub title: String,
     pub outcome: String,
     pub replay: Arc<crate::game::save::Replay>,
@@ -251,6 +253,7 @@ impl ReplayPage {
     pub fn new(
         board: crate::board::Board,
         board_svg: String,
+        sentences: crate::text::sentence::Sentences,
         title: String,
         outcome: String,
         replay: Arc<crate::game::save::Replay>,
@@ -258,6 +261,7 @@ impl ReplayPage {
         ReplayPage {
             board,
             board_svg,
+            sentences,
             title,
             outcome,
             replay,
@@ -271,6 +275,7 @@ impl ReplayPage {
             crate::pictures::html::page_for(
                 &self.board,
                 &self.board_svg,
+                &self.sentences,
                 &self.title,
                 &self.outcome,
                 &frames,

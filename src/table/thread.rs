@@ -184,6 +184,9 @@ pub(super) struct Table {
     generation: u64,
     board: Rc<Board>,
     board_svg: String,
+    /// The sentences the rules give their scripts' events (kept with the board across a
+    /// reload).
+    sentences: crate::text::sentence::Sentences,
     /// The robot vars every page may see (the scripts' `public_vars`).
     public_vars: std::collections::BTreeSet<String>,
     outcome: Option<String>,
@@ -270,6 +273,7 @@ pub(super) fn run(
         generation: 1,
         board: m.engine.board(),
         board_svg: crate::pictures::html::board_svg(&m.engine),
+        sentences: m.engine.rules().sentences.clone(),
         public_vars: m.engine.rules().public_vars(),
         outcome: None,
         bots: m.setup.bot_policy(),
@@ -480,6 +484,7 @@ fn play(
         ReplayPage::new(
             (*t.board).clone(),
             t.board_svg.clone(),
+            t.sentences.clone(),
             format!("{} — replay", t.info.title),
             outcome.clone().unwrap_or_default(),
             replay,
@@ -605,14 +610,18 @@ impl Table {
             Stage::EndOfTurn { .. } => REGISTERS,
         };
         let secrets = Secrets::new(now, revealed, &locked);
+        let telling = frames::Telling {
+            public: &self.public_vars,
+            sentences: &self.sentences,
+        };
         frames::stage(
             &self.board,
+            &telling,
             turn,
             stage,
             &self.robots,
             now,
             &secrets,
-            &self.public_vars,
         )
     }
 
@@ -1058,6 +1067,7 @@ impl TableSeats {
                 t.reload_error = None;
                 t.board = engine.board();
                 t.board_svg = crate::pictures::html::board_svg(engine);
+                t.sentences = engine.rules().sentences.clone();
                 t.public_vars = engine.rules().public_vars();
                 let files: Vec<String> = changed
                     .iter()

@@ -200,6 +200,10 @@ rally.element {
   public_vars = { "ice" },
   glyph = "~",
   draw = { layer = "ground", { "icon", "ice" } },
+  events = {
+    slide = "{robot} slides on the ice from {from} to {to} ({stop})",
+    ice_chart = "{robot} plays {card} on the ice: speed {vx}, {vy}, spin {spin}",
+  },
   steps = {
     -- Who starts this register on the ice (§8.4 B); every robot on it has a chart.
     register_start = function(ctx, tile, robot)

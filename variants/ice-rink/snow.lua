@@ -11,6 +11,7 @@ rally.element {
   describe = "Ice Rink: stops robots sliding off the ice without damage; Move 2/3 on snow do nothing.",
   glyph = "*",
   draw = { layer = "ground", { "icon", "snow" } },
+  events = { slipped = "{robot} slips on the snow: its {card} does nothing" },
   on_card = function(ctx, tile, robot, card)
     if SLIPS[card.name] then
       ctx:log(robot, "slipped", { card = card.name })

@@ -30,7 +30,8 @@ return rally.element {
   -- (the order of play) are listed by `rally elements`; `tile_steps` run once per tile.
   steps = {
     pushers = function(ctx, tile, robot)
-      ctx:queue_push(robot, tile.dir)
+      -- The cause is what the log says: "Robot A is pushed E to [3, 1] by the {{name}}".
+      ctx:queue_push(robot, tile.dir, "the {{name}}")
     end,
   },
 
@@ -43,5 +44,7 @@ return rally.element {
   end,
 
   -- More moments to react to: on_card (change or replace a card), on_card_end, on_reveal,
-  -- on_cross (edges, ramps), on_conveyed (belts), build (walls, pits, flags).
+  -- on_cross (edges, ramps; with `blocks = {}`, refusing robots: doors, gates), on_conveyed
+  -- (belts), build (walls, pits, flags). The words for events it logs with ctx:log:
+  -- `events = { name = "{robot} ... {field}" }`.
 }

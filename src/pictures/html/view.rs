@@ -11,10 +11,10 @@
 
 use super::{Frame, Moment};
 use crate::board::Board;
-use crate::cards::{Card, CardKind};
 use crate::geometry::{Dir, Pos};
-use crate::pictures::render;
+use crate::pictures::words::describe;
 use crate::state::{Event, Robot, REGISTERS};
+use crate::text::sentence::Sentences;
 use crate::{pictures::svg, world};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -99,8 +99,9 @@ pub struct EventView {
     pub text: String,
 }
 
-/// The views of `frames`, in order: each compared with the one before it.
-pub fn views(board: &Board, frames: &[Frame]) -> Vec<FrameView> {
+/// The views of `frames`, in order: each compared with the one before it. Events are told
+/// in words, a script's in the sentences its declaration gives (`sentences`).
+pub fn views(board: &Board, frames: &[Frame], sentences: &Sentences) -> Vec<FrameView> {
     let mut out = Vec::with_capacity(frames.len());
     let mut winner: Option<String> = None;
     // Robots that executed their card in the current register, for the face-up cards.
@@ -120,7 +121,14 @@ pub fn views(board: &Board, frames: &[Frame]) -> Vec<FrameView> {
                 winner = e.robot.as_deref().map(str::to_string);
             }
         }
-        out.push(view(board, frame, previous, &acted, winner.clone()));
+        out.push(view(
+            board,
+            frame,
+            previous,
+            &acted,
+            winner.clone(),
+            sentences,
+        ));
     }
     out
 }
@@ -131,6 +139,7 @@ fn view(
     previous: Option<&[Robot]>,
     acted: &HashSet<String>,
     winner: Option<String>,
+    sentences: &Sentences,
 ) -> FrameView {
     let cards_done = !matches!(
         frame.moment.stage.as_str(),
@@ -179,7 +188,7 @@ fn view(
             .map(|e| EventView {
                 robot: e.robot.as_deref().map(str::to_string),
                 what: e.what.to_string(),
-                text: describe(e),
+                text: describe(e, sentences),
             })
             .collect(),
         winner,
@@ -294,237 +303,4 @@ fn shots(robots: &[Robot], events: &[Event]) -> Vec<ShotView> {
         }
     }
     shots
-}
-
-/// A card in words: "Move 2 (700)", "U-Turn".
-pub fn card_words(card: &Card) -> String {
-    let name = match card.kind {
-        CardKind::Move1 => "Move 1",
-        CardKind::Move2 => "Move 2",
-        CardKind::Move3 => "Move 3",
-        CardKind::Back => "Back Up",
-        CardKind::Left => "Turn Left",
-        CardKind::Right => "Turn Right",
-        CardKind::Uturn => "U-Turn",
-    };
-    match card.priority {
-        Some(p) => format!("{name} ({p})"),
-        None => name.to_string(),
-    }
-}
-
-/// An event in words, saying why where the event says: "Robot Bravo is blocked by the wall on
-/// the N side of \[5,9\]", "Robot Charlie is hit by the laser of robot Delta: 1 damage (1 in
-/// all)". Robots are called "robot NAME", so that any name reads well ("robot You moves").
-/// Events the viewer has no words for (a script's own) are written as the terminal log
-/// writes them.
-pub fn describe(e: &Event) -> String {
-    match sentence(e) {
-        Some(text) => capitalized(&text),
-        None => render::event_details(e),
-    }
-}
-
-/// "robot NAME", as the viewer's sentences name a robot.
-pub fn robot_words(name: &str) -> String {
-    format!("robot {name}")
-}
-
-fn capitalized(text: &str) -> String {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
-}
-
-fn sentence(e: &Event) -> Option<String> {
-    let who = robot_words(e.robot.as_deref()?);
-    let get = |k: &str| e.detail.get(k);
-    let text = |k: &str| match get(k) {
-        Some(Value::String(s)) => s.clone(),
-        Some(v) => Pos::deserialize(v).map_or_else(|_| v.to_string(), |p| p.to_string()),
-        None => "?".into(),
-    };
-    let wall = || format!("the wall on the {} side of {}", text("dir"), text("wall"));
-    let card = || {
-        get("card")
-            .and_then(Value::as_str)
-            .and_then(|c| Card::parse(c).ok())
-            .map_or_else(|| text("card"), |c| card_words(&c))
-    };
-    Some(match e.what.as_ref() {
-        "card" => format!("{who} plays {}", card()),
-        "programmed" => {
-            let cards: Vec<String> = match get("program") {
-                Some(Value::Array(cards)) => cards
-                    .iter()
-                    .map(|c| match c.as_str().map(Card::parse) {
-                        Some(Ok(card)) => card_words(&card),
-                        _ => "–".into(),
-                    })
-                    .collect(),
-                _ => Vec::new(),
-            };
-            let down = if get("power_down") == Some(&Value::Bool(true)) {
-                ", and will power down next turn"
-            } else {
-                ""
-            };
-            format!("{who} programs {}{down}", cards.join(", "))
-        }
-        "moved" => format!("{who} moves {} to {}", text("dir"), text("to")),
-        "pushed" => format!("{who} is pushed {} to {}", text("dir"), text("to")),
-        "conveyed" => format!(
-            "{who} is carried {} to {} by a belt",
-            text("dir"),
-            text("to")
-        ),
-        "turned" => {
-            let turn = match text("rotation").as_str() {
-                "uturn" => "makes a U-turn".to_string(),
-                other => format!("turns {other}"),
-            };
-            format!("{who} {turn}, now facing {}", text("facing"))
-        }
-        "faced" => format!("{who} now faces {}", text("facing")),
-        "placed" => format!("{who} is put on {} ({})", text("to"), text("how")),
-        "blocked" if get("wall").is_some() => format!("{who} is blocked by {}", wall()),
-        "push_blocked" if get("wall").is_some() => {
-            format!(
-                "{who} cannot push {}: {} is in the way",
-                robot_words(&text("pushing")),
-                wall()
-            )
-        }
-        "damaged" | "damage_prevented" | "damage_added" => {
-            let by = match (get("shooter"), get("source")) {
-                (Some(_), _) => format!("the laser of {}", robot_words(&text("shooter"))),
-                (None, Some(_)) => format!("the {} at {}", text("cause"), text("source")),
-                (None, None) => text("cause"),
-            };
-            match e.what.as_ref() {
-                "damaged" => format!(
-                    "{who} is hit by {by}: {} damage ({} in all)",
-                    text("amount"),
-                    text("damage")
-                ),
-                "damage_added" => format!(
-                    "{who}: {} damage added to the hit of {by} by {}",
-                    text("amount"),
-                    text("by")
-                ),
-                _ => format!(
-                    "{who}: {} damage from {by} prevented by {}",
-                    text("amount"),
-                    text("by")
-                ),
-            }
-        }
-        "destroyed" => format!(
-            "{who} is destroyed ({}), {} lives left",
-            text("cause"),
-            text("lives")
-        ),
-        "repaired" => format!(
-            "{who} is repaired by {} ({} damage left)",
-            text("amount"),
-            text("damage")
-        ),
-        "flag" => format!("{who} touches flag {}", text("number")),
-        "won" => format!("{who} touches the last flag and wins"),
-        "finished" => format!(
-            "{who} touches the last flag too, in place {}",
-            text("place")
-        ),
-        "archived" => format!("{who} archives at {}", text("at")),
-        "reentered" => format!(
-            "{who} re-enters at {} facing {} with {} damage",
-            text("at"),
-            text("facing"),
-            text("damage")
-        ),
-        "card_swapped" => format!(
-            "the card {} of {who} is swapped for {}",
-            text("from"),
-            text("to")
-        ),
-        "powered_down" => format!(
-            "{who} is powered down: {} damage discarded",
-            text("discarded")
-        ),
-        "chose" => chose(&who, &text("question"), &text("answer")),
-        _ => return None,
-    })
-}
-
-/// A player's answer to a question (`game::questions`, a script's `ctx:choose`).
-fn chose(who: &str, question: &str, answer: &str) -> String {
-    use crate::decision::{POWER_DOWN, REENTER_FACING, REENTER_POWERED_DOWN, STAY_DOWN};
-    let yes = answer == "yes";
-    match question {
-        POWER_DOWN if yes => format!("{who} announces power down for next turn"),
-        POWER_DOWN => format!("{who} does not power down"),
-        STAY_DOWN if yes => format!("{who} stays powered down next turn"),
-        STAY_DOWN => format!("{who} powers up next turn"),
-        REENTER_FACING => format!("{who} chooses to face {answer}"),
-        REENTER_POWERED_DOWN if yes => format!("{who} re-enters powered down"),
-        REENTER_POWERED_DOWN => format!("{who} re-enters powered up"),
-        _ => format!("{who} answers {question}: {answer}"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn event(what: &str, detail: Value) -> Event {
-        let mut e = json!({"turn": 1, "register": 0, "segment": "", "robot": "Ann", "what": what});
-        e.as_object_mut()
-            .unwrap()
-            .extend(detail.as_object().unwrap().clone());
-        serde_json::from_value(e).unwrap()
-    }
-
-    #[test]
-    fn the_turn_loops_questions_and_power_down_in_words() {
-        let said = |what: &str, detail: Value| describe(&event(what, detail));
-        let chose = |question: &str, answer: &str| {
-            said(
-                "chose",
-                json!({"question": question, "answer": answer, "default": false}),
-            )
-        };
-        assert_eq!(
-            chose("power_down", "yes"),
-            "Robot Ann announces power down for next turn"
-        );
-        assert_eq!(chose("stay_down", "no"), "Robot Ann powers up next turn");
-        assert_eq!(chose("reenter_facing", "W"), "Robot Ann chooses to face W");
-        assert_eq!(
-            chose("reenter_powered_down", "yes"),
-            "Robot Ann re-enters powered down"
-        );
-        assert_eq!(
-            chose("brakes", "yes"),
-            "Robot Ann answers brakes: yes",
-            "a script's question"
-        );
-        assert_eq!(
-            said("powered_down", json!({"discarded": 3})),
-            "Robot Ann is powered down: 3 damage discarded"
-        );
-    }
-
-    #[test]
-    fn turns_in_words() {
-        let turned = |rotation: &str| {
-            describe(&event(
-                "turned",
-                json!({"rotation": rotation, "facing": "S"}),
-            ))
-        };
-        assert_eq!(turned("right"), "Robot Ann turns right, now facing S");
-        assert_eq!(turned("uturn"), "Robot Ann makes a U-turn, now facing S");
-    }
 }

@@ -1,0 +1,311 @@
+//! Events in words, as the terminal, the replay viewer and the table tell them: "Robot Bravo
+//! is blocked by the wall on the N side of [5, 9]". The engine's own events have their
+//! sentences here, by event (never by element); a script's events have the sentences their
+//! declarations give (`events = { ... }`, [`Sentences`]). Squares always read `[x, y]`, and a
+//! move a script caused says what caused it ("is pushed E to [3, 1] by the magnetic crane").
+
+use crate::cards::{Card, CardKind};
+use crate::geometry::Pos;
+use crate::state::Event;
+use crate::text::sentence::Sentences;
+use serde::Deserialize;
+use serde_json::Value;
+use std::fmt::Write as _;
+
+/// A card in words: "Move 2 (700)", "U-Turn".
+pub fn card_words(card: &Card) -> String {
+    let name = match card.kind {
+        CardKind::Move1 => "Move 1",
+        CardKind::Move2 => "Move 2",
+        CardKind::Move3 => "Move 3",
+        CardKind::Back => "Back Up",
+        CardKind::Left => "Turn Left",
+        CardKind::Right => "Turn Right",
+        CardKind::Uturn => "U-Turn",
+    };
+    match card.priority {
+        Some(p) => format!("{name} ({p})"),
+        None => name.to_string(),
+    }
+}
+
+/// An event in words, saying why where the event says: "Robot Bravo is blocked by the wall on
+/// the N side of \[5, 9\]", "Robot Charlie is hit by the laser of robot Delta: 1 damage (1 in
+/// all)". Robots are called "robot NAME", so that any name reads well ("robot You moves").
+/// An event a declaration gives a sentence for (`sentences`) is told in it; an event nobody
+/// has words for is its name and fields, `Robot Bob craned crane=[7, 9] from=1`. Control
+/// characters a script put in a name or a field are shown escaped.
+pub fn describe(e: &Event, sentences: &Sentences) -> String {
+    let text = match sentences.get(&e.what) {
+        Some(s) => s.fill(|field| match (field, e.robot.as_deref()) {
+            ("robot", Some(name)) => Some(robot_words(name)),
+            _ => e.detail.get(field).map(value_words),
+        }),
+        // A name is not a sentence: `bell rang=3` stays as the script wrote it.
+        None => match sentence(e) {
+            Some(text) => text,
+            None => return crate::text::clean_line(&unnamed(e)).into_owned(),
+        },
+    };
+    capitalized(&crate::text::clean_line(&text))
+}
+
+/// An event nobody has words for: who, what, and its fields.
+fn unnamed(e: &Event) -> String {
+    let mut line = e
+        .robot
+        .as_deref()
+        .map(|r| capitalized(&robot_words(r)))
+        .unwrap_or_default();
+    if !line.is_empty() {
+        line.push(' ');
+    }
+    line.push_str(&e.what);
+    for (k, v) in e.detail.iter() {
+        let _ = write!(line, " {k}={}", value_words(v));
+    }
+    line
+}
+
+/// A field of an event in words: text as it is, a square as `[x, y]` (the engine logs a
+/// square as `[x, y]`; a script may log `tile.at`, `{ x =, y = }`), anything else as JSON.
+pub fn value_words(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        v => square(v).map_or_else(|| v.to_string(), |p| p.to_string()),
+    }
+}
+
+/// The square a field holds, if it is one: `[x, y]` or `{ "x": x, "y": y }`.
+pub fn square(v: &Value) -> Option<Pos> {
+    match v {
+        Value::Object(o) if o.len() == 2 => {
+            let n = |k: &str| o.get(k)?.as_i64()?.try_into().ok();
+            Some(Pos::new(n("x")?, n("y")?))
+        }
+        Value::Array(a) if a.len() == 2 => Pos::deserialize(v).ok(),
+        _ => None,
+    }
+}
+
+/// "robot NAME", as the viewer's sentences name a robot.
+pub fn robot_words(name: &str) -> String {
+    format!("robot {name}")
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
+}
+
+fn sentence(e: &Event) -> Option<String> {
+    let who = robot_words(e.robot.as_deref()?);
+    let get = |k: &str| e.detail.get(k);
+    let text = |k: &str| get(k).map_or_else(|| "?".into(), value_words);
+    // What a script said caused a move, push or placement (`ctx:move`'s cause).
+    let by = || {
+        get("by")
+            .map(|_| format!(" by {}", text("by")))
+            .unwrap_or_default()
+    };
+    // An element that refused a crossing (`on_cross` returned `{ block = true }`).
+    let element = || format!("the {} at {}", text("element"), text("at"));
+    let wall = || format!("the wall on the {} side of {}", text("dir"), text("wall"));
+    let card = || {
+        get("card")
+            .and_then(Value::as_str)
+            .and_then(|c| Card::parse(c).ok())
+            .map_or_else(|| text("card"), |c| card_words(&c))
+    };
+    Some(match e.what.as_ref() {
+        "card" => format!("{who} plays {}", card()),
+        "programmed" => {
+            let cards: Vec<String> = match get("program") {
+                Some(Value::Array(cards)) => cards
+                    .iter()
+                    .map(|c| match c.as_str().map(Card::parse) {
+                        Some(Ok(card)) => card_words(&card),
+                        _ => "–".into(),
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let down = if get("power_down") == Some(&Value::Bool(true)) {
+                ", and will power down next turn"
+            } else {
+                ""
+            };
+            format!("{who} programs {}{down}", cards.join(", "))
+        }
+        "moved" => {
+            let moves = match text("how").as_str() {
+                "push" => "is pushed",
+                "belt" => "is carried",
+                _ => "moves",
+            };
+            format!("{who} {moves} {} to {}{}", text("dir"), text("to"), by())
+        }
+        "pushed" => format!("{who} is pushed {} to {}{}", text("dir"), text("to"), by()),
+        "conveyed" => format!(
+            "{who} is carried {} to {} by a belt",
+            text("dir"),
+            text("to")
+        ),
+        "turned" => {
+            let turn = match text("rotation").as_str() {
+                "uturn" => "makes a U-turn".to_string(),
+                other => format!("turns {other}"),
+            };
+            format!("{who} {turn}, now facing {}", text("facing"))
+        }
+        "faced" => format!("{who} now faces {}", text("facing")),
+        "placed" if get("by").is_some() => format!("{who} is put on {}{}", text("to"), by()),
+        "placed" => format!("{who} is put on {} ({})", text("to"), text("how")),
+        "blocked" if get("wall").is_some() => format!("{who} is blocked by {}", wall()),
+        "blocked" if get("element").is_some() => format!("{who} is blocked by {}", element()),
+        "push_blocked" if get("wall").is_some() || get("element").is_some() => {
+            let stop = if get("wall").is_some() {
+                wall()
+            } else {
+                element()
+            };
+            format!(
+                "{who} cannot push {}: {stop} is in the way",
+                robot_words(&text("pushing")),
+            )
+        }
+        "damaged" | "damage_prevented" | "damage_added" => {
+            let by = match (get("shooter"), get("source")) {
+                (Some(_), _) => format!("the laser of {}", robot_words(&text("shooter"))),
+                (None, Some(_)) => format!("the {} at {}", text("cause"), text("source")),
+                (None, None) => text("cause"),
+            };
+            match e.what.as_ref() {
+                "damaged" => format!(
+                    "{who} is hit by {by}: {} damage ({} in all)",
+                    text("amount"),
+                    text("damage")
+                ),
+                "damage_added" => format!(
+                    "{who}: {} damage added to the hit of {by} by {}",
+                    text("amount"),
+                    text("by")
+                ),
+                _ => format!(
+                    "{who}: {} damage from {by} prevented by {}",
+                    text("amount"),
+                    text("by")
+                ),
+            }
+        }
+        "destroyed" => format!(
+            "{who} is destroyed ({}), {} lives left",
+            text("cause"),
+            text("lives")
+        ),
+        "repaired" => format!(
+            "{who} is repaired by {} ({} damage left)",
+            text("amount"),
+            text("damage")
+        ),
+        "flag" => format!("{who} touches flag {}", text("number")),
+        "won" => format!("{who} touches the last flag and wins"),
+        "finished" => format!(
+            "{who} touches the last flag too, in place {}",
+            text("place")
+        ),
+        "archived" => format!("{who} archives at {}", text("at")),
+        "reentered" => format!(
+            "{who} re-enters at {} facing {} with {} damage",
+            text("at"),
+            text("facing"),
+            text("damage")
+        ),
+        "card_swapped" => format!(
+            "the card {} of {who} is swapped for {}",
+            text("from"),
+            text("to")
+        ),
+        "powered_down" => format!(
+            "{who} is powered down: {} damage discarded",
+            text("discarded")
+        ),
+        "chose" => chose(&who, &text("question"), &text("answer")),
+        _ => return None,
+    })
+}
+
+/// A player's answer to a question (`game::questions`, a script's `ctx:choose`).
+fn chose(who: &str, question: &str, answer: &str) -> String {
+    use crate::decision::{POWER_DOWN, REENTER_FACING, REENTER_POWERED_DOWN, STAY_DOWN};
+    let yes = answer == "yes";
+    match question {
+        POWER_DOWN if yes => format!("{who} announces power down for next turn"),
+        POWER_DOWN => format!("{who} does not power down"),
+        STAY_DOWN if yes => format!("{who} stays powered down next turn"),
+        STAY_DOWN => format!("{who} powers up next turn"),
+        REENTER_FACING => format!("{who} chooses to face {answer}"),
+        REENTER_POWERED_DOWN if yes => format!("{who} re-enters powered down"),
+        REENTER_POWERED_DOWN => format!("{who} re-enters powered up"),
+        _ => format!("{who} answers {question}: {answer}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn event(what: &str, detail: Value) -> Event {
+        let mut e = json!({"turn": 1, "register": 0, "segment": "", "robot": "Ann", "what": what});
+        e.as_object_mut()
+            .unwrap()
+            .extend(detail.as_object().unwrap().clone());
+        serde_json::from_value(e).unwrap()
+    }
+
+    #[test]
+    fn the_turn_loops_questions_and_power_down_in_words() {
+        let said =
+            |what: &str, detail: Value| describe(&event(what, detail), &Sentences::default());
+        let chose = |question: &str, answer: &str| {
+            said(
+                "chose",
+                json!({"question": question, "answer": answer, "default": false}),
+            )
+        };
+        assert_eq!(
+            chose("power_down", "yes"),
+            "Robot Ann announces power down for next turn"
+        );
+        assert_eq!(chose("stay_down", "no"), "Robot Ann powers up next turn");
+        assert_eq!(chose("reenter_facing", "W"), "Robot Ann chooses to face W");
+        assert_eq!(
+            chose("reenter_powered_down", "yes"),
+            "Robot Ann re-enters powered down"
+        );
+        assert_eq!(
+            chose("brakes", "yes"),
+            "Robot Ann answers brakes: yes",
+            "a script's question"
+        );
+        assert_eq!(
+            said("powered_down", json!({"discarded": 3})),
+            "Robot Ann is powered down: 3 damage discarded"
+        );
+    }
+
+    #[test]
+    fn turns_in_words() {
+        let turned = |rotation: &str| {
+            describe(
+                &event("turned", json!({"rotation": rotation, "facing": "S"})),
+                &Sentences::default(),
+            )
+        };
+        assert_eq!(turned("right"), "Robot Ann turns right, now facing S");
+        assert_eq!(turned("uturn"), "Robot Ann makes a U-turn, now facing S");
+    }
+}
