@@ -39,6 +39,7 @@ return rally.element {
         { "label", tile.color, size = 9, color = "#fff" },
       }
     end,
+  },
   events = {
     portal = "{robot} goes through the portal at {from} to its twin at {to}",
     portal_blocked = "{robot} cannot go through the portal: a robot stands on its twin at {at}",

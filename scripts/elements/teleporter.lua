@@ -15,6 +15,7 @@ return rally.element {
     { "ring", r = 19, color = "#c77dff", width = 3 },
     { "ring", r = 11, color = "#c77dff", width = 3 },
     { "label", "T", size = 13, color = "#fff" },
+  },
   events = {
     teleported = "{robot} is teleported {squares} squares ahead, to {to}",
     teleport_failed = "{robot} cannot teleport: {to} is taken",
