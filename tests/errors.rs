@@ -144,7 +144,7 @@ fn the_caret_points_at_a_misspelt_declaration_key() {
     let stderr = rally_refused(dir.path(), &["run", "s.toml"]);
     says(
         &stderr,
-        "error: scripts/elements/probe.lua:5:5: element `probe`: unknown field `stpes` (did you mean `steps`?), expected one of name, describe, params, glyph, draw, build, new_steps, steps, tile_steps, replace, public_vars, on_reveal, on_card, on_cross, on_enter, on_card_end, on_conveyed, on_deal, on_program",
+        "error: scripts/elements/probe.lua:5:5: element `probe`: unknown field `stpes` (did you mean `steps`?), expected one of name, describe, params, glyph, draw, build, new_steps, steps, tile_steps, replace, blocks, events, public_vars, on_reveal, on_card, on_cross, on_enter, on_card_end, on_conveyed, on_deal, on_program",
         5,
         "stpes = {},",
     );
