@@ -155,15 +155,8 @@ impl<'a> Resolver<'a> {
                 pusher: (!own).then_some(id),
             };
             let from = self.link.world.borrow().state.robots[robot].at;
-            let (refused, n) = self.hear_cross(robot, from, dir, &crossing, true)?;
-            if let Some(by) = refused {
-                let closed = Closed {
-                    robot,
-                    at: from,
-                    dir,
-                    by,
-                };
-                self.world().close(closed);
+            let (refused, n) = self.ask_cross(robot, from, dir, &crossing)?;
+            if refused {
                 return Ok(0);
             }
             if own {
@@ -267,6 +260,23 @@ impl<'a> Resolver<'a> {
     /// destroys the robot.
     fn cross(&self, robot: RobotId, from: Pos, dir: Dir, c: &Crossing) -> Result<i32> {
         Ok(self.hear_cross(robot, from, dir, c, false)?.1)
+    }
+
+    /// Asks the elements that declare `blocks` whether `robot` may cross from `from` toward
+    /// `dir`; a refused edge is closed to it, a wall for the rest of this move. Returns
+    /// whether it was refused, and the costs the handlers asked for.
+    fn ask_cross(&self, robot: RobotId, from: Pos, dir: Dir, c: &Crossing) -> Result<(bool, i32)> {
+        let (refused, cost) = self.hear_cross(robot, from, dir, c, true)?;
+        if let Some(by) = refused {
+            let closed = Closed {
+                robot,
+                at: from,
+                dir,
+                by,
+            };
+            self.world().close(closed);
+        }
+        Ok((refused.is_some(), cost))
     }
 
     /// `on_cross` told to the elements that declare `blocks` (`asking`: before the robot
@@ -483,15 +493,7 @@ impl<'a> Resolver<'a> {
                 }
                 r.at
             };
-            if let (Some(by), _) = self.hear_cross(robot, from, dir, &crossing, true)? {
-                let closed = Closed {
-                    robot,
-                    at: from,
-                    dir,
-                    by,
-                };
-                self.world().close(closed);
-            }
+            self.ask_cross(robot, from, dir, &crossing)?;
         }
         Ok(())
     }
