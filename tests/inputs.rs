@@ -166,6 +166,45 @@ fn an_untouched_save_resumes() {
     assert!(out.status.success(), "{}", stderr(&out));
 }
 
+#[test]
+fn a_resumed_game_names_the_rule_files_changed_since_its_save() {
+    let (out, _) = resume(|_| {});
+    assert!(
+        !stderr(&out).contains("the rules changed"),
+        "{}",
+        stderr(&out)
+    );
+
+    let mut changed = String::new();
+    let (out, _) = resume(|s| {
+        let files = s["rules"]["files"]
+            .as_object_mut()
+            .expect("a save names its rule files");
+        let (name, hash) = files.iter_mut().next().unwrap();
+        changed = name.clone();
+        *hash = serde_json::json!("0".repeat(64));
+        files.insert(
+            "scripts/elements/gone.lua".into(),
+            serde_json::json!("1".repeat(64)),
+        );
+    });
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "note: the rules changed since this game was saved ({changed} changed, scripts/elements/gone.lua is gone)"
+        )),
+        "{err}"
+    );
+
+    // A save of an older rally has no hashes: it resumes without a word about them.
+    let (out, _) = resume(|s| {
+        s.as_object_mut().unwrap().remove("rules");
+    });
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("the rules changed"));
+}
+
 // ---- files that are not files ---------------------------------------------------------
 
 #[cfg(unix)]

@@ -69,6 +69,9 @@ fn play(game_path: Option<&Path>, opts: &Args, common: &RuleFolders) -> Result<b
             let save_path = opts.save.clone().unwrap_or_else(|| path.clone());
             // The save it continues is both an input and where the game goes on saving.
             crate::files::rewritable(path);
+            if let Some(changed) = save.rules_changed(&rules) {
+                note(changed);
+            }
             (Game::resume(setup, rules, save)?, extra, save_path)
         }
         None => {

@@ -39,6 +39,11 @@ pub struct Save {
     /// play` writes none and ignores it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub table: Option<serde_json::Value>,
+    /// The rule files the game was playing with when it was saved, each with its hash, in
+    /// every layer (built-in, packs, project): a resumed game says which have changed since.
+    /// Saves of an older rally have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<super::study::Rules>,
     /// The file it was read from, so that checks made later (against the game's board and
     /// rules) can point into it.
     #[serde(skip)]
@@ -78,6 +83,9 @@ impl Game {
             state,
             history: self.history.clone(),
             table: None,
+            // A rule file that cannot be read again leaves the save without its hashes
+            // rather than unwritten.
+            rules: super::study::Rules::of(self.engine.rules()).ok(),
             origin: None,
         }
     }
@@ -149,6 +157,20 @@ impl Save {
         }
         save.check()?;
         Ok(save)
+    }
+
+    /// A note saying which rule files changed since the game was saved (it goes on with
+    /// the rules as they are now), or `None` when they are the same or the save predates
+    /// rule hashes.
+    pub fn rules_changed(&self, rules: &RuleSet) -> Option<String> {
+        let now = super::study::Rules::of(rules).ok()?;
+        let changes = self.rules.as_ref()?.changes(&now);
+        (!changes.is_empty()).then(|| {
+            format!(
+                "note: the rules changed since this game was saved ({}); it goes on with the rules as they are now",
+                changes.join(", ")
+            )
+        })
     }
 
     /// An error at the value `pointer` names in the save's file.

@@ -118,6 +118,30 @@ impl GameFile {
 }
 
 impl Rules {
+    /// The files a rule set was read from, each with its hash ([`Rules::add`]).
+    pub fn of(rules: &RuleSet) -> Result<Rules> {
+        let mut out = Rules::default();
+        out.add(rules)?;
+        Ok(out)
+    }
+
+    /// What changed from `self` to `now`, file by file (`scripts/elements/gear.lua changed`,
+    /// `... is new`, `... is gone`); empty when the rules are the same.
+    pub fn changes(&self, now: &Rules) -> Vec<String> {
+        let mut out = Vec::new();
+        for (name, hash) in &now.files {
+            match self.files.get(name) {
+                None => out.push(format!("{name} is new")),
+                Some(old) if old != hash => out.push(format!("{name} changed")),
+                Some(_) => {}
+            }
+        }
+        for name in self.files.keys().filter(|n| !now.files.contains_key(*n)) {
+            out.push(format!("{name} is gone"));
+        }
+        out
+    }
+
     /// Adds the files a rule set was read from, in every layer (manifests, each variant's
     /// `variant.toml`, scripts), named by their place in their layer
     /// (`script::Layer::file_name`), so that the same rules unpacked in other folders on

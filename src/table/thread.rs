@@ -347,7 +347,12 @@ fn start(launch: &Launch) -> Result<(Game, Option<HotReload>, Option<Kept>)> {
     };
     let rules = common.rules(Some(&game_path), choices.clone())?;
     let m = match &launch.resume {
-        Some(save) => Game::resume(setup, rules, save.clone())?,
+        Some(save) => {
+            if let Some(changed) = save.rules_changed(&rules) {
+                tracing::warn!("table {}: {changed}", launch.id);
+            }
+            Game::resume(setup, rules, save.clone())?
+        }
         None => Game::start(setup, rules)?,
     };
     let hot = if launch.reload {
