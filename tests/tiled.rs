@@ -430,3 +430,43 @@ fn tiled_types_describe_every_element_and_maps_using_them_load() {
     assert_eq!(board.tiles[0].params["dir"], json!("E"));
     assert_eq!(board.tiles[0].params["turns"], json!({"N": "right"}));
 }
+
+/// A belt drawn as a curve (`turn`) and followed as a junction (`turns`) is refused where
+/// the map places it, not silently resolved one way and drawn the other.
+#[test]
+fn a_belt_with_both_turn_and_turns_is_refused_where_it_is() {
+    let belt = r#"{"firstgid": 1, "name": "t", "tiles": [
+        {"id": 0, "type": "conveyor", "properties": [
+          {"name": "dir", "type": "string", "value": "N"},
+          {"name": "turn", "type": "string", "value": "left"},
+          {"name": "turns", "type": "string", "value": "{ E = \"left\" }"}]}]}"#;
+    let e = load_error(&map_json(belt, "0, 1"));
+    assert!(
+        e.contains("m.tmj:7:90:") && e.contains("square [1, 0]"),
+        "{e}"
+    );
+    assert!(
+        e.contains("`turn`") && e.contains("`turns`") && e.contains("not both"),
+        "{e}"
+    );
+}
+
+/// A tileset file that is not there: the error says which path was tried (joined to the
+/// map's folder), not only the name the map gives.
+#[test]
+fn a_missing_tileset_names_the_path_it_tried() {
+    let map = r#"{"type": "map", "orientation": "orthogonal", "infinite": false, "width": 1, "height": 1,
+  "tilesets": [{"firstgid": 1, "source": "../x.json"}],
+  "layers": [{"type": "tilelayer", "name": "floor", "width": 1, "height": 1, "data": [1]}]}"#;
+    let dir = folder(&[("m.tmj", map)]);
+    let e = Layout::load(&dir.path().join("m.tmj"))
+        .unwrap_err()
+        .to_string();
+    let tried = dir.path().join("../x.json");
+    assert!(e.contains("tileset `../x.json`"), "{e}");
+    assert!(
+        e.contains(&tried.display().to_string()),
+        "names {}: {e}",
+        tried.display()
+    );
+}

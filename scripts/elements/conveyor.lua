@@ -18,6 +18,12 @@ return rally.element {
       describe = "a junction: the turn per direction of travel on arrival",
     }),
   },
+  -- A curve and a junction at once would be drawn as one and followed as the other.
+  build = function(_, tile)
+    if tile.turn and tile.turns then
+      error("a conveyor takes `turn` (a curve) or `turns` (a junction), not both")
+    end
+  end,
   glyph = function(tile)
     local a = arrows[tile.dir]
     return tile.express and a .. a or a

@@ -111,14 +111,18 @@ impl Board {
                     }
                 }
             }
-            tiles.push(Tile {
+            let tile = Tile {
                 element,
                 name: p.element.clone(),
                 at: p.at,
                 params,
-            });
+            };
+            tiles.push((tile, p));
         }
-        tiles.sort_by(|a, b| (a.at.y, a.at.x, &a.name).cmp(&(b.at.y, b.at.x, &b.name)));
+        tiles.sort_by(|(a, _), (b, _)| (a.at.y, a.at.x, &a.name).cmp(&(b.at.y, b.at.x, &b.name)));
+        // Each tile's placement stays beside it until `build` has run, so that a tile its
+        // element's `build` refuses is reported where the board file (or map) places it.
+        let (tiles, placements): (Vec<Tile>, Vec<&file::Placement>) = tiles.into_iter().unzip();
         let mut board = Board {
             name: layout.name.clone(),
             description: layout.description.clone(),
@@ -141,11 +145,13 @@ impl Board {
                 starts: Vec::new(),
             },
         };
-        for (index, tile) in board.tiles.iter().enumerate() {
+        for (index, (tile, placement)) in board.tiles.iter().zip(placements).enumerate() {
             if let Some(square) = board.index(tile.at) {
                 board.by_square[square].push(index);
             }
-            catalogue.build(tile, &mut board.facts)?;
+            catalogue
+                .build(tile, &mut board.facts)
+                .map_err(|e| placement.error(e.to_string()))?;
         }
         board.facts.flags.sort();
         board.facts.starts.sort();

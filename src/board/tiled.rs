@@ -431,7 +431,13 @@ fn external_tileset(map: &Source, offset: usize, name: &str) -> Result<Tileset> 
         ));
     }
     read_tileset_file(&path).map_err(|e| match e {
-        Error::File { message, .. } => map.error_at(offset, format!("tileset `{name}`: {message}")),
+        Error::File { message, .. } => map.error_at(
+            offset,
+            format!(
+                "tileset `{name}` (tried {}): {message}",
+                crate::files::display_path(&path)
+            ),
+        ),
         Error::At {
             line,
             column,
