@@ -64,15 +64,21 @@ fn robot_id(lua: &Lua, v: &AnyUserData) -> mlua::Result<RobotId> {
 }
 
 pub fn pos_arg(lua: &Lua, t: &Table) -> mlua::Result<Pos> {
-    let (x, y): (Option<i32>, Option<i32>) = {
+    let (x, y) = {
         let keys = lua
             .app_data_ref::<crate::script::Keys>()
             .expect("keys are installed with the rule set");
-        (t.get(keys.x.clone())?, t.get(keys.y.clone())?)
+        (
+            coordinate(lua, "x", t.get(keys.x.clone())?)?,
+            coordinate(lua, "y", t.get(keys.y.clone())?)?,
+        )
     };
     match (x, y) {
         (Some(x), Some(y)) => Ok(Pos::new(x, y)),
-        _ => match (t.get::<Option<i32>>(1)?, t.get::<Option<i32>>(2)?) {
+        _ => match (
+            coordinate(lua, "x", t.get(1)?)?,
+            coordinate(lua, "y", t.get(2)?)?,
+        ) {
             (Some(x), Some(y)) => Ok(Pos::new(x, y)),
             _ => Err(args::invalid(
                 lua,
@@ -81,6 +87,30 @@ pub fn pos_arg(lua: &Lua, t: &Table) -> mlua::Result<Pos> {
             )),
         },
     }
+}
+
+/// One coordinate of a square: a whole number that fits the board's coordinates, or nil.
+/// Read as a Lua value, so that a wrong one (`2^62`, `0.5`) is refused at the script's line
+/// (mlua's own conversion would say neither where nor which).
+fn coordinate(lua: &Lua, name: &str, value: Value) -> mlua::Result<Option<i32>> {
+    let whole = match &value {
+        Value::Nil => return Ok(None),
+        Value::Integer(n) => i32::try_from(*n).ok(),
+        Value::Number(n) if n.fract() == 0.0 && n.abs() <= f64::from(i32::MAX) => Some(*n as i32),
+        _ => None,
+    };
+    whole.map(Some).ok_or_else(|| {
+        let got = match &value {
+            Value::Integer(_) | Value::Number(_) => format!(
+                "a square whose {name} is {} (a coordinate is a whole number from {} to {})",
+                args::shown(&value).trim_start_matches("the number "),
+                i32::MIN,
+                i32::MAX
+            ),
+            other => format!("a square whose {name} is {}", args::shown(other)),
+        };
+        args::invalid(lua, "rally.Pos", &got)
+    })
 }
 
 /// A square given by a script: a tile's `at` (read-only, so known by identity: reading it

@@ -9,6 +9,7 @@ local next, rawget, rawset, rawlen = base.next, base.rawget, base.rawset, base.r
 local setmetatable = base.setmetatable
 local coroutine, table, math, string, utf8 = base.coroutine, base.table, base.math, base.string, base.utf8
 local create, resume, close = coroutine.create, coroutine.resume, coroutine.close
+local yield, isyieldable, status = coroutine.yield, coroutine.isyieldable, coroutine.status
 local move, insert, remove = table.move, table.insert, table.remove
 local rep, tostring = string.rep, base.tostring
 local tointeger, pack = math.tointeger, table.pack
@@ -78,9 +79,25 @@ function coroutine.resume(co, ...)
   return checked(resume(co, ...))
 end
 
+-- Lua's own errors for these are raised where the native function was called, which is
+-- this file: they are checked here, so that the error names the script's line.
 function coroutine.close(co)
   check()
+  if type(co) ~= "thread" then
+    error("coroutine.close: expected a coroutine, got " .. type(co), 2)
+  end
+  local now = status(co)
+  if now == "running" or now == "normal" then
+    error("coroutine.close: cannot close a " .. now .. " coroutine (only a suspended or finished one)", 2)
+  end
   return close(co)
+end
+
+function coroutine.yield(...)
+  if not isyieldable() then
+    error("coroutine.yield: not inside a coroutine (yield only in a function run by coroutine.resume or coroutine.wrap)", 2)
+  end
+  return yield(...)
 end
 
 -- Lua's own `wrap` closes a failed coroutine at once; after the budget stopped it, its

@@ -226,3 +226,19 @@ fn endless_recursion_is_a_stack_overflow_at_its_line() {
         .refused(3, "stack overflow: too deep")
         .refused(3, "endless recursion?");
 }
+
+#[test]
+fn errors_of_coroutines_and_coordinates_name_the_script_line() {
+    Attack::on_card("coroutine.yield(1)")
+        .run(&[])
+        .refused(2, "not inside a coroutine");
+    Attack::on_card("coroutine.wrap(function()\n  coroutine.close(coroutine.running())\nend)()")
+        .run(&[])
+        .refused(3, "cannot close a running coroutine");
+    Attack::on_card("local r = ctx:robot_at(rally.step({ x = 2^62, y = 0 }, \"N\"))")
+        .run(&[])
+        .refused(2, "a coordinate is a whole number");
+    Attack::on_card("local r = ctx:robot_at({ math.maxinteger, 0 })")
+        .run(&[])
+        .refused(2, "a coordinate is a whole number");
+}
