@@ -9,6 +9,7 @@ use rally::decision::{Answer, Fixed};
 use rally::engine::Engine;
 use rally::game::bot::{Bots, Strength};
 use rally::game::save::Save;
+use rally::game::tally::Tally;
 use rally::game::{sim, Game, Outcome, Phase, Seats, Setup, Stage};
 use rally::geometry::{Dir, Pos};
 use rally::script::{RuleSet, Sources};
@@ -473,11 +474,47 @@ fn strong_bots_win_more_often_than_weak_ones() {
 fn sim_summary_does_not_depend_on_the_thread_count() {
     let setup = Setup::load(Path::new("games/bots.toml")).unwrap();
     let src = sources(&setup);
-    let one = sim::run(&setup, &src, 0..6, 1, &mut |_| {}).unwrap();
-    let two = sim::run(&setup, &src, 0..6, 2, &mut |_| {}).unwrap();
+    let mut figures = Vec::new();
+    let one = sim::run(
+        &setup,
+        &src,
+        0..6,
+        1,
+        sim::Pairing::Keep(&mut figures),
+        &mut |_| {},
+    )
+    .unwrap();
+    let two = sim::run(
+        &setup,
+        &src,
+        0..6,
+        2,
+        sim::Pairing::With(&figures),
+        &mut |_| {},
+    )
+    .unwrap();
     assert_eq!(one.games, 6);
-    assert_eq!(one, two);
+    // The same games on the same seeds: every figure of every game is the first's.
+    let paired = two.paired.clone().unwrap();
+    assert!(paired.values().all(|&n| n == 0), "{paired:?}");
+    assert!(paired.contains_key("turns"), "{paired:?}");
+    assert_eq!(
+        one,
+        Tally {
+            paired: None,
+            ..two.clone()
+        }
+    );
     let rows = rally::game::tally::rows(&[&one, &two], &Default::default());
+    // Paired, the difference of a column with itself is 0 with no width at all.
+    for key in ["turns", "deaths", "damage"] {
+        let d = rows.iter().find(|r| r.key == key).unwrap().differences[0].unwrap();
+        assert_eq!(
+            (d.value, d.low, d.high),
+            (0.0, Some(0.0), Some(0.0)),
+            "{key}"
+        );
+    }
     let table = rally::game::tally::table(&["standard".into(), "again".into()], &rows, &[]);
     assert!(table.contains("finish rate"), "{table}");
     assert!(table.contains("deaths per game"), "{table}");

@@ -224,15 +224,26 @@ fn sim(path: &Path, opts: &Args, common: &RuleFolders) -> Result<bool> {
         crate::files::check_output(file)?;
     }
     let mut played = Vec::new();
+    // The first column's figures per game, which the columns after it are paired with.
+    let mut first_figures = Vec::new();
     for sources in prepared {
         let variants: Vec<String> = sources.choices.iter().map(|c| c.name.clone()).collect();
         let settings = columns::settings(&sources.choices);
         let name = columns::header(&variants, &settings);
         let bar = super::output::progress_bar(&name, end - first, "games");
         let started = Instant::now();
-        let tally = sim::run(&setup, &sources, first..end, threads, &mut |done| {
-            bar.set_position(done)
-        })?;
+        let pairing = match played.is_empty() {
+            true => sim::Pairing::Keep(&mut first_figures),
+            false => sim::Pairing::With(&first_figures),
+        };
+        let tally = sim::run(
+            &setup,
+            &sources,
+            first..end,
+            threads,
+            pairing,
+            &mut |done| bar.set_position(done),
+        )?;
         bar.finish_and_clear();
         let seconds = started.elapsed().as_secs_f64();
         note(format!(

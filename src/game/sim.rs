@@ -10,7 +10,7 @@
 //! game that it resets for every new game; finished games come back over a channel.
 
 use super::bot::Bots;
-use super::tally::{GameResult, Tally};
+use super::tally::{self, Figures, GameResult, Tally};
 use super::Game;
 use super::{Phase, Setup};
 use crate::error::Result;
@@ -164,6 +164,14 @@ pub fn play_one(m: &mut Game) -> Result<GameResult> {
     Ok(result)
 }
 
+/// What [`run`] does with each game's figures ([`tally::figures`]): the first column of a
+/// study keeps them, by game index from the range's start; each column after it pairs its
+/// games with them, seed by seed ([`Tally::pair`]).
+pub enum Pairing<'a> {
+    Keep(&'a mut Vec<Figures>),
+    With(&'a [Figures]),
+}
+
 /// Plays games `games` (by index) of `setup` with the rules from `sources` on `threads`
 /// threads. `progress` is called on the calling thread after every game with the number
 /// finished so far.
@@ -172,11 +180,16 @@ pub fn run(
     sources: &Sources,
     games: Range<u64>,
     threads: usize,
+    mut pairing: Pairing,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Tally> {
+    if let Pairing::Keep(kept) = &mut pairing {
+        kept.clear();
+        kept.resize(games.clone().count(), Figures::new());
+    }
     let next = AtomicU64::new(games.start);
     let stop = AtomicBool::new(false);
-    let worker = |results: mpsc::Sender<Result<GameResult>>| {
+    let worker = |results: mpsc::Sender<Result<(u64, GameResult)>>| {
         let outcome = (|| -> Result<()> {
             let rules = RuleSet::load(sources)?;
             let mut m = Game::start(setup.clone(), rules)?;
@@ -192,7 +205,7 @@ pub fn run(
                 m.engine.restore(state);
                 m.progress = start_progress.clone();
                 let result = play_one(&mut m)?;
-                if results.send(Ok(result)).is_err() {
+                if results.send(Ok((i, result))).is_err() {
                     return Ok(());
                 }
             }
@@ -213,8 +226,13 @@ pub fn run(
         // Ends when every worker has finished and dropped its sender.
         for result in results {
             match result {
-                Ok(r) => {
+                Ok((i, r)) => {
                     tally.add(&r);
+                    let index = (i - games.start) as usize;
+                    match &mut pairing {
+                        Pairing::Keep(kept) => kept[index] = tally::figures(&r),
+                        Pairing::With(first) => tally.pair(&tally::figures(&r), &first[index]),
+                    }
                     progress(tally.games);
                 }
                 Err(e) => {

@@ -119,6 +119,50 @@ pub struct Tally {
     /// How many games lasted each number of turns.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub game_turns: BTreeMap<u32, u64>,
+    /// In a column after the first: per row (its key, as [`figures`] names it), the sum over
+    /// games of the squared difference between this column's figure and the first column's
+    /// on the same seed. With the two columns' sums it gives the paired difference's
+    /// interval. `None` in the first column (and in files of an older rally).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paired: Option<BTreeMap<String, u64>>,
+}
+
+/// One game's figures by row key, those that are not zero: the per-game numbers behind the
+/// rates (0 or 1) and the means per game of [`rows`], which a paired difference compares
+/// seed by seed.
+pub type Figures = BTreeMap<String, u64>;
+
+/// The figures of one game ([`Figures`]); their sums over games are the tally's (a test
+/// holds them to it).
+pub fn figures(r: &GameResult) -> Figures {
+    let mut out = Figures::new();
+    let mut put = |key: String, n: u64| {
+        if n > 0 {
+            *out.entry(key).or_default() += n;
+        }
+    };
+    match &r.outcome {
+        Some(Outcome::Won { robot, .. }) => {
+            put("finish_rate".into(), 1);
+            put(format!("wins.{robot}"), 1);
+        }
+        Some(Outcome::TurnLimit { .. }) => put("turn_limit_rate".into(), 1),
+        Some(Outcome::NoneLeft { .. }) | None => put("none_left_rate".into(), 1),
+    }
+    put("turns".into(), r.turns as u64);
+    for (key, by) in [("deaths", &r.deaths), ("damage", &r.damage)] {
+        put(key.into(), by.values().sum());
+        for (cause, &n) in by {
+            put(format!("{key}.{cause}"), n);
+        }
+    }
+    for (event, by) in &r.events {
+        put(format!("events.{event}"), by.values().sum());
+        for (robot, &n) in by {
+            put(format!("events_by.{event}.{robot}"), n);
+        }
+    }
+    out
 }
 
 impl Tally {
@@ -166,6 +210,22 @@ impl Tally {
         }
     }
 
+    /// Adds the squared differences of a game's figures (`this`, played in this column)
+    /// from the first column's on the same seed (`first`) to [`Tally::paired`].
+    pub fn pair(&mut self, this: &Figures, first: &Figures) {
+        let paired = self.paired.get_or_insert_with(BTreeMap::new);
+        for key in this
+            .keys()
+            .chain(first.keys().filter(|k| !this.contains_key(*k)))
+        {
+            let (a, b) = (
+                first.get(key).copied().unwrap_or(0),
+                this.get(key).copied().unwrap_or(0),
+            );
+            *paired.entry(key.clone()).or_default() += a.abs_diff(b).pow(2);
+        }
+    }
+
     /// Adds another tally's games to this one; `Err` when a sum would overflow (only a
     /// forged file can get there).
     pub fn merge(&mut self, other: &Tally) -> Result<(), String> {
@@ -174,6 +234,10 @@ impl Tally {
             *a = a.checked_add(b).ok_or_else(overflow)?;
             Ok(())
         };
+        // An empty tally (where a merge starts) takes the other's pairing.
+        if self.games == 0 && self.paired.is_none() {
+            self.paired = other.paired.as_ref().map(|_| BTreeMap::new());
+        }
         add(&mut self.games, other.games)?;
         add(&mut self.won, other.won)?;
         add(&mut self.turn_limit, other.turn_limit)?;
@@ -221,6 +285,20 @@ impl Tally {
             let mine = self.flags.entry(*flag).or_default();
             add(&mut mine.times, r.times)?;
             mine.turns.merge(&r.turns).ok_or_else(overflow)?;
+        }
+        match (&mut self.paired, &other.paired) {
+            (Some(mine), Some(theirs)) => {
+                for (key, &n) in theirs {
+                    add(mine.entry(key.clone()).or_default(), n)?;
+                }
+            }
+            (_, None) if other.games == 0 => {}
+            (None, None) => {}
+            _ => {
+                return Err(
+                    "one part pairs its games with the first column's, the other does not".into(),
+                )
+            }
         }
         Ok(())
     }
@@ -382,7 +460,14 @@ pub fn rows(tallies: &[&Tally], docks: &BTreeMap<String, u32>) -> Vec<Row> {
     let mut row = |key: &str, label: &str, kind: Kind, get: &dyn Fn(&Tally) -> Stat| {
         let stats: Vec<Stat> = tallies.iter().map(|t| get(t)).collect();
         let differences: Vec<Option<Estimate>> = match stats.split_first() {
-            Some((first, rest)) => rest.iter().map(|b| difference(first, b)).collect(),
+            Some((first, rest)) => rest
+                .iter()
+                .zip(&tallies[1..])
+                .map(|(b, t)| {
+                    let squares = t.paired.as_ref().map(|p| p.get(key).copied().unwrap_or(0));
+                    difference(first, b, squares)
+                })
+                .collect(),
             None => Vec::new(),
         };
         rows.push(Row {
@@ -432,7 +517,7 @@ pub fn rows(tallies: &[&Tally], docks: &BTreeMap<String, u32>) -> Vec<Row> {
         "win_turns.mean",
         "turns to win: mean",
         Kind::Mean(1),
-        &|t| Stat::Mean(t.win_moments(), t.won),
+        &|t| Stat::MeanOver(t.win_moments(), t.won),
     );
     // Seats: every robot of the game, in dock order, even one that never won.
     let mut seats: Vec<String> = names(tallies, |t| t.wins.keys());
@@ -537,7 +622,7 @@ pub fn rows(tallies: &[&Tally], docks: &BTreeMap<String, u32>) -> Vec<Row> {
             &format!("flag_turns.{flag}"),
             &format!("turns to reach flag {flag}"),
             Kind::Mean(1),
-            &|t| Stat::Mean(of(t).turns, of(t).times),
+            &|t| Stat::MeanOver(of(t).turns, of(t).times),
         );
     }
     rows
@@ -558,7 +643,11 @@ fn names<'a, I: Iterator<Item = &'a String>>(
 enum Stat {
     Count(u64),
     Rate(u64, u64),
+    /// A mean per game (of the games' figures, [`figures`]).
     Mean(Moments, u64),
+    /// A mean over something other than the games (the games won, the flags reached): no
+    /// pairs, so its difference is unpaired.
+    MeanOver(Moments, u64),
     Quantile(Option<u32>),
     Test(Option<f64>),
 }
@@ -572,7 +661,7 @@ impl Stat {
                 high: None,
             }),
             Stat::Rate(k, n) => rate(k, n),
-            Stat::Mean(m, n) => mean(m, n),
+            Stat::Mean(m, n) | Stat::MeanOver(m, n) => mean(m, n),
             Stat::Quantile(q) => q.map(|q| Estimate {
                 value: q as f64,
                 low: None,
@@ -587,21 +676,28 @@ impl Stat {
     }
 }
 
-/// `b − a` with its 95% interval: Newcombe's hybrid score interval for two rates (built
-/// from their Wilson intervals), Welch's normal interval for two means.
-fn difference(a: &Stat, b: &Stat) -> Option<Estimate> {
-    match (a, b) {
-        (Stat::Rate(..), Stat::Rate(..)) => {
-            let (ea, eb) = (a.estimate()?, b.estimate()?);
-            let (la, ha, lb, hb) = (ea.low?, ea.high?, eb.low?, eb.high?);
-            let d = eb.value - ea.value;
-            Some(Estimate {
-                value: d,
-                low: Some(d - ((eb.value - lb).powi(2) + (ha - ea.value).powi(2)).sqrt()),
-                high: Some(d + ((hb - eb.value).powi(2) + (ea.value - la).powi(2)).sqrt()),
-            })
+/// `b − a` with its 95% interval. With `paired` (the sum of the squared differences of the
+/// games' figures, seed by seed, [`Tally::paired`]), the interval of the paired
+/// difference: the columns' games share their seeds, so what the seed decides cancels.
+/// Without, the columns are taken as independent samples: Newcombe's hybrid score interval
+/// for two rates (built from their Wilson intervals), Welch's normal interval for two means.
+fn difference(a: &Stat, b: &Stat, paired: Option<u64>) -> Option<Estimate> {
+    match (a, b, paired) {
+        (&Stat::Rate(ka, n), &Stat::Rate(kb, nb), Some(squares)) if n == nb => {
+            paired_rates(ka, kb, n, squares)
         }
-        (Stat::Mean(ma, na), Stat::Mean(mb, nb)) => {
+        (&Stat::Mean(ma, n), &Stat::Mean(mb, nb), Some(squares)) if n == nb => {
+            paired_means(ma.sum, mb.sum, n, squares)
+        }
+        (Stat::Rate(..), Stat::Rate(..), _) => {
+            let (ea, eb) = (a.estimate()?, b.estimate()?);
+            newcombe(&ea, &eb, 0.0)
+        }
+        (
+            Stat::Mean(ma, na) | Stat::MeanOver(ma, na),
+            Stat::Mean(mb, nb) | Stat::MeanOver(mb, nb),
+            _,
+        ) => {
             let (va, ea) = mean_and_error(*ma, *na)?;
             let (vb, eb) = mean_and_error(*mb, *nb)?;
             let d = vb - va;
@@ -617,6 +713,74 @@ fn difference(a: &Stat, b: &Stat) -> Option<Estimate> {
         }
         _ => None,
     }
+}
+
+/// `b − a` for two rates with Wilson intervals `a` and `b`, by Newcombe's hybrid score
+/// interval; `phi` is the correlation of the two samples (0: independent; Newcombe 1998,
+/// method 10 for paired samples).
+fn newcombe(a: &Estimate, b: &Estimate, phi: f64) -> Option<Estimate> {
+    let (la, ha, lb, hb) = (a.low?, a.high?, b.low?, b.high?);
+    let d = b.value - a.value;
+    let spread = |x: f64, y: f64| (x * x - 2.0 * phi * x * y + y * y).max(0.0).sqrt();
+    Some(Estimate {
+        value: d,
+        low: Some(d - spread(b.value - lb, ha - a.value)),
+        high: Some(d + spread(hb - b.value, a.value - la)),
+    })
+}
+
+/// `b − a` for two rates over the same `n` games, `ka` and `kb` of them with a yes, and
+/// `squares` games where the two differ. The 2×2 table of pairs follows (the games where
+/// only one column says yes differ by `kb − ka` and add up to `squares`); Newcombe's
+/// method 10 uses its correlation φ. `None` for counts no games could give.
+fn paired_rates(ka: u64, kb: u64, n: u64, squares: u64) -> Option<Estimate> {
+    let (ka, kb, n, s) = (ka as i128, kb as i128, n as i128, squares as i128);
+    let diff = kb - ka;
+    if s < diff.abs() || (s + diff) % 2 != 0 {
+        return None;
+    }
+    let (only_b, only_a) = ((s + diff) / 2, (s - diff) / 2);
+    let both = ka - only_a;
+    let neither = n - both - s;
+    if both < 0 || neither < 0 {
+        return None;
+    }
+    let margins = (ka * (n - ka)) as f64 * (kb * (n - kb)) as f64;
+    let phi = if margins > 0.0 {
+        (both * neither - only_a * only_b) as f64 / margins.sqrt()
+    } else {
+        0.0
+    };
+    newcombe(
+        &rate(ka as u64, n as u64)?,
+        &rate(kb as u64, n as u64)?,
+        phi,
+    )
+}
+
+/// `b − a` for two means over the same `n` games with sums `sa` and `sb` and `squares` the
+/// sum of the squared per-game differences: the normal interval of the differences' mean.
+fn paired_means(sa: u64, sb: u64, n: u64, squares: u64) -> Option<Estimate> {
+    if n == 0 {
+        return None;
+    }
+    let nf = n as f64;
+    let sum = sb as f64 - sa as f64;
+    let value = sum / nf;
+    if n < 2 {
+        return Some(Estimate {
+            value,
+            low: None,
+            high: None,
+        });
+    }
+    let variance = ((squares as f64 - sum * value) / (nf - 1.0)).max(0.0);
+    let half = Z * (variance / nf).sqrt();
+    Some(Estimate {
+        value,
+        low: Some(value - half),
+        high: Some(value + half),
+    })
 }
 
 /// A cell as people read it: `99.8% [99.3, 99.9]`, `9.5 ±0.2`, `12`, or `-`.
@@ -1007,7 +1171,7 @@ mod tests {
     #[test]
     fn newcombe_difference_matches_the_textbook() {
         // Newcombe (1998), example (a): 56/70 against 48/80: difference 0.2, [0.0524, 0.3339].
-        let d = difference(&Stat::Rate(48, 80), &Stat::Rate(56, 70)).unwrap();
+        let d = difference(&Stat::Rate(48, 80), &Stat::Rate(56, 70), None).unwrap();
         assert!((d.value - 0.2).abs() < 1e-9);
         assert!((d.low.unwrap() - 0.0524).abs() < 1e-4, "{d:?}");
         assert!((d.high.unwrap() - 0.3339).abs() < 1e-4, "{d:?}");
@@ -1107,5 +1271,169 @@ mod tests {
         // 60 against 50 of 100 is within the noise: the note says how many games would tell.
         assert!(text.contains("run about"), "{text}");
         assert!(csv(&names, &rows).contains("finish_rate,difference.3,0.4,"));
+    }
+
+    /// Two columns of ten games on the same seeds: the second wins every game the first
+    /// wins and one more, and takes a turn or more longer on each.
+    fn paired_columns() -> (Tally, Tally, Vec<i64>) {
+        let game = |won: bool, turns: u32| GameResult {
+            outcome: Some(match won {
+                true => Outcome::Won {
+                    robot: "A".into(),
+                    turn: turns,
+                },
+                false => Outcome::TurnLimit { turn: turns },
+            }),
+            turns,
+            ..GameResult::default()
+        };
+        let turns_a = [3, 5, 7, 9, 4, 6, 8, 10, 5, 5];
+        let more = [1, 1, 1, 3, 0, 1, 1, 1, 2, 1];
+        let (mut a, mut b) = (Tally::default(), Tally::default());
+        for i in 0..10 {
+            let (ga, gb) = (game(i < 5, turns_a[i]), game(i < 6, turns_a[i] + more[i]));
+            a.add(&ga);
+            b.add(&gb);
+            b.pair(&figures(&gb), &figures(&ga));
+        }
+        (a, b, more.iter().map(|&m| m as i64).collect())
+    }
+
+    #[test]
+    fn the_paired_difference_matches_a_hand_computation() {
+        let (a, b, more) = paired_columns();
+        let rows = rows(&[&a, &b], &BTreeMap::new());
+        let get = |key: &str| {
+            rows.iter()
+                .find(|r| r.key == key)
+                .unwrap()
+                .difference
+                .unwrap()
+        };
+        // Turns: the mean of the ten differences ± 1.96 of their standard deviation / √10.
+        let n = more.len() as f64;
+        let mean = more.iter().sum::<i64>() as f64 / n;
+        let sd = (more.iter().map(|&d| (d as f64 - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+        let turns = get("turns");
+        assert!((turns.value - mean).abs() < 1e-12);
+        assert!(
+            (turns.low.unwrap() - (mean - Z * sd / n.sqrt())).abs() < 1e-9,
+            "{turns:?}"
+        );
+        assert!(
+            (turns.high.unwrap() - (mean + Z * sd / n.sqrt())).abs() < 1e-9,
+            "{turns:?}"
+        );
+        // Finish rate: 5 and 6 of 10, pairs (both, only the second, only the first, neither)
+        // = (5, 1, 0, 4), φ = (5·4 − 0·1)/√(5·5·6·4) = 0.8165; Newcombe's method 10 from the
+        // Wilson intervals [0.2366, 0.7634] and [0.3127, 0.8318] gives [−0.0684, 0.2530].
+        for key in ["finish_rate", "wins.A"] {
+            let d = get(key);
+            assert!((d.value - 0.1).abs() < 1e-12);
+            assert!((d.low.unwrap() + 0.068_37).abs() < 1e-4, "{key} {d:?}");
+            assert!((d.high.unwrap() - 0.253_00).abs() < 1e-4, "{key} {d:?}");
+        }
+    }
+
+    #[test]
+    fn paired_intervals_are_narrower_than_independent_ones_when_columns_go_together() {
+        let (a, b, _) = paired_columns();
+        let unpaired = Tally {
+            paired: None,
+            ..b.clone()
+        };
+        let width = |t: &Tally, key: &str| {
+            let rows = rows(&[&a, t], &BTreeMap::new());
+            let d = rows
+                .iter()
+                .find(|r| r.key == key)
+                .unwrap()
+                .difference
+                .unwrap();
+            d.high.unwrap() - d.low.unwrap()
+        };
+        for key in ["turns", "finish_rate", "turn_limit_rate"] {
+            let (paired, independent) = (width(&b, key), width(&unpaired, key));
+            assert!(
+                paired < independent / 2.0,
+                "{key}: {paired} against {independent}"
+            );
+        }
+        // Welch's interval for the turns, by hand: the variances of the two columns.
+        assert!((width(&unpaired, "turns") / 2.0 - 2.4).abs() < 0.5);
+    }
+
+    #[test]
+    fn pairs_merge_like_the_rest_and_refuse_a_mix() {
+        let (_, b, _) = paired_columns();
+        let mut whole = Tally::default();
+        whole.merge(&b).unwrap();
+        whole.merge(&b).unwrap();
+        assert_eq!(
+            whole.paired.as_ref().unwrap()["turns"],
+            2 * b.paired.as_ref().unwrap()["turns"]
+        );
+        let unpaired = Tally {
+            paired: None,
+            ..b.clone()
+        };
+        assert!(whole.merge(&unpaired).is_err());
+        // Counts no pairs could give (more differing games than the rates allow) have no
+        // interval rather than a wrong one.
+        assert_eq!(paired_rates(5, 6, 10, 2), None);
+        assert_eq!(paired_rates(5, 6, 10, 13), None);
+    }
+
+    #[test]
+    fn a_games_figures_add_up_to_the_tally() {
+        let games = [
+            GameResult {
+                outcome: Some(Outcome::Won {
+                    robot: "A".into(),
+                    turn: 4,
+                }),
+                turns: 4,
+                deaths: BTreeMap::from([("pit".into(), 2), ("laser".into(), 1)]),
+                damage: BTreeMap::from([("laser".into(), 3)]),
+                events: BTreeMap::from([(
+                    "stuck".into(),
+                    BTreeMap::from([("A".into(), 2), ("".into(), 1)]),
+                )]),
+                ..GameResult::default()
+            },
+            GameResult {
+                outcome: Some(Outcome::NoneLeft { turn: 9 }),
+                turns: 9,
+                deaths: BTreeMap::from([("pit".into(), 4)]),
+                ..GameResult::default()
+            },
+        ];
+        let mut t = Tally::default();
+        let mut sums = Figures::new();
+        for g in &games {
+            t.add(g);
+            for (key, n) in figures(g) {
+                *sums.entry(key).or_default() += n;
+            }
+        }
+        // Every per-game row of the summary is the mean of its figure over the games.
+        let rows = rows(&[&t], &BTreeMap::new());
+        let mut checked = 0;
+        for r in rows
+            .iter()
+            .filter(|r| matches!(r.kind, Kind::Rate | Kind::Mean(_)))
+        {
+            if r.key.starts_with("win_turns") || r.key.starts_with("flag_turns") {
+                continue;
+            }
+            let sum = sums.get(&r.key).copied().unwrap_or(0) as f64;
+            assert!(
+                (r.columns[0].unwrap().value - sum / 2.0).abs() < 1e-12,
+                "{}",
+                r.key
+            );
+            checked += 1;
+        }
+        assert!(checked >= 12, "{checked}");
     }
 }
