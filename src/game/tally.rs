@@ -1002,7 +1002,7 @@ fn difference_names(names: &[String]) -> Vec<String> {
 }
 
 /// The summary as CSV, one line per row and column: `metric,column,value,low,high`, rates
-/// as fractions (0..1); the differences with the first column as [`difference_names`].
+/// as fractions (0..1); the differences with the first column as `difference_names`.
 pub fn csv(names: &[String], rows: &[Row]) -> String {
     let mut out = String::from("metric,column,value,low,high\n");
     let number = |x: Option<f64>| x.map_or(String::new(), |x| format!("{x}"));

@@ -1,7 +1,7 @@
 //! Top-down SVG pictures of a board and its robots (`rally render`, the HTML replay viewer).
 //!
 //! Every element is drawn as its script's `draw = { ... }` declares (`crate::script::draw`,
-//! drawn by [`parts`]): the standard ones too, so a picture reads like the printed board
+//! drawn by `parts`): the standard ones too, so a picture reads like the printed board
 //! (belts with chevrons, gears, pushers with their active registers, lasers with their beams,
 //! numbered flags) through the same mechanism a designer's element uses, and nothing here is
 //! chosen by an element's name. Elements are drawn in layers (floor, belts, fixtures, beams,

@@ -1,7 +1,7 @@
 //! Events in words, as the terminal, the replay viewer and the table tell them: "Robot Bravo
 //! is blocked by the wall on the N side of [5, 9]". The engine's own events have their
 //! sentences here, by event (never by element); a script's events have the sentences their
-//! declarations give (`events = { ... }`, [`Sentences`]). Squares always read `[x, y]`, and a
+//! declarations give (`events = { ... }`, `Sentences`). Squares always read `[x, y]`, and a
 //! move a script caused says what caused it ("is pushed E to [3, 1] by the magnetic crane").
 
 use crate::cards::{Card, CardKind};

@@ -102,7 +102,7 @@ const COMMON: &[&str] = &[
 ];
 
 impl Kind {
-    /// Every kind, its name, and the settings it takes besides [`COMMON`].
+    /// Every kind, its name, and the settings it takes besides `COMMON`.
     pub const ALL: [(&'static str, Kind, &'static [&'static str]); 17] = [
         ("square", Kind::Square, &["inset", "round"]),
         ("circle", Kind::Circle, &["x", "y", "r"]),
