@@ -489,3 +489,53 @@ fn a_folder_reruns_the_scenarios_that_use_the_changed_script() {
     let run = w.until("passed, ");
     assert!(contains(&run, "2 of 2 scenarios run"), "{run:?}");
 }
+
+/// A handler that fails while the scenario runs: the events up to the failure, the board and
+/// robots as the register was rolled back, and when (issue 28 §2, docs/debugging.md).
+#[test]
+fn a_failing_handler_shows_the_state_at_the_failure() {
+    let f = Fixture::new();
+    let mut w = f.watch(&[]);
+    f.save_by_rename(
+        &f.gear_path(),
+        &f.gear.replace(
+            GEAR_LINE,
+            "local held = nil; ctx:rotate(robot, held.turn, 'gear')",
+        ),
+    );
+    let run =
+        w.until("✗ script error in turn 1, register 1, step gears, the register was rolled back:");
+    assert!(contains(&run, "Events up to the failure:"), "{run:?}");
+    assert!(
+        contains(
+            &run,
+            "R1  board_elements  Robot A is carried S to [1, 2] by a belt (rolled back)"
+        ),
+        "{run:?}"
+    );
+    // Rolled back: A stands where it started, facing W.
+    assert!(contains(&run, "  A        at [1, 1] facing W"), "{run:?}");
+    let message = w.until("gear.lua:");
+    assert!(
+        contains(&message, "attempt to index a nil value (local 'held')"),
+        "{message:?}"
+    );
+}
+
+/// `--until` stops every run at the moment, and says so instead of checking expectations.
+#[test]
+fn until_stops_every_run_at_the_moment() {
+    let f = Fixture::new();
+    let args = [
+        f.path("s.toml").to_string_lossy().into_owned(),
+        "--until".into(),
+        "t1r1s1".into(),
+    ];
+    let mut w = f.spawn(&args);
+    // Frame 1 of register 1: the belt carried A, the gear has not turned it yet.
+    let run = w.until("stopped at t1r1s1 (turn 1, register 1, frame 1) by --until");
+    assert!(contains(&run, "  A        at [1, 2] facing W"), "{run:?}");
+    f.save_by_rename(&f.gear_path(), &f.reversed_gear());
+    let run = w.until("stopped at t1r1s1");
+    assert!(contains(&run, "no change"), "{run:?}");
+}

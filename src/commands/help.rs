@@ -52,6 +52,14 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "rally run --replay x.log.json",
                 "resolve a recording again under today's rules",
             ),
+            (
+                "rally run x.toml --until t2r3",
+                "stop after turn 2, register 3: board, robots (vars too), events so far",
+            ),
+            (
+                "rally run x.toml --until t2r3s4 --json",
+                "the state at register 3's 4th frame, as the replay viewer's #t2r3s4 shows it",
+            ),
         ],
     ),
     (
@@ -68,6 +76,10 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             (
                 "rally watch x.toml --timings",
                 "also print how long each reload took",
+            ),
+            (
+                "rally watch x.toml --until t1r2",
+                "stop every run after register 2 and show what changed there",
             ),
         ],
     ),

@@ -14,7 +14,7 @@ use crate::game::bot::Bots;
 use crate::game::save::{self, Save};
 use crate::game::{Driver, Game, Outcome, Phase, Seats, Setup, Stage};
 use crate::geometry::Pos;
-use crate::pictures::render;
+use crate::pictures::{render, stopped};
 use crate::reload::{HotReload, Reloaded, WatchOptions};
 use crate::script::RuleFolders;
 use crate::script::Sources;
@@ -148,8 +148,18 @@ fn play(game_path: Option<&Path>, opts: &Args, common: &RuleFolders) -> Result<b
         }
         let stage = match m.advance(&mut table) {
             Ok(stage) => stage,
-            // A script failed and was rolled back: wait for a fixed script, then retry.
-            Err(e @ Error::Script(_)) if hot.is_some() => {
+            Err(e) => {
+                // The state at the failure: the events, the board and robots rolled back.
+                if let Some(rolled) = m.engine.take_rolled_back() {
+                    print!(
+                        "{}",
+                        stopped::failure(&m.engine, Some(&rolled), render::Clock::Turns)
+                    );
+                }
+                if !matches!(e, Error::Script(_)) || hot.is_none() {
+                    return Err(e);
+                }
+                // A script failed and was rolled back: wait for a fixed script, then retry.
                 println!("✗ {e}");
                 if let Some(snippet) = crate::snippet::of(&e, colour) {
                     println!("{snippet}");
@@ -164,7 +174,6 @@ fn play(game_path: Option<&Path>, opts: &Args, common: &RuleFolders) -> Result<b
                 }
                 continue;
             }
-            Err(e) => return Err(e),
         };
         if matches!(stage, Stage::Programmed { .. }) && table.hot_seat() {
             // The last person's hand leaves the screen before the registers reveal programs.
@@ -293,7 +302,10 @@ fn show(m: &Game, stage: &Stage, colour: bool, legend: bool) {
         Stage::Programmed { .. } => {
             for e in stage.events() {
                 if e.what != "programmed" {
-                    println!("  {}", render::told(e, &m.engine.rules().sentences));
+                    println!(
+                        "  {}",
+                        render::told(e, &m.engine.rules().sentences, render::Clock::Turns)
+                    );
                 }
             }
             return;
@@ -307,7 +319,10 @@ fn show(m: &Game, stage: &Stage, colour: bool, legend: bool) {
             segment = &e.segment;
             println!("  {segment}:");
         }
-        println!("    {}", render::told(e, &m.engine.rules().sentences));
+        println!(
+            "    {}",
+            render::told(e, &m.engine.rules().sentences, render::Clock::Turns)
+        );
     }
     drop(state);
     println!("{}", draw(&m.engine, colour));

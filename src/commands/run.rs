@@ -6,6 +6,7 @@
 use crate::error::Result;
 use crate::formats::replay::ReplayLog;
 use crate::formats::scenario::Scenario;
+use crate::game::moment::{Moment, Stage};
 use crate::pictures::{diff, render};
 use crate::script::RuleFolders;
 use crate::state::Resolution;
@@ -35,6 +36,11 @@ pub struct Args {
     /// Resolve a recorded replay log again under the current rules and print what changed
     #[arg(long, value_name = "LOG", conflicts_with_all = ["scenario", "json", "repeat", "record"])]
     replay: Option<PathBuf>,
+    /// Stop after MOMENT and show the board, robots (vars too) and events then: t2r3 (turn 2,
+    /// register 3), t2r3s4 (its 4th frame, as the replay viewer numbers them), t2r0 (the start
+    /// of turn 2), t2end (its end); with --json the state then
+    #[arg(long, value_name = "MOMENT", conflicts_with_all = ["repeat", "record", "replay"])]
+    until: Option<Moment>,
 }
 
 impl Args {
@@ -71,8 +77,26 @@ fn run(path: &Path, opts: &Args, common: &RuleFolders) -> Result<bool> {
 
     let glyphs = render::glyphs(engine.rules(), &engine.board());
     let before = render::board(&engine.board(), &glyphs, &engine.state());
-    let mut failures = scenario.resolve(&mut engine)?;
-    failures.extend(scenario.check_game(&engine)?);
+    let mut failures = match scenario.resolve_until(&mut engine, opts.until) {
+        Ok(failures) => failures,
+        Err(e) => {
+            if let (Some(rolled), false) = (engine.take_rolled_back(), opts.json) {
+                print!(
+                    "{}",
+                    crate::pictures::stopped::failure(
+                        &engine,
+                        Some(&rolled),
+                        render::Clock::of_run(scenario.turns, &engine.state().events),
+                    )
+                );
+            }
+            return Err(e);
+        }
+    };
+    // Expectations are about the end: a run stopped before it checks none.
+    if opts.until.is_none() {
+        failures.extend(scenario.check_game(&engine)?);
+    }
     let state = engine.state();
     if let Some(log) = &opts.record {
         let choices =
@@ -80,17 +104,34 @@ fn run(path: &Path, opts: &Args, common: &RuleFolders) -> Result<bool> {
         let text = ReplayLog::record(&scenario, &choices, &state, log).text(log)?;
         super::output::write_file(log, text.as_bytes())?;
     }
-    failures.extend(scenario.check(&state));
+    if opts.until.is_none() {
+        failures.extend(scenario.check(&state));
+    }
     if opts.json {
+        // The last register resolved, as the contract's example shows: the end of the turn,
+        // which the engine runs outside the registers (0), does not undo it.
+        let (register, turn) = match opts.until {
+            None => (
+                match state.register {
+                    0 => scenario.registers,
+                    r => r,
+                },
+                state.turn,
+            ),
+            Some(m) => (
+                match m.stage {
+                    Stage::Start => 0,
+                    Stage::Register(r) => r,
+                    Stage::End if Some(m.turn) == scenario.turns.or(Some(1)) => scenario.registers,
+                    Stage::End => crate::state::REGISTERS as u8,
+                },
+                m.turn,
+            ),
+        };
         let out = JsonState {
             version: super::output::JSON_VERSION,
-            // The last register resolved, as the contract's example shows: the end of the
-            // turn, which the engine runs outside the registers (0), does not undo it.
-            register: match state.register {
-                0 => scenario.registers,
-                r => r,
-            },
-            turn: state.turn,
+            register,
+            turn,
             robots: &state.robots,
             events: &state.events,
         };
@@ -117,24 +158,28 @@ fn run(path: &Path, opts: &Args, common: &RuleFolders) -> Result<bool> {
     } else {
         ""
     };
-    match scenario.turns {
-        Some(n) => println!(
+    match (opts.until, scenario.turns) {
+        (Some(m), _) => println!("At {m} ({}), stopped by --until:", m.words()),
+        (None, Some(n)) => println!(
             "After {n} turn(s) ({} register(s){end} in the last):",
             scenario.registers
         ),
-        None => println!("After {} register(s){end}:", scenario.registers),
+        (None, None) => println!("After {} register(s){end}:", scenario.registers),
     }
     println!("{}", render::board(&board, &glyphs, &state));
     print!("{}", render::robots(&state));
     println!("\nEvents:");
+    let clock = render::Clock::of_run(scenario.turns, &state.events);
     for e in &state.events {
         match opts.raw_events {
-            true => println!("  {}", render::event(e)),
-            false => println!("  {}", render::told(e, &engine.rules().sentences)),
+            true => println!("  {}", render::event(e, clock)),
+            false => println!("  {}", render::told(e, &engine.rules().sentences, clock)),
         }
     }
-    if scenario.has_expectations() {
-        print!("\n{}", render::expectations(&failures));
+    match (opts.until, scenario.has_expectations()) {
+        (Some(m), true) => println!("\nexpectations not checked: they are about the end, not {m}"),
+        (None, true) => print!("\n{}", render::expectations(&failures)),
+        (_, false) => {}
     }
     Ok(failures.is_empty())
 }

@@ -17,7 +17,7 @@ use crate::board::Board;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::formats::scenario::Scenario;
-use crate::pictures::{diff, render};
+use crate::pictures::{diff, render, stopped};
 use crate::reload::{self, Change, Watched, Watcher};
 use crate::script::{Project, RuleFolders, RuleSet, Sources};
 use crate::state::Resolution;
@@ -45,6 +45,10 @@ pub struct Args {
     /// How long the files must stay unchanged before a reload, in milliseconds
     #[arg(long, value_name = "MS", default_value_t = 40)]
     debounce: u64,
+    /// Stop every run after MOMENT (t2r3, t2r3s4, t2r0, t2end, as `rally run --until`) and
+    /// show what changed there
+    #[arg(long, value_name = "MOMENT")]
+    until: Option<crate::game::moment::Moment>,
 }
 
 impl Args {
@@ -60,7 +64,7 @@ fn watch(paths: &[PathBuf], opts: &Args, common: &RuleFolders) -> Result<bool> {
     let single = matches!(paths, [one] if !one.is_dir());
     let mut sessions = files
         .iter()
-        .map(|f| Session::new(f, common, opts.timings))
+        .map(|f| Session::new(f, common, opts))
         .collect::<Result<Vec<_>>>()?;
     // Watch before the first run, so that a save made while it runs is not missed.
     let mut watcher = Watcher::new(
@@ -187,6 +191,8 @@ struct Session {
     project: Project,
     extra: Vec<String>,
     timings: bool,
+    /// Where each run stops (`--until`); `None`: at the end.
+    until: Option<crate::game::moment::Moment>,
     /// The scenario as last read from its file (its variants decide which folders to watch,
     /// even when the rules it asks for do not load).
     latest: Option<Scenario>,
@@ -203,12 +209,13 @@ struct Session {
 }
 
 impl Session {
-    fn new(path: &Path, common: &RuleFolders, timings: bool) -> Result<Session> {
+    fn new(path: &Path, common: &RuleFolders, opts: &Args) -> Result<Session> {
         Ok(Session {
             path: path.to_path_buf(),
             project: common.project(Some(path)),
             extra: common.extra_variants.clone(),
-            timings,
+            timings: opts.timings,
+            until: opts.until,
             latest: Scenario::load(path).ok(),
             current: None,
             generation: 0,
@@ -339,8 +346,10 @@ impl Session {
             }
         };
         let run_start = Instant::now();
-        let result = scenario.resolve(&mut game);
+        let result = scenario.resolve_until(&mut game, self.until);
         let rerun = run_start.elapsed();
+        // Where a failed run stopped, and what it had logged (the state at the failure).
+        let result = result.map_err(|e| (e, game.take_rolled_back()));
         self.show(&scenario, &game, result, why, out);
         if self.timings {
             let _ = match change {
@@ -370,7 +379,10 @@ impl Session {
         &mut self,
         scenario: &Scenario,
         engine: &Engine,
-        result: Result<Vec<crate::formats::scenario::Failure>>,
+        result: std::result::Result<
+            Vec<crate::formats::scenario::Failure>,
+            (Error, Option<crate::engine::RolledBack>),
+        >,
         why: &str,
         out: &mut String,
     ) {
@@ -388,9 +400,23 @@ impl Session {
         let state = engine.state();
         let mut failures = match result {
             Ok(failures) => failures,
-            Err(e) => {
+            Err((e, rolled)) => {
                 // The state is the one before the failed register: its expectations say nothing.
-                let _ = writeln!(out, "✗ script error, the register was rolled back:\n  {e}");
+                match rolled {
+                    Some(rolled) => {
+                        drop(state);
+                        out.push_str(&stopped::failure(
+                            engine,
+                            Some(&rolled),
+                            render::Clock::of_run(scenario.turns, &engine.state().events),
+                        ));
+                        let _ = writeln!(out, "  {e}");
+                    }
+                    None => {
+                        let _ =
+                            writeln!(out, "✗ script error, the register was rolled back:\n  {e}");
+                    }
+                }
                 self.passed = Some(false);
                 return;
             }
@@ -408,7 +434,11 @@ impl Session {
             }
         }
         self.previous = Some(outcome);
-        if scenario.has_expectations() {
+        if let Some(m) = self.until {
+            // Expectations are about the end, not the moment stopped at.
+            let _ = writeln!(out, "stopped at {m} ({}) by --until", m.words());
+            self.passed = None;
+        } else if scenario.has_expectations() {
             failures.extend(scenario.check(&state));
             self.passed = Some(failures.is_empty());
             out.push_str(&render::expectations(&failures));

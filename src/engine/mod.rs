@@ -49,7 +49,7 @@ mod values;
 pub use ctx::ROBOT_FIELDS;
 pub use native::CTX_FIELDS;
 pub use program::Programming;
-pub use transaction::Engine;
+pub use transaction::{Engine, RolledBack};
 
 /// What a rule set needs to reach the game it is attached to. Lives in the Lua state's app
 /// data, so that `ctx:` primitives called from scripts can find the world.
@@ -79,6 +79,9 @@ struct Link {
     any_blocking: bool,
     handled: Table,
     depth: Cell<u32>,
+    /// The step of the order of play being resolved (by its index), `None` outside a step:
+    /// what a failure reports as its moment (`Engine::rolled_back`).
+    step: Cell<Option<usize>>,
     /// What scripts may still store in the register in progress (reset by each transaction).
     quota: Quota,
     /// The cards revealed this register, per robot (a randomizer may have swapped one).
@@ -215,6 +218,7 @@ impl Link {
             // Host code: it runs without the count hook, whatever the budget says.
             names: rules.budget.unhooked(|| Interned::new(lua))?,
             depth: Cell::new(0),
+            step: Cell::new(None),
             quota: Quota::default(),
             revealed: RefCell::new(vec![None; count]),
             revealed_at: Cell::new((0, 0)),
@@ -324,16 +328,17 @@ impl<'a> Resolver<'a> {
         Error::Script(format!("{}: {place}{message}", self.when(what)))
     }
 
-    /// `what` (which handler, for which robot) and when: the register, or the turn.
+    /// `what` (which handler, for which robot) and when: the register (and its turn after
+    /// the first, in a game or a scenario of several turns), or the turn.
     fn when(&self, what: &str) -> String {
         let (turn, register) = {
             let w = self.link.world.borrow();
             (w.state.turn, w.state.register)
         };
-        if register > 0 {
-            format!("{what}, register {register}")
-        } else {
-            format!("{what}, turn {turn}")
+        match (turn, register) {
+            (_, 0) => format!("{what}, turn {turn}"),
+            (1, r) => format!("{what}, register {r}"),
+            (t, r) => format!("{what}, turn {t}, register {r}"),
         }
     }
 
@@ -380,6 +385,7 @@ impl<'a> Resolver<'a> {
             }
             w.defer_damage = info.segment == Segment::Lasers;
         }
+        self.link.step.set(Some(step));
         // Who acts in a step, in the order the table of hooks gives (`src/hooks.rs`).
         for listener in Hook::Step.spec().listeners {
             match listener {
@@ -427,6 +433,7 @@ impl<'a> Resolver<'a> {
         // Arms alike) are ranked together (rules.md §7.1).
         self.world().rank_arrivals();
         self.world().note(&info.name, None);
+        self.link.step.set(None);
         Ok(())
     }
 

@@ -16,6 +16,35 @@ pub struct Engine {
     /// The state as the transaction in progress found it (its buffers reused from one
     /// transaction to the next).
     snapshot: State,
+    /// Where the last transaction that failed stopped, and what it had logged.
+    rolled_back: Option<RolledBack>,
+}
+
+/// A register (or a turn's end, or programming time) that failed and was rolled back: the
+/// moment it stopped at and the events it had logged by then, which the rollback took out of
+/// the state (docs/debugging.md: the state at a failure).
+#[derive(Clone, Debug)]
+pub struct RolledBack {
+    pub turn: u32,
+    /// 1..=5, 0 outside the registers.
+    pub register: u8,
+    /// The step of the order of play that failed, if it was in one.
+    pub step: Option<String>,
+    pub events: Vec<crate::state::Event>,
+}
+
+impl RolledBack {
+    /// `turn 2, register 3, step gears`; `turn 2, step repairs` at a turn's end.
+    pub fn moment(&self) -> String {
+        let mut out = format!("turn {}", self.turn);
+        if self.register > 0 {
+            out.push_str(&format!(", register {}", self.register));
+        }
+        if let Some(step) = &self.step {
+            out.push_str(&format!(", step {step}"));
+        }
+        out
+    }
 }
 
 impl Engine {
@@ -35,6 +64,7 @@ impl Engine {
             chooser,
             rehearsal,
             snapshot: State::new(Vec::new(), 0),
+            rolled_back: None,
         })
     }
 
@@ -71,6 +101,12 @@ impl Engine {
 
     pub fn rules(&self) -> &RuleSet {
         &self.rules
+    }
+
+    /// Where the last failed transaction stopped and what it had logged, taken (so that a
+    /// later failure outside a transaction is not reported with an old one's moment).
+    pub fn take_rolled_back(&mut self) -> Option<RolledBack> {
+        self.rolled_back.take()
     }
 
     /// Who answers the players' questions from now on (`crate::decision`): fixed answers
@@ -163,11 +199,22 @@ impl Engine {
             w.state.events.len()
         };
         self.link.quota.reset(logged);
+        self.link.step.set(None);
+        self.rolled_back = None;
         let result = f(&self.resolver());
         if let Err(e) = &result {
             let mut w = self.world.borrow_mut();
             let mut events = std::mem::take(&mut w.state.events);
-            events.truncate(logged);
+            self.rolled_back = Some(RolledBack {
+                turn: w.state.turn,
+                register: w.state.register,
+                step: self
+                    .link
+                    .step
+                    .get()
+                    .map(|s| self.link.defs.order[s].name.clone()),
+                events: events.split_off(logged.min(events.len())),
+            });
             std::mem::swap(&mut w.state, &mut self.snapshot);
             w.state.events = events;
             // What the failed register queued belongs to it.

@@ -3,6 +3,7 @@
 //! expectations only the rules can check, and [`test_file`], what `rally test` does with
 //! each file.
 
+use super::moment::{Moment, Stage as MomentStage};
 use super::{Phase, Progress, Seats, Stage, TurnLoop, TurnRecord};
 use crate::cards::Card;
 use crate::deal::{self, Hand, Stacked};
@@ -118,15 +119,45 @@ impl Scenario {
     /// `[after_turn.N]`, checked as each turn ended (the final `[expect]` are for
     /// [`Scenario::check`]).
     pub fn resolve(&self, engine: &mut Engine) -> Result<Vec<Failure>> {
+        self.resolve_until(engine, None)
+    }
+
+    /// [`Scenario::resolve`], stopping after `until` (`rally run --until`): the state is then
+    /// as it was at that moment, its events those logged by then (in a register's frame, the
+    /// robots as the frame shows them). A moment the scenario never reaches is an error that
+    /// says where it ends. After a script error, the state is as the failed stage was rolled
+    /// back to, with every event before it ([`Engine::take_rolled_back`] has the rest).
+    pub fn resolve_until(
+        &self,
+        engine: &mut Engine,
+        until: Option<Moment>,
+    ) -> Result<Vec<Failure>> {
         if let Some(turns) = self.turns {
-            return self.play_turns(engine, turns, None);
+            return self.play_turns(engine, turns, None, until);
         }
         // The robots stand as the registers begin (docs/formats.md): a robot given
         // `powered_down = true` keeps the `damage` given. Discarding damage as a turn
         // begins (rules.md §7.4.2) belongs to the turn loop, which `turns = N` plays.
         engine.start_turn()?;
+        if until.is_some_and(|u| u.is_in(1, MomentStage::Start)) {
+            return Ok(Vec::new());
+        }
         for register in 1..=self.registers {
-            engine.run_register(register)?;
+            match until.filter(|u| u.is_in(1, MomentStage::Register(register))) {
+                Some(u) => {
+                    let base = engine.state().events.len();
+                    let frames = engine.run_register_noted(register)?;
+                    let logged = engine.state().events.len() - base;
+                    let (robots, upto) = u.frame_of(&frames, base, logged).map_err(Error::Other)?;
+                    let mut state = engine.state_mut();
+                    state.events.truncate(base + upto);
+                    if let Some(robots) = robots {
+                        state.robots = robots;
+                    }
+                    return Ok(Vec::new());
+                }
+                None => engine.run_register(register)?,
+            }
         }
         if self.end_of_turn {
             let destroyed: Vec<bool> = engine.state().robots.iter().map(|r| r.destroyed).collect();
@@ -143,7 +174,15 @@ impl Scenario {
                 }
             }
         }
-        Ok(Vec::new())
+        let last = match self.end_of_turn {
+            true => Moment::after(1, MomentStage::End),
+            false => Moment::after(1, MomentStage::Register(self.registers)),
+        };
+        match until {
+            Some(u) if u == last => Ok(Vec::new()),
+            Some(u) => Err(past_the_end(u, Some(last))),
+            None => Ok(Vec::new()),
+        }
     }
 
     /// `turns = N`: whole turns through [`TurnLoop`], as a game plays them; the last turn
@@ -154,8 +193,15 @@ impl Scenario {
         engine: &mut Engine,
         turns: u32,
         history: Option<&mut Vec<TurnRecord>>,
+        until: Option<Moment>,
     ) -> Result<Vec<Failure>> {
         self.lock_registers(engine)?;
+        // A frame needs the steps noted, which the turn loop does for a history.
+        let mut scratch = Vec::new();
+        let history = match history {
+            None if until.is_some_and(|u| u.frame.is_some()) => Some(&mut scratch),
+            given => given,
+        };
         let mut progress = Progress {
             phase: Phase::Program,
             announced: engine
@@ -175,6 +221,7 @@ impl Scenario {
             history,
             turn_limit: turns,
         };
+        let mut reached = None;
         loop {
             let last = turn_loop.engine.state().turn >= turns;
             match turn_loop.progress.phase {
@@ -190,10 +237,44 @@ impl Scenario {
                 _ => {}
             }
             let turn = turn_loop.engine.state().turn;
-            let stage = turn_loop
-                .advance(&mut seats)
-                .map_err(|e| self.turn_error(turn, e))?;
+            let stage = match turn_loop.advance(&mut seats) {
+                Ok(stage) => stage,
+                Err(e) => {
+                    // The stage was rolled back: the state keeps every event before it.
+                    let mut state = turn_loop.engine.state_mut();
+                    events.append(&mut state.events);
+                    state.events = events;
+                    return Err(self.turn_error(turn, e));
+                }
+            };
             events.extend_from_slice(stage.events());
+            let here = match &stage {
+                Stage::Programmed { .. } => MomentStage::Start,
+                Stage::Register { register, .. } => MomentStage::Register(*register),
+                Stage::EndOfTurn { .. } => MomentStage::End,
+            };
+            reached = Some(Moment::after(turn, here));
+            if let Some(u) = until.filter(|u| u.is_in(turn, here)) {
+                let (robots, keep) = match &stage {
+                    Stage::Register {
+                        steps,
+                        events: logged,
+                        ..
+                    } => {
+                        let (robots, upto) =
+                            u.frame_of(steps, 0, logged.len()).map_err(Error::Other)?;
+                        (robots, events.len() - logged.len() + upto)
+                    }
+                    _ => (None, events.len()),
+                };
+                events.truncate(keep);
+                let mut state = turn_loop.engine.state_mut();
+                state.events = events;
+                if let Some(robots) = robots {
+                    state.robots = robots;
+                }
+                return Ok(failures);
+            }
             if let Stage::EndOfTurn { .. } = &stage {
                 if let Some((_, expect)) = self.after_turn.iter().find(|(n, _)| *n == turn) {
                     let mut state = turn_loop.engine.state().clone();
@@ -218,7 +299,10 @@ impl Scenario {
             }
         }
         engine.state_mut().events = events;
-        Ok(failures)
+        match until {
+            Some(u) => Err(past_the_end(u, reached)),
+            None => Ok(failures),
+        }
     }
 
     /// A scenario of several turns played as [`Scenario::resolve`] plays it, each turn
@@ -229,7 +313,7 @@ impl Scenario {
             return Ok(None);
         };
         let mut history = Vec::new();
-        self.play_turns(engine, turns, Some(&mut history))?;
+        self.play_turns(engine, turns, Some(&mut history), None)?;
         Ok(Some(history))
     }
 
@@ -298,6 +382,18 @@ impl Scenario {
         }
         Ok(failures)
     }
+}
+
+/// `until` is never reached: the scenario (or the game, won early) ends at `last`.
+fn past_the_end(until: Moment, last: Option<Moment>) -> Error {
+    let last = last.map_or_else(
+        || "before it starts".to_string(),
+        |m| format!("at {m} ({})", m.words()),
+    );
+    Error::Other(format!(
+        "--until {until}: the scenario never reaches {}; it ends {last}",
+        until.words()
+    ))
 }
 
 /// The seats of a scenario of several turns: the file's programs and stacked hands. The turn

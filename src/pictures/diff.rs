@@ -126,15 +126,27 @@ impl fmt::Display for Diff {
         if self.is_empty() {
             return writeln!(f, "no change");
         }
-        let line = |e: &Option<Event>| {
-            e.as_ref()
-                .map_or_else(|| "(no more events)".to_string(), render::event)
+        let line = |e: &Option<Event>, clock| {
+            e.as_ref().map_or_else(
+                || "(no more events)".to_string(),
+                |e| render::event(e, clock),
+            )
         };
         match &self.divergence {
             Some(d) => {
+                // A game's log spans turns: the two lines say which.
+                let pair: Vec<Event> = [&d.before, &d.after]
+                    .into_iter()
+                    .flatten()
+                    .cloned()
+                    .collect();
+                let clock = match pair.iter().any(|e| e.turn > 1) {
+                    true => render::Clock::Turns,
+                    false => render::Clock::Registers,
+                };
                 writeln!(f, "first difference at event {}:", d.index)?;
-                writeln!(f, "  was {}", line(&d.before))?;
-                writeln!(f, "  now {}", line(&d.after))?;
+                writeln!(f, "  was {}", line(&d.before, clock))?;
+                writeln!(f, "  now {}", line(&d.after, clock))?;
             }
             None => writeln!(f, "same events")?,
         }

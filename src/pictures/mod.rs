@@ -9,5 +9,6 @@ pub(crate) mod heatmap;
 pub mod html;
 pub(crate) mod render;
 pub(crate) mod report;
+pub(crate) mod stopped;
 pub mod svg;
 pub mod words;

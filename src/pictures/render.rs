@@ -201,30 +201,62 @@ pub fn robots(state: &State) -> String {
     out
 }
 
+/// How an event line says when it happened: `R2` in the log of one turn, as it always has;
+/// `T2 R3` in a log of several turns, where `R3` alone would not say which turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clock {
+    Registers,
+    Turns,
+}
+
+impl Clock {
+    /// The clock a whole log is shown with: turns on every line when it spans more than one.
+    pub fn of(events: &[Event]) -> Clock {
+        match events.first() {
+            Some(first) if events.iter().any(|e| e.turn != first.turn) => Clock::Turns,
+            _ => Clock::Registers,
+        }
+    }
+
+    /// The clock of a scenario's log: turns on every line when it plays several (`turns`),
+    /// even where the log stops in the first (`--until`, a failure); otherwise as [`Clock::of`].
+    pub fn of_run(turns: Option<u32>, events: &[Event]) -> Clock {
+        match turns {
+            Some(n) if n > 1 => Clock::Turns,
+            _ => Clock::of(events),
+        }
+    }
+}
+
 /// One event per line, as data: `R2 board_elements  A  conveyed dir=S to=[1,2]`
-/// (`rally run --raw-events`, and run-to-run differences).
-pub fn event(e: &Event) -> String {
-    format!("{} {}", when(e), event_details(e))
+/// (`rally run --raw-events`, and run-to-run differences); `T2 R2 ...` on a [`Clock::Turns`].
+pub fn event(e: &Event, clock: Clock) -> String {
+    format!("{} {}", when(e, clock), event_details(e))
 }
 
 /// One event per line, in words: `R2 board_elements Robot A is carried S to [1, 2]`; a
 /// script's event in the sentence its declaration gives (`sentences`).
-pub fn told(e: &Event, sentences: &crate::text::sentence::Sentences) -> String {
+pub fn told(e: &Event, sentences: &crate::text::sentence::Sentences, clock: Clock) -> String {
     format!(
         "{} {}",
-        when(e),
+        when(e, clock),
         crate::pictures::words::describe(e, sentences)
     )
 }
 
-/// When an event happened, and in which step: `R2  board_elements `.
-fn when(e: &Event) -> String {
-    let when = if e.register > 0 {
-        format!("R{}", e.register)
-    } else {
-        format!("T{}", e.turn)
+/// When an event happened, and in which step: `R2  board_elements `; on a [`Clock::Turns`]
+/// `T2 R2 board_elements ` (`T2    ` outside the registers), so the columns stay aligned.
+fn when(e: &Event, clock: Clock) -> String {
+    let when = match (clock, e.register) {
+        (_, 0) => format!("T{}", e.turn),
+        (Clock::Registers, r) => format!("R{r}"),
+        (Clock::Turns, r) => format!("T{} R{r}", e.turn),
     };
-    format!("{when:<3} {:<15}", e.segment)
+    let width = match clock {
+        Clock::Registers => 3,
+        Clock::Turns => 6,
+    };
+    format!("{when:<width$} {:<15}", e.segment)
 }
 
 /// An event without its time: `A        conveyed dir=S to=[1,2]`.
