@@ -1113,3 +1113,38 @@ fn bots_play_a_game_with_every_option_that_asks() {
     assert!(count("shot") > 0, "no bot fired an option's shot");
     assert!(count("card_kept") > 0, "no bot kept a card on an option");
 }
+
+/// A rule failing in `rally play` (issue 28 §2, docs/debugging.md): before the game pauses for
+/// a fix, the events the failed register had logged, the board and the robots as it was
+/// rolled back, and when: the turn, the register, the step.
+#[test]
+fn rally_play_shows_the_state_at_a_script_error() {
+    let dir = project_copy();
+    let lasers = dir.path().join("scripts/rules/robot_lasers.lua");
+    let text = std::fs::read_to_string(&lasers).unwrap();
+    let broken = text.replace(
+        "ctx:fire_robot_lasers()",
+        "if ctx.register == 2 then local held = nil; return held.x end ctx:fire_robot_lasers()",
+    );
+    // Saved during the pause after register 1: the bots programmed with the good rule (they
+    // rehearse registers), and register 2 runs the broken one.
+    let out = play_until(
+        dir.path(),
+        &["games/bots.toml", "--save", "bots.save.json"],
+        |line| {
+            if line.contains("── Register 1 ──") {
+                std::fs::write(&lasers, &broken).unwrap();
+            }
+        },
+        |out| out.contains("paused: save a fixed script"),
+    );
+    let failed = out
+        .find("✗ script error in turn 1, register 2, step ")
+        .unwrap_or_else(|| panic!("no failure:\n{out}"));
+    let before = &out[out.find("── Register 1 ──").expect("register 1")..failed];
+    assert!(before.contains("Events up to the failure:"), "{before}");
+    assert!(before.contains("T1 R2  robots_move"), "{before}");
+    assert!(before.contains("(rolled back)"), "{before}");
+    assert!(before.contains("The board and robots as the failed stage was rolled back (turn 1, register 2, step "), "{before}");
+    assert!(out[failed..].contains("robot_lasers.lua:"), "{out}");
+}
