@@ -194,6 +194,11 @@ impl World {
         !(self.conveys.is_empty() && self.pushes.is_empty() && self.hits.is_empty())
     }
 
+    /// How many belt moves, pushes and hits the current step has queued (`--trace`).
+    pub fn queued_counts(&self) -> [usize; 3] {
+        [self.conveys.len(), self.pushes.len(), self.hits.len()]
+    }
+
     /// Forgets what the current step queued (a failed register is rolled back).
     pub fn forget_queued(&mut self) {
         self.conveys.clear();

@@ -308,3 +308,171 @@ fn a_script_error_before_the_moment_is_shown_as_any_failure() {
     assert!(String::from_utf8_lossy(&out.stdout)
         .contains("✗ script error in turn 1, register 3, step gears"));
 }
+
+/// A gear under robot A and a rule that hears its turn (`on_rotate`, called inside the gear's
+/// `ctx:rotate`) and logs it: a call made inside another.
+fn gear_and_spy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("scripts/rules")).unwrap();
+    std::fs::write(
+        dir.path().join("scripts/rules/spy.lua"),
+        "return rally.rule {\n  name = \"spy\",\n  on_rotate = function(ctx, robot, info)\n    ctx:log(robot, \"spied\", { by = info.by })\n  end,\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("s.toml"),
+        "registers = 1\n[board]\ngrid = \"G .\"\n[board.legend]\n\".\" = \"floor\"\n\"G\" = { element = \"gear\", turn = \"right\" }\n[[robot]]\nname = \"A\"\nat = [0, 0]\nfacing = \"N\"\nprogram = [\"left@70\"]\n",
+    )
+    .unwrap();
+    dir
+}
+
+/// The trace's lines (after `Trace:`).
+fn trace_lines(out: &str) -> Vec<&str> {
+    out.lines()
+        .skip_while(|l| !l.starts_with("Trace: "))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .collect()
+}
+
+#[test]
+fn trace_prints_every_handler_call_in_order_with_what_it_did() {
+    let dir = gear_and_spy();
+    let out = rally_ok(dir.path(), &["run", "s.toml", "--trace"]);
+    assert!(out.contains("\nTrace: 4 handler call(s)\n"), "{out}");
+    let lines = trace_lines(&out);
+    // The card turns A (the spy hears it), then the gear turns it (the spy again, inside the
+    // gear's call: indented under it, and its event is its own, not the gear's); then the
+    // robot lasers' step.
+    let calls: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.contains(" instructions, "))
+        .copied()
+        .collect();
+    assert_eq!(calls.len(), 4, "{out}");
+    assert!(
+        calls[0]
+            .starts_with("  R1 rule `spy` (scripts/rules/spy.lua), on_rotate, robot A: logged 1; "),
+        "{out}"
+    );
+    assert!(calls[1].starts_with("  R1 element `gear` at [0, 0] (scripts/elements/gear.lua), step `gears`, robot A: logged 1; "), "{out}");
+    assert!(
+        lines.contains(&"      Robot A turns right, now facing N"),
+        "the gear's own event: {out}"
+    );
+    assert!(
+        calls[3].starts_with(
+            "  R1 rule `robot_lasers` (scripts/rules/robot_lasers.lua), step `fire`; "
+        ),
+        "{out}"
+    );
+    assert!(
+        calls[2].starts_with(
+            "    R1 rule `spy` (scripts/rules/spy.lua), on_rotate, robot A: logged 1; "
+        ),
+        "{out}"
+    );
+    let spied: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.contains("spied"))
+        .copied()
+        .collect();
+    assert_eq!(spied.len(), 2, "{out}");
+    assert!(
+        spied[1].starts_with("        "),
+        "the nested call's event under it: {out}"
+    );
+    for line in &calls {
+        let n: i64 = line
+            .split("; ")
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(n >= 0, "{line}");
+    }
+    // Without --trace, no trace.
+    let plain = rally_ok(dir.path(), &["run", "s.toml"]);
+    assert!(!plain.contains("Trace:"), "{plain}");
+}
+
+#[test]
+fn trace_queued_moves_are_said() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("s.toml"),
+        "registers = 1\n[board]\ngrid = \"v\\n.\"\n[board.legend]\n\".\" = \"floor\"\n\"v\" = { element = \"conveyor\", dir = \"S\" }\n[[robot]]\nname = \"A\"\nat = [0, 0]\nfacing = \"N\"\n",
+    )
+    .unwrap();
+    let out = rally_ok(dir.path(), &["run", "s.toml", "--trace"]);
+    assert!(
+        trace_lines(&out)
+            .iter()
+            .any(|l| l.contains("element `conveyor` at [0, 0]")
+                && l.contains(": queued 1 belt move;")),
+        "{out}"
+    );
+}
+
+#[test]
+fn profile_adds_up_per_handler_and_per_script_costliest_first() {
+    let dir = gear_and_spy();
+    let out = rally_ok(dir.path(), &["run", "s.toml", "--profile"]);
+    assert!(
+        out.contains("Profile: 4 handler call(s) in 1 resolution(s), "),
+        "{out}"
+    );
+    let handlers: Vec<&str> = out
+        .lines()
+        .skip_while(|l| *l != "By handler:")
+        .skip(2)
+        .take_while(|l| l.starts_with("  "))
+        .collect();
+    assert_eq!(handlers.len(), 3, "{out}");
+    assert!(
+        handlers
+            .iter()
+            .any(|l| l.ends_with("         2  rule `spy` (scripts/rules/spy.lua), on_rotate")),
+        "{out}"
+    );
+    assert!(
+        handlers
+            .iter()
+            .any(|l| l
+                .ends_with("         1  element `gear` (scripts/elements/gear.lua), step `gears`")),
+        "{out}"
+    );
+    let count = |l: &str| -> i64 { l.split_whitespace().next().unwrap().parse().unwrap() };
+    assert!(count(handlers[0]) >= count(handlers[1]), "sorted: {out}");
+    assert!(out.contains("By script:\n"), "{out}");
+    // With --repeat N, over the N timed resolutions.
+    let repeated = rally_ok(
+        dir.path(),
+        &["run", "s.toml", "--repeat", "20", "--profile"],
+    );
+    assert!(
+        repeated.contains("Profile: 80 handler call(s) in 20 resolution(s), "),
+        "{repeated}"
+    );
+    // Not with --json.
+    rally_refused(dir.path(), &["run", "s.toml", "--profile", "--json"]);
+    rally_refused(dir.path(), &["run", "s.toml", "--trace", "--json"]);
+}
+
+#[test]
+fn bench_profile_adds_up_every_scenario() {
+    let dir = gear_and_spy();
+    let out = rally_ok(
+        dir.path(),
+        &["bench", "s.toml", "--repeat", "5", "--profile"],
+    );
+    assert!(
+        out.contains("Profile: 20 handler call(s) in 5 resolution(s), "),
+        "{out}"
+    );
+    assert!(out.contains("scripts/rules/spy.lua\n"), "{out}");
+}

@@ -1145,6 +1145,11 @@ fn rally_play_shows_the_state_at_a_script_error() {
     assert!(before.contains("Events up to the failure:"), "{before}");
     assert!(before.contains("T1 R2  robots_move"), "{before}");
     assert!(before.contains("(rolled back)"), "{before}");
-    assert!(before.contains("The board and robots as the failed stage was rolled back (turn 1, register 2, step "), "{before}");
+    assert!(
+        before.contains(
+            "The board and robots as the failed stage was rolled back (turn 1, register 2, step "
+        ),
+        "{before}"
+    );
     assert!(out[failed..].contains("robot_lasers.lua:"), "{out}");
 }

@@ -10,6 +10,7 @@ use super::output::{self, paint, JSON_VERSION, WARN};
 use crate::engine::Engine;
 use crate::error::Result;
 use crate::formats::scenario::{self, Scenario};
+use crate::pictures::probe::Profile;
 use crate::script::RuleFolders;
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -29,6 +30,10 @@ pub struct Args {
     /// Print every scenario's times and the summary as JSON
     #[arg(long)]
     json: bool,
+    /// Also add up every handler call of the timed resolutions: instructions, time and calls
+    /// per handler and per script, the costliest first (the times are then slower)
+    #[arg(long, conflicts_with = "json")]
+    profile: bool,
 }
 
 impl Args {
@@ -104,9 +109,19 @@ fn micros(d: Duration) -> String {
 /// and times each resolution alone. One resolution runs untimed first: the first one fills
 /// caches (Lua strings, buffers) that every later one finds made. The game is left in the
 /// state of the last resolution.
-pub fn time(scenario: &Scenario, engine: &mut Engine, n: u32) -> Result<Timing> {
+///
+/// With `profile`, every handler call of the timed resolutions is added to it (`--profile`:
+/// noting the calls slows the resolutions down, so their times are not the engine's).
+pub fn time(
+    scenario: &Scenario,
+    engine: &mut Engine,
+    n: u32,
+    mut profile: Option<&mut Profile>,
+) -> Result<Timing> {
     let start = engine.state().clone();
+    engine.set_probe(profile.is_some());
     scenario.resolve(engine)?;
+    drop(engine.take_calls());
     let mut times = Vec::with_capacity(n.max(1) as usize);
     for _ in 0..n.max(1) {
         // The replaced state is dropped here, outside the clock.
@@ -114,17 +129,25 @@ pub fn time(scenario: &Scenario, engine: &mut Engine, n: u32) -> Result<Timing> 
         let t = Instant::now();
         scenario.resolve(engine)?;
         times.push(t.elapsed());
+        if let Some(profile) = profile.as_deref_mut() {
+            profile.add(&engine.take_calls());
+        }
     }
     times.sort();
     Ok(Timing(times))
 }
 
 /// Loads, starts and times one scenario.
-fn time_file(file: &Path, repeat: u32, common: &RuleFolders) -> Result<Timing> {
+fn time_file(
+    file: &Path,
+    repeat: u32,
+    common: &RuleFolders,
+    profile: Option<&mut Profile>,
+) -> Result<Timing> {
     let scenario = Scenario::load(file)?;
     let rules = common.rules(Some(file), scenario.variants.clone())?;
     let mut engine = scenario.start(rules)?;
-    time(&scenario, &mut engine, repeat)
+    time(&scenario, &mut engine, repeat, profile)
 }
 
 /// The buckets of the distribution, in µs: 1, 2, 5 per decade.
@@ -174,8 +197,9 @@ fn bench(paths: &[PathBuf], opts: &Args, common: &RuleFolders) -> Result<bool> {
     let bar = output::progress_bar("bench", files.len() as u64, "scenarios");
     let mut timed: Vec<(PathBuf, Timing)> = Vec::new();
     let mut errors: Vec<(PathBuf, String)> = Vec::new();
+    let mut profile = opts.profile.then(Profile::default);
     for file in files {
-        match time_file(&file, opts.repeat, common) {
+        match time_file(&file, opts.repeat, common, profile.as_mut()) {
             Ok(t) => timed.push((file, t)),
             Err(e) => errors.push((file, e.to_string())),
         }
@@ -276,6 +300,9 @@ fn bench(paths: &[PathBuf], opts: &Args, common: &RuleFolders) -> Result<bool> {
         for (file, t) in slowest.iter().take(5) {
             println!("  {}: {}", file.display(), t.summary());
         }
+    }
+    if let Some(profile) = &profile {
+        print!("{profile}");
     }
     if !errors.is_empty() {
         anstream::println!(

@@ -7,6 +7,7 @@ use crate::error::Result;
 use crate::formats::replay::ReplayLog;
 use crate::formats::scenario::Scenario;
 use crate::game::moment::{Moment, Stage};
+use crate::pictures::probe::Profile;
 use crate::pictures::{diff, render};
 use crate::script::RuleFolders;
 use crate::state::Resolution;
@@ -41,6 +42,14 @@ pub struct Args {
     /// of turn 2), t2end (its end); with --json the state then
     #[arg(long, value_name = "MOMENT", conflicts_with_all = ["repeat", "record", "replay"])]
     until: Option<Moment>,
+    /// Also print every handler call in order: element or rule, square, robot, hook or step,
+    /// what it logged and queued, the instructions it used (in steps of 256) and its time
+    #[arg(long, conflicts_with_all = ["json", "repeat", "replay"])]
+    trace: bool,
+    /// Also print the handler calls added up per handler and per script, the costliest first
+    /// (with --repeat N: over the N timed resolutions)
+    #[arg(long, conflicts_with_all = ["json", "replay"])]
+    profile: bool,
 }
 
 impl Args {
@@ -65,15 +74,20 @@ fn run(path: &Path, opts: &Args, common: &RuleFolders) -> Result<bool> {
     let mut engine = scenario.start(rules)?;
 
     if let Some(n) = opts.repeat {
-        let timing = super::bench::time(&scenario, &mut engine, n)?;
+        let mut profile = opts.profile.then(Profile::default);
+        let timing = super::bench::time(&scenario, &mut engine, n, profile.as_mut())?;
         println!(
             "{}: {} resolutions, {}",
             path.display(),
             timing.runs(),
             timing.summary()
         );
+        if let Some(profile) = profile {
+            print!("{profile}");
+        }
         return Ok(true);
     }
+    engine.set_probe(opts.trace || opts.profile);
 
     let glyphs = render::glyphs(engine.rules(), &engine.board());
     let before = render::board(&engine.board(), &glyphs, &engine.state());
@@ -175,6 +189,18 @@ fn run(path: &Path, opts: &Args, common: &RuleFolders) -> Result<bool> {
             true => println!("  {}", render::event(e, clock)),
             false => println!("  {}", render::told(e, &engine.rules().sentences, clock)),
         }
+    }
+    let calls = engine.take_calls();
+    if opts.trace {
+        print!(
+            "\n{}",
+            crate::pictures::probe::trace(&calls, &engine.rules().sentences, clock)
+        );
+    }
+    if opts.profile {
+        let mut profile = Profile::default();
+        profile.add(&calls);
+        print!("\n{profile}");
     }
     match (opts.until, scenario.has_expectations()) {
         (Some(m), true) => println!("\nexpectations not checked: they are about the end, not {m}"),

@@ -105,7 +105,7 @@ pub(super) trait Payload {
         r: &Resolver,
         to: &Heard,
         via: Option<&Function>,
-        what: &dyn Fn() -> String,
+        what: &dyn Fn() -> Context,
     ) -> Result<Value>;
 }
 
@@ -118,7 +118,7 @@ macro_rules! payload {
                 r: &Resolver,
                 to: &Heard,
                 via: Option<&Function>,
-                what: &dyn Fn() -> String,
+                what: &dyn Fn() -> Context,
             ) -> Result<Value> {
                 let ($($a,)*) = self;
                 let (ctx, robot) = (&r.link.ctx, r.robot(to.robot));
@@ -163,7 +163,7 @@ impl<'a> Resolver<'a> {
             let what = || self.context(heard.who, spec.key, Some(heard.robot));
             let args = payload(&heard).map_err(|e| Error::Script(lua_message(&e)))?;
             let returned = args.call(self, &heard, via, &what)?;
-            answer(&heard, returned).map_err(|m| self.returned(heard.f, &what(), &m))
+            answer(&heard, returned).map_err(|m| self.returned(heard.f, &what().to_string(), &m))
         };
         for &listener in spec.listeners {
             if !self.link.listening.any(listener, hook) {
@@ -245,25 +245,32 @@ impl<'a> Resolver<'a> {
     /// Who a listener is and what it was told, for an error: `rule `robot_lasers`
     /// (scripts/rules/robot_lasers.lua), on_damage, robot A`. `hook` is the key, or what
     /// of a table (`step `fire``, `modify.hand_size`, `shot.can`).
-    pub(super) fn context(&self, who: Who, hook: &str, robot: Option<RobotId>) -> String {
+    pub(super) fn context(&self, who: Who, hook: &str, robot: Option<RobotId>) -> Context {
         let defs = &self.link.defs;
-        let who = match who {
-            Who::Rule(i) => format!("rule `{}` ({})", defs.rules[i].name, defs.rules[i].file),
+        let (who, file, at) = match who {
+            Who::Rule(i) => (
+                format!("rule `{}`", defs.rules[i].name),
+                defs.rules[i].file.clone(),
+                None,
+            ),
             Who::Option(def) => {
                 let o = &defs.options[def];
-                format!("option `{}` ({})", o.name, o.file)
+                (format!("option `{}`", o.name), o.file.clone(), None)
             }
             Who::Tile(t) => {
                 let board = self.board();
                 let tile = &board.tiles[t];
-                let file = &defs.elements[tile.element].file;
-                format!("element `{}` at {} ({file})", tile.name, tile.at)
+                let file = defs.elements[tile.element].file.clone();
+                (format!("element `{}`", tile.name), file, Some(tile.at))
             }
         };
-        let robot = robot
-            .map(|r| format!(", robot {}", self.robot_name(r)))
-            .unwrap_or_default();
-        format!("{who}, {hook}{robot}")
+        Context {
+            who,
+            file,
+            at,
+            hook: hook.to_string(),
+            robot: robot.map(|r| self.robot_name(r)),
+        }
     }
 }
 

@@ -41,6 +41,7 @@ mod hooks;
 mod movement;
 mod native;
 mod options;
+mod probe;
 mod program;
 mod shots;
 mod transaction;
@@ -48,6 +49,7 @@ mod values;
 
 pub use ctx::ROBOT_FIELDS;
 pub use native::CTX_FIELDS;
+pub use probe::{Context, HandlerCall};
 pub use program::Programming;
 pub use transaction::{Engine, RolledBack};
 
@@ -82,6 +84,8 @@ struct Link {
     /// The step of the order of play being resolved (by its index), `None` outside a step:
     /// what a failure reports as its moment (`Engine::rolled_back`).
     step: Cell<Option<usize>>,
+    /// The handler calls noted for `--trace` and `--profile`, while on.
+    probe: probe::Probe,
     /// What scripts may still store in the register in progress (reset by each transaction).
     quota: Quota,
     /// The cards revealed this register, per robot (a randomizer may have swapped one).
@@ -219,6 +223,7 @@ impl Link {
             names: rules.budget.unhooked(|| Interned::new(lua))?,
             depth: Cell::new(0),
             step: Cell::new(None),
+            probe: probe::Probe::default(),
             quota: Quota::default(),
             revealed: RefCell::new(vec![None; count]),
             revealed_at: Cell::new((0, 0)),
@@ -294,9 +299,16 @@ impl<'a> Resolver<'a> {
         &self,
         f: &Function,
         args: impl IntoLuaMulti,
-        what: impl Fn() -> String,
+        what: impl Fn() -> Context,
     ) -> Result<Value> {
         let depth = self.link.depth.get();
+        // `--trace` and `--profile` (`probe.rs`): off, this flag is all they cost.
+        let probed = self
+            .link
+            .probe
+            .on
+            .get()
+            .then(|| self.probe_begin(what(), depth));
         self.link.depth.set(depth + 1);
         let result = if depth == 0 {
             self.link.budget.call(|| f.call::<Value>(args))
@@ -304,17 +316,27 @@ impl<'a> Resolver<'a> {
             f.call::<Value>(args)
         };
         self.link.depth.set(depth);
+        if let Some(begun) = probed {
+            self.probe_end(begun);
+        }
         // Stopped by the budget: that is the error, whatever the script made of it.
         if depth == 0 {
             if let Some(why) = self.link.budget.spent() {
-                return Err(Error::Script(format!("{}: {why}", self.when(&what()))));
+                return Err(Error::Script(format!(
+                    "{}: {why}",
+                    self.when(&what().to_string())
+                )));
             }
         }
         result.map_err(|e| match &e {
             mlua::Error::ExternalError(inner) if inner.downcast_ref::<Error>().is_some() => {
                 Error::Script(inner.to_string())
             }
-            _ => Error::Script(format!("{}: {}", self.when(&what()), lua_message(&e))),
+            _ => Error::Script(format!(
+                "{}: {}",
+                self.when(&what().to_string()),
+                lua_message(&e)
+            )),
         })
     }
 

@@ -82,6 +82,7 @@ impl Engine {
         )
         .map_err(|e| Error::Script(lua_message(&e)))?;
         self.rules.lua.remove_app_data::<Rc<Link>>();
+        link.probe.on.set(self.link.probe.on.get());
         (self.world, self.rules, self.link) = (world, rules, link);
         Ok(())
     }
@@ -101,6 +102,17 @@ impl Engine {
 
     pub fn rules(&self) -> &RuleSet {
         &self.rules
+    }
+
+    /// Notes every handler call from now on, or stops (`--trace`, `--profile`;
+    /// [`Engine::take_calls`]). Off, as a game starts, it costs nothing but a flag's test.
+    pub fn set_probe(&mut self, on: bool) {
+        self.link.probe.on.set(on);
+    }
+
+    /// The handler calls noted since the last take, in the order they began.
+    pub fn take_calls(&self) -> Vec<HandlerCall> {
+        std::mem::take(&mut *self.link.probe.calls.borrow_mut())
     }
 
     /// Where the last failed transaction stopped and what it had logged, taken (so that a

@@ -7,6 +7,7 @@ pub(crate) mod chart;
 pub(crate) mod diff;
 pub(crate) mod heatmap;
 pub mod html;
+pub(crate) mod probe;
 pub(crate) mod render;
 pub(crate) mod report;
 pub(crate) mod stopped;

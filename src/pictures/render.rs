@@ -218,6 +218,15 @@ impl Clock {
         }
     }
 
+    /// `R3`, or `T2 R3` on [`Clock::Turns`]; `T2` outside the registers.
+    pub fn label(self, turn: u32, register: u8) -> String {
+        match (self, register) {
+            (_, 0) => format!("T{turn}"),
+            (Clock::Registers, r) => format!("R{r}"),
+            (Clock::Turns, r) => format!("T{turn} R{r}"),
+        }
+    }
+
     /// The clock of a scenario's log: turns on every line when it plays several (`turns`),
     /// even where the log stops in the first (`--until`, a failure); otherwise as [`Clock::of`].
     pub fn of_run(turns: Option<u32>, events: &[Event]) -> Clock {
@@ -247,11 +256,7 @@ pub fn told(e: &Event, sentences: &crate::text::sentence::Sentences, clock: Cloc
 /// When an event happened, and in which step: `R2  board_elements `; on a [`Clock::Turns`]
 /// `T2 R2 board_elements ` (`T2    ` outside the registers), so the columns stay aligned.
 fn when(e: &Event, clock: Clock) -> String {
-    let when = match (clock, e.register) {
-        (_, 0) => format!("T{}", e.turn),
-        (Clock::Registers, r) => format!("R{r}"),
-        (Clock::Turns, r) => format!("T{} R{r}", e.turn),
-    };
+    let when = clock.label(e.turn, e.register);
     let width = match clock {
         Clock::Registers => 3,
         Clock::Turns => 6,

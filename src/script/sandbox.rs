@@ -254,6 +254,13 @@ impl Budget {
         }
     }
 
+    /// The instructions the top-level call in progress (or the last) has used so far, as
+    /// the count hook counts them: in steps of its period, 256, plus what library functions
+    /// were charged (`--trace`, `--profile`).
+    pub fn used(&self) -> i64 {
+        self.instructions.get() - self.remaining.get()
+    }
+
     /// Why the call was stopped (`file:line: ...`), if it was.
     pub fn spent(&self) -> Option<String> {
         if !self.stopped.get() {
