@@ -270,3 +270,39 @@ fn a_path_that_does_not_exist_is_refused() {
         "{stderr}"
     );
 }
+
+/// A script in a subfolder of `scripts/elements` (or rules, options) would never be loaded
+/// nor watched: the folder is refused by every command that reads the rules, naming it.
+#[test]
+fn a_subfolder_of_a_scripts_folder_is_refused_naming_it() {
+    for sub in ["elements", "rules", "options"] {
+        let dir = project(&never_run("ctx:move(robot, \"N\")"));
+        write(
+            dir.path(),
+            &format!("scripts/{sub}/more/beacon.lua"),
+            "return rally.element { name = \"beacon\" }\n",
+        );
+        for args in [
+            &["run", "s.toml"][..],
+            &["check"],
+            &["render", "s.toml", "-o", "-"],
+        ] {
+            let out = rally(dir.path(), args);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{sub} {args:?}: {stderr}");
+            assert!(
+                stderr.contains(&format!("error: scripts/{sub}/more: is a folder: scripts are not read from subfolders of {sub}/")),
+                "{sub} {args:?}: {stderr}"
+            );
+            assert!(!stderr.contains("panicked"), "{stderr}");
+        }
+        // `rally test` fails the scenario with the same words.
+        let out = rally(dir.path(), &["test", "s.toml"]);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+        assert!(
+            text(&out).contains(&format!("scripts/{sub}/more: is a folder")),
+            "{}",
+            text(&out)
+        );
+    }
+}

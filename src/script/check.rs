@@ -111,7 +111,7 @@ pub fn project(sources: &Sources, built_in: bool) -> Result<Report> {
         }
         if let Some(scripts) = &layer.scripts {
             for sub in ["rules", "elements", "options"] {
-                for path in lua_files(&scripts.join(sub)) {
+                for path in lua_files(&scripts.join(sub))? {
                     problems.extend(file(&path, &names, &[]));
                     files.push(path);
                 }
@@ -499,7 +499,7 @@ mod tests {
             let dir = std::path::Path::new(crate::files::builtin::ROOT)
                 .join("scripts")
                 .join(sub);
-            for path in lua_files(&dir) {
+            for path in lua_files(&dir).unwrap() {
                 let found = file(&path, &names, &[]);
                 read += 1;
                 assert!(

@@ -154,12 +154,28 @@ struct Collected {
     tables: Vec<Value>,
 }
 
-/// The `.lua` files in `dir` (on disk or built in), sorted.
-fn lua_files(dir: &Path) -> Vec<PathBuf> {
-    crate::files::list(dir)
+/// The `.lua` files in `dir` (on disk or built in), sorted. A folder in it is refused: each
+/// element, rule or option is one file of the folder, and a script in a subfolder would
+/// never be loaded (nor watched) without a word.
+fn lua_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let found = crate::files::list(dir);
+    if let Some(sub) = found.iter().find(|p| crate::files::is_dir(p)) {
+        let kind = dir
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        return Err(Error::File {
+            file: sub.clone(),
+            message: format!(
+                "is a folder: scripts are not read from subfolders of {kind}/ (each one is a single .lua file in {}/); move its files up or out",
+                display_path(dir)
+            ),
+        });
+    }
+    Ok(found
         .into_iter()
         .filter(|p| p.extension().is_some_and(|x| x == "lua"))
-        .collect()
+        .collect())
 }
 
 impl RuleSet {
@@ -297,16 +313,17 @@ impl RuleSet {
         // rules hash, but not run again.
         let per_layer: Vec<Vec<PathBuf>> = layers
             .iter()
-            .map(|layer| {
+            .map(|layer| -> Result<Vec<PathBuf>> {
                 let Some(scripts) = &layer.scripts else {
-                    return Vec::new();
+                    return Ok(Vec::new());
                 };
-                ["rules", "elements", "options"]
-                    .iter()
-                    .flat_map(|sub| lua_files(&scripts.join(sub)))
-                    .collect()
+                let mut all = Vec::new();
+                for sub in ["rules", "elements", "options"] {
+                    all.extend(lua_files(&scripts.join(sub))?);
+                }
+                Ok(all)
             })
-            .collect();
+            .collect::<Result<_>>()?;
         let mut copies: Vec<Script> = Vec::new();
         let mut files: Vec<Script> = Vec::new();
         for (layer, paths) in per_layer.iter().enumerate() {
