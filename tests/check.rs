@@ -157,6 +157,78 @@ fn a_declaration_s_unknown_key_is_reported_with_the_key_s_line() {
 }
 
 #[test]
+fn every_unknown_key_of_a_file_is_reported_each_at_its_key() {
+    // Declaration keys, a nested table's key, and `rally.param.*` options: all of them in
+    // one run, each with its own line and column (not the call's), in the file's order.
+    let dir = project("return rally.element {\n  name = \"probe\",\n  stpes = {},\n  params = { n = rally.param.int { deflt = 3, mx = 4 },\n    m = rally.param.dir { defualt = \"N\" } },\n  glpyh = \"x\",\n  blocks = { lasrs = true },\n}\n");
+    let found = problems(dir.path(), &[]);
+    let at: Vec<&str> = found
+        .iter()
+        .map(|l| l.split(": ").nth(1).unwrap_or(""))
+        .collect();
+    assert_eq!(
+        at,
+        [
+            "scripts/elements/probe.lua:3:3",
+            "scripts/elements/probe.lua:4:36",
+            "scripts/elements/probe.lua:4:47",
+            "scripts/elements/probe.lua:5:27",
+            "scripts/elements/probe.lua:6:3",
+            "scripts/elements/probe.lua:7:14",
+        ],
+        "{found:?}"
+    );
+    assert!(
+        found[0].contains("unknown field `stpes` (did you mean `steps`?)"),
+        "{found:?}"
+    );
+    assert!(
+        found[1].contains("rally.param.int: unknown field `deflt` (did you mean `default`?)"),
+        "{found:?}"
+    );
+    assert!(found[2].contains("unknown field `mx`"), "{found:?}");
+    assert!(
+        found[3].contains("rally.param.dir: unknown field `defualt`"),
+        "{found:?}"
+    );
+    assert!(
+        found[4].contains("unknown field `glpyh` (did you mean `glyph`?)"),
+        "{found:?}"
+    );
+    assert!(
+        found[5].contains("blocks: unknown field `lasrs` (did you mean `lasers`?)"),
+        "{found:?}"
+    );
+    let out = rally(dir.path(), &["check"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("6 problems in"), "{stderr}");
+    // Each is shown with its source line and a caret under the key.
+    assert!(
+        stderr.contains(" --> scripts/elements/probe.lua:5:27"),
+        "{stderr}"
+    );
+    // A game refuses the file with the same problems (exit 2).
+    let out = rally(dir.path(), &["run", "s.toml"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("probe.lua:4:47: rally.param.int: unknown field `mx`"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_param_s_unknown_key_points_at_the_key_not_the_call() {
+    let dir = project("return rally.element {\n  name = \"probe\",\n  params = {\n    n = rally.param.int {\n      min = 1,\n      deflt = 3,\n    },\n  },\n}\n");
+    let found = problems(dir.path(), &[]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with("error: scripts/elements/probe.lua:6:7: rally.param.int: unknown field `deflt` (did you mean `default`?)"),
+        "{found:?}"
+    );
+}
+
+#[test]
 fn a_syntax_error_is_a_problem() {
     let dir = project("return rally.element {\n  name = \"probe\",\n  steps = {\n}\n");
     let found = problems(dir.path(), &[]);
@@ -197,4 +269,40 @@ fn a_path_that_does_not_exist_is_refused() {
         stderr.starts_with("error: nowhere: does not exist"),
         "{stderr}"
     );
+}
+
+/// A script in a subfolder of `scripts/elements` (or rules, options) would never be loaded
+/// nor watched: the folder is refused by every command that reads the rules, naming it.
+#[test]
+fn a_subfolder_of_a_scripts_folder_is_refused_naming_it() {
+    for sub in ["elements", "rules", "options"] {
+        let dir = project(&never_run("ctx:move(robot, \"N\")"));
+        write(
+            dir.path(),
+            &format!("scripts/{sub}/more/beacon.lua"),
+            "return rally.element { name = \"beacon\" }\n",
+        );
+        for args in [
+            &["run", "s.toml"][..],
+            &["check"],
+            &["render", "s.toml", "-o", "-"],
+        ] {
+            let out = rally(dir.path(), args);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{sub} {args:?}: {stderr}");
+            assert!(
+                stderr.contains(&format!("error: scripts/{sub}/more: is a folder: scripts are not read from subfolders of {sub}/")),
+                "{sub} {args:?}: {stderr}"
+            );
+            assert!(!stderr.contains("panicked"), "{stderr}");
+        }
+        // `rally test` fails the scenario with the same words.
+        let out = rally(dir.path(), &["test", "s.toml"]);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+        assert!(
+            text(&out).contains(&format!("scripts/{sub}/more: is a folder")),
+            "{}",
+            text(&out)
+        );
+    }
 }

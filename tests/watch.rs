@@ -539,3 +539,46 @@ fn until_stops_every_run_at_the_moment() {
     let run = w.until("stopped at t1r1s1");
     assert!(contains(&run, "no change"), "{run:?}");
 }
+
+/// A variant's folder moved away and back (a `git stash`, a file manager's cut and paste):
+/// the watch on it is armed again, and a later save in it is seen.
+#[test]
+fn a_variant_folder_moved_away_and_back_is_watched_again() {
+    let f = Fixture::new();
+    let variant = f.path("variants/house");
+    std::fs::create_dir_all(&variant).unwrap();
+    std::fs::write(
+        variant.join("variant.toml"),
+        "name = \"house\"\ndescription = \"a house rule\"\nfiles = [\"rule.lua\"]\n",
+    )
+    .unwrap();
+    let rule = "return rally.rule {\n  name = \"house\",\n  describe = \"Does nothing yet.\",\n}\n";
+    std::fs::write(variant.join("rule.lua"), rule).unwrap();
+    let text = std::fs::read_to_string(f.path("s.toml")).unwrap();
+    std::fs::create_dir(f.path("scenarios")).unwrap();
+    std::fs::write(
+        f.path("scenarios/s.toml"),
+        format!("variants = [\"house\"]\n{text}"),
+    )
+    .unwrap();
+    std::fs::remove_file(f.path("s.toml")).unwrap();
+    // Watching the folder of scenarios, as `rally watch scenarios/`.
+    let mut w = f.spawn(&["scenarios", "--variants", "variants"].map(String::from));
+    w.until("1 passed, 0 failed");
+
+    let away = f.path("away");
+    std::fs::rename(&variant, &away).unwrap();
+    w.until("reload failed");
+    std::fs::rename(&away, &variant).unwrap();
+    w.until("1 passed, 0 failed");
+    // A save in the folder after it came back is seen.
+    f.save_by_rename(
+        &variant.join("rule.lua"),
+        "return rally.rule {\n  name = \n",
+    );
+    let failure = w.until("rule.lua:");
+    assert!(contains(&failure, "reload failed"), "{failure:?}");
+    // And so is the fix.
+    f.save_by_rename(&variant.join("rule.lua"), rule);
+    w.until("1 passed, 0 failed");
+}

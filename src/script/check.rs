@@ -54,20 +54,47 @@ pub struct Report {
     /// The script files read.
     pub files: Vec<PathBuf>,
     pub problems: Vec<Error>,
-    /// The rules, loaded once the names were right (`None`: they were not): or why they do
-    /// not load (a declaration's key or value).
-    pub rules: Option<Result<super::RuleSet>>,
+    /// The rules, loaded once the names were right (`None`: they were not, or they do not
+    /// load).
+    pub rules: Option<super::RuleSet>,
+    /// Why the rules do not load (a declaration's keys or values): one error for each
+    /// problem the loader names (it names every unknown key of a file at once).
+    pub unloaded: Vec<Error>,
 }
 
 impl Report {
     /// Every problem, the loader's last.
     pub fn all(&self) -> impl Iterator<Item = &Error> {
-        let unloaded = match &self.rules {
-            Some(Err(e)) => Some(e),
-            _ => None,
-        };
-        self.problems.iter().chain(unloaded)
+        self.problems.iter().chain(&self.unloaded)
     }
+}
+
+/// A message of several problems, one a line, each starting `file:line:`, as its problems
+/// (a line that starts with no place belongs to the problem before it).
+pub fn split(message: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in message.split('\n') {
+        match out.last_mut() {
+            Some(last) if !starts_with_place(line) => {
+                last.push('\n');
+                last.push_str(line);
+            }
+            _ => out.push(line.to_string()),
+        }
+    }
+    out
+}
+
+/// Whether `line` starts `file.ext:line:`.
+fn starts_with_place(line: &str) -> bool {
+    let mut parts = line.splitn(3, ':');
+    let (Some(file), Some(number), Some(_)) = (parts.next(), parts.next(), parts.next()) else {
+        return false;
+    };
+    file.contains('.')
+        && !file.contains(char::is_whitespace)
+        && !number.is_empty()
+        && number.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Checks every script the project of `sources` offers (with `built_in`, the built-in
@@ -84,7 +111,7 @@ pub fn project(sources: &Sources, built_in: bool) -> Result<Report> {
         }
         if let Some(scripts) = &layer.scripts {
             for sub in ["rules", "elements", "options"] {
-                for path in lua_files(&scripts.join(sub)) {
+                for path in lua_files(&scripts.join(sub))? {
                     problems.extend(file(&path, &names, &[]));
                     files.push(path);
                 }
@@ -103,18 +130,22 @@ pub fn project(sources: &Sources, built_in: bool) -> Result<Report> {
     }
     // A script with a wrong name would fail to load, or load and fail later: the names are
     // the clearer report, so the rules are only loaded when they are right.
-    let mut rules = None;
+    let (mut rules, mut unloaded) = (None, Vec::new());
     if problems.is_empty() {
-        let loaded = super::RuleSet::load(sources);
-        if let Ok(loaded) = &loaded {
-            problems.extend(handlers(&loaded.defs));
+        match super::RuleSet::load(sources) {
+            Ok(loaded) => {
+                problems.extend(handlers(&loaded.defs));
+                rules = Some(loaded);
+            }
+            Err(Error::Script(m)) => unloaded.extend(split(&m).into_iter().map(Error::Script)),
+            Err(e) => unloaded.push(e),
         }
-        rules = Some(loaded);
     }
     Ok(Report {
         files,
         problems,
         rules,
+        unloaded,
     })
 }
 
@@ -125,7 +156,10 @@ pub fn checked_rules(sources: &Sources) -> Result<super::RuleSet> {
     let mut report = project(sources, false)?;
     if report.problems.is_empty() {
         if let Some(rules) = report.rules.take() {
-            return rules;
+            return Ok(rules);
+        }
+        if report.unloaded.len() == 1 {
+            return Err(report.unloaded.remove(0));
         }
     }
     let all: Vec<String> = report.all().map(|e| e.to_string()).collect();
@@ -465,7 +499,7 @@ mod tests {
             let dir = std::path::Path::new(crate::files::builtin::ROOT)
                 .join("scripts")
                 .join(sub);
-            for path in lua_files(&dir) {
+            for path in lua_files(&dir).unwrap() {
                 let found = file(&path, &names, &[]);
                 read += 1;
                 assert!(

@@ -193,19 +193,48 @@ pub struct Blocks {
     pub lasers: bool,
 }
 
+/// The unknown-key problems a script file has shown so far that did not stop it loading
+/// (`rally.param.*` drops an unknown key and goes on): the loader reports them all at the
+/// end of the file, with the error that stopped it if one did, so that one run names every
+/// misspelt key of a file. Present only while a file loads.
+#[derive(Default)]
+pub struct KeyProblems(pub Vec<String>);
+
+/// Checks the keys of `table` against `allowed`. Every unknown key is a message placed at
+/// the key (`file:line:column: `); while a file loads they are kept for the end of the file
+/// ([`KeyProblems`]) and the keys dropped, so that the rest of the file is read too;
+/// otherwise they are the error.
 fn check_keys(lua: &Lua, table: &Table, allowed: &[&str], what: &str) -> mlua::Result<()> {
-    for pair in open(lua, table)?.pairs::<Value, Value>() {
+    let data = open(lua, table)?;
+    let mut unknown = Vec::new();
+    for pair in data.pairs::<Value, Value>() {
         let (key, _) = pair?;
-        let key = key.to_string()?;
-        if !allowed.contains(&key.as_str()) {
-            return Err(mlua::Error::runtime(format!(
-                "{what}: unknown field `{key}`{}, expected one of {}",
-                crate::error::suggest(&key, allowed.iter().copied()),
-                allowed.join(", ")
-            )));
+        let name = key.to_string()?;
+        if !allowed.contains(&name.as_str()) {
+            unknown.push((key, name));
         }
     }
-    Ok(())
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let known: Vec<String> = allowed.iter().map(|k| k.to_string()).collect();
+    let messages: Vec<String> = unknown
+        .iter()
+        .map(|(_, name)| {
+            let place = key_place(lua, name).unwrap_or_else(|| super::sandbox::place(lua, 1));
+            format!("{place}{}", unknown_key(what, name, &known))
+        })
+        .collect();
+    match lua.app_data_mut::<KeyProblems>() {
+        Some(mut kept) => {
+            kept.0.extend(messages);
+            for (key, _) in unknown {
+                data.raw_set(key, Value::Nil)?;
+            }
+            Ok(())
+        }
+        None => Err(mlua::Error::runtime(messages.join("\n"))),
+    }
 }
 
 /// Reads `{ step_name = function ... }`, checking each step name against the order of play.
@@ -435,8 +464,56 @@ fn read<T: DeserializeOwned>(
 ) -> mlua::Result<T> {
     let copy = data(lua, decl, hooks, by_name, "", 0)
         .map_err(|e| mlua::Error::runtime(format!("{what}: {}", super::lua_message(&e))))?;
+    // serde stops at the first unknown key: each one found is taken out of the copy and the
+    // copy read again, so that every unknown key of the declaration is reported at once (a
+    // declaration has a few dozen keys at most, so this is a few reads).
+    let mut problems = Vec::new();
+    loop {
+        match deserialize(lua, &copy, hooks, what) {
+            Ok(data) if problems.is_empty() => return Ok(data),
+            Ok(_) => break,
+            Err(Problem::Unknown { message, path, key }) => {
+                problems.push(message);
+                let parent = path.iter().try_fold(copy.clone(), |t, segment| {
+                    t.raw_get::<Option<Table>>(segment.as_str()).ok().flatten()
+                });
+                // A key that cannot be taken out (a numbered one) would be found again.
+                match parent {
+                    Some(parent) if !parent.raw_get::<Value>(key.as_str())?.is_nil() => {
+                        parent.raw_set(key, Value::Nil)?
+                    }
+                    _ => break,
+                }
+            }
+            Err(Problem::Other(message)) => {
+                problems.push(message);
+                break;
+            }
+        }
+    }
+    Err(mlua::Error::runtime(problems.join("\n")))
+}
+
+/// Why a declaration's copy does not read.
+enum Problem {
+    /// An unknown key `key` of the table at `path` (empty: the declaration itself).
+    Unknown {
+        message: String,
+        path: Vec<String>,
+        key: String,
+    },
+    Other(String),
+}
+
+/// One serde read of a declaration's copy, its error in a script writer's words.
+fn deserialize<T: DeserializeOwned>(
+    lua: &Lua,
+    copy: &Table,
+    hooks: &[&str],
+    what: &str,
+) -> Result<T, Problem> {
     let options = mlua::serde::de::Options::new().deny_unsupported_types(true);
-    let de = mlua::serde::Deserializer::new_with_options(Value::Table(copy), options);
+    let de = mlua::serde::Deserializer::new_with_options(Value::Table(copy.clone()), options);
     serde_path_to_error::deserialize(de).map_err(|e| {
         let mut path = lua_path(e.path());
         let message = match e.into_inner() {
@@ -454,33 +531,36 @@ fn read<T: DeserializeOwned>(
             p if p.is_empty() => what.to_string(),
             p => format!("{what}, {}", p.replace(".[", "[")),
         };
-        mlua::Error::runtime(match unknown_field(&message) {
-            Some((key, mut known)) => {
-                if path.is_empty() {
-                    known.extend(hooks.iter().map(|h| h.to_string()));
-                }
-                let message = unknown_key(&at, &key, &known);
-                match key_place(lua, &key) {
-                    Some(place) => format!("{place}{message}"),
-                    None => message,
-                }
+        if let Some((key, mut known)) = unknown_field(&message) {
+            if path.is_empty() {
+                known.extend(hooks.iter().map(|h| h.to_string()));
             }
-            None => match message.strip_prefix("invalid type: ") {
-                // serde's "invalid type: string "yes", expected a boolean".
-                Some(rest) => match rest.rsplit_once(", expected ") {
-                    Some((got, expected)) => {
-                        format!(
-                            "{at}: `{key}` must be {}, got {}",
-                            plain_type(expected),
-                            a_value(got)
-                        )
-                    }
-                    None => format!("{at}: `{key}`: {message}"),
-                },
-                None if message.starts_with("must ") => format!("{at}: `{key}` {message}"),
-                None if key.is_empty() => format!("{at}: {message}"),
+            let message = unknown_key(&at, &key, &known);
+            let message = match key_place(lua, &key) {
+                Some(place) => format!("{place}{message}"),
+                None => message,
+            };
+            // Only a table's own keys can be taken out (not a list entry's).
+            if path.iter().all(|p| !p.starts_with('[')) {
+                return Problem::Unknown { message, path, key };
+            }
+            return Problem::Other(message);
+        }
+        Problem::Other(match message.strip_prefix("invalid type: ") {
+            // serde's "invalid type: string "yes", expected a boolean".
+            Some(rest) => match rest.rsplit_once(", expected ") {
+                Some((got, expected)) => {
+                    format!(
+                        "{at}: `{key}` must be {}, got {}",
+                        plain_type(expected),
+                        a_value(got)
+                    )
+                }
                 None => format!("{at}: `{key}`: {message}"),
             },
+            None if message.starts_with("must ") => format!("{at}: `{key}` {message}"),
+            None if key.is_empty() => format!("{at}: {message}"),
+            None => format!("{at}: `{key}`: {message}"),
         })
     })
 }

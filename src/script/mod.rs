@@ -128,6 +128,18 @@ fn raw_message(e: &mlua::Error) -> String {
     }
 }
 
+/// An error raised by a native function: a message that already points into the calling
+/// script (an unknown key's own line and column) keeps its place; any other is located at
+/// the call.
+fn placed(lua: &Lua, message: String) -> mlua::Error {
+    match sandbox::script_frame(lua, 1) {
+        Some((file, _)) if message.starts_with(&format!("{file}:")) => {
+            mlua::Error::runtime(message)
+        }
+        _ => located(lua, message),
+    }
+}
+
 /// An error raised by a native function, located at the Lua line that called it.
 pub fn located(lua: &Lua, message: impl std::fmt::Display) -> mlua::Error {
     mlua::Error::runtime(format!("{}{message}", sandbox::place(lua, 1)))
@@ -142,12 +154,28 @@ struct Collected {
     tables: Vec<Value>,
 }
 
-/// The `.lua` files in `dir` (on disk or built in), sorted.
-fn lua_files(dir: &Path) -> Vec<PathBuf> {
-    crate::files::list(dir)
+/// The `.lua` files in `dir` (on disk or built in), sorted. A folder in it is refused: each
+/// element, rule or option is one file of the folder, and a script in a subfolder would
+/// never be loaded (nor watched) without a word.
+fn lua_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let found = crate::files::list(dir);
+    if let Some(sub) = found.iter().find(|p| crate::files::is_dir(p)) {
+        let kind = dir
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        return Err(Error::File {
+            file: sub.clone(),
+            message: format!(
+                "is a folder: scripts are not read from subfolders of {kind}/ (each one is a single .lua file in {}/); move its files up or out",
+                display_path(dir)
+            ),
+        });
+    }
+    Ok(found
         .into_iter()
         .filter(|p| p.extension().is_some_and(|x| x == "lua"))
-        .collect()
+        .collect())
 }
 
 impl RuleSet {
@@ -251,7 +279,7 @@ impl RuleSet {
                         ))
                     }
                 }
-                decl::parse_param(lua, &spec, &what).map_err(|e| located(lua, lua_message(&e)))?;
+                decl::parse_param(lua, &spec, &what).map_err(|e| placed(lua, lua_message(&e)))?;
                 Ok(spec)
             })
             .map_err(script_err)?;
@@ -285,16 +313,17 @@ impl RuleSet {
         // rules hash, but not run again.
         let per_layer: Vec<Vec<PathBuf>> = layers
             .iter()
-            .map(|layer| {
+            .map(|layer| -> Result<Vec<PathBuf>> {
                 let Some(scripts) = &layer.scripts else {
-                    return Vec::new();
+                    return Ok(Vec::new());
                 };
-                ["rules", "elements", "options"]
-                    .iter()
-                    .flat_map(|sub| lua_files(&scripts.join(sub)))
-                    .collect()
+                let mut all = Vec::new();
+                for sub in ["rules", "elements", "options"] {
+                    all.extend(lua_files(&scripts.join(sub))?);
+                }
+                Ok(all)
             })
-            .collect();
+            .collect::<Result<_>>()?;
         let mut copies: Vec<Script> = Vec::new();
         let mut files: Vec<Script> = Vec::new();
         for (layer, paths) in per_layer.iter().enumerate() {
@@ -500,17 +529,8 @@ impl Declarer {
         );
         let function = lua.create_function(move |lua, decl: Table| {
             loading(lua, &file.borrow(), kind)?;
-            let parsed =
-                parse(lua, &decl, &file.borrow(), &mut steps.borrow_mut()).map_err(|e| {
-                    // A message that already points into the script (an unknown key's own line
-                    // and column) keeps its place; any other is placed at the call.
-                    let message = lua_message(&e);
-                    if message.starts_with(&format!("{}:", file.borrow())) {
-                        mlua::Error::runtime(message)
-                    } else {
-                        located(lua, message)
-                    }
-                })?;
+            let parsed = parse(lua, &decl, &file.borrow(), &mut steps.borrow_mut())
+                .map_err(|e| placed(lua, lua_message(&e)))?;
             declared.add(parsed.0.name(), &decl)?;
             let mut collected = collected.borrow_mut();
             keep(&mut collected, parsed);
@@ -660,15 +680,41 @@ fn run_file(
         .into_function()
         .map_err(err)?;
     upvalues::check(&chunk, shown).map_err(Error::Script)?;
+    lua.set_app_data(decl::KeyProblems::default());
     let result = budget.call(|| chunk.call::<Value>(()));
+    let keys = lua
+        .remove_app_data::<decl::KeyProblems>()
+        .unwrap_or_default()
+        .0;
     if let Some(why) = budget.spent() {
         return Err(Error::Script(why));
     }
-    result.map_err(|e| match e {
+    let result = result.map_err(|e| match e {
         // Lua's own out-of-memory error says nowhere: name the file at least.
         mlua::Error::MemoryError(_) => Error::Script(format!("{shown}: {}", lua_message(&e))),
         e => err(e),
-    })
+    });
+    if keys.is_empty() {
+        return result;
+    }
+    // Every unknown key of the file, with what stopped it if anything did, by line.
+    let mut all = keys;
+    if let Err(e) = result {
+        all.extend(check::split(&e.to_string()));
+    }
+    all.sort_by_key(|m| line_of(m, shown));
+    all.dedup();
+    Err(Error::Script(all.join("\n")))
+}
+
+/// The line a message `file:line:...` of the script `shown` points at (last without one).
+fn line_of(message: &str, shown: &str) -> usize {
+    message
+        .strip_prefix(shown)
+        .and_then(|m| m.strip_prefix(':'))
+        .and_then(|m| m.split(':').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(usize::MAX)
 }
 
 impl Defs {
