@@ -100,10 +100,21 @@ pub fn load(path: &Path) -> Result<Layout> {
     load_with(path, COMMAND_LINE_MAPPING.get().map(PathBuf::as_path))
 }
 
-/// Reads a Tiled map into a layout. A tileset's mapping is, in this order: `given`, the file
-/// the tileset's `rally_mapping` property names, the one the map's names, or
-/// `rally-mapping.toml` beside the map.
-pub fn load_with(path: &Path, given: Option<&Path>) -> Result<Layout> {
+/// A map read with the mappings of its tilesets, ready to be turned into elements.
+struct Prepared {
+    source: Source,
+    map: Map,
+    /// Per tileset (as `map.tilesets`), its mapping file and mapping.
+    mappings: Vec<Option<(PathBuf, Mapping)>>,
+    /// The mapping used for tilesets that name none.
+    fallback: Option<(PathBuf, Mapping)>,
+    north: North,
+}
+
+/// Reads a map and finds each tileset's mapping: `given`, the file the tileset's
+/// `rally_mapping` property names, the one the map's names, or `rally-mapping.toml` beside
+/// the map.
+fn prepare(path: &Path, given: Option<&Path>) -> Result<Prepared> {
     let source = Source::read(path)?;
     let map = if path.extension().is_some_and(|e| e == "tmx") {
         xml::map(&source)?
@@ -140,6 +151,101 @@ pub fn load_with(path: &Path, given: Option<&Path>) -> Result<Layout> {
             })?,
         },
     };
+    Ok(Prepared {
+        source,
+        map,
+        mappings,
+        fallback,
+        north,
+    })
+}
+
+/// One tile a map uses, as `rally render --list` shows it.
+pub struct Used {
+    pub tileset: String,
+    /// Its id inside the tileset.
+    pub id: u32,
+    pub class: Option<String>,
+    /// Its custom properties, as `name = value` TOML text.
+    pub properties: String,
+    /// How many cells hold it (on all layers).
+    pub cells: usize,
+    /// What decided its elements (`[tiles] 10`, `[[match]] 1 (...)`, `class as is`), or why
+    /// it could not be translated.
+    pub how: std::result::Result<String, String>,
+    /// The elements it became, as legend entries (`conveyor { dir = "N" }`); empty for none.
+    pub elements: Vec<String>,
+}
+
+/// Every tile map `path` uses, in tileset and id order, with what it becomes; a tile that
+/// cannot be translated is listed with the reason instead of stopping the list.
+pub fn list(path: &Path) -> Result<Vec<Used>> {
+    let given = COMMAND_LINE_MAPPING.get().map(PathBuf::as_path);
+    let Prepared { map, mappings, .. } = prepare(path, given)?;
+    let mut counts: BTreeMap<(usize, u32), usize> = BTreeMap::new();
+    for gid in map.layers.iter().flat_map(|l| &l.gids) {
+        let gid = gid & GID_MASK;
+        if gid == 0 {
+            continue;
+        }
+        if let Some(index) = map.tilesets.iter().rposition(|(first, _)| *first <= gid) {
+            *counts
+                .entry((index, gid - map.tilesets[index].0))
+                .or_default() += 1;
+        }
+    }
+    Ok(counts
+        .into_iter()
+        .map(|((index, id), cells)| {
+            let tileset = &map.tilesets[index].1;
+            let tile = tileset.tiles.get(&id);
+            let mapping = mappings[index].as_ref().map(|(_, m)| m);
+            let (how, elements) = match elements_of(tileset, id, mapping) {
+                Ok((entries, how)) => (
+                    Ok(how),
+                    entries
+                        .into_iter()
+                        .map(|(e, p)| match p.is_empty() {
+                            true => e,
+                            false => format!("{e} {}", inline(&p)),
+                        })
+                        .collect(),
+                ),
+                Err(m) => (Err(m), Vec::new()),
+            };
+            Used {
+                tileset: tileset.name.clone(),
+                id,
+                class: tile.and_then(|t| t.class.clone()),
+                properties: tile.map_or(String::new(), |t| inline(&t.properties)),
+                cells,
+                how,
+                elements,
+            }
+        })
+        .collect())
+}
+
+/// A table as one line of TOML: `{ dir = "N", express = true }` (`{}` when empty).
+fn inline(table: &toml::Table) -> String {
+    let parts: Vec<String> = table.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+    match parts.is_empty() {
+        true => "{}".into(),
+        false => format!("{{ {} }}", parts.join(", ")),
+    }
+}
+
+/// Reads a Tiled map into a layout. A tileset's mapping is, in this order: `given`, the file
+/// the tileset's `rally_mapping` property names, the one the map's names, or
+/// `rally-mapping.toml` beside the map.
+pub fn load_with(path: &Path, given: Option<&Path>) -> Result<Layout> {
+    let Prepared {
+        source,
+        map,
+        mappings,
+        fallback,
+        north,
+    } = prepare(path, given)?;
 
     let lines = Lines::of(&source.text);
     let cells = (map.width * map.height) as usize;
@@ -193,7 +299,7 @@ pub fn load_with(path: &Path, given: Option<&Path>) -> Result<Layout> {
                 class.map_or("no class".to_string(), |c| format!("class `{c}`")),
             );
             let mapping = mappings[index].as_ref().map(|(_, m)| m);
-            let entries = elements_of(tileset, id, mapping)
+            let (entries, _) = elements_of(tileset, id, mapping)
                 .map_err(|m| origin.error(format!("{context}: {m}")))?;
             crowd[i] += entries.len();
             if crowd[i] > super::file::MAX_PER_SQUARE {
@@ -256,21 +362,38 @@ pub fn load_with(path: &Path, given: Option<&Path>) -> Result<Layout> {
     })
 }
 
-/// The elements (with parameters) tile `id` of `tileset` stands for: by the mapping's
-/// `tiles` entry for its id, else the element a property names (`element`, or a translated
-/// value that sets `element`), else the mapping's `classes` entry for its class, else its
-/// class. Its remaining properties (renamed, translated, not dropped) are the parameters of
-/// its (first) element.
+/// The elements (with parameters) tile `id` of `tileset` stands for, and what decided
+/// them: the mapping's `tiles` entry for its id, else the `[[match]]` rule its class and
+/// properties match, else a property's translation to `[]` (no element), else the element a
+/// property names (`element`, or a translated value that sets `element`), else the
+/// mapping's `classes` entry for its class, else its class. Its remaining properties
+/// (renamed, translated, not dropped, not used up by the match) are the parameters of its
+/// (first) element.
 fn elements_of(
     tileset: &Tileset,
     id: u32,
     mapping: Option<&Mapping>,
-) -> std::result::Result<Vec<(String, toml::Table)>, String> {
+) -> std::result::Result<(Vec<(String, toml::Table)>, String), String> {
     let tile = tileset.tiles.get(&id);
+    let class = tile.and_then(|t| t.class.as_deref());
+    let own = tile.map(|t| &t.properties);
+    let matched = match (mapping, own) {
+        (Some(m), Some(own)) => m.matching(class, own)?,
+        (Some(m), None) => m.matching(class, &toml::Table::new())?,
+        (None, _) => None,
+    };
     let mut properties = toml::Table::new();
-    for (name, value) in tile.map(|t| &t.properties).into_iter().flatten() {
+    let mut nothing = None;
+    for (name, value) in own.into_iter().flatten() {
+        if matched.as_ref().is_some_and(|(rule, _)| rule.uses(name)) {
+            continue;
+        }
         match mapping {
-            Some(m) => m.apply(name, value, &mut properties)?,
+            Some(m) => {
+                if m.apply(name, value, &mut properties)? == mapping::Applied::Nothing {
+                    nothing.get_or_insert(format!("property `{name}` = {value}: no element"));
+                }
+            }
             None => {
                 properties.insert(name.clone(), value.clone());
             }
@@ -282,14 +405,21 @@ fn elements_of(
             "property `element` must be an element's name, not {other}"
         )),
     });
-    let class = tile.and_then(|t| t.class.as_deref());
-    let mut entries = match (mapping.and_then(|m| m.tile(id)), named) {
-        (Some(entry), _) => legend_entries(entry)?,
-        (None, Some(name)) => vec![(name?, toml::Table::new())],
-        (None, None) => match (class, mapping.and_then(|m| class.and_then(|c| m.class(c)))) {
-            (_, Some(entry)) => legend_entries(entry)?,
-            (Some(class), None) => vec![(class.to_string(), toml::Table::new())],
-            (None, None) => {
+    let by_class = mapping.and_then(|m| class.and_then(|c| m.class(c)));
+    let (mut entries, how) = match (mapping.and_then(|m| m.tile(id)), matched, nothing, named) {
+        (Some(entry), ..) => (legend_entries(entry)?, format!("[tiles] {id}")),
+        (None, Some((rule, how)), ..) => (legend_entries(&rule.place)?, how),
+        (None, None, Some(how), _) => (Vec::new(), how),
+        (None, None, None, Some(name)) => {
+            (vec![(name?, toml::Table::new())], "property `element`".into())
+        }
+        (None, None, None, None) => match (class, by_class) {
+            (Some(class), Some(entry)) => (legend_entries(entry)?, format!("[classes] {class}")),
+            (Some(class), None) => (
+                vec![(class.to_string(), toml::Table::new())],
+                "class as is".into(),
+            ),
+            (None, _) => {
                 return Err(
                     "the tile has no class: give it the element's name as its Class in Tiled, an `element` property, or map it in a mapping file".into(),
                 )
@@ -299,7 +429,7 @@ fn elements_of(
     if let Some((_, params)) = entries.first_mut() {
         params.extend(properties);
     }
-    Ok(entries)
+    Ok((entries, how))
 }
 
 /// The mapping file a `rally_mapping` property names (relative to the file it is set in).

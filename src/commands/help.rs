@@ -141,6 +141,10 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "rally render map.tmj -o -",
                 "a Tiled map, SVG on standard output",
             ),
+            (
+                "rally render map.tmj --list",
+                "each tile the map uses and what it became (docs/tiled.md)",
+            ),
         ],
     ),
     (

@@ -26,12 +26,77 @@ pub struct Args {
     /// For PNG: pixels per unit of the picture (a square is 64 units), e.g. 3 for print (about 288 dpi at the SVG's size)
     #[arg(long, value_name = "N", default_value_t = 1.0)]
     scale: f32,
+    /// For a Tiled map: instead of a picture, list each tile it uses (tileset, id, class, properties, cells), what it became and which mapping entry decided it; tiles that cannot be translated are listed with the reason (exit 1)
+    #[arg(long, conflicts_with_all = ["output", "after", "legend"])]
+    list: bool,
 }
 
 impl Args {
     pub fn exec(&self, common: &RuleFolders) -> Result<bool> {
+        if self.list {
+            return list(&self.file);
+        }
         render(&self.file, self, common).map(|()| true)
     }
+}
+
+/// `--list`: the tiles a Tiled map uses and what each became, as a table; false (exit 1) when
+/// some tile cannot be translated.
+fn list(path: &Path) -> Result<bool> {
+    if !crate::board::tiled::is_map(path) {
+        return Err(Error::Other(format!(
+            "--list needs a Tiled map (.tmj, .json, .tmx); {} is not one",
+            path.display()
+        )));
+    }
+    let used = crate::board::tiled::list(path)?;
+    let mut rows = vec![[
+        "tileset".to_string(),
+        "id".into(),
+        "class".into(),
+        "properties".into(),
+        "cells".into(),
+        "by".into(),
+        "elements".into(),
+    ]];
+    let mut all = true;
+    for u in &used {
+        let (by, elements) = match &u.how {
+            Ok(how) if u.elements.is_empty() => (how.clone(), "(none)".to_string()),
+            Ok(how) => (how.clone(), u.elements.join(" + ")),
+            Err(why) => {
+                all = false;
+                ("NOT TRANSLATED".to_string(), why.clone())
+            }
+        };
+        rows.push([
+            u.tileset.clone(),
+            u.id.to_string(),
+            u.class.clone().unwrap_or_else(|| "-".into()),
+            u.properties.clone(),
+            u.cells.to_string(),
+            by,
+            elements,
+        ]);
+    }
+    let widths: Vec<usize> = (0..7)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    for row in &rows {
+        let line: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(c, (cell, w))| match c {
+                6 => cell.clone(),
+                _ => format!("{cell:<w$}"),
+            })
+            .collect();
+        println!("{}", line.join("  "));
+    }
+    let untranslated = used.iter().filter(|u| u.how.is_err()).count();
+    println!("{} tiles used, {} not translated", used.len(), untranslated);
+    Ok(all)
 }
 
 fn render(path: &Path, opts: &Args, common: &RuleFolders) -> Result<()> {

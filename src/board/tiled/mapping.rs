@@ -41,6 +41,9 @@ pub struct Mapping {
     classes: BTreeMap<String, toml::Value>,
     #[serde(default)]
     properties: BTreeMap<String, Rule>,
+    /// Rules matching several properties (and the class) at once: `[[match]]`.
+    #[serde(default, rename = "match")]
+    matches: Vec<MatchRule>,
     /// The file, as messages name it.
     #[serde(skip)]
     file: String,
@@ -53,8 +56,55 @@ enum Rule {
     /// It is this parameter.
     Rename(String),
     /// Each of its values (as text: `90`, `true`, `"N"`) stands for these parameters, which
-    /// may include `element`.
-    Translate(BTreeMap<String, toml::Table>),
+    /// may include `element`, or, written `[]`, for no element at all.
+    Translate(BTreeMap<String, toml::Value>),
+}
+
+/// A `[[match]]` rule: a tile whose class (if given) and properties all have these values is
+/// the elements `place` gives (a legend entry: a name, a table, a list, `[]` for none).
+#[derive(Deserialize, Clone, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct MatchRule {
+    class: Option<String>,
+    #[serde(default)]
+    properties: toml::Table,
+    pub place: toml::Value,
+}
+
+impl MatchRule {
+    fn matches(&self, class: Option<&str>, properties: &toml::Table) -> bool {
+        self.class.as_deref().is_none_or(|c| Some(c) == class)
+            && self.properties.iter().all(|(name, want)| {
+                properties
+                    .get(name)
+                    .is_some_and(|have| value_key(have) == value_key(want))
+            })
+    }
+
+    /// Does this rule use up property `name` (so it is no parameter)?
+    pub fn uses(&self, name: &str) -> bool {
+        self.properties.contains_key(name)
+    }
+
+    /// How messages and `rally render --list` name the rule.
+    fn describe(&self) -> String {
+        let mut parts: Vec<String> = self.class.iter().map(|c| format!("class = {c}")).collect();
+        parts.extend(
+            self.properties
+                .iter()
+                .map(|(k, v)| format!("{k} = {}", value_key(v))),
+        );
+        parts.join(", ")
+    }
+}
+
+/// What a property's value stands for, once the mapping is applied.
+#[derive(Debug, PartialEq)]
+pub enum Applied {
+    /// Parameters (perhaps renamed or translated) were added.
+    Params,
+    /// A translation gives `[]`: the tile places no element.
+    Nothing,
 }
 
 #[derive(Deserialize, Clone, Copy, Debug, PartialEq)]
@@ -102,6 +152,34 @@ impl Mapping {
         self.classes.get(class)
     }
 
+    /// The `[[match]]` rule a tile of `class` with `properties` matches, with its description
+    /// (`[[match]] 2 (class = belt, crossroad = true)`); an error if several match.
+    pub fn matching(
+        &self,
+        class: Option<&str>,
+        properties: &toml::Table,
+    ) -> std::result::Result<Option<(&MatchRule, String)>, String> {
+        let named = |i: usize, r: &MatchRule| format!("[[match]] {} ({})", i + 1, r.describe());
+        let mut found = self
+            .matches
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.matches(class, properties));
+        let Some((i, rule)) = found.next() else {
+            return Ok(None);
+        };
+        let others: Vec<String> = found.map(|(j, r)| named(j, r)).collect();
+        if !others.is_empty() {
+            return Err(format!(
+                "the tile matches several rules of {}: {} and {}; make them exclusive (give one a property the other does not match)",
+                self.file,
+                named(i, rule),
+                others.join(" and ")
+            ));
+        }
+        Ok(Some((rule, named(i, rule))))
+    }
+
     /// Adds property `name = value` to `out` as the mapping says: left out, renamed,
     /// translated into parameters (and perhaps the element), or as it is.
     pub fn apply(
@@ -109,9 +187,9 @@ impl Mapping {
         name: &str,
         value: &toml::Value,
         out: &mut toml::Table,
-    ) -> std::result::Result<(), String> {
+    ) -> std::result::Result<Applied, String> {
         if self.drop.iter().any(|d| d == name) {
-            return Ok(());
+            return Ok(Applied::Params);
         }
         match self.properties.get(name) {
             None => {
@@ -122,7 +200,7 @@ impl Mapping {
             }
             Some(Rule::Translate(values)) => {
                 let key = value_key(value);
-                let params = values.get(&key).ok_or_else(|| {
+                let translated = values.get(&key).ok_or_else(|| {
                     let known: Vec<&str> = values.keys().map(String::as_str).collect();
                     format!(
                         "property `{name}` = {value} has no translation in {} (it translates {})",
@@ -130,6 +208,16 @@ impl Mapping {
                         known.join(", ")
                     )
                 })?;
+                let params = match translated {
+                    toml::Value::Table(params) => params,
+                    toml::Value::Array(a) if a.is_empty() => return Ok(Applied::Nothing),
+                    other => {
+                        return Err(format!(
+                            "property `{name}` = {value} is translated to {other} in {}: a translation is a table of parameters, or [] for no element",
+                            self.file
+                        ))
+                    }
+                };
                 for (param, v) in params {
                     if param == "element" && out.get("element").is_some_and(|e| e != v) {
                         return Err(format!(
@@ -141,7 +229,7 @@ impl Mapping {
                 }
             }
         }
-        Ok(())
+        Ok(Applied::Params)
     }
 }
 
