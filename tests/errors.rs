@@ -231,7 +231,20 @@ fn a_tile_given_for_a_robot_names_the_method_and_argument() {
 fn a_number_out_of_range_names_the_method_and_argument() {
     handler_says(
         "ctx:damage(robot, 1e20)",
-        "`ctx:damage`: argument `amount` must be a whole number, got a number with a fraction or out of range",
+        "`ctx:damage`: argument `amount` must be a whole number, got the number 100000000000000000000, out of range (a whole number from -2147483648 to 2147483647)",
+    );
+    // What was given and what fits, for an integer too, and a fraction named as such.
+    handler_says(
+        "ctx:set_lives(robot, 1 << 40)",
+        "`ctx:set_lives`: argument `lives` must be a whole number, got the number 1099511627776, out of range (a whole number from -2147483648 to 2147483647)",
+    );
+    handler_says(
+        "ctx:repair(robot, 2.5)",
+        "`ctx:repair`: argument `amount` must be a whole number or nil, got the number 2.5, which has a fraction",
+    );
+    handler_says(
+        "ctx:random(-1)",
+        "`ctx:random`: argument `n` must be a whole number, got the number -1, out of range (a whole number from 0 to 18446744073709551615)",
     );
 }
 
@@ -354,9 +367,14 @@ fn parameter_defaults_are_checked_when_the_script_loads() {
         "rally.param.dir { default = \"up\" }",
         "rally.param.dir: `default`: expected a direction (N/E/S/W), got \"up\"",
     );
-    param_says(
-        "rally.param.int { maxx = 1 }",
-        "rally.param.int: unknown field `maxx` (did you mean `max`?), expected one of kind, default, optional, describe, min, max",
+    // An unknown key is placed at the key itself (line 3, column 36), not at the call.
+    let dir = element("return rally.element {\n  name = \"probe\",\n  params = { n = rally.param.int { maxx = 1 } },\n}\n");
+    let stderr = rally_refused(dir.path(), &["run", "s.toml"]);
+    says(
+        &stderr,
+        "error: scripts/elements/probe.lua:3:36: rally.param.int: unknown field `maxx` (did you mean `max`?), expected one of kind, default, optional, describe, min, max",
+        3,
+        "params = { n = rally.param.int { maxx = 1 } },",
     );
 }
 

@@ -10,7 +10,7 @@ use super::{Link, Resolver};
 use crate::cards::{Card, CardKind};
 use crate::error::Error;
 use crate::geometry::{Dir, Pos, Rotation};
-use crate::script::args::Word;
+use crate::script::args::{Whole, Word};
 use crate::script::{args, located, pos_table, sandbox, store, views};
 use crate::state::{is_event_field, RobotId, EVENT_FIELDS};
 use crate::world::{How, Shot};
@@ -751,13 +751,13 @@ impl UserData for Ctx {
              _,
              (robot, amount, cause, from, opts): (
                 AnyUserData,
-                i32,
+                Whole<i32>,
                 Option<String>,
                 Option<String>,
                 Option<Table>,
             )| {
                 let id = robot_id(lua, &robot)?;
-                let amount = args::not_negative(lua, "amount", amount)?;
+                let amount = args::not_negative(lua, "amount", amount.0)?;
                 let from = from.map(|d| dir_arg(lua, &d)).transpose()?;
                 let cause = logged_text(lua, cause, "ctx:damage: the cause", "script")?;
                 let absorb = opts
@@ -802,20 +802,23 @@ impl UserData for Ctx {
         );
         methods.add_method(
             "repair",
-            |lua, _, (robot, amount): (AnyUserData, Option<i32>)| {
+            |lua, _, (robot, amount): (AnyUserData, Option<Whole<i32>>)| {
                 let id = robot_id(lua, &robot)?;
-                let amount = args::not_negative(lua, "amount", amount.unwrap_or(1))?;
+                let amount = args::not_negative(lua, "amount", amount.map_or(1, |a| a.0))?;
                 link(lua)?.world.borrow_mut().repair(id, amount);
                 Ok(())
             },
         );
 
         // Sets the robot's lives left (a house rule giving more or fewer lives); logs `lives`.
-        methods.add_method("set_lives", |lua, _, (robot, lives): (AnyUserData, i32)| {
-            let id = robot_id(lua, &robot)?;
-            link(lua)?.world.borrow_mut().set_lives(id, lives);
-            Ok(())
-        });
+        methods.add_method(
+            "set_lives",
+            |lua, _, (robot, lives): (AnyUserData, Whole<i32>)| {
+                let (id, lives) = (robot_id(lua, &robot)?, lives.0);
+                link(lua)?.world.borrow_mut().set_lives(id, lives);
+                Ok(())
+            },
+        );
 
         // --- Option cards (rules.md §6.6) and decisions -------------------------------------
         // The options a robot holds, in the order drawn: `{ { name =, uses =, max_uses = } }`
@@ -967,7 +970,7 @@ impl UserData for Ctx {
         methods.add_method("set_game_var", |lua, _, (key, value): (String, Value)| {
             set_var(lua, key, value, |w| &mut w.state.vars, "ctx:set_game_var")
         });
-        methods.add_method("random", |lua, _, n: u64| {
+        methods.add_method("random", |lua, _, Whole(n): Whole<u64>| {
             if n == 0 {
                 return Err(located(lua, "ctx:random(n) needs n >= 1"));
             }

@@ -30,6 +30,54 @@ impl mlua::FromLua for Word {
     }
 }
 
+/// A whole-number argument of a native function (`ctx:damage(robot, n)`): converted as mlua
+/// converts `T`, but a number that is not one says what was given and what fits (mlua's own
+/// conversion says neither: "out of range").
+#[derive(Clone, Copy, Debug)]
+pub struct Whole<T>(pub T);
+
+macro_rules! whole {
+    ($($t:ty),*) => {$(
+        impl mlua::FromLua for Whole<$t> {
+            fn from_lua(value: mlua::Value, _: &mlua::Lua) -> mlua::Result<Self> {
+                let fits = match &value {
+                    mlua::Value::Integer(n) => <$t>::try_from(*n).ok(),
+                    mlua::Value::Number(n) if n.fract() == 0.0 && n.abs() < 9.0e18 => {
+                        <$t>::try_from(*n as i64).ok()
+                    }
+                    _ => None,
+                };
+                if let Some(n) = fits {
+                    return Ok(Whole(n));
+                }
+                let message = match &value {
+                    mlua::Value::Number(n) if n.fract() != 0.0 && n.is_finite() => {
+                        format!("{}, which has a fraction", shown(&value))
+                    }
+                    mlua::Value::Integer(_) | mlua::Value::Number(_) => format!(
+                        "{}, out of range (a whole number from {} to {})",
+                        shown(&value),
+                        <$t>::MIN,
+                        <$t>::MAX
+                    ),
+                    _ => return Err(mlua::Error::FromLuaConversionError {
+                        from: value.type_name(),
+                        to: stringify!($t).into(),
+                        message: None,
+                    }),
+                };
+                Err(mlua::Error::FromLuaConversionError {
+                    from: value.type_name(),
+                    to: stringify!($t).into(),
+                    message: Some(message),
+                })
+            }
+        }
+    )*};
+}
+
+whole!(i32, u8, u32, u64);
+
 /// A value as a message shows what a script passed: numbers as Lua writes them (`2`,
 /// `2.5`: an integer never as `2.0`), strings quoted, other values by their type.
 pub fn shown(value: &mlua::Value) -> String {
