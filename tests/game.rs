@@ -1153,3 +1153,52 @@ fn rally_play_shows_the_state_at_a_script_error() {
     );
     assert!(out[failed..].contains("robot_lasers.lua:"), "{out}");
 }
+
+/// A seat's `facing` is optional: without it a robot faces the way its dock's `facing` says,
+/// else north; a seat's own facing wins over its dock's.
+#[test]
+fn seats_face_as_given_else_as_their_dock_else_north() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.toml");
+    std::fs::write(
+        &path,
+        r#"
+seed = 1
+[board]
+grid = """
+F1 S1 S2 S3
+"""
+[board.legend]
+"F1" = { element = "flag", number = 1 }
+"S1" = { element = "start", number = 1, facing = "E" }
+"S2" = { element = "start", number = 2, facing = "E" }
+"S3" = { element = "start", number = 3 }
+[[robot]]
+name = "docked"
+[[robot]]
+name = "given"
+facing = "W"
+[[robot]]
+name = "plain"
+"#,
+    )
+    .unwrap();
+    let setup = Setup::load(&path).unwrap();
+    let rules = RuleSet::load(&sources(&setup)).unwrap();
+    let game = Game::start(setup, rules).unwrap();
+    let facings: Vec<(String, Dir)> = game
+        .engine
+        .state()
+        .robots
+        .iter()
+        .map(|r| (r.name.clone(), r.facing))
+        .collect();
+    assert_eq!(
+        facings,
+        [
+            ("docked".to_string(), Dir::E),
+            ("given".to_string(), Dir::W),
+            ("plain".to_string(), Dir::N),
+        ]
+    );
+}

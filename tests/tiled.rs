@@ -3,7 +3,7 @@
 //! board written as TOML (tests/tiled/practice.toml) compile to the same tiles and resolve
 //! the same scenario identically. Then the mapping file, and the errors a designer can make.
 
-use crate::support::rally;
+use crate::support::{rally, rally_ok, rally_refused};
 use rally::board::{Board, Layout};
 use rally::formats::scenario::Scenario;
 use rally::script::RuleFolders;
@@ -468,5 +468,215 @@ fn a_missing_tileset_names_the_path_it_tried() {
         e.contains(&tried.display().to_string()),
         "names {}: {e}",
         tried.display()
+    );
+}
+
+/// A map drawn with a community tileset (tests/tiled/community/): external tileset, rotated
+/// belts, spawns and pushers, a junction by `[[match]]`, a drawn beam that is no element.
+#[test]
+fn a_community_tileset_map_gives_the_tiles_of_its_toml_twin() {
+    let toml = tiles("tests/tiled/community/dock.toml");
+    assert_eq!(toml.len(), 19, "one square holds no element (the beam)");
+    assert_eq!(tiles("tests/tiled/community/dock.tmj"), toml);
+}
+
+/// The worked mapping in docs/tiled.md, copied out of the page, loads the community map as
+/// written and gives every square of its TOML twin; and it is the vendored mapping file.
+#[test]
+fn the_worked_example_in_the_docs_runs_as_written() {
+    let docs = std::fs::read_to_string("docs/tiled.md").unwrap();
+    let from = docs
+        .find("## Tilesets made for another game")
+        .expect("the section");
+    let start = docs[from..].find("```toml\n").unwrap() + from + "```toml\n".len();
+    let end = docs[start..].find("```").unwrap() + start;
+    let example = &docs[start..end];
+    assert_eq!(
+        example,
+        std::fs::read_to_string("tests/tiled/community/rally-mapping.toml").unwrap(),
+        "docs/tiled.md shows the vendored mapping"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    for f in ["dock.tmj", "factory_floor.tsj"] {
+        std::fs::copy(
+            Path::new("tests/tiled/community").join(f),
+            dir.path().join(f),
+        )
+        .unwrap();
+    }
+    std::fs::write(dir.path().join("rally-mapping.toml"), example).unwrap();
+    let map = dir.path().join("dock.tmj");
+    assert_eq!(
+        tiles(map.to_str().unwrap()),
+        tiles("tests/tiled/community/dock.toml")
+    );
+    // Rendered too: the picture draws every element of the map.
+    let svg = dir.path().join("dock.svg");
+    rally_ok(dir.path(), &["render", "dock.tmj", "-o", "dock.svg"]);
+    assert!(std::fs::read_to_string(svg).unwrap().starts_with("<svg"));
+}
+
+#[test]
+fn render_list_shows_what_each_tile_became() {
+    let dir = Path::new("tests/tiled/community");
+    let out = rally_ok(dir, &["render", "dock.tmj", "--list"]);
+    let row = |id: &str| {
+        out.lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(id))
+            .unwrap_or_else(|| panic!("no row for tile {id}:\n{out}"))
+            .to_string()
+    };
+    assert!(out.lines().next().unwrap().starts_with("tileset"), "{out}");
+    assert!(
+        row("0").contains("[classes] ground") && row("0").ends_with("floor"),
+        "{out}"
+    );
+    assert!(
+        row("0").split_whitespace().nth(4) == Some("6"),
+        "6 cells hold ground: {out}"
+    );
+    assert!(
+        row("5").contains("[[match]] 1 (class = belt, crossroad = true, direction_out = 90)")
+            && row("5")
+                .contains(r#"conveyor { dir = "E", express = false, turns = { N = "right" } }"#),
+        "{out}"
+    );
+    assert!(
+        row("10").contains("property `start` = false: no element") && row("10").ends_with("(none)"),
+        "{out}"
+    );
+    assert!(row("6").contains("class as is"), "{out}");
+    assert!(out.ends_with("15 tiles used, 0 not translated\n"), "{out}");
+
+    // A tile the mapping cannot translate is listed, and the command fails (exit 1).
+    let tmp = tempfile::tempdir().unwrap();
+    for f in ["dock.tmj", "factory_floor.tsj"] {
+        std::fs::copy(dir.join(f), tmp.path().join(f)).unwrap();
+    }
+    let mapping = std::fs::read_to_string(dir.join("rally-mapping.toml"))
+        .unwrap()
+        .replace("0 = { phases = [2, 4] }, ", "");
+    std::fs::write(tmp.path().join("rally-mapping.toml"), mapping).unwrap();
+    let out = rally(tmp.path(), &["render", "dock.tmj", "--list"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.lines().any(|l| l.contains("pusher")
+            && l.contains("NOT TRANSLATED")
+            && l.contains("property `register` = 0 has no translation")),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("15 tiles used, 1 not translated\n"),
+        "{text}"
+    );
+    // Not a Tiled map: refused.
+    let err = rally_refused(
+        Path::new("."),
+        &["render", "tests/tiled/community/dock.toml", "--list"],
+    );
+    assert!(err.contains("--list needs a Tiled map"), "{err}");
+}
+
+/// A 2×1 map of tiles 1 and 2 of a tileset whose tiles have `properties` (JSON lists), read
+/// through `mapping`: the board's tiles, or the error.
+fn mapped(tile0: &str, tile1: &str, mapping: &str) -> Result<Vec<Value>, String> {
+    let tileset = format!(
+        r#"{{"firstgid": 1, "name": "community", "tiles": [
+          {{"id": 0, "type": "belt", "properties": {tile0}}},
+          {{"id": 1, "type": "belt", "properties": {tile1}}}]}}"#
+    );
+    let dir = folder(&[
+        ("m.tmj", &map_json(&tileset, "1, 2")),
+        ("rally-mapping.toml", mapping),
+    ]);
+    let layout = Layout::load(&dir.path().join("m.tmj")).map_err(|e| e.to_string())?;
+    let board = Board::compile(&layout, &rules()).map_err(|e| e.to_string())?;
+    Ok(board
+        .tiles
+        .iter()
+        .map(|t| json!([t.at, t.name, t.params]))
+        .collect())
+}
+
+#[test]
+fn match_rules_read_several_properties_and_refuse_ambiguity() {
+    let p = |cross: bool, out: i64| {
+        format!(
+            r#"[{{"name": "crossroad", "type": "bool", "value": {cross}}},
+                {{"name": "direction_out", "type": "int", "value": {out}}},
+                {{"name": "speed", "type": "int", "value": 2}}]"#
+        )
+    };
+    let mapping = r#"
+drop = ["crossroad"]
+[classes]
+belt = { element = "conveyor", dir = "N" }
+[properties]
+speed = { 1 = {}, 2 = { express = true } }
+direction_out = { 0 = {}, 90 = { dir = "E", turn = "right" } }
+[[match]]
+class = "belt"
+properties = { crossroad = true, direction_out = 90 }
+place = { element = "conveyor", dir = "E", turns = { N = "right" } }
+"#;
+    // Tile 0 is a crossroad (the rule), tile 1 the same direction without (the class).
+    let got = mapped(&p(true, 90), &p(false, 90), mapping).unwrap();
+    assert_eq!(
+        got,
+        [
+            json!([[0, 0], "conveyor", {"dir": "E", "express": true, "turns": {"N": "right"}}]),
+            json!([[1, 0], "conveyor", {"dir": "E", "express": true, "turn": "right"}]),
+        ]
+    );
+    // The class must match when the rule gives one.
+    let other_class = mapping.replace("class = \"belt\"", "class = \"rail\"");
+    let got = mapped(&p(true, 90), &p(false, 0), &other_class).unwrap();
+    assert_eq!(
+        got[0],
+        json!([[0, 0], "conveyor", {"dir": "E", "express": true, "turn": "right"}])
+    );
+    // Two rules matching one tile: an error naming the tile and both rules.
+    let ambiguous =
+        format!("{mapping}\n[[match]]\nproperties = {{ speed = 2 }}\nplace = \"pit\"\n");
+    let err = mapped(&p(true, 90), &p(false, 0), &ambiguous).unwrap_err();
+    assert!(
+        err.contains("m.tmj:")
+            && err.contains("square [0, 0]: tile 0 of tileset `community` (class `belt`")
+            && err.contains("the tile matches several rules of")
+            && err.contains("[[match]] 1 (class = belt, crossroad = true, direction_out = 90) and [[match]] 2 (speed = 2)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_translation_to_nothing_places_no_element() {
+    let beam = |start: bool| {
+        format!(
+            r#"[{{"name": "start", "type": "bool", "value": {start}}},
+                {{"name": "laser_strength", "type": "int", "value": 2}}]"#
+        )
+    };
+    let mapping = r#"
+[classes]
+belt = { element = "laser", dir = "S" }
+[properties]
+laser_strength = "strength"
+start = { true = {}, false = [] }
+"#;
+    let got = mapped(&beam(true), &beam(false), mapping).unwrap();
+    assert_eq!(
+        got,
+        [json!([[0, 0], "laser", {"dir": "S", "strength": 2}])],
+        "the beam (start = false) is no element, and its strength no error"
+    );
+    // Anything but a table or [] is refused, naming the property and the mapping.
+    let bad = mapping.replace("false = []", "false = 3");
+    let err = mapped(&beam(true), &beam(false), &bad).unwrap_err();
+    assert!(
+        err.contains("square [1, 0]")
+            && err.contains("property `start` = false is translated to 3 in")
+            && err.contains("a table of parameters, or [] for no element"),
+        "{err}"
     );
 }

@@ -748,13 +748,16 @@ function Builder:solid() end
 ---@param number integer the flag's number, from 1
 function Builder:flag(number) end
 
----This square is start (docking bay) `number`.
+---This square is start (docking bay) `number`; a robot placed here faces `facing` unless
+---the game (its seat's `facing`) or the scenario (the robot's `facing`) gives one, and
+---north if neither does.
 ---
 ---```lua
----build = function(b, tile) b:start(tile.number) end,
+---build = function(b, tile) b:start(tile.number, tile.facing) end,
 ---```
 ---@param number integer the dock's number, from 1 (robot 1 starts on dock 1)
-function Builder:start(number) end
+---@param facing? rally.Dir the way a robot placed here faces by default
+function Builder:start(number, facing) end
 
 ---What `on_enter`, `on_cross` and `on_card_end` are told about the move.
 ---

@@ -50,7 +50,16 @@ pub struct Facts {
     /// Something physically occupies the square (a teleporter cannot land here).
     solid: Vec<bool>,
     pub flags: Vec<(u32, Pos)>,
-    pub starts: Vec<(u32, Pos)>,
+    pub starts: Vec<Start>,
+}
+
+/// A start square (docking bay), as its element's `build` declares it (`b:start(n, facing)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Start {
+    pub number: u32,
+    pub at: Pos,
+    /// The way a robot placed here faces when the game or scenario gives none.
+    pub facing: Option<Dir>,
 }
 
 /// How `Board::compile` reaches the element declarations without depending on Lua.
@@ -246,7 +255,8 @@ impl Board {
         &self.facts.flags
     }
 
-    pub fn starts(&self) -> &[(u32, Pos)] {
+    /// Every start square, by number.
+    pub fn starts(&self) -> &[Start] {
         &self.facts.starts
     }
 }

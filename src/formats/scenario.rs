@@ -55,7 +55,8 @@ struct ScenarioFile {
 struct RobotFile {
     name: String,
     at: [i32; 2],
-    facing: Dir,
+    /// Default: the facing of a start square it stands on (`start`'s `facing`), else north.
+    facing: Option<Dir>,
     #[serde(default)]
     damage: i32,
     #[serde(default = "three")]
@@ -372,6 +373,9 @@ pub struct Scenario {
     pub description: String,
     pub layout: Layout,
     pub robots: Vec<Robot>,
+    /// The robots (by index) given no `facing`: they face as the start square they stand on
+    /// says, once the board is compiled, else north.
+    pub unfaced: Vec<usize>,
     pub seed: u64,
     pub registers: u8,
     pub end_of_turn: bool,
@@ -407,6 +411,7 @@ impl Scenario {
             None => None,
         };
         let mut robots: Vec<Robot> = Vec::new();
+        let mut unfaced = Vec::new();
         let mut plans = Vec::new();
         let mut choices = BTreeMap::new();
         let mut listed: Vec<&Spanned<RobotFile>> = file.robot.iter().collect();
@@ -486,7 +491,10 @@ impl Scenario {
                 }
             }
             plans.push(plan(r, turns).map_err(&at_err)?);
-            let mut robot = Robot::new(&r.name, at, r.facing);
+            if r.facing.is_none() {
+                unfaced.push(robots.len());
+            }
+            let mut robot = Robot::new(&r.name, at, r.facing.unwrap_or(Dir::N));
             robot.damage = r.damage;
             robot.lives = r.lives;
             robot.flags = r.flags;
@@ -561,6 +569,7 @@ impl Scenario {
             description: file.description,
             layout,
             robots,
+            unfaced,
             seed: file.seed,
             registers,
             end_of_turn: file.end_of_turn.unwrap_or(turns.is_some()),

@@ -77,15 +77,11 @@ struct SeatFile {
     #[serde(default)]
     strength: Strength,
     start: Option<u32>,
-    #[serde(default = "north")]
-    facing: Dir,
+    /// Default: the facing its dock gives, else north.
+    facing: Option<Dir>,
     /// Option cards it starts the game with (playtesting an option: `rally sim`).
     #[serde(default)]
     options: Vec<String>,
-}
-
-fn north() -> Dir {
-    Dir::N
 }
 
 /// A count of the game file that must be at least 1 (`lives`, `turn_limit`), or `default`.
@@ -114,7 +110,8 @@ pub struct Seat {
     pub strength: Strength,
     /// The start square (dock) number.
     pub dock: u32,
-    pub facing: Dir,
+    /// The way it faces at the start; none: its dock's facing, else north.
+    pub facing: Option<Dir>,
     /// Option cards it starts with.
     pub options: Vec<String>,
     /// Its `[[robot]]` table in the game file, for errors found once the rules are loaded.
@@ -316,18 +313,18 @@ impl Setup {
         self.seats
             .iter()
             .map(|seat| {
-                let at = board
+                let start = board
                     .starts()
                     .iter()
-                    .find(|(n, _)| *n == seat.dock)
-                    .map(|(_, at)| *at)
+                    .find(|s| s.number == seat.dock)
                     .ok_or_else(|| {
                         seat.origin.error(format!(
                             "robot `{}` starts on dock {}, but the board has no `start` square number {}",
                             seat.name, seat.dock, seat.dock
                         ))
                     })?;
-                let mut robot = Robot::new(&seat.name, at, seat.facing);
+                let facing = seat.facing.or(start.facing).unwrap_or(Dir::N);
+                let mut robot = Robot::new(&seat.name, start.at, facing);
                 robot.lives = self.lives;
                 for name in &seat.options {
                     let def = rules.option_def(name).ok_or_else(|| {

@@ -102,6 +102,15 @@ impl Scenario {
             deal::stack_deck(&mut state, &self.deck);
         }
         let mut engine = Engine::new(self.layout.clone(), state, rules)?;
+        let board = engine.board();
+        for &i in &self.unfaced {
+            let mut state = engine.state_mut();
+            let robot = &mut state.robots[i];
+            let dock = board.starts().iter().find(|s| s.at == robot.at);
+            if let Some(facing) = dock.and_then(|s| s.facing) {
+                robot.facing = facing;
+            }
+        }
         engine.set_chooser(Box::new(Fixed::new(&self.choices)));
         Ok(engine)
     }

@@ -23,7 +23,7 @@ pub use folders::RuleFolders;
 pub use layers::{Layer, Project};
 
 use crate::board::params::ParamSpecs;
-use crate::board::{Blocking, Catalogue, Facts, Tile};
+use crate::board::{Blocking, Catalogue, Facts, Start, Tile};
 use crate::error::{Error, Result};
 use crate::files::display_path;
 use crate::geometry::{Dir, Pos};
@@ -1160,12 +1160,16 @@ impl Catalogue for RuleSet {
                             b.facts.flags.push((number, at));
                             Ok(())
                         });
-                        reg.add_method("start", |_, this, number: u32| {
-                            let mut b = this.borrow_mut();
-                            let at = b.at;
-                            b.facts.starts.push((number, at));
-                            Ok(())
-                        });
+                        reg.add_method(
+                            "start",
+                            |lua, this, (number, facing): (u32, Option<String>)| {
+                                let facing = facing.map(|f| dir_arg(lua, &f)).transpose()?;
+                                let mut b = this.borrow_mut();
+                                let at = b.at;
+                                b.facts.starts.push(Start { number, at, facing });
+                                Ok(())
+                            },
+                        );
                     },
                 )?;
                 build.call::<()>((b, table))

@@ -13,7 +13,11 @@
 //! [properties]                         # a property → a parameter, or per value: parameters
 //! heading = "dir"
 //! direction_out = { -90 = { turn = "left" }, 0 = {}, 90 = { turn = "right" } }
-//! start = { true = { element = "laser" }, false = { element = "floor" } }
+//! start = { true = { element = "laser" }, false = [] }   # []: no element
+//! [[match]]                            # several properties (and the class) at once
+//! class = "belt"
+//! properties = { crossroad = true, direction_out = 90 }
+//! place = { element = "conveyor", dir = "E", turns = { N = "right" } }
 //! ```
 
 use crate::error::Result;
