@@ -505,7 +505,7 @@ fn sim_summary_does_not_depend_on_the_thread_count() {
             ..two.clone()
         }
     );
-    let rows = rally::game::tally::rows(&[&one, &two], &Default::default());
+    let rows = rally::game::tally::rows(&[&one, &two], &Default::default(), &Default::default());
     // Paired, the difference of a column with itself is 0 with no width at all.
     for key in ["turns", "deaths", "damage"] {
         let d = rows.iter().find(|r| r.key == key).unwrap().differences[0].unwrap();

@@ -489,8 +489,12 @@ fn columns_switch_variants_on_and_off_with_settings() {
         table.contains("standard − sticky-floor(threshold=0)"),
         "{table}"
     );
-    // The scripts' events are rows; by robot only when asked for with --metric.
-    assert!(table.contains("stuck per game"), "{table}");
+    // The scripts' events are rows, named by their declaration's sentence; by robot only
+    // when asked for with --metric.
+    assert!(
+        table.contains("\nstuck per game: a robot sticks to the floor with … damage "),
+        "{table}"
+    );
     assert!(!table.contains("\n  A "), "{table}");
     let out = sticky(&[
         "--games",
@@ -743,6 +747,10 @@ fn shards_carry_their_settings_and_a_report_is_one_page() {
         assert!(page.contains(section), "{section}");
     }
     assert!(page.contains("&#160;&#160;A"), "--metric stuck: by robot");
+    assert!(
+        page.contains("stuck per game: a robot sticks to the floor with … damage"),
+        "the event's row is named by its sentence"
+    );
     assert!(page.matches("<svg").count() > 10);
     // Self-contained: nothing is fetched (the only address is SVG's namespace).
     let addresses = page.matches("http").count();

@@ -26,6 +26,7 @@ mod fuzz;
 mod game;
 mod hooks;
 mod inputs;
+mod journal;
 mod layers;
 mod lua_api;
 mod new;

@@ -11,6 +11,7 @@ use crate::deal::{self, Hand};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::game::bot::Bots;
+use crate::game::journal::Journal;
 use crate::game::save::{self, Save};
 use crate::game::{Driver, Game, Outcome, Phase, Seats, Setup, Stage};
 use crate::geometry::Pos;
@@ -56,7 +57,7 @@ impl Args {
 }
 
 fn play(game_path: Option<&Path>, opts: &Args, common: &RuleFolders) -> Result<bool> {
-    let (mut m, extra, save_path) = match &opts.resume {
+    let (mut m, extra, save_path, mut journal) = match &opts.resume {
         Some(path) => {
             let save = Save::load(path)?;
             let setup = Setup::load(&save.game)?;
@@ -72,7 +73,8 @@ fn play(game_path: Option<&Path>, opts: &Args, common: &RuleFolders) -> Result<b
             if let Some(changed) = save.rules_changed(&rules) {
                 note(changed);
             }
-            (Game::resume(setup, rules, save)?, extra, save_path)
+            let journal = Journal::new(&save_path, Some(&save));
+            (Game::resume(setup, rules, save)?, extra, save_path, journal)
         }
         None => {
             let path = game_path.ok_or_else(|| {
@@ -85,7 +87,8 @@ fn play(game_path: Option<&Path>, opts: &Args, common: &RuleFolders) -> Result<b
             }
             let save_path = opts.save.clone().unwrap_or_else(|| default_save(path));
             let extra = common.extra_variants.clone();
-            (Game::start(setup, rules)?, extra, save_path)
+            let journal = Journal::new(&save_path, None);
+            (Game::start(setup, rules)?, extra, save_path, journal)
         }
     };
     crate::files::check_output(&save_path)?;
@@ -95,7 +98,7 @@ fn play(game_path: Option<&Path>, opts: &Args, common: &RuleFolders) -> Result<b
     }
     if opts.resume.is_none() {
         // Saved before the first question, so that a game stopped there can be resumed.
-        save::write_json(&save_path, &m.save(&extra))?;
+        save::write_with_journal(&save_path, &m, &extra, &mut journal)?;
     }
     let sources = Sources {
         project: common.project(Some(&m.setup.path)),
@@ -181,7 +184,7 @@ fn play(game_path: Option<&Path>, opts: &Args, common: &RuleFolders) -> Result<b
         }
         show(&m, &stage, colour, !legend_shown);
         legend_shown |= matches!(stage, Stage::Register { .. });
-        save::write_json(&save_path, &m.save(&extra))?;
+        save::write_with_journal(&save_path, &m, &extra, &mut journal)?;
         if matches!(stage, Stage::Register { .. }) && !fast && !m.is_over() {
             let prompt = format!("(Enter for {}) ", coming(m.progress.phase));
             pause(

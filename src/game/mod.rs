@@ -10,6 +10,7 @@
 
 pub mod bot;
 pub mod columns;
+pub mod journal;
 pub mod moment;
 pub(crate) mod questions;
 pub(crate) mod rerun;

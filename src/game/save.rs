@@ -33,7 +33,14 @@ pub struct Save {
     pub programs: Vec<Vec<Option<Card>>>,
     /// Each robot's place in this turn's order of destruction (re-entry order, §7.5).
     pub destroyed_order: Vec<Option<u64>>,
+    /// The turns so far; in a save with a `journal`, the turns after the journal's (once
+    /// loaded, every turn).
     pub history: Vec<TurnRecord>,
+    /// The turns before `history`, written once in a journal beside the save
+    /// (`super::journal`): how much of it is this save's. Saves of an older rally have none
+    /// (every turn is in `history`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub journal: Option<super::journal::Counted>,
     /// What `rally serve` keeps of its table beside the game (seating, the desks of a turn
     /// being programmed, the host's settings: `table::thread`, docs/formats.md); `rally
     /// play` writes none and ignores it.
@@ -71,6 +78,12 @@ pub struct ReplayRobot {
 impl Game {
     /// The position now, as a save.
     pub fn save(&self, extra_variants: &[String]) -> Save {
+        self.save_after(extra_variants, 0)
+    }
+
+    /// The position now, as a save without the first `journaled` turns (the caller writes
+    /// them in a journal and sets `journal`).
+    pub fn save_after(&self, extra_variants: &[String], journaled: usize) -> Save {
         let state = self.engine.state().clone();
         let game = std::fs::canonicalize(&self.setup.path).unwrap_or(self.setup.path.clone());
         Save {
@@ -81,7 +94,8 @@ impl Game {
             programs: state.robots.iter().map(|r| r.program.clone()).collect(),
             destroyed_order: state.robots.iter().map(|r| r.destroyed_order).collect(),
             state,
-            history: self.history.clone(),
+            history: self.history[journaled.min(self.history.len())..].to_vec(),
+            journal: None,
             table: None,
             // A rule file that cannot be read again leaves the save without its hashes
             // rather than unwritten.
@@ -156,6 +170,11 @@ impl Save {
             ));
         }
         save.check()?;
+        if let Some(counted) = &save.journal {
+            let mut all = super::journal::read(path, counted, |m| save.error("/journal", m))?;
+            all.append(&mut save.history);
+            save.history = all;
+        }
         Ok(save)
     }
 
@@ -389,6 +408,25 @@ pub fn name(save: &Path) -> String {
         .or_else(|| file.strip_suffix(".json"))
         .unwrap_or(&file);
     stem.to_string()
+}
+
+/// The turns before the one being played: what a save leaves to its journal.
+pub fn finished_turns(m: &Game) -> usize {
+    m.history.len().saturating_sub(1)
+}
+
+/// Saves `m` at `path` (atomically), its finished turns appended to `journal` first.
+pub fn write_with_journal(
+    path: &Path,
+    m: &Game,
+    extra_variants: &[String],
+    journal: &mut super::journal::Journal,
+) -> Result<()> {
+    let finished = finished_turns(m);
+    journal.append(&m.history[journal.turns().min(finished)..finished])?;
+    let mut save = m.save_after(extra_variants, finished);
+    save.journal = Some(journal.counted(finished));
+    write_json(path, &save)
 }
 
 /// Writes JSON to `path` atomically.

@@ -68,6 +68,11 @@ pub struct GameFile {
 pub struct Rules {
     pub sha256: String,
     pub files: BTreeMap<String, String>,
+    /// What the table calls each script event its declarations give a sentence for: the
+    /// sentence as a phrase (`slid`: "a robot slides … on the oil"), from the first column
+    /// that declares it. Older files have none (the rows are named by the events' names).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub events: BTreeMap<String, String>,
 }
 
 /// One column of the study: a set of variants and what its games added up to.
@@ -153,6 +158,11 @@ impl Rules {
                 sha256(&crate::files::read_bytes(&file.path)?),
             );
         }
+        for (event, sentence) in rules.sentences.iter() {
+            self.events
+                .entry(event.clone())
+                .or_insert_with(|| sentence.phrase());
+        }
         self.sha256 = sha256(
             serde_json::to_string(&self.files)
                 .expect("names and hashes serialize")
@@ -203,7 +213,7 @@ impl Study {
     /// Computes the summary and the checksum from the rest.
     fn seal(&mut self) {
         let tallies: Vec<&Tally> = self.columns.iter().map(|c| &c.tally).collect();
-        self.summary = tally::rows(&tallies, &self.game.docks);
+        self.summary = tally::rows(&tallies, &self.game.docks, &self.rules.events);
         // Over the JSON as a reader will parse it: serde_json may read a float back a unit
         // in the last place off, and the checksum must match what `read` sees.
         let text = serde_json::to_string(&*self).expect("a study serializes");

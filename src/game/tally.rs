@@ -454,8 +454,13 @@ pub struct Row {
 }
 
 /// The summary of the tallies, one column each; `docks` gives each robot's starting dock
-/// (for the seat rows).
-pub fn rows(tallies: &[&Tally], docks: &BTreeMap<String, u32>) -> Vec<Row> {
+/// (for the seat rows), `phrases` what a script event's row says besides its name
+/// (`slid per game: a robot slides … on the oil`).
+pub fn rows(
+    tallies: &[&Tally],
+    docks: &BTreeMap<String, u32>,
+    phrases: &BTreeMap<String, String>,
+) -> Vec<Row> {
     let mut rows = Vec::new();
     let mut row = |key: &str, label: &str, kind: Kind, get: &dyn Fn(&Tally) -> Stat| {
         let stats: Vec<Stat> = tallies.iter().map(|t| get(t)).collect();
@@ -578,7 +583,10 @@ pub fn rows(tallies: &[&Tally], docks: &BTreeMap<String, u32>) -> Vec<Row> {
         let of = |t: &Tally| t.events.get(&event).copied().unwrap_or_default();
         row(
             &format!("events.{event}"),
-            &format!("{event} per game"),
+            &match phrases.get(&event) {
+                Some(phrase) => format!("{event} per game: {phrase}"),
+                None => format!("{event} per game"),
+            },
             Kind::Mean(2),
             &|t| Stat::Mean(of(t), t.games),
         );
@@ -1254,7 +1262,7 @@ mod tests {
         };
         let (a, b, c) = (tally(50), tally(60), tally(90));
         let docks = BTreeMap::from([("A".to_string(), 1), ("B".to_string(), 2)]);
-        let rows = rows(&[&a, &b, &c], &docks);
+        let rows = rows(&[&a, &b, &c], &docks, &BTreeMap::new());
         let finish = rows.iter().find(|r| r.key == "finish_rate").unwrap();
         assert_eq!(finish.differences.len(), 2);
         assert!((finish.differences[1].unwrap().value - 0.4).abs() < 1e-12);
@@ -1302,7 +1310,7 @@ mod tests {
     #[test]
     fn the_paired_difference_matches_a_hand_computation() {
         let (a, b, more) = paired_columns();
-        let rows = rows(&[&a, &b], &BTreeMap::new());
+        let rows = rows(&[&a, &b], &BTreeMap::new(), &BTreeMap::new());
         let get = |key: &str| {
             rows.iter()
                 .find(|r| r.key == key)
@@ -1343,7 +1351,7 @@ mod tests {
             ..b.clone()
         };
         let width = |t: &Tally, key: &str| {
-            let rows = rows(&[&a, t], &BTreeMap::new());
+            let rows = rows(&[&a, t], &BTreeMap::new(), &BTreeMap::new());
             let d = rows
                 .iter()
                 .find(|r| r.key == key)
@@ -1417,7 +1425,7 @@ mod tests {
             }
         }
         // Every per-game row of the summary is the mean of its figure over the games.
-        let rows = rows(&[&t], &BTreeMap::new());
+        let rows = rows(&[&t], &BTreeMap::new(), &BTreeMap::new());
         let mut checked = 0;
         for r in rows
             .iter()

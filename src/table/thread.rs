@@ -23,8 +23,9 @@ use crate::decision::{BotPolicy, Chooser, Question, POWER_DOWN};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::game::bot::Bots;
+use crate::game::journal::{Counted, Journal};
 use crate::game::save::{self, Save};
-use crate::game::{Driver, Game, Seats, Setup, Stage};
+use crate::game::{Driver, Game, Seats, Setup, Stage, TurnRecord};
 use crate::reload::{HotReload, Reloaded, WatchOptions};
 use crate::state::{Robot, RobotId, REGISTERS};
 use serde::{Deserialize, Serialize};
@@ -35,7 +36,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, SyncSender};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// Frames queued for one connection. Bounded: a browser that stops reading is dropped (it
@@ -154,6 +155,8 @@ struct KeptDesk {
 struct TableSave<'a> {
     #[serde(flatten)]
     game: &'a Save,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    journal: Option<Counted>,
     table: &'a Kept,
 }
 
@@ -163,6 +166,17 @@ struct Saving {
     path: PathBuf,
     me: Sender<Command>,
     game: Option<Arc<Save>>,
+    /// The game's finished turns, appended by the saver before the save that counts them.
+    journal: Arc<Mutex<Unjournaled>>,
+    /// How many finished turns have been handed to `journal`.
+    handed: usize,
+}
+
+/// A table's journal and the finished turns waiting for the saver to append them (a save
+/// the saver skips for a newer one leaves its turns here for the next).
+struct Unjournaled {
+    journal: Journal,
+    turns: Vec<TurnRecord>,
 }
 
 /// Everything the table thread keeps besides the game itself.
@@ -246,6 +260,7 @@ pub(super) fn run(
         tokens: launch.tokens.clone(),
         replay: OnceLock::new(),
     });
+    let journal = Journal::new(&launch.save, launch.resume.as_ref());
     let table = Rc::new(RefCell::new(Table {
         seats: m
             .setup
@@ -287,6 +302,11 @@ pub(super) fn run(
             path: launch.save.clone(),
             me: me.clone(),
             game: None,
+            handed: journal.turns(),
+            journal: Arc::new(Mutex::new(Unjournaled {
+                journal,
+                turns: Vec::new(),
+            })),
         },
         resumed_desks: Vec::new(),
         resumed_at: None,
@@ -523,7 +543,16 @@ fn save_later(
 impl Table {
     /// The game as of its last stage (`m` between two stages), saved with the table.
     fn stage_saved(&mut self, m: &Game, extra: &[String]) {
-        self.saving.game = Some(Arc::new(m.save(extra)));
+        let s = &mut self.saving;
+        let finished = save::finished_turns(m);
+        if finished > s.handed {
+            let mut pending = s.journal.lock().expect("the saver does not panic");
+            pending
+                .turns
+                .extend_from_slice(&m.history[s.handed..finished]);
+            s.handed = finished;
+        }
+        s.game = Some(Arc::new(m.save_after(extra, finished)));
         self.save();
     }
 
@@ -536,11 +565,22 @@ impl Table {
         };
         let kept = self.kept();
         let s = &self.saving;
+        let (journal, finished) = (s.journal.clone(), s.handed);
         save_later(&s.saver, &s.path, &s.me, move |path| {
+            let counted = {
+                let mut pending = journal.lock().expect("the saver does not panic");
+                let turns = std::mem::take(&mut pending.turns);
+                if let Err(e) = pending.journal.append(&turns) {
+                    pending.turns = turns;
+                    return Err(e);
+                }
+                pending.journal.counted(finished)
+            };
             save::write_json(
                 path,
                 &TableSave {
                     game: &game,
+                    journal: Some(counted),
                     table: &kept,
                 },
             )

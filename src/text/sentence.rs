@@ -97,6 +97,12 @@ impl Sentence {
         out
     }
 
+    /// The sentence as a phrase about any event of its kind, for a table's row: `{robot}`
+    /// reads "a robot", any other field "…" ("a robot slides … on the oil").
+    pub fn phrase(&self) -> String {
+        self.fill(|field| Some(if field == "robot" { "a robot" } else { "…" }.into()))
+    }
+
     /// Whether it names `field`.
     pub fn names(&self, field: &str) -> bool {
         self.parts
@@ -123,6 +129,11 @@ impl Sentences {
 
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+
+    /// Each event's name and sentence, by name.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Sentence)> {
+        self.0.iter()
     }
 }
 
@@ -158,6 +169,7 @@ mod tests {
         let s = Sentence::parse("{robot} pays {amount} {{coins}} at {gate}").unwrap();
         let filled = s.fill(|f| (f != "gate").then(|| format!("<{f}>")));
         assert_eq!(filled, "<robot> pays <amount> {coins} at ?");
+        assert_eq!(s.phrase(), "a robot pays … {coins} at …");
         assert!(s.names("gate") && !s.names("coins"));
     }
 

@@ -3,6 +3,7 @@
 rally.rule {
   name = "sticky_floor",
   describe = "Damaged robots move one square less.",
+  events = { stuck = "{robot} sticks to the floor with {damage} damage" },
   on_card = function(ctx, robot, card)
     if robot.damage >= params.threshold and card.distance and card.distance > 0 then
       ctx:log(robot, "stuck", { damage = robot.damage })
