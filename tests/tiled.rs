@@ -647,6 +647,14 @@ place = { element = "conveyor", dir = "E", turns = { N = "right" } }
             && err.contains("[[match]] 1 (class = belt, crossroad = true, direction_out = 90) and [[match]] 2 (speed = 2)"),
         "{err}"
     );
+    // A rule that matches nothing in particular would match every tile: refused.
+    let everything = format!("{mapping}\n[[match]]\nplace = \"pit\"\n");
+    let err = mapped(&p(true, 90), &p(false, 0), &everything).unwrap_err();
+    assert!(
+        err.contains("rally-mapping.toml")
+            && err.contains("[[match]] 2 gives neither `class` nor `properties`"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -135,6 +135,19 @@ impl North {
 pub fn read(path: &Path) -> Result<(PathBuf, Mapping)> {
     let source = Source::read(path)?;
     let mut mapping: Mapping = source.parse_toml()?;
+    if let Some(i) = mapping
+        .matches
+        .iter()
+        .position(|r| r.class.is_none() && r.properties.is_empty())
+    {
+        return Err(crate::error::Error::File {
+            file: path.to_path_buf(),
+            message: format!(
+                "[[match]] {} gives neither `class` nor `properties`: it would match every tile (use [classes] or [tiles])",
+                i + 1
+            ),
+        });
+    }
     mapping.file = crate::files::display_path(path);
     Ok((path.to_path_buf(), mapping))
 }
