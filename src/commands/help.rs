@@ -57,6 +57,14 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "stop after turn 2, register 3: board, robots (vars too), events so far",
             ),
             (
+                "rally run x.toml --trace",
+                "also every handler call: who, where, for what, what it did, its cost",
+            ),
+            (
+                "rally run x.toml --repeat 200 --profile",
+                "instructions and time per handler and per script, the costliest first",
+            ),
+            (
                 "rally run x.toml --until t2r3s4 --json",
                 "the state at register 3's 4th frame, as the replay viewer's #t2r3s4 shows it",
             ),
@@ -122,6 +130,10 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             (
                 "rally bench benches/fixtures/scaling --each",
                 "a turn's cost against robots and board size (docs/performance.md)",
+            ),
+            (
+                "rally bench tests/scenarios/expansion --profile",
+                "which handlers and scripts cost the most, over every timed resolution",
             ),
             (
                 "rally bench x.toml --json | jq '.scenarios[0].median_us'",
