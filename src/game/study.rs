@@ -344,7 +344,9 @@ impl Study {
                     format!("played with other bots than {named} (--strength)"),
                 ));
             }
-            if s.rules != first.rules {
+            // The same files give the same sentences: `events` is what was read from them
+            // (and absent from shards written before it was kept), so it is not compared.
+            if (&s.rules.sha256, &s.rules.files) != (&first.rules.sha256, &first.rules.files) {
                 return Err(refuse(
                     path,
                     format!(
@@ -413,9 +415,18 @@ impl Study {
                     .map_err(|m| refuse(path, m))?;
             }
         }
+        let mut rules = first.rules.clone();
+        for (_, s) in &shards {
+            for (event, phrase) in &s.rules.events {
+                rules
+                    .events
+                    .entry(event.clone())
+                    .or_insert_with(|| phrase.clone());
+            }
+        }
         Ok(Study::new(
             first.game.clone(),
-            first.rules.clone(),
+            rules,
             first.games,
             [0, first.games],
             columns,
@@ -495,5 +506,23 @@ mod tests {
             shard([0, 5], "1", &["a"]),
         ]);
         assert_eq!(merged.unwrap().range, [0, 10]);
+    }
+
+    /// A shard written before the sentences were kept has no `events`: it merges with one
+    /// that has them (the same files give the same sentences), and the merge keeps them.
+    #[test]
+    fn merge_takes_a_shard_without_sentences_and_keeps_the_others() {
+        let old = shard([0, 5], "1", &["a"]);
+        let mut new = shard([5, 10], "1", &["a"]);
+        new.1
+            .rules
+            .events
+            .insert("stuck".into(), "a robot sticks".into());
+        let merged = Study::merge(vec![old, new]).unwrap();
+        assert_eq!(merged.rules.events["stuck"], "a robot sticks");
+        let mut changed = shard([5, 10], "1", &["a"]);
+        changed.1.rules.sha256 = "other".into();
+        let message = refusal(vec![shard([0, 5], "1", &["a"]), changed]);
+        assert!(message.contains("played with other rules"), "{message}");
     }
 }
