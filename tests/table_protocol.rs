@@ -1243,3 +1243,124 @@ fn a_table_where_people_took_every_seat_deals_them_their_hands() {
         );
     });
 }
+
+/// The steps' event texts of a `stage` frame, or of a `log` frame's entry: what a page
+/// writes under "What happened".
+fn told(stage: &Value, steps: &str) -> Vec<String> {
+    stage[steps]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["events"].as_array().unwrap().clone())
+        .map(|e| e["text"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn a_page_that_joins_mid_game_gets_the_turn_log_so_far_without_a_secret() {
+    let ws = Workspace::new();
+    let (server, tokens) = table(&ws, Settings::default());
+    runtime().block_on(async {
+        let mut spectator = Client::connect(&server, "t", &tokens.spectator).await;
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        // A page that joins before anything happened gets no log.
+        assert!(ann.frames.iter().all(|f| f["type"] != "log"));
+        ann.state_where(|s| s["desk"].is_object()).await;
+        let hand = ann.hand();
+        let played: Vec<String> = hand[4..].to_vec();
+        ann.play(&played).await;
+        bob.program_and_ready().await;
+        spectator
+            .until(|f| f["type"] == "stage" && f["label"] == "Turn 1 · End of turn")
+            .await;
+        let stages: Vec<&Value> = spectator
+            .frames
+            .iter()
+            .filter(|f| f["type"] == "stage")
+            .collect();
+        assert!(stages.len() >= 6, "the start, five registers, the end");
+        // Ann reloads her page; a spectator comes late. Each gets the whole log at once,
+        // as every page was told it, with Ann's unplayed cards still face down.
+        ann.close().await;
+        let mut again = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut late = Client::connect(&server, "t", &tokens.spectator).await;
+        for client in [&mut again, &mut late] {
+            let log = match client.frames.iter().find(|f| f["type"] == "log") {
+                Some(log) => log.clone(),
+                None => client.until(|f| f["type"] == "log").await,
+            };
+            let entries = log["stages"].as_array().unwrap();
+            assert_eq!(entries.len(), stages.len(), "{log}");
+            for (seq, (entry, stage)) in entries.iter().zip(&stages).enumerate() {
+                assert_eq!(entry["seq"], seq as u64 + 1);
+                assert_eq!(entry["seq"], stage["seq"]);
+                assert_eq!(entry["label"], stage["label"]);
+                assert_eq!(told(entry, "steps"), told(stage, "frames"));
+            }
+            for card in &hand[..4] {
+                assert!(!mentions(&log, card), "the log tells Ann's card {card}");
+            }
+            // The log comes before the state: the page writes it, then draws the table.
+            let first_state = client.frames.iter().position(|f| f["type"] == "state");
+            let log_at = client.frames.iter().position(|f| f["type"] == "log");
+            assert!(log_at < first_state || first_state.is_none());
+        }
+    });
+}
+
+#[test]
+fn a_questions_time_starts_when_its_page_shows_it() {
+    let ws = Workspace::new();
+    let game = std::fs::read_to_string(ws.path("table.toml"))
+        .unwrap()
+        .replace(
+            "name = \"Ann\"\n",
+            "name = \"Ann\"\noptions = [\"conditional_program\"]\n",
+        );
+    std::fs::write(ws.path("options.toml"), game).unwrap();
+    let settings = Settings {
+        choice_timeout: 3,
+        ..Settings::default()
+    };
+    let mut launch = ws.launch("t", settings, false);
+    launch.game = ws.path("options.toml");
+    let (server, infos) = serve(vec![launch]);
+    let tokens = &infos[0].tokens;
+    runtime().block_on(async {
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        ann.program_and_ready().await;
+        bob.program_and_ready().await;
+        let asked = ann.state_where(|s| s["question"].is_object()).await;
+        let asked_at = std::time::Instant::now();
+        let q = asked["question"].clone();
+        assert_eq!(q["key"], "conditional_program");
+        // Bob cannot say he shows Ann's question.
+        bob.send(json!({"type": "shown", "question": q["id"]}))
+            .await;
+        assert!(bob.error().await.contains("no such question for you"));
+        // Ann's page plays the board for 2 s, then shows the question: her 3 s start then.
+        tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+        ann.send(json!({"type": "shown", "question": q["id"]}))
+            .await;
+        // 4 s after the question was asked (past the first 3 s), her answer still counts: a
+        // card kept (the default would keep none).
+        tokio::time::sleep(std::time::Duration::from_secs(4).saturating_sub(asked_at.elapsed()))
+            .await;
+        let kept = q["choices"][1].clone();
+        ann.send(json!({"type": "answer", "question": q["id"], "choice": kept}))
+            .await;
+        // The question ends with her answer (a timeout would have ended it at 3 s, and her
+        // answer would then be refused: "no such question").
+        let ended = ann
+            .until(|f| f["type"] == "error" || (f["type"] == "state" && f["question"].is_null()))
+            .await;
+        assert_eq!(ended["type"], "state", "{ended}");
+        while let Ok(Some(frame)) =
+            tokio::time::timeout(std::time::Duration::from_millis(500), ann.next()).await
+        {
+            assert_ne!(frame["type"], "error", "{frame}");
+        }
+    });
+}
