@@ -1364,3 +1364,119 @@ fn a_questions_time_starts_when_its_page_shows_it() {
         }
     });
 }
+
+/// A server of one table with `limits`.
+fn limited(ws: &Workspace, limits: rally::table::server::Limits) -> Server {
+    let lobby = std::sync::Arc::new(rally::table::Lobby::with_offer(ws.offer()));
+    Server::start_with(lobby, "127.0.0.1", 0, limits).unwrap()
+}
+
+/// `GET /api/tables` on a new connection: the status line, within `within`.
+async fn get_tables(server: &Server, within: std::time::Duration) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let request = "GET /api/tables HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n";
+    tcp.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(within, tcp.read_to_end(&mut answer))
+        .await
+        .expect("an answer in time")
+        .unwrap();
+    String::from_utf8_lossy(&answer)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_string()
+}
+
+/// Whether the server closes `tcp` within `within` (reading what it sends until then).
+async fn closed_within(tcp: &mut tokio::net::TcpStream, within: std::time::Duration) -> bool {
+    use tokio::io::AsyncReadExt;
+    let mut buf = [0u8; 1024];
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        match tokio::time::timeout_at(deadline, tcp.read(&mut buf)).await {
+            Err(_) => return false,
+            Ok(Ok(0)) | Ok(Err(_)) => return true,
+            Ok(Ok(_)) => continue,
+        }
+    }
+}
+
+#[test]
+fn a_client_sending_its_headers_byte_by_byte_or_nothing_is_dropped_after_the_timeout() {
+    use tokio::io::AsyncWriteExt;
+    let ws = Workspace::new();
+    let limits = rally::table::server::Limits {
+        connections: 64,
+        header_timeout: std::time::Duration::from_secs(1),
+    };
+    let server = limited(&ws, limits);
+    runtime().block_on(async {
+        let started = std::time::Instant::now();
+        // Slowloris: a byte of the request every 100 ms, never the end of the headers.
+        let mut slow = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+        let mut idle = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+        let drip = async {
+            for byte in b"GET /api/tables HTTP/1.1\r\nhost: x\r\nx-slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" {
+                if slow.write_all(&[*byte]).await.is_err() {
+                    return;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+        };
+        drip.await;
+        assert!(
+            closed_within(&mut slow, std::time::Duration::from_secs(1)).await,
+            "the dripping client was not dropped"
+        );
+        let took = started.elapsed();
+        assert!(took < std::time::Duration::from_secs(6), "{took:?}");
+        // A connection that sends nothing is closed after the timeout as well.
+        assert!(closed_within(&mut idle, std::time::Duration::from_secs(3)).await);
+        // Meanwhile and after, a whole request is answered.
+        let status = get_tables(&server, std::time::Duration::from_secs(5)).await;
+        assert_eq!(status, "HTTP/1.1 200 OK");
+    });
+}
+
+#[test]
+fn connections_beyond_the_servers_limit_are_refused_without_stalling_the_others() {
+    let ws = Workspace::new();
+    let limits = rally::table::server::Limits {
+        connections: 4,
+        header_timeout: std::time::Duration::from_secs(30),
+    };
+    let server = limited(&ws, limits);
+    runtime().block_on(async {
+        let mut held = Vec::new();
+        for _ in 0..3 {
+            held.push(tokio::net::TcpStream::connect(server.addr).await.unwrap());
+        }
+        // Three idle connections of four: a request still gets through at once.
+        let quick = std::time::Duration::from_secs(2);
+        assert_eq!(get_tables(&server, quick).await, "HTTP/1.1 200 OK");
+        // (Once the server has let that connection go, and taken the fourth.)
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        held.push(tokio::net::TcpStream::connect(server.addr).await.unwrap());
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        // Four held: the next is told 503 and closed, at once.
+        for _ in 0..3 {
+            assert_eq!(
+                get_tables(&server, quick).await,
+                "HTTP/1.1 503 Service Unavailable"
+            );
+        }
+        // One closes: requests are answered again.
+        drop(held.pop());
+        let mut answered = false;
+        for _ in 0..20 {
+            if get_tables(&server, quick).await == "HTTP/1.1 200 OK" {
+                answered = true;
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        assert!(answered, "a freed connection is not given back");
+    });
+}
