@@ -147,6 +147,18 @@ fn two_players_and_a_bot_play_a_turn_in_two_browsers() {
         }
     }
     bob.screenshot("after-turn");
+    // A state that came while the board played (the next turn's deal) waited for the board.
+    for page in [&ann, &bob] {
+        let early = page.run("return window.rallyTable.applied.filter(a => a.animating);");
+        assert_eq!(early, json!([]), "states applied while the board played");
+    }
+    // Ann reloads: the turn log comes back from the server, written at once.
+    ann.open(&link(&tokens.seats[0]));
+    ann.wait_for(
+        "the turn log after a reload",
+        "const e = document.getElementById('events').textContent; return e.includes('Turn 1 · Register 1') && e.includes('Turn 1 · End of turn');",
+        PATIENCE,
+    );
 
     // `rally run` on the same cards: a scenario of turn 1 as the save recorded its programs.
     server.lobby.flush_saves();
@@ -369,6 +381,13 @@ fn the_host_opens_a_table_on_the_start_page_and_a_player_joins_by_its_link() {
         "const q = document.getElementById('question');         if (q.open) { document.querySelector('#question-choices button.default').click(); return false; }         return document.body.dataset.turn === '2' && document.body.dataset.animating === 'no';",
         PATIENCE,
     );
+    // Every question, the outcome of each answer and the next turn's deal came after the
+    // board had played up to them: no frame skipped, no state applied mid-animation.
+    let skipped =
+        page.run("return window.rallyTable.played.filter(p => !p.animated).map(p => p.id);");
+    assert_eq!(skipped, json!([]), "frames the page skipped");
+    let early = page.run("return window.rallyTable.applied.filter(a => a.animating);");
+    assert_eq!(early, json!([]), "states applied while the board played");
     let told = page.run("return document.getElementById('events').textContent;");
     assert!(
         told.as_str()

@@ -1243,3 +1243,240 @@ fn a_table_where_people_took_every_seat_deals_them_their_hands() {
         );
     });
 }
+
+/// The steps' event texts of a `stage` frame, or of a `log` frame's entry: what a page
+/// writes under "What happened".
+fn told(stage: &Value, steps: &str) -> Vec<String> {
+    stage[steps]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["events"].as_array().unwrap().clone())
+        .map(|e| e["text"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn a_page_that_joins_mid_game_gets_the_turn_log_so_far_without_a_secret() {
+    let ws = Workspace::new();
+    let (server, tokens) = table(&ws, Settings::default());
+    runtime().block_on(async {
+        let mut spectator = Client::connect(&server, "t", &tokens.spectator).await;
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        // A page that joins before anything happened gets no log.
+        assert!(ann.frames.iter().all(|f| f["type"] != "log"));
+        ann.state_where(|s| s["desk"].is_object()).await;
+        let hand = ann.hand();
+        let played: Vec<String> = hand[4..].to_vec();
+        ann.play(&played).await;
+        bob.program_and_ready().await;
+        spectator
+            .until(|f| f["type"] == "stage" && f["label"] == "Turn 1 · End of turn")
+            .await;
+        let stages: Vec<&Value> = spectator
+            .frames
+            .iter()
+            .filter(|f| f["type"] == "stage")
+            .collect();
+        assert!(stages.len() >= 6, "the start, five registers, the end");
+        // Ann reloads her page; a spectator comes late. Each gets the whole log at once,
+        // as every page was told it, with Ann's unplayed cards still face down.
+        ann.close().await;
+        let mut again = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut late = Client::connect(&server, "t", &tokens.spectator).await;
+        for client in [&mut again, &mut late] {
+            let log = match client.frames.iter().find(|f| f["type"] == "log") {
+                Some(log) => log.clone(),
+                None => client.until(|f| f["type"] == "log").await,
+            };
+            let entries = log["stages"].as_array().unwrap();
+            assert_eq!(entries.len(), stages.len(), "{log}");
+            for (seq, (entry, stage)) in entries.iter().zip(&stages).enumerate() {
+                assert_eq!(entry["seq"], seq as u64 + 1);
+                assert_eq!(entry["seq"], stage["seq"]);
+                assert_eq!(entry["label"], stage["label"]);
+                assert_eq!(told(entry, "steps"), told(stage, "frames"));
+            }
+            for card in &hand[..4] {
+                assert!(!mentions(&log, card), "the log tells Ann's card {card}");
+            }
+            // The log comes before the state: the page writes it, then draws the table.
+            let first_state = client.frames.iter().position(|f| f["type"] == "state");
+            let log_at = client.frames.iter().position(|f| f["type"] == "log");
+            assert!(log_at < first_state || first_state.is_none());
+        }
+    });
+}
+
+#[test]
+fn a_questions_time_starts_when_its_page_shows_it() {
+    let ws = Workspace::new();
+    let game = std::fs::read_to_string(ws.path("table.toml"))
+        .unwrap()
+        .replace(
+            "name = \"Ann\"\n",
+            "name = \"Ann\"\noptions = [\"conditional_program\"]\n",
+        );
+    std::fs::write(ws.path("options.toml"), game).unwrap();
+    let settings = Settings {
+        choice_timeout: 3,
+        ..Settings::default()
+    };
+    let mut launch = ws.launch("t", settings, false);
+    launch.game = ws.path("options.toml");
+    let (server, infos) = serve(vec![launch]);
+    let tokens = &infos[0].tokens;
+    runtime().block_on(async {
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        ann.program_and_ready().await;
+        bob.program_and_ready().await;
+        let asked = ann.state_where(|s| s["question"].is_object()).await;
+        let asked_at = std::time::Instant::now();
+        let q = asked["question"].clone();
+        assert_eq!(q["key"], "conditional_program");
+        // Bob cannot say he shows Ann's question.
+        bob.send(json!({"type": "shown", "question": q["id"]}))
+            .await;
+        assert!(bob.error().await.contains("no such question for you"));
+        // Ann's page plays the board for 2 s, then shows the question: her 3 s start then.
+        tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+        ann.send(json!({"type": "shown", "question": q["id"]}))
+            .await;
+        // 4 s after the question was asked (past the first 3 s), her answer still counts: a
+        // card kept (the default would keep none).
+        tokio::time::sleep(std::time::Duration::from_secs(4).saturating_sub(asked_at.elapsed()))
+            .await;
+        let kept = q["choices"][1].clone();
+        ann.send(json!({"type": "answer", "question": q["id"], "choice": kept}))
+            .await;
+        // The question ends with her answer (a timeout would have ended it at 3 s, and her
+        // answer would then be refused: "no such question").
+        let ended = ann
+            .until(|f| f["type"] == "error" || (f["type"] == "state" && f["question"].is_null()))
+            .await;
+        assert_eq!(ended["type"], "state", "{ended}");
+        while let Ok(Some(frame)) =
+            tokio::time::timeout(std::time::Duration::from_millis(500), ann.next()).await
+        {
+            assert_ne!(frame["type"], "error", "{frame}");
+        }
+    });
+}
+
+/// A server of one table with `limits`.
+fn limited(ws: &Workspace, limits: rally::table::server::Limits) -> Server {
+    let lobby = std::sync::Arc::new(rally::table::Lobby::with_offer(ws.offer()));
+    Server::start_with(lobby, "127.0.0.1", 0, limits).unwrap()
+}
+
+/// `GET /api/tables` on a new connection: the status line, within `within`.
+async fn get_tables(server: &Server, within: std::time::Duration) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let request = "GET /api/tables HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n";
+    tcp.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(within, tcp.read_to_end(&mut answer))
+        .await
+        .expect("an answer in time")
+        .unwrap();
+    String::from_utf8_lossy(&answer)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_string()
+}
+
+/// Whether the server closes `tcp` within `within` (reading what it sends until then).
+async fn closed_within(tcp: &mut tokio::net::TcpStream, within: std::time::Duration) -> bool {
+    use tokio::io::AsyncReadExt;
+    let mut buf = [0u8; 1024];
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        match tokio::time::timeout_at(deadline, tcp.read(&mut buf)).await {
+            Err(_) => return false,
+            Ok(Ok(0)) | Ok(Err(_)) => return true,
+            Ok(Ok(_)) => continue,
+        }
+    }
+}
+
+#[test]
+fn a_client_sending_its_headers_byte_by_byte_or_nothing_is_dropped_after_the_timeout() {
+    use tokio::io::AsyncWriteExt;
+    let ws = Workspace::new();
+    let limits = rally::table::server::Limits {
+        connections: 64,
+        header_timeout: std::time::Duration::from_secs(1),
+    };
+    let server = limited(&ws, limits);
+    runtime().block_on(async {
+        let started = std::time::Instant::now();
+        // Slowloris: a byte of the request every 100 ms, never the end of the headers.
+        let mut slow = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+        let mut idle = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+        let drip = async {
+            for byte in b"GET /api/tables HTTP/1.1\r\nhost: x\r\nx-slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" {
+                if slow.write_all(&[*byte]).await.is_err() {
+                    return;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+        };
+        drip.await;
+        assert!(
+            closed_within(&mut slow, std::time::Duration::from_secs(1)).await,
+            "the dripping client was not dropped"
+        );
+        let took = started.elapsed();
+        assert!(took < std::time::Duration::from_secs(6), "{took:?}");
+        // A connection that sends nothing is closed after the timeout as well.
+        assert!(closed_within(&mut idle, std::time::Duration::from_secs(3)).await);
+        // Meanwhile and after, a whole request is answered.
+        let status = get_tables(&server, std::time::Duration::from_secs(5)).await;
+        assert_eq!(status, "HTTP/1.1 200 OK");
+    });
+}
+
+#[test]
+fn connections_beyond_the_servers_limit_are_refused_without_stalling_the_others() {
+    let ws = Workspace::new();
+    let limits = rally::table::server::Limits {
+        connections: 4,
+        header_timeout: std::time::Duration::from_secs(30),
+    };
+    let server = limited(&ws, limits);
+    runtime().block_on(async {
+        let mut held = Vec::new();
+        for _ in 0..3 {
+            held.push(tokio::net::TcpStream::connect(server.addr).await.unwrap());
+        }
+        // Three idle connections of four: a request still gets through at once.
+        let quick = std::time::Duration::from_secs(2);
+        assert_eq!(get_tables(&server, quick).await, "HTTP/1.1 200 OK");
+        // (Once the server has let that connection go, and taken the fourth.)
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        held.push(tokio::net::TcpStream::connect(server.addr).await.unwrap());
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        // Four held: the next is told 503 and closed, at once.
+        for _ in 0..3 {
+            assert_eq!(
+                get_tables(&server, quick).await,
+                "HTTP/1.1 503 Service Unavailable"
+            );
+        }
+        // One closes: requests are answered again.
+        drop(held.pop());
+        let mut answered = false;
+        for _ in 0..20 {
+            if get_tables(&server, quick).await == "HTTP/1.1 200 OK" {
+                answered = true;
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        assert!(answered, "a freed connection is not given back");
+    });
+}

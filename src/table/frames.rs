@@ -11,7 +11,7 @@
 use crate::board::Board;
 use crate::cards::Card;
 use crate::game::{Phase, Stage};
-use crate::pictures::html::view::{self, FrameView};
+use crate::pictures::html::view::{self, EventView, FrameView};
 use crate::pictures::html::Frame;
 use crate::state::{Detail, Event, Robot, StepSnapshot, REGISTERS};
 use serde::Serialize;
@@ -115,12 +115,12 @@ pub struct Telling<'a> {
 pub fn stage(
     board: &Board,
     telling: &Telling,
-    turn: u32,
+    (seq, turn): (u64, u32),
     stage: &Stage,
     before: &[Robot],
     now: &[Robot],
     secrets: &Secrets,
-) -> String {
+) -> (String, Box<RawValue>) {
     let Telling { public, sentences } = *telling;
     let (phase, revealed) = match stage {
         Stage::Programmed { .. } => (Phase::Program, 0),
@@ -187,17 +187,52 @@ pub fn stage(
         Phase::EndOfTurn => "End of turn".into(),
         _ => "Start".into(),
     };
+    let label = format!("Turn {turn} · {label}");
+    // The turn log's entry: what the pages write under "What happened", from the same
+    // (blotted) events.
+    let entry = LogEntry {
+        seq,
+        label: &label,
+        steps: views
+            .iter()
+            .map(|v| LogStep {
+                step: v.moment.label.split_once(" · ").map_or("", |(_, s)| s),
+                acting: v.moment.acting.as_deref(),
+                events: &v.events,
+            })
+            .collect(),
+    };
+    let entry = serde_json::value::to_raw_value(&entry).expect("log entries serialize");
     // Serialized straight from the views: a turn's stages are most of what the table thread
     // builds, and going through `serde_json::Value` cost as much again.
-    serde_json::to_string(&StageMessage {
+    let message = serde_json::to_string(&StageMessage {
         kind: "stage",
+        seq,
         turn,
-        label: format!("Turn {turn} · {label}"),
+        label: &label,
         register,
         revealed,
-        frames: views,
+        frames: &views,
     })
-    .expect("stages serialize")
+    .expect("stages serialize");
+    (message, entry)
+}
+
+/// A stage in the table's turn log (the `log` frame a page gets when it connects).
+#[derive(Serialize)]
+struct LogEntry<'a> {
+    /// The stage's number in the game, as in its `stage` message.
+    seq: u64,
+    label: &'a str,
+    steps: Vec<LogStep<'a>>,
+}
+
+#[derive(Serialize)]
+struct LogStep<'a> {
+    /// The frame's step (`Ann's card`, `belts`...), empty for a stage's only frame.
+    step: &'a str,
+    acting: Option<&'a str>,
+    events: &'a [EventView],
 }
 
 /// The `stage` message.
@@ -205,12 +240,14 @@ pub fn stage(
 struct StageMessage<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
+    /// The stage's number in the game (1, 2...): a page shows each once.
+    seq: u64,
     turn: u32,
-    label: String,
+    label: &'a str,
     register: u8,
     /// The register's cards, face up now.
     revealed: Vec<Revealed<'a>>,
-    frames: Vec<FrameView>,
+    frames: &'a [FrameView],
 }
 
 #[derive(Serialize)]

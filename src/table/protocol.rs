@@ -29,6 +29,9 @@ pub enum Incoming {
     Ready {},
     /// The answer to question `question` (one of its choices).
     Answer { question: u64, choice: String },
+    /// The page shows question `question` now (it has played the board up to it): the
+    /// player's time to answer starts again from here, once.
+    Shown { question: u64 },
     /// Host: start the game now; seats nobody has taken are played by bots.
     Start {},
     /// Host: table settings. Absent fields stay as they are.

@@ -13,7 +13,6 @@ use axum::extract::{ConnectInfo, DefaultBodyLimit, Path as UrlPath, Query, State
 use axum::http::{header, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
-use axum::serve::ListenerExt;
 use axum::Router;
 use futures_util::SinkExt;
 use serde::Deserialize;
@@ -42,6 +41,26 @@ const FLOOD_CLOSE: u32 = 2000;
 /// shares no address; the load test's 200 clients on loopback fit). Beyond: HTTP 503.
 pub const MAX_PER_TABLE: usize = 64;
 pub const MAX_PER_ADDRESS: usize = 256;
+
+/// What one connection may hold of the server, and how many it holds at once.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Connections open at once, WebSockets included (under the usual open-file limit of
+    /// 1024). Beyond: HTTP 503 and the connection closed, at once.
+    pub connections: usize,
+    /// A request's headers must arrive within this, and a connection idle between requests
+    /// this long is closed (a client sending its headers byte by byte holds nothing).
+    pub header_timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            connections: 900,
+            header_timeout: Duration::from_secs(10),
+        }
+    }
+}
 
 const PAGE: &str = include_str!("pages/table.html");
 const SCRIPT: &str = include_str!("pages/table.js");
@@ -84,6 +103,11 @@ pub struct Server {
 impl Server {
     /// Binds `host:port` (port 0: any free port) and starts serving `lobby`.
     pub fn start(lobby: Arc<Lobby>, host: &str, port: u16) -> Result<Server> {
+        Server::start_with(lobby, host, port, Limits::default())
+    }
+
+    /// [`Server::start`] with other limits.
+    pub fn start_with(lobby: Arc<Lobby>, host: &str, port: u16, limits: Limits) -> Result<Server> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .thread_name("rally-serve")
@@ -96,27 +120,11 @@ impl Server {
             .local_addr()
             .map_err(|e| Error::Other(e.to_string()))?;
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        // Frames are small and sent one after another: without TCP_NODELAY, Nagle's algorithm
-        // holds a frame back until the browser acknowledges the one before (up to 40 ms of
-        // delayed ACK per frame).
-        let listener = listener.tap_io(|tcp| {
-            if let Err(e) = tcp.set_nodelay(true) {
-                tracing::debug!("no TCP_NODELAY on a connection: {e}");
-            }
-        });
         let app = router(lobby.clone());
         let thread = std::thread::Builder::new()
             .name("rally-serve".into())
             .spawn(move || {
-                runtime.block_on(async move {
-                    let app = app.into_make_service_with_connect_info::<SocketAddr>();
-                    let served = axum::serve(listener, app).with_graceful_shutdown(async {
-                        let _ = stopped.await;
-                    });
-                    if let Err(e) = served.await {
-                        tracing::error!("the server stopped: {e}");
-                    }
-                });
+                runtime.block_on(accept(listener, app, limits, stopped));
                 // Open WebSockets do not end by themselves: drop them with the runtime.
                 runtime.shutdown_timeout(Duration::from_millis(200));
             })
@@ -151,6 +159,121 @@ impl Drop for Server {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+    }
+}
+
+/// The accept loop: each connection is served by hyper's HTTP/1 with `limits`, holding one
+/// of `limits.connections` permits for as long as it is open (a WebSocket too: the permit
+/// goes with the connection into the upgrade).
+async fn accept(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    limits: Limits,
+    mut stopped: tokio::sync::oneshot::Receiver<()>,
+) {
+    let permits = Arc::new(tokio::sync::Semaphore::new(limits.connections));
+    loop {
+        let (tcp, addr) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    // Out of file descriptors, most likely: let some close.
+                    tracing::debug!("cannot accept a connection: {e}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            _ = &mut stopped => return,
+        };
+        let Ok(permit) = permits.clone().try_acquire_owned() else {
+            tokio::spawn(refuse(tcp));
+            continue;
+        };
+        // Frames are small and sent one after another: without TCP_NODELAY, Nagle's algorithm
+        // holds a frame back until the browser acknowledges the one before (up to 40 ms of
+        // delayed ACK per frame).
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!("no TCP_NODELAY on a connection: {e}");
+        }
+        let app = app.clone();
+        tokio::spawn(async move {
+            let io = hyper_util::rt::TokioIo::new(Held {
+                tcp,
+                _permit: permit,
+            });
+            let service = hyper::service::service_fn(
+                move |mut request: axum::http::Request<hyper::body::Incoming>| {
+                    request.extensions_mut().insert(ConnectInfo(addr));
+                    let mut app = app.clone();
+                    async move { tower_service::Service::call(&mut app, request).await }
+                },
+            );
+            let served = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(limits.header_timeout)
+                .serve_connection(io, service)
+                .with_upgrades();
+            if let Err(e) = served.await {
+                tracing::debug!("a connection from {addr}: {e}");
+            }
+        });
+    }
+}
+
+/// Tells a connection beyond the server's limit so, and closes it (within a second: a client
+/// that does not read holds nothing).
+async fn refuse(mut tcp: tokio::net::TcpStream) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    const REFUSED: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\ncontent-length: 47\r\nconnection: close\r\n\r\nthe server has too many connections: try again\n";
+    // The request is read (and thrown away) until the client closes: closing with it unread
+    // would reset the connection before the client reads the answer.
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        tcp.write_all(REFUSED).await?;
+        tcp.shutdown().await?;
+        let mut sink = [0u8; 1024];
+        while tcp.read(&mut sink).await? > 0 {}
+        std::io::Result::Ok(())
+    })
+    .await;
+}
+
+/// A connection with its permit: the permit is given back when the connection closes.
+struct Held {
+    tcp: tokio::net::TcpStream,
+    _permit: tokio::sync::OwnedSemaphorePermit,
+}
+
+impl tokio::io::AsyncRead for Held {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.get_mut().tcp).poll_read(cx, buf)
+    }
+}
+
+impl tokio::io::AsyncWrite for Held {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::pin::Pin::new(&mut self.get_mut().tcp).poll_write(cx, buf)
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.get_mut().tcp).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.get_mut().tcp).poll_shutdown(cx)
     }
 }
 

@@ -111,6 +111,8 @@ struct Pending {
     view: QuestionView,
     robot: RobotId,
     deadline: Instant,
+    /// The player's page has said it shows the question (its time then starts again).
+    shown: bool,
     answer: Option<String>,
 }
 
@@ -204,6 +206,12 @@ pub(super) struct Table {
     /// The robot vars every page may see (the scripts' `public_vars`).
     public_vars: std::collections::BTreeSet<String>,
     outcome: Option<String>,
+    /// The turn log: each stage's entry as every page was told it (`frames::stage`), for a
+    /// page that (re)joins.
+    log: Vec<Box<RawValue>>,
+    /// This run of the table (when it started, in ms since 1970): the stages' numbers start
+    /// again at 1 in a table resumed from its save.
+    run: u64,
     /// How bots answer questions for the seats they play.
     bots: BotPolicy,
     started: bool,
@@ -291,6 +299,10 @@ pub(super) fn run(
         sentences: m.engine.rules().sentences.clone(),
         public_vars: m.engine.rules().public_vars(),
         outcome: None,
+        log: Vec::new(),
+        run: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64),
         bots: m.setup.bot_policy(),
         started: false,
         closed: false,
@@ -641,7 +653,7 @@ impl Table {
 
     /// The message every page gets after `stage` of turn `turn`: the robots go from where
     /// the pages last saw them to `now`, and nothing face down is in it.
-    fn stage_message(&self, turn: u32, stage: &Stage, now: &[Robot]) -> String {
+    fn stage_message(&mut self, turn: u32, stage: &Stage, now: &[Robot]) -> String {
         // Locked when the turn was programmed: face up all turn (the seats show them).
         let locked: Vec<Card> = self
             .desks
@@ -659,15 +671,32 @@ impl Table {
             public: &self.public_vars,
             sentences: &self.sentences,
         };
-        frames::stage(
+        let seq = self.log.len() as u64 + 1;
+        let (message, entry) = frames::stage(
             &self.board,
             &telling,
-            turn,
+            (seq, turn),
             stage,
             &self.robots,
             now,
             &secrets,
-        )
+        );
+        self.log.push(entry);
+        message
+    }
+
+    /// The `log` frame: every stage of the game so far as the pages were told it (the same
+    /// message for every role: no card in it was face down to anyone when it was sent).
+    fn log_frame(&self) -> String {
+        let mut frame = String::from(r#"{"type":"log","stages":["#);
+        for (i, entry) in self.log.iter().enumerate() {
+            if i > 0 {
+                frame.push(',');
+            }
+            frame.push_str(entry.get());
+        }
+        frame.push_str("]}");
+        frame
     }
 
     /// Handles the commands that arrive within `wait` (`None`: until one arrives), then
@@ -706,6 +735,7 @@ impl Table {
                     "table": self.info.id,
                     "title": self.info.title,
                     "board": self.board_svg,
+                    "run": self.run,
                 })
                 .to_string();
                 self.conns.insert(
@@ -717,6 +747,10 @@ impl Table {
                     },
                 );
                 self.send(conn, welcome);
+                if !self.log.is_empty() {
+                    let log = self.log_frame();
+                    self.send(conn, log);
+                }
                 if self.resumed_at == Some(self.turn) {
                     let text = format!(
                         "the table came back from its save in turn {}: hands, programs and seats as they were",
@@ -835,6 +869,22 @@ impl Table {
                     ));
                 }
                 pending.answer = Some(choice);
+                Ok(())
+            }
+            Incoming::Shown { question } => {
+                let Some(robot) = robot else {
+                    return Err("only a seat answers questions".into());
+                };
+                let timeout = Duration::from_secs(self.settings.choice_timeout);
+                let pending = self
+                    .question
+                    .as_mut()
+                    .filter(|p| p.robot == robot && p.view.id == question && p.answer.is_none())
+                    .ok_or("there is no such question for you now")?;
+                // Once: a page cannot keep a question open for ever.
+                if !std::mem::replace(&mut pending.shown, true) {
+                    pending.deadline = Instant::now() + timeout;
+                }
                 Ok(())
             }
             Incoming::Place { .. }
@@ -1383,6 +1433,7 @@ fn ask(table: &Shared, q: &Question) -> Option<String> {
             },
             robot: q.robot,
             deadline: Instant::now() + timeout,
+            shown: false,
             answer: None,
         });
         t.broadcast();

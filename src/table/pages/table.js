@@ -15,14 +15,22 @@
   let playing = false;
   let playingTurn = null;    // the turn of the frame on the board while playing
   const played = [];         // every frame shown: { id, animated } (window.rallyTable, for tests)
-  window.rallyTable = { played };
+  // Every state applied: { phase, question, outcome, animating } (for tests: none while the
+  // board still plays).
+  const applied = [];
+  window.rallyTable = { played, applied };
+  // The last "state" that came while the board still played: the phase, the outcome, the
+  // next turn's deal and a question wait for the board (they belong after the stages sent
+  // before them).
+  let held = null;
+  // The highest stage number (`seq`) this page has shown or queued: the log a (re)connected
+  // page gets and a stage sent again are not shown twice.
+  let seen = 0;
+  let run = null;            // the table's run (a resumed table numbers its stages afresh)
   let retry = 500;
   let questionShown = null;
   let timerBase = null;      // [ms left, when received]
   let questionBase = null;
-  // A question for this seat arrived while the board still plays earlier stages: the board
-  // catches up at once, so the player sees the position they decide about.
-  let hurry = false;
 
   const GLYPHS = { move1: "↑", move2: "⇈", move3: "⤊", back: "↓", left: "↶", right: "↷", uturn: "⟲" };
   const NAMES = { move1: "Move 1", move2: "Move 2", move3: "Move 3", back: "Back up", left: "Turn left", right: "Turn right", uturn: "U-turn" };
@@ -71,6 +79,8 @@
   // happened); they are played one after the other, so every page shows the turn as it went.
   // The state that arrives meanwhile waits for the last one.
   function enqueue(stage) {
+    if (stage.seq <= seen) return;
+    seen = stage.seq;
     stage.frames.forEach((frame, i) => queue.push({ stage, frame, first: i === 0 }));
     playQueue();
   }
@@ -81,10 +91,14 @@
     if (playing) return;
     const item = queue.shift();
     if (!item) {
-      hurry = false;
-      if (state) drawRobots(state.frame);
       document.body.dataset.animating = "no";
       playingTurn = null;
+      if (held) {
+        const s = held;
+        held = null;
+        apply(s);
+      }
+      if (state) drawRobots(state.frame);
       showPhase();
       return;
     }
@@ -93,28 +107,48 @@
     playingTurn = stage.turn;
     showPhase();
     document.body.dataset.animating = "yes";
-    // A later turn already waiting (this page was away or slow), or a question for this
-    // seat: it catches up without animating.
-    const behind = hurry || (queue.length > 0 && queue[queue.length - 1].stage.turn > stage.turn);
+    // A later turn already waiting (this page was away or slow): it catches up without
+    // animating.
+    const behind = (queue.length > 0 && queue[queue.length - 1].stage.turn > stage.turn);
     drawRobots(frame, !behind);
     played.push({ id: frame.id, animated: !behind });
     const step = frame.label.split(" · ").slice(1).join(" · ");
     $("stage-label").textContent = stage.label + (step ? " · " + step : "");
+    if (item.first) logHeading(stage.label);
     // The register's cards, face up in the order they are played.
     $("revealed").innerHTML = stage.revealed.slice().sort((a, b) => priority(b.card) - priority(a.card)).map((r) =>
       '<span class="played' + (r.robot === frame.acting ? " acting" : "") + '" title="' + text(r.robot) + '">' +
       text(r.robot) + " " + cardHtml(r.card) + "</span>").join(" ");
-    const events = $("events");
-    let items = item.first ? '<li class="heading">' + text(stage.label) + "</li>" : "";
-    // A card's frame is headed by the card; its `card` event would say it again.
-    const said = frame.events.filter((e) => !(e.what === "card" && e.robot === frame.acting));
-    if (step) items += '<li class="step">' + text(step) + "</li>";
-    items += said.map((e) => '<li data-what="' + text(e.what) + '">' + text(e.text) + "</li>").join("");
-    if (item.first && stage.frames.length === 1 && said.length === 0) items += '<li class="quiet">(nothing happened)</li>';
-    events.insertAdjacentHTML("beforeend", items);
-    events.scrollTop = events.scrollHeight;
+    logFrame(frame, step, item.first && stage.frames.length === 1);
     const pause = behind ? 0 : frame.acting ? 450 : 300;
     board.settled().then(() => setTimeout(() => { playing = false; playQueue(); }, pause));
+  }
+
+  // The turn log ("What happened"): a stage's heading, then each frame's step and events.
+  function logHeading(label) {
+    $("events").insertAdjacentHTML("beforeend", '<li class="heading">' + text(label) + "</li>");
+  }
+
+  function logFrame(frame, step, alone) {
+    const events = $("events");
+    // A card's frame is headed by the card; its `card` event would say it again.
+    const said = frame.events.filter((e) => !(e.what === "card" && e.robot === frame.acting));
+    let items = step ? '<li class="step">' + text(step) + "</li>" : "";
+    items += said.map((e) => '<li data-what="' + text(e.what) + '">' + text(e.text) + "</li>").join("");
+    if (alone && said.length === 0) items += '<li class="quiet">(nothing happened)</li>';
+    events.insertAdjacentHTML("beforeend", items);
+    events.scrollTop = events.scrollHeight;
+  }
+
+  // The log the server keeps: the stages of the game so far, as every page was told them,
+  // sent to a page that (re)connects. Those this page has not seen are written at once.
+  function log(frame) {
+    for (const stage of frame.stages) {
+      if (stage.seq <= seen) continue;
+      seen = stage.seq;
+      logHeading(stage.label);
+      stage.steps.forEach((s) => logFrame(s, s.step, stage.steps.length === 1));
+    }
   }
 
   // --- the table ---------------------------------------------------------------------------
@@ -181,6 +215,7 @@
 
   function apply(s) {
     state = s;
+    applied.push({ phase: s.phase, question: s.question ? s.question.id : null, outcome: s.outcome || null, animating: playing || queue.length > 0 });
     document.body.dataset.phase = s.phase;
     document.body.dataset.turn = String(s.turn);
     document.body.dataset.rules = String(s.rules);
@@ -205,7 +240,7 @@
     if (!state) return;
     const s = state;
     let phase = s.paused && s.role !== "host" ? "paused: " + s.paused : PHASES[s.phase] || s.phase;
-    if (playingTurn !== null && playingTurn !== s.turn) phase += " (the board still plays turn " + playingTurn + ")";
+    if (playingTurn !== null) phase = "the board plays turn " + playingTurn;
     $("phase").textContent = phase;
   }
 
@@ -217,10 +252,12 @@
       questionBase = null;
       return;
     }
-    questionBase = [q.timeout_ms, Date.now()];
     if (questionShown === q.id) return;
     questionShown = q.id;
-    if (playing || queue.length > 0) hurry = true;
+    // The board has played up to the question: the player's time starts now, here and on
+    // the server.
+    questionBase = [q.timeout_ms, Date.now()];
+    send({ type: "shown", question: q.id });
     $("question-text").textContent = q.robot + ": " + q.text;
     $("question-default").textContent = q.default;
     // A choice that is a card shows as one; the default is marked.
@@ -296,10 +333,13 @@
         $("title").textContent = frame.title;
         document.title = frame.title + " — rally table";
         mountBoard(frame.board);
+        if (frame.run !== run) { run = frame.run; seen = 0; }
         break;
       case "board": mountBoard(frame.board); if (state) drawRobots(state.frame); break;
-      case "state": apply(frame); break;
+      // A state waits for the stages sent before it to be played.
+      case "state": if (playing || queue.length > 0) held = frame; else apply(frame); break;
       case "stage": enqueue(frame); break;
+      case "log": log(frame); break;
       case "notice":
         notice(frame.text, frame.level);
         if (frame.rules) { document.body.dataset.rules = String(frame.rules); $("rules").textContent = "rules v" + frame.rules; }
