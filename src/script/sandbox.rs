@@ -623,6 +623,39 @@ unsafe extern "C-unwind" fn hook(state: *mut ffi::lua_State, ar: *mut ffi::lua_D
     ffi::lua_error(state);
 }
 
+/// Called by the vendored Lua just before it raises an error of `status` (its `LUAI_THROW`,
+/// .cargo/config.toml): an out-of-memory error unwinds the stack with no message handler
+/// (Lua's own limit was met by one allocation, between two runs of the hook), so this is the
+/// one moment the script's `file:line` can still be read off the stack. The call is stopped
+/// there, as the hook would have stopped it. Only a sandboxed state's (its count hook is
+/// ours; another state's extra space holds no budget); reading the stack allocates nothing.
+///
+/// # Safety
+///
+/// Lua calls it with the live state that raises.
+#[no_mangle]
+pub unsafe extern "C" fn rally_lua_throw(state: *mut ffi::lua_State, status: std::ffi::c_int) {
+    if status != ffi::LUA_ERRMEM {
+        return;
+    }
+    let ours =
+        ffi::lua_gethook(state).is_some_and(|h| std::ptr::fn_addr_eq(h, hook as ffi::lua_Hook));
+    if !ours {
+        return;
+    }
+    if let Some(budget) = budget_of(state) {
+        if !budget.stopped.get() {
+            // Memory filled this deep is endless recursion, as the hook says.
+            let why = if too_deep(state) {
+                recursion_message()
+            } else {
+                memory_message()
+            };
+            budget.stop(hook_place(state, std::ptr::null_mut()), why);
+        }
+    }
+}
+
 /// A fresh sandboxed state: the safe libraries, read-only, with the budget's hook set.
 /// `print` goes to tracing; `math.random` draws from the game's RNG, so it says
 /// [`NOT_ATTACHED`] until the engine attaches a game and puts its own in (`engine/ctx.rs`).

@@ -142,6 +142,39 @@ fn a_memory_bomb_is_stopped_at_its_line_also_while_loading() {
         .refused(2, "out of memory");
 }
 
+/// Issue 24: one allocation past Lua's own limit (a string doubled a few times: fewer
+/// instructions than the hook's interval) is an out-of-memory error Lua raises with no
+/// message handler; it is stopped at its line as the hook's check is, in a handler such as
+/// `on_enter` and while loading, and a `pcall` around it does not catch it.
+#[test]
+fn one_allocation_past_the_limit_is_stopped_at_its_line() {
+    let bombs = [
+        "local s = 'x'\n  while true do s = s .. s end",
+        "local ok = pcall(function()\n  local s = 'x' while true do s = s .. s end end)\n  local t = {} for i = 1, 1e9 do t[i] = i end",
+        "local t = {}\n  for i = 1, 1e9 do t[#t + 1] = {} end",
+    ];
+    for bomb in bombs {
+        let attack = Attack::file(&format!(
+            "rally.element {{ name = \"trap\", on_enter = function(ctx, tile, robot, info)\n  {bomb}\nend }}\n"
+        ));
+        // Robot A walks onto the trap.
+        std::fs::write(
+            attack.path("s.toml"),
+            super::harness::trap_scenario().replace(
+                "at = [0, 0]\nfacing = \"E\"\nprogram = [\"move2\"]",
+                "at = [1, 0]\nfacing = \"W\"\nprogram = [\"move1\"]",
+            ),
+        )
+        .unwrap();
+        let out = attack.run(&[]);
+        out.refused(3, "out of memory: the scripts hold more than 64 MiB");
+        assert!(out.stderr.contains("on_enter, robot A"), "{}", out.stderr);
+    }
+    Attack::file("local s = 'x'\nwhile true do\n  s = s .. s\nend\n")
+        .run(&[])
+        .refused(3, "out of memory");
+}
+
 #[test]
 fn the_limits_can_be_raised_and_lowered() {
     let attack = Attack::on_card("for i = 1, 2e5 do end");
