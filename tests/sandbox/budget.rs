@@ -150,8 +150,8 @@ fn a_memory_bomb_is_stopped_at_its_line_also_while_loading() {
 fn one_allocation_past_the_limit_is_stopped_at_its_line() {
     let bombs = [
         "local s = 'x'\n  while true do s = s .. s end",
-        "local ok = pcall(function()\n  local s = 'x' while true do s = s .. s end end)\n  local t = {} for i = 1, 1e9 do t[i] = i end",
-        "local t = {}\n  for i = 1, 1e9 do t[#t + 1] = {} end",
+        // Caught, it would go on to the endless loop: the call stays stopped at its line.
+        "local ok = pcall(function()\n  local s = 'x' while true do s = s .. s end end)\n  while true do end",
     ];
     for bomb in bombs {
         let attack = Attack::file(&format!(
