@@ -39,6 +39,7 @@ mod replay_browser;
 mod sandbox;
 mod scaling_fixtures;
 mod sim;
+mod step;
 #[cfg(feature = "serve")]
 mod table_browser;
 #[cfg(feature = "serve")]

@@ -92,6 +92,19 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "step",
+        &[
+            (
+                "rally step x.toml",
+                "step through it: next, register, turn, back, show A, vars A, events, reload",
+            ),
+            (
+                "printf 'next\\nnext\\nvars A\\n' | rally step x.toml",
+                "the same from a pipe: each command is echoed after its prompt",
+            ),
+        ],
+    ),
+    (
         "test",
         &[
             ("rally test", "every scenario under tests/scenarios"),

@@ -19,6 +19,7 @@ pub mod replay;
 mod run;
 mod serve;
 mod sim;
+mod step;
 mod test;
 mod tiled_types;
 mod types;
@@ -76,6 +77,7 @@ pub struct Cli {
 enum Command {
     Run(run::Args),
     Watch(watch::Args),
+    Step(step::Args),
     Bench(bench::Args),
     Test(test::Args),
     Check(check::Args),
@@ -143,6 +145,7 @@ impl Command {
         match self {
             Command::Run(args) => args.exec(folders),
             Command::Watch(args) => args.exec(folders),
+            Command::Step(args) => args.exec(folders),
             Command::Bench(args) => args.exec(folders),
             Command::Test(args) => args.exec(folders),
             Command::Check(args) => args.exec(folders),

@@ -167,6 +167,97 @@ impl Moment {
     }
 }
 
+/// How far a move of `rally step` goes (docs/debugging.md#stepping-through-a-scenario).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Move {
+    /// One stage or frame: the start of a turn, each frame of a register, the turn's end.
+    Next,
+    /// To the end of this register (from within it), else of the next one.
+    Register,
+    /// To the end of this turn, else of the next one.
+    Turn,
+}
+
+impl Moment {
+    /// Where `step` may stop after `from` (`None`: the starting position, before the first
+    /// turn), nearest first: a scenario's shape (how many registers, frames and turns, an end
+    /// of turn or not) shows only in running it, so the caller runs to each in turn and stops
+    /// at the first the scenario reaches.
+    pub fn candidates(from: Option<Moment>, step: Move) -> Vec<Moment> {
+        let at = |turn, stage, frame| Moment { turn, stage, frame };
+        let (turn, stage, frame) = match from {
+            Some(m) => (m.turn, m.stage, m.frame),
+            None => (1, Stage::Start, Some(0)),
+        };
+        let last = REGISTERS as u8;
+        let mut out = Vec::new();
+        match step {
+            Move::Next => {
+                match (from, stage, frame) {
+                    (None, ..) => out.push(at(1, Stage::Start, None)),
+                    (_, Stage::Start, _) => out.push(at(turn, Stage::Register(1), Some(1))),
+                    (_, Stage::Register(r), Some(f)) => {
+                        out.push(at(turn, Stage::Register(r), Some(f + 1)));
+                        if r < last {
+                            out.push(at(turn, Stage::Register(r + 1), Some(1)));
+                        }
+                    }
+                    (_, Stage::Register(r), None) if r < last => {
+                        out.push(at(turn, Stage::Register(r + 1), Some(1)))
+                    }
+                    _ => {}
+                }
+                if stage != Stage::End {
+                    out.push(at(turn, Stage::End, None));
+                }
+                out.push(at(turn + 1, Stage::Start, None));
+            }
+            Move::Register => {
+                match (stage, frame) {
+                    (Stage::Register(r), Some(_)) if from.is_some() => {
+                        out.push(at(turn, Stage::Register(r), None))
+                    }
+                    (Stage::Start, _) => out.push(at(turn, Stage::Register(1), None)),
+                    (Stage::Register(r), _) if r < last => {
+                        out.push(at(turn, Stage::Register(r + 1), None))
+                    }
+                    _ => {}
+                }
+                if stage != Stage::End {
+                    out.push(at(turn, Stage::End, None));
+                }
+                out.push(at(turn + 1, Stage::Register(1), None));
+            }
+            Move::Turn => {
+                let turns = match stage {
+                    Stage::End => [turn + 1, turn + 2],
+                    _ => [turn, turn + 1],
+                };
+                for t in turns {
+                    out.push(at(t, Stage::End, None));
+                    // A turn with no end of its own (one turn without `end_of_turn`) ends
+                    // with its last register.
+                    for r in (1..=last).rev() {
+                        out.push(at(t, Stage::Register(r), None));
+                    }
+                }
+                out.retain(|m| from.is_none_or(|f| m.key() > f.key()));
+            }
+        }
+        out
+    }
+
+    /// Orders moments in time; a whole register comes after its frames.
+    fn key(&self) -> (u32, u8, usize) {
+        let stage = match self.stage {
+            Stage::Start => 0,
+            Stage::Register(r) => r,
+            Stage::End => REGISTERS as u8 + 1,
+        };
+        (self.turn, stage, self.frame.unwrap_or(usize::MAX))
+    }
+}
+
 /// As the viewer names it in links: `t2r3s4`, `t2r3`, `t2r0`, `t2end`.
 impl fmt::Display for Moment {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -227,5 +318,30 @@ mod tests {
             assert!(e.contains(why), "{bad}: {e}");
             assert!(e.contains("t2r3s4 (its 4th frame)"), "{e}");
         }
+    }
+
+    #[test]
+    fn step_candidates_go_forward_nearest_first() {
+        let names = |from: Option<&str>, step| {
+            Moment::candidates(from.map(|f| f.parse().unwrap()), step)
+                .iter()
+                .map(|m| m.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        assert_eq!(names(None, Move::Next), "t1r0 t1end t2r0");
+        assert_eq!(names(Some("t1r0"), Move::Next), "t1r1s1 t1end t2r0");
+        assert_eq!(
+            names(Some("t1r2s3"), Move::Next),
+            "t1r2s4 t1r3s1 t1end t2r0"
+        );
+        assert_eq!(names(Some("t1r5s1"), Move::Next), "t1r5s2 t1end t2r0");
+        assert_eq!(names(Some("t1end"), Move::Next), "t2r0");
+        assert_eq!(names(Some("t1r2s3"), Move::Register), "t1r2 t1end t2r1");
+        assert_eq!(names(Some("t1r2"), Move::Register), "t1r3 t1end t2r1");
+        assert_eq!(names(None, Move::Register), "t1r1 t1end t2r1");
+        let turn = names(Some("t1r5"), Move::Turn);
+        assert!(turn.starts_with("t1end t2end t2r5"), "{turn}");
+        assert!(names(Some("t1end"), Move::Turn).starts_with("t2end t2r5"));
     }
 }

@@ -177,28 +177,29 @@ pub fn board_painted(
 /// One robot per line: where it is and what it carries. Names and script memory come from
 /// files and scripts: their control characters are shown escaped.
 pub fn robots(state: &State) -> String {
-    let mut out = String::new();
-    for r in &state.robots {
-        let mut line = String::new();
-        let place = if r.destroyed {
-            "destroyed".to_string()
-        } else {
-            format!("at {} facing {}", r.at, r.facing)
-        };
-        let _ = write!(
-            line,
-            "  {:<8} {place}, damage {}, lives {}, flags {}, archive {}",
-            r.name, r.damage, r.lives, r.flags, r.archive
-        );
-        if r.powered_down {
-            line.push_str(", powered down");
-        }
-        if !r.vars.is_empty() {
-            let _ = write!(line, ", vars {}", serde_json::Value::Object(r.vars.clone()));
-        }
-        let _ = writeln!(out, "{}", crate::text::clean_line(&line));
+    state.robots.iter().map(robot).collect()
+}
+
+/// One robot's line of [`robots`]: where, damage, lives, flags, archive, vars.
+pub fn robot(r: &crate::state::Robot) -> String {
+    let mut line = String::new();
+    let place = if r.destroyed {
+        "destroyed".to_string()
+    } else {
+        format!("at {} facing {}", r.at, r.facing)
+    };
+    let _ = write!(
+        line,
+        "  {:<8} {place}, damage {}, lives {}, flags {}, archive {}",
+        r.name, r.damage, r.lives, r.flags, r.archive
+    );
+    if r.powered_down {
+        line.push_str(", powered down");
     }
-    out
+    if !r.vars.is_empty() {
+        let _ = write!(line, ", vars {}", serde_json::Value::Object(r.vars.clone()));
+    }
+    format!("{}\n", crate::text::clean_line(&line))
 }
 
 /// How an event line says when it happened: `R2` in the log of one turn, as it always has;
