@@ -64,3 +64,45 @@ fn a_new_step_must_have_a_place_and_a_new_name() {
         "step `springs` needs exactly one of `before` or `after`",
     );
 }
+
+/// Issue 26 §1: a step may be a declared effect (`rally.effect.*`); what it names is checked
+/// where the element is declared, with the script's line.
+#[test]
+fn a_declared_effect_names_parameters_of_the_right_kind() {
+    let refused = |steps: &str, message: &str| {
+        let pad = format!(
+            "return rally.element {{\n  name = \"spring_pad\",\n  params = {{ dir = rally.param.dir(), on = rally.param.bool {{ default = true }}, side = rally.param.dir {{ optional = true }} }},\n  new_steps = {{ {{ name = \"springs\", after = \"crushers\" }} }},\n  steps = {{ {steps} }},\n}}\n"
+        );
+        let dir = project(Some(&pad));
+        let out = support::rally_refused(dir.path(), &["run", "spring_pad.toml"]);
+        assert!(
+            out.contains("scripts/elements/spring_pad.lua:1: element `spring_pad`"),
+            "{out}"
+        );
+        assert!(out.contains(message), "{out}");
+    };
+    refused(
+        "springs = rally.effect.convey(\"dri\")",
+        "`dri` is not a parameter of the element",
+    );
+    refused(
+        "springs = rally.effect.rotate(\"dir\")",
+        "parameter `dir` must be a rally.param.rotation for `param`",
+    );
+    refused(
+        "springs = rally.effect.convey(\"dir\", { when = \"dir\" })",
+        "parameter `dir` must be a rally.param.bool for `when`",
+    );
+    refused(
+        "springs = rally.effect.convey(\"side\")",
+        "parameter `side` is optional",
+    );
+    refused(
+        "springs = rally.effect.convey(\"dir\", { by = \"x\" })",
+        "unknown field `by`",
+    );
+    refused(
+        "springs = { 1 }",
+        "`steps.springs` must be a function or a rally.effect.*, got a table",
+    );
+}

@@ -39,13 +39,11 @@ return rally.element {
       }
     end,
   },
+  -- Declared effects the engine runs itself: as `function(ctx, tile, robot) ctx:convey(robot,
+  -- tile.dir) end`, only on express belts in the first step.
   steps = {
-    express_belts = function(ctx, tile, robot)
-      if tile.express then ctx:convey(robot, tile.dir) end
-    end,
-    belts = function(ctx, tile, robot)
-      ctx:convey(robot, tile.dir)
-    end,
+    express_belts = rally.effect.convey("dir", { when = "express" }),
+    belts = rally.effect.convey("dir"),
   },
   -- A belt carried `robot` onto this square, travelling `travel`.
   on_conveyed = function(ctx, tile, robot, travel)

@@ -1090,10 +1090,11 @@ function Builder:start(number, facing) end
 ---steps = { springs = function(ctx, tile, robot) ctx:move(robot, robot.facing, 2) end },
 ---```
 ---@field new_steps? rally.NewStep[]
----Handlers by step, called for each robot standing on a tile of this element.
+---Handlers by step, called for each robot standing on a tile of this element: functions, or
+---standard effects the engine runs itself (`rally.effect.*`).
 ---
 ---```lua
----steps = { fire = function(ctx, tile, robot) ctx:damage(robot, 1, "radiation") end },
+---steps = { fire = function(ctx, tile, robot) ctx:damage(robot, 1, "radiation") end, belts = rally.effect.convey("dir") },
 ---```
 ---@field steps? rally.Steps
 ---Handlers by step, called once per tile, whether or not a robot stands on it.
@@ -1859,6 +1860,58 @@ function rally.param.list(of, opts) end
 ---@param opts? rally.ParamOpts the options every kind takes
 ---@return rally.ParamSpec
 function rally.param.dir_map(of, opts) end
+
+---Standard effects: an element's step declared as what it does instead of a function, which
+---the engine runs itself (no Lua call, no instructions of the budget; the same results as the
+---function it stands for). Each names the tile's parameters it reads; the declaration checks
+---that they exist, have the right kind and are never nil. A step may still be a function.
+---
+---```lua
+---steps = { belts = rally.effect.convey("dir"), gears = rally.effect.rotate("turn", { by = "gear" }) },
+---```
+---@class rally.effect
+rally.effect = {}
+
+---Queues a belt move of the robot towards the tile's direction parameter `param`, as
+---`function(ctx, tile, robot) ctx:convey(robot, tile[param]) end`.
+---
+---```lua
+---steps = { express_belts = rally.effect.convey("dir", { when = "express" }) },
+---```
+---@param param string a `rally.param.dir` of the element, never nil
+---@param opts? rally.EffectOpts `when`
+---@return rally.Effect
+function rally.effect.convey(param, opts) end
+
+---Turns the robot by the tile's rotation parameter `param`, as
+---`function(ctx, tile, robot) ctx:rotate(robot, tile[param], opts.by) end` (so `on_rotate`
+---handlers hear it).
+---
+---```lua
+---steps = { gears = rally.effect.rotate("turn", { by = "gear" }) },
+---```
+---@param param string a `rally.param.rotation` of the element, never nil
+---@param opts? rally.EffectOpts `when`, `by`
+---@return rally.Effect
+function rally.effect.rotate(param, opts) end
+
+---A declared effect, made with `rally.effect.*`: a value of an element's `steps`.
+---
+---```lua
+---steps = { belts = rally.effect.convey("dir") },
+---```
+---@class rally.Effect
+---@field effect string `convey` or `rotate`
+---@field param string the parameter it reads
+
+---Options of the standard effects.
+---
+---```lua
+---rally.effect.rotate("turn", { by = "gear", when = "powered" })
+---```
+---@class rally.EffectOpts
+---@field when? string a `rally.param.bool` of the element: the effect happens only on tiles where it is true
+---@field by? string `rotate` only: what turns the robot, as `on_rotate` sees it (default "script")
 
 ---A variant's parameters, as the game set them over the defaults of its variant.toml
 ---(variant scripts only).

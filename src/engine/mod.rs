@@ -22,6 +22,7 @@ use crate::error::{Error, Result};
 use crate::geometry::{Dir, Pos, Rotation};
 use crate::hooks::{Hook, Listener};
 use crate::order::{Native, Segment};
+use crate::script::decl::{Does, Step};
 use crate::script::sandbox::{Attached, Budget};
 use crate::script::store::Quota;
 use crate::script::{lua_message, Defs, RuleSet};
@@ -121,9 +122,45 @@ struct StepPlan {
     options: bool,
     /// The tiles whose element has a `tile_steps` handler for it, in board order.
     tiles: Vec<(usize, Function)>,
-    /// Per tile, its element's handler for the robots standing on it (`steps`); empty when
-    /// no element on the board has one, so the step never looks at the robots.
-    standing: Vec<Option<Function>>,
+    /// Per tile, what its element does to the robots standing on it (`steps`); empty when
+    /// no element on the board does anything, so the step never looks at the robots.
+    standing: Vec<Option<Act>>,
+}
+
+/// What a tile does in a step to a robot standing on it: call its element's function, or a
+/// declared effect (`rally.effect.*`) with the tile's parameters read once, here.
+enum Act {
+    Lua(Function),
+    Convey(Dir),
+    Rotate(Rotation, Rc<str>),
+}
+
+impl Act {
+    /// The tile's act for `step`; `None` when it does nothing there (an effect whose `when`
+    /// parameter is false on this tile).
+    fn new(step: &Step, tile: &crate::board::Tile) -> Option<Act> {
+        let effect = match step {
+            Step::Lua(f) => return Some(Act::Lua(f.clone())),
+            Step::Effect(e) => e,
+        };
+        if let Some(when) = &effect.when {
+            if tile.params.get(when).and_then(serde_json::Value::as_bool) != Some(true) {
+                return None;
+            }
+        }
+        let text = tile
+            .params
+            .get(&effect.param)
+            .and_then(serde_json::Value::as_str);
+        let text = text.expect("an effect's parameter is checked and always set");
+        Some(match &effect.does {
+            Does::Convey => Act::Convey(Dir::parse(text).expect("a checked direction")),
+            Does::Rotate { by } => Act::Rotate(
+                Rotation::parse(text).expect("a checked rotation"),
+                by.as_str().into(),
+            ),
+        })
+    }
 }
 
 impl StepPlan {
@@ -134,10 +171,10 @@ impl StepPlan {
 
     fn new(rules: &RuleSet, board: &Board, step: usize) -> StepPlan {
         let element = |t: &crate::board::Tile| &rules.elements[t.element];
-        let standing: Vec<Option<Function>> = board
+        let standing: Vec<Option<Act>> = board
             .tiles
             .iter()
-            .map(|t| element(t).steps.get(&step).cloned())
+            .map(|t| Act::new(element(t).steps.get(&step)?, t))
             .collect();
         StepPlan {
             rules: rules
@@ -461,7 +498,7 @@ impl<'a> Resolver<'a> {
 
     /// Calls the handlers of a step for the robots standing on tiles that have one, robots in
     /// board order; a robot moved during the step is not visited again on its new square.
-    fn standing_steps(&self, step: usize, handlers: &[Option<Function>]) -> Result<()> {
+    fn standing_steps(&self, step: usize, handlers: &[Option<Act>]) -> Result<()> {
         let board = self.board();
         let standing: Vec<(RobotId, Pos)> = {
             let w = self.link.world.borrow();
@@ -481,16 +518,23 @@ impl<'a> Resolver<'a> {
         let name = &self.link.defs.order[step].name;
         for (id, at) in standing {
             for &t in board.tiles_at(at) {
-                let Some(f) = &handlers[t] else {
+                let Some(act) = &handlers[t] else {
                     continue;
                 };
-                if self.is_at(id, at) {
-                    let what = || self.context(Who::Tile(t), &format!("step `{name}`"), Some(id));
-                    self.call(
-                        f,
-                        (&self.link.ctx, &self.link.tiles[t], self.robot(id)),
-                        what,
-                    )?;
+                if !self.is_at(id, at) {
+                    continue;
+                }
+                match act {
+                    Act::Lua(f) => {
+                        let what =
+                            || self.context(Who::Tile(t), &format!("step `{name}`"), Some(id));
+                        let args = (&self.link.ctx, &self.link.tiles[t], self.robot(id));
+                        self.call(f, args, what)?;
+                    }
+                    Act::Convey(dir) => self.world().convey(id, *dir),
+                    Act::Rotate(rotation, by) => {
+                        self.rotate(id, *rotation, by)?;
+                    }
                 }
             }
         }

@@ -25,7 +25,7 @@
 //! the bytecode says for sure what it is looked up on.
 
 use super::bytecode::{self, Proto, Reader};
-use super::decl::Handlers;
+use super::decl::{Handlers, Step};
 use super::reference::{self, EntryKind};
 use super::{layers, lua_files, sandbox, Defs, Sources};
 use crate::error::{Error, Result};
@@ -387,7 +387,12 @@ pub fn handlers(defs: &Defs) -> Vec<Error> {
     let step = |place: &usize| format!("steps.{}", defs.order[*place].name);
     let tile_step = |place: &usize| format!("tile_steps.{}", defs.order[*place].name);
     for e in &defs.elements {
-        steps(&mut out, &e.file, &e.steps, Listener::Square, step);
+        for place in e.steps.keys() {
+            if let Some(Step::Lua(f)) = e.steps.get(place) {
+                let expected = signature(Listener::Square, None);
+                parameters(&mut out, &e.file, &step(place), f, &expected);
+            }
+        }
         steps(&mut out, &e.file, &e.tile_steps, Listener::Board, tile_step);
         hooks(&mut out, &e.file, &e.hooks, Listener::Square);
     }

@@ -13,23 +13,23 @@ use serde::Deserialize;
 /// A few handlers keyed by step or event. A short list beats hashing here: a declaration has
 /// a handful at most, and they are looked up for every step of every register.
 #[derive(Clone, Debug)]
-pub struct Handlers<K>(Vec<(K, Function)>);
+pub struct Handlers<K, F = Function>(Vec<(K, F)>);
 
-impl<K> Default for Handlers<K> {
+impl<K, F> Default for Handlers<K, F> {
     fn default() -> Self {
         Handlers(Vec::new())
     }
 }
 
-impl<K: PartialEq> Handlers<K> {
-    pub fn insert(&mut self, key: K, f: Function) {
+impl<K: PartialEq, F> Handlers<K, F> {
+    pub fn insert(&mut self, key: K, f: F) {
         match self.0.iter_mut().find(|(k, _)| *k == key) {
             Some(entry) => entry.1 = f,
             None => self.0.push((key, f)),
         }
     }
 
-    pub fn get(&self, key: &K) -> Option<&Function> {
+    pub fn get(&self, key: &K) -> Option<&F> {
         self.0.iter().find(|(k, _)| k == key).map(|(_, f)| f)
     }
 
@@ -46,7 +46,7 @@ impl<K: PartialEq> Handlers<K> {
     }
 }
 
-impl Handlers<usize> {
+impl<F> Handlers<usize, F> {
     /// Keys step handlers by their step's place in the final order of play (they were keyed
     /// by the steps' ids while the scripts loaded: [`Steps`]).
     pub fn place(&mut self, place: &[usize]) {
@@ -69,8 +69,9 @@ pub struct ElementDef {
     /// How `rally render` draws it (`draw = { ... }`: [`super::draw`]).
     pub draw: Option<super::draw::Drawing>,
     pub build: Option<Function>,
-    /// Step handlers called for each robot standing on a tile, by step id.
-    pub steps: Handlers<usize>,
+    /// Step handlers called for each robot standing on a tile, by step id: functions or
+    /// standard effects.
+    pub steps: Handlers<usize, Step>,
     /// Step handlers called once for every tile, occupied or not, by step id.
     pub tile_steps: Handlers<usize>,
     /// It replaced an element of the same name (`replace = true`).
@@ -246,6 +247,26 @@ fn step_table(
     what: &str,
 ) -> mlua::Result<Handlers<usize>> {
     let mut out = Handlers::default();
+    for (id, step) in step_entries(lua, table, key, steps, what, None)?.0 {
+        if let Step::Lua(f) = step {
+            out.insert(id, f);
+        }
+    }
+    Ok(out)
+}
+
+/// Reads `{ step_name = function ... }` where a step may also be a standard effect
+/// (`rally.effect.*`) when `params` are given: an element's `steps`, whose effects name its
+/// parameters.
+fn step_entries(
+    lua: &Lua,
+    table: &Table,
+    key: &str,
+    steps: &Steps,
+    what: &str,
+    params: Option<&ParamSpecs>,
+) -> mlua::Result<Handlers<usize, Step>> {
+    let mut out = Handlers::default();
     let Some(handlers) = table.get::<Option<Table>>(key)? else {
         return Ok(out);
     };
@@ -259,19 +280,118 @@ fn step_table(
                 names.join(", ")
             ))
         })?;
-        match handler {
-            Value::Function(f) => {
-                out.insert(id, f);
+        match (handler, params) {
+            (Value::Function(f), _) => {
+                out.insert(id, Step::Lua(f));
             }
-            other => {
+            (Value::Table(t), Some(params)) if t.contains_key("effect")? => {
+                let what = format!("{what}: `{key}.{name}`");
+                out.insert(id, Step::Effect(parse_effect(lua, &t, params, &what)?));
+            }
+            (other, params) => {
                 return Err(mlua::Error::runtime(format!(
-                    "{what}: `{key}.{name}` must be a function, got a {}",
+                    "{what}: `{key}.{name}` must be a function{}, got a {}",
+                    if params.is_some() {
+                        " or a rally.effect.*"
+                    } else {
+                        ""
+                    },
                     other.type_name()
                 )))
             }
         }
     }
     Ok(out)
+}
+
+/// What an element does in a step for a robot standing on one of its tiles: a script's
+/// function `(ctx, tile, robot)`, or a standard effect the engine runs itself, which calls
+/// no Lua and costs no instructions of the budget.
+#[derive(Clone, Debug)]
+pub enum Step {
+    Lua(Function),
+    Effect(Effect),
+}
+
+/// A standard effect declared in a step (`rally.effect.convey("dir")`), naming the tile's
+/// parameters it reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Effect {
+    pub does: Does,
+    /// The parameter holding the direction (`convey`) or the rotation (`rotate`).
+    pub param: String,
+    /// `when = "express"`: a bool parameter; the effect happens only on tiles where it is true.
+    pub when: Option<String>,
+}
+
+/// The standard effects.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Does {
+    /// `ctx:convey(robot, tile[param])`.
+    Convey,
+    /// `ctx:rotate(robot, tile[param], by)`.
+    Rotate { by: String },
+}
+
+/// Reads `{ effect = "convey", param = "dir", when = "express" }`, as `rally.effect.*` makes
+/// it, checking that the parameters it names are declared with the kinds it reads.
+fn parse_effect(lua: &Lua, t: &Table, params: &ParamSpecs, what: &str) -> mlua::Result<Effect> {
+    let kind: String = t.get("effect")?;
+    let (does, expected, allowed) = match kind.as_str() {
+        "convey" => (Does::Convey, Kind::Dir, &["effect", "param", "when"][..]),
+        "rotate" => {
+            let by = t
+                .get::<Option<String>>("by")?
+                .unwrap_or_else(|| "script".into());
+            (
+                Does::Rotate { by },
+                Kind::Rotation,
+                &["effect", "param", "when", "by"][..],
+            )
+        }
+        other => {
+            return Err(mlua::Error::runtime(format!(
+                "{what}: unknown effect `{other}`, expected convey or rotate"
+            )))
+        }
+    };
+    let what = format!("{what} (rally.effect.{kind})");
+    check_keys(lua, t, allowed, &what)?;
+    let named = |key: &str, kind: &Kind, must_have: bool| -> mlua::Result<Option<String>> {
+        let kind_name = match kind {
+            Kind::Dir => "dir",
+            Kind::Rotation => "rotation",
+            _ => "bool",
+        };
+        let Some(name) = t.get::<Option<String>>(key)? else {
+            if must_have {
+                return Err(mlua::Error::runtime(format!(
+                    "{what}: `{key}` must name a parameter of the element"
+                )));
+            }
+            return Ok(None);
+        };
+        let Some(spec) = params.get(&name) else {
+            return Err(mlua::Error::runtime(format!(
+                "{what}: `{name}` is not a parameter of the element{}",
+                crate::error::suggest(&name, params.keys().map(String::as_str))
+            )));
+        };
+        if spec.kind != *kind {
+            return Err(mlua::Error::runtime(format!(
+                "{what}: parameter `{name}` must be a rally.param.{kind_name} for `{key}`"
+            )));
+        }
+        if must_have && !spec.required && spec.default.is_none() {
+            return Err(mlua::Error::runtime(format!(
+                "{what}: parameter `{name}` is optional; an effect needs one every tile has"
+            )));
+        }
+        Ok(Some(name))
+    };
+    let param = named("param", &expected, true)?.expect("required");
+    let when = named("when", &Kind::Bool, false)?;
+    Ok(Effect { does, param, when })
 }
 
 pub fn parse_kind(lua: &Lua, spec: &Table, what: &str) -> mlua::Result<Kind> {
@@ -774,6 +894,7 @@ pub fn parse_element(
             params.insert(pname, parse_param(lua, &spec, &what)?);
         }
     }
+    let element_steps = step_entries(lua, decl, "steps", steps, &what, Some(&params))?;
     Ok((
         ElementDef {
             describe: data.describe,
@@ -782,7 +903,7 @@ pub fn parse_element(
             glyph: text_or_fn(decl, "glyph", &what)?,
             draw: super::draw::parse(lua, decl, &what)?,
             build: optional_fn(decl, "build", &what)?,
-            steps: step_table(lua, decl, "steps", steps, &what)?,
+            steps: element_steps,
             tile_steps: step_table(lua, decl, "tile_steps", steps, &what)?,
             hooks,
             replaces: data.replace,

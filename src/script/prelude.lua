@@ -81,6 +81,29 @@ rally.param = {
   end,
 }
 
+-- Standard effects, declared as an element's step instead of a function and run by the
+-- engine itself (no Lua call, no instructions): `steps = { belts = rally.effect.convey("dir") }`.
+-- Each names the tile's parameters it reads; the declaration checks them (src/script/decl.rs).
+local function effect(name, param, opts)
+  local e = { effect = name, param = param }
+  if opts ~= nil then
+    if type(opts) ~= "table" then
+      error("rally.effect." .. name .. ": expected a table of options, got " .. type(opts), 3)
+    end
+    for k, v in pairs(opts) do e[k] = v end
+    e.effect, e.param = name, param
+  end
+  return e
+end
+rally.effect = {
+  --- Queues a belt move of the robot towards the tile's `param` (`ctx:convey`); option
+  --- `when = "express"`: only on tiles whose bool parameter `express` is true.
+  convey = function(param, opts) return effect("convey", param, opts) end,
+  --- Turns the robot by the tile's `param` (`ctx:rotate`, so `on_rotate` hears it); options
+  --- `by = "gear"` (the cause handlers see), `when`.
+  rotate = function(param, opts) return effect("rotate", param, opts) end,
+}
+
 --- For `on_card`: the card's first square is lost (water, oil: rules.md §4.28, §4.12).
 --- Returns `{ distance = n - 1 }` for a movement card, nil (no change) for a rotation.
 function rally.lose_first_square(card)

@@ -562,6 +562,9 @@ const READING_ORDER: &[&str] = &[
     "rally.param",
     "rally.ParamOpts",
     "rally.ParamSpec",
+    "rally.effect",
+    "rally.Effect",
+    "rally.EffectOpts",
     "rally.Pos",
     "Simple types",
 ];
