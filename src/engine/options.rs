@@ -139,7 +139,11 @@ impl<'a> Resolver<'a> {
             rehearsal: self.link.rehearsal.get(),
             turn: self.link.world.borrow().state.turn,
         };
-        let given = self.link.chooser.borrow_mut().choose(&question);
+        // A person may take the table's whole timeout to answer: not the script's time.
+        let given = self
+            .link
+            .budget
+            .waiting(|| self.link.chooser.borrow_mut().choose(&question));
         let answer = match given {
             None => question.default_answer().to_string(),
             Some(a) if question.choices.contains(&a) => a,

@@ -245,6 +245,22 @@ impl Budget {
         f()
     }
 
+    /// Runs `f`, a wait of the host's inside a call (a player's answer to `ctx:choose`), off
+    /// the wall clock: a person may think for as long as the table allows, and the script's
+    /// time goes on from where it was, not from the start of the call.
+    pub fn waiting<R>(&self, f: impl FnOnce() -> R) -> R {
+        let was_running = {
+            let _state = self.watch.state.lock().unwrap_or_else(|e| e.into_inner());
+            self.watch.running.swap(false, Ordering::Relaxed)
+        };
+        let result = f();
+        if was_running {
+            self.watch.resumed.fetch_add(1, Ordering::Relaxed);
+            self.watch.running.store(true, Ordering::Relaxed);
+        }
+        result
+    }
+
     /// A fresh budget for the next top-level call ([`Budget::call`] makes one).
     pub(super) fn reset(&self) {
         self.remaining.set(self.instructions.get());
@@ -393,8 +409,10 @@ impl Budget {
 struct Watch {
     /// The number of the call in progress or last made.
     call: AtomicU64,
-    /// Whether a call is in progress.
+    /// Whether a call is in progress (not while it waits for the host, [`Budget::waiting`]).
     running: AtomicBool,
+    /// How many times a call went on after a wait: the watchdog times it afresh from then.
+    resumed: AtomicU64,
     /// The call the watchdog found past its time.
     late: AtomicU64,
     /// The state's main thread. Locked while the watchdog sets the hook and when a call
@@ -451,8 +469,9 @@ fn watchdog(watch: &Arc<Watch>) {
 fn watch_calls(watched: &Mutex<Vec<std::sync::Weak<Watch>>>) {
     let limit = limits().time;
     let tick = (limit / 20).clamp(Duration::from_millis(1), Duration::from_millis(50));
-    // Each watch, with the call it was last seen running and when it was first seen.
-    let mut seen: Vec<(std::sync::Weak<Watch>, u64, Instant)> = Vec::new();
+    // Each watch, with the call (and its number of waits) it was last seen running, and
+    // when it was first seen so.
+    let mut seen: Vec<(std::sync::Weak<Watch>, (u64, u64), Instant)> = Vec::new();
     loop {
         std::thread::sleep(tick);
         let now = Instant::now();
@@ -462,15 +481,16 @@ fn watch_calls(watched: &Mutex<Vec<std::sync::Weak<Watch>>>) {
             seen.retain(|(w, ..)| w.strong_count() > 0);
             for w in list.iter() {
                 if !seen.iter().any(|(s, ..)| s.ptr_eq(w)) {
-                    seen.push((w.clone(), 0, now));
+                    seen.push((w.clone(), (0, 0), now));
                 }
             }
         }
         for (w, last, since) in seen.iter_mut() {
             let Some(watch) = w.upgrade() else { continue };
             let call = watch.call.load(Ordering::Relaxed);
-            if !watch.running.load(Ordering::Relaxed) || call != *last {
-                (*last, *since) = (call, now);
+            let moment = (call, watch.resumed.load(Ordering::Relaxed));
+            if !watch.running.load(Ordering::Relaxed) || moment != *last {
+                (*last, *since) = (moment, now);
                 continue;
             }
             if now.duration_since(*since) <= limit || watch.late.load(Ordering::Relaxed) == call {
@@ -954,6 +974,32 @@ pub fn strict(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The host's waits inside a call (a player thinking over `ctx:choose`) are not the
+    /// script's time: a call that waits past the limit, then loops a little, is not
+    /// stopped. The table stopped a game whenever a player took the limit to answer.
+    #[test]
+    fn a_wait_for_the_host_is_not_counted_against_the_time_limit() {
+        let budget = Rc::new(Budget::new());
+        let lua = new_lua(budget.clone()).unwrap();
+        let waiting = budget.clone();
+        let ask = lua
+            .create_function(move |_, ()| {
+                waiting.waiting(|| std::thread::sleep(limits().time + Duration::from_millis(300)));
+                Ok(())
+            })
+            .unwrap();
+        lua.globals().set("ask", ask).unwrap();
+        let chunk = lua
+            .load("ask()\nlocal n = 0\nfor i = 1, 100000 do n = n + i end")
+            .set_name("@script.lua");
+        let result = budget.call(|| chunk.exec());
+        assert!(
+            result.is_ok() && budget.spent().is_none(),
+            "{result:?} {:?}",
+            budget.spent()
+        );
+    }
 
     /// A native call that outlasts the time limit (one the budget cannot charge, as a
     /// `..` of two long strings) is stopped at the script's next instruction: the watchdog,
