@@ -75,8 +75,10 @@ fn a_declared_effect_names_parameters_of_the_right_kind() {
         );
         let dir = project(Some(&pad));
         let out = support::rally_refused(dir.path(), &["run", "spring_pad.toml"]);
+        // At the declaration, or at the misspelt key itself (`rally check`'s caret).
         assert!(
-            out.contains("scripts/elements/spring_pad.lua:1: element `spring_pad`"),
+            out.contains("scripts/elements/spring_pad.lua:1: element `spring_pad`")
+                || out.contains("scripts/elements/spring_pad.lua:5:52: element `spring_pad`"),
             "{out}"
         );
         assert!(out.contains(message), "{out}");

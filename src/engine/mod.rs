@@ -531,7 +531,12 @@ impl<'a> Resolver<'a> {
                         let args = (&self.link.ctx, &self.link.tiles[t], self.robot(id));
                         self.call(f, args, what)?;
                     }
-                    Act::Convey(dir) => self.world().convey(id, *dir),
+                    Act::Convey(dir) => {
+                        let what = || {
+                            self.context(Who::Tile(t), &format!("step `{name}` (effect)"), Some(id))
+                        };
+                        self.native_effect(what, || self.world().convey(id, *dir));
+                    }
                     Act::Rotate(rotation, by) => {
                         self.rotate(id, *rotation, by)?;
                     }
