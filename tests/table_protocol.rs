@@ -6,8 +6,9 @@
 use crate::support::table_client::{serve, Client, Workspace};
 use rally::table::protocol::Settings;
 use rally::table::server::Server;
-use rally::table::Tokens;
+use rally::table::{TableInfo, Tokens};
 use serde_json::{json, Value};
+use std::sync::Arc;
 use tokio_tungstenite::tungstenite::Message;
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -907,10 +908,10 @@ fn a_table_of_bots_alone_waits_for_the_host() {
     });
 }
 
-#[test]
-fn a_question_goes_to_its_player_alone_and_its_default_comes_after_the_timeout() {
+/// A table at which Ann holds Conditional Program (asked, once programmed, which leftover
+/// card to keep), its questions timing out after `timeout` seconds.
+fn conditional_program_table(timeout: u64) -> (Workspace, Server, Vec<Arc<TableInfo>>) {
     let ws = Workspace::new();
-    // Ann holds Conditional Program: once programmed, she is asked which leftover card to keep.
     let game = std::fs::read_to_string(ws.path("table.toml"))
         .unwrap()
         .replace(
@@ -919,12 +920,19 @@ fn a_question_goes_to_its_player_alone_and_its_default_comes_after_the_timeout()
         );
     std::fs::write(ws.path("options.toml"), game).unwrap();
     let settings = Settings {
-        choice_timeout: 1,
+        choice_timeout: timeout,
         ..Settings::default()
     };
     let mut launch = ws.launch("t", settings, false);
     launch.game = ws.path("options.toml");
     let (server, infos) = serve(vec![launch]);
+    (ws, server, infos)
+}
+
+#[test]
+fn a_question_goes_to_its_player_alone_and_its_default_comes_after_the_timeout() {
+    // Ann holds Conditional Program: once programmed, she is asked which leftover card to keep.
+    let (_ws, server, infos) = conditional_program_table(1);
     let tokens = &infos[0].tokens;
     runtime().block_on(async {
         let mut spectator = Client::connect(&server, "t", &tokens.spectator).await;
@@ -1311,21 +1319,7 @@ fn a_page_that_joins_mid_game_gets_the_turn_log_so_far_without_a_secret() {
 
 #[test]
 fn a_questions_time_starts_when_its_page_shows_it() {
-    let ws = Workspace::new();
-    let game = std::fs::read_to_string(ws.path("table.toml"))
-        .unwrap()
-        .replace(
-            "name = \"Ann\"\n",
-            "name = \"Ann\"\noptions = [\"conditional_program\"]\n",
-        );
-    std::fs::write(ws.path("options.toml"), game).unwrap();
-    let settings = Settings {
-        choice_timeout: 3,
-        ..Settings::default()
-    };
-    let mut launch = ws.launch("t", settings, false);
-    launch.game = ws.path("options.toml");
-    let (server, infos) = serve(vec![launch]);
+    let (_ws, server, infos) = conditional_program_table(3);
     let tokens = &infos[0].tokens;
     runtime().block_on(async {
         let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
@@ -1367,7 +1361,7 @@ fn a_questions_time_starts_when_its_page_shows_it() {
 
 /// A server of one table with `limits`.
 fn limited(ws: &Workspace, limits: rally::table::server::Limits) -> Server {
-    let lobby = std::sync::Arc::new(rally::table::Lobby::with_offer(ws.offer()));
+    let lobby = Arc::new(rally::table::Lobby::with_offer(ws.offer()));
     Server::start_with(lobby, "127.0.0.1", 0, limits).unwrap()
 }
 
