@@ -883,6 +883,10 @@ fn a_save_that_cannot_be_written_is_shown_to_the_host_and_the_table_plays_on() {
         assert_eq!(failures, 1, "one notice, not one per stage that failed");
         ann.until(|f| f["type"] == "stage" && f["label"] == "Turn 2 · End of turn")
             .await;
+        // A stage goes to the pages first, then to the saver (so that the saver never delays
+        // what the players see): turn 3's deal comes after the end of turn 2 was handed on.
+        ann.state_where(|s| s["turn"] == 3 && s["phase"] == "programming")
+            .await;
     });
     server.lobby.flush_saves();
     let (saved, _) = rally::table::thread::resume(&save).unwrap();

@@ -496,10 +496,6 @@ fn play(
             }
             Err(e) => return Err(e),
         };
-        // After every stage, and before any page is shown it: a newer save replaces one
-        // still waiting in the saver's queue, so the file is at most the stage being written
-        // behind, and whatever a player has seen is already on its way to the disk.
-        table.borrow_mut().stage_saved(m, &launch.extra);
         {
             let mut t = table.borrow_mut();
             let now = m.engine.state().robots.clone();
@@ -508,6 +504,9 @@ fn play(
             t.turn = m.engine.state().turn;
             t.send_all(&message);
         }
+        // After every stage: a newer save replaces one still waiting in the saver's queue,
+        // so the file is at most the stage being written behind.
+        table.borrow_mut().stage_saved(m, &launch.extra);
     }
     // The replay is written by the saver and its page made when first asked for: the end
     // of a game costs its table little, beside other tables still playing.
