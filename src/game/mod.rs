@@ -512,9 +512,30 @@ pub struct Game {
     /// Every turn so far; empty unless `record` (simulations skip it).
     pub history: Vec<TurnRecord>,
     pub record: bool,
+    /// The hashes of the rule files saves carry, made once for each rule set: a table saves
+    /// after every stage, and reading and hashing every script each time cost the table
+    /// threads nine tenths of their time.
+    rule_hashes: std::cell::RefCell<Option<RuleHashes>>,
 }
 
+/// The rule set hashed (the same `Defs`: a reload makes new ones) and its hashes.
+type RuleHashes = (std::rc::Rc<crate::script::Defs>, Option<study::Rules>);
+
 impl Game {
+    /// The hashes of the rule files in force (`None` if one cannot be read again).
+    pub fn rule_hashes(&self) -> Option<study::Rules> {
+        let defs = &self.engine.rules().defs;
+        let mut cached = self.rule_hashes.borrow_mut();
+        match &*cached {
+            Some((hashed, rules)) if std::rc::Rc::ptr_eq(hashed, defs) => rules.clone(),
+            _ => {
+                let rules = study::Rules::of(self.engine.rules()).ok();
+                *cached = Some((defs.clone(), rules.clone()));
+                rules
+            }
+        }
+    }
+
     /// A new game at its start: every robot on its dock, turn 1.
     pub fn start(setup: Setup, rules: RuleSet) -> Result<Game> {
         let robots = setup.robots(&rules)?;
@@ -526,6 +547,7 @@ impl Game {
         // (`commands::play`).
         engine.set_chooser(Box::new(setup.bot_policy()));
         Ok(Game {
+            rule_hashes: Default::default(),
             setup,
             engine,
             progress: Progress {

@@ -99,7 +99,7 @@ impl Game {
             table: None,
             // A rule file that cannot be read again leaves the save without its hashes
             // rather than unwritten.
-            rules: super::study::Rules::of(self.engine.rules()).ok(),
+            rules: self.rule_hashes(),
             origin: None,
         }
     }
