@@ -1363,8 +1363,13 @@ fn a_questions_time_starts_when_its_page_shows_it() {
     });
 }
 
-/// A server of one table with `limits`.
-fn limited(ws: &Workspace, limits: rally::table::server::Limits) -> Server {
+/// A server of one table holding at most `connections`, each given `header_timeout_s` seconds
+/// to send its headers.
+fn limited(ws: &Workspace, connections: usize, header_timeout_s: u64) -> Server {
+    let limits = rally::table::server::Limits {
+        connections,
+        header_timeout: std::time::Duration::from_secs(header_timeout_s),
+    };
     let lobby = Arc::new(rally::table::Lobby::with_offer(ws.offer()));
     Server::start_with(lobby, "127.0.0.1", 0, limits).unwrap()
 }
@@ -1405,11 +1410,7 @@ async fn closed_within(tcp: &mut tokio::net::TcpStream, within: std::time::Durat
 fn a_client_sending_its_headers_byte_by_byte_or_nothing_is_dropped_after_the_timeout() {
     use tokio::io::AsyncWriteExt;
     let ws = Workspace::new();
-    let limits = rally::table::server::Limits {
-        connections: 64,
-        header_timeout: std::time::Duration::from_secs(1),
-    };
-    let server = limited(&ws, limits);
+    let server = limited(&ws, 64, 1);
     runtime().block_on(async {
         let started = std::time::Instant::now();
         // Slowloris: a byte of the request every 100 ms, never the end of the headers.
@@ -1441,11 +1442,7 @@ fn a_client_sending_its_headers_byte_by_byte_or_nothing_is_dropped_after_the_tim
 #[test]
 fn connections_beyond_the_servers_limit_are_refused_without_stalling_the_others() {
     let ws = Workspace::new();
-    let limits = rally::table::server::Limits {
-        connections: 4,
-        header_timeout: std::time::Duration::from_secs(30),
-    };
-    let server = limited(&ws, limits);
+    let server = limited(&ws, 4, 30);
     runtime().block_on(async {
         let mut held = Vec::new();
         for _ in 0..3 {
