@@ -1069,6 +1069,54 @@ fn a_script_error_in_a_register_pauses_the_table_until_a_fix_is_saved() {
 }
 
 #[test]
+fn a_script_error_at_a_table_without_hot_reload_stops_it_and_says_so_to_everyone() {
+    let ws = Workspace::new();
+    let lasers = ws.path("scripts/rules/robot_lasers.lua");
+    let good = std::fs::read_to_string(&lasers).unwrap();
+    // A rule that loads but fails when the lasers fire, and no reloader to fix it.
+    std::fs::write(
+        &lasers,
+        good.replace("ctx:fire_robot_lasers()", "ctx:fire_robot_lasers(nil + 1)"),
+    )
+    .unwrap();
+    let (server, tokens) = table(&ws, Settings::default());
+    runtime().block_on(async {
+        let mut host = Client::connect(&server, "t", &tokens.host).await;
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let _bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        // The bot's seat tries programs out as the cards are dealt: the rule fails there.
+        let stopped = host.state_where(|s| s["phase"] == "stopped").await;
+        let error = stopped["paused"].as_str().unwrap();
+        assert!(error.contains("robot_lasers.lua:12"), "{error}");
+        assert!(error.contains("rally serve --resume"), "{error}");
+        let seen = ann.state_where(|s| s["phase"] == "stopped").await;
+        assert_eq!(
+            seen["paused"],
+            "the game stopped: a rule script failed (the host has the error)"
+        );
+        assert!(!ann.frames.iter().any(|f| f["type"] == "stage"));
+        // A stopped table still answers, and says why to anyone who opens it.
+        let mut late = Client::connect(&server, "t", &tokens.spectator).await;
+        let seen = late.state_where(|s| s["phase"] == "stopped").await;
+        assert!(seen["paused"]
+            .as_str()
+            .unwrap()
+            .starts_with("the game stopped"));
+    });
+    // The save holds the game as it stood before the failure: after the fix, `--resume`
+    // deals turn 1.
+    std::fs::write(&lasers, &good).unwrap();
+    drop(server);
+    let (server, tokens) = resumed(&ws);
+    runtime().block_on(async {
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let _bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        ann.dealt().await;
+        assert_eq!(ann.state["turn"], 1);
+    });
+}
+
+#[test]
 fn the_classic_timer_fills_the_last_program_with_the_cards_as_dealt() {
     let ws = Workspace::new();
     let settings = Settings {

@@ -78,8 +78,16 @@ enum Stand {
     Waiting,
     Programming,
     Resolving,
-    /// A script failed in the middle of a stage; the message is for the host.
+    /// A script failed in the middle of a stage and the table waits for a fixed script;
+    /// the message is for the host.
     Paused(String),
+    /// The game cannot go on (a script failed at a table without hot reload, the save's
+    /// journal could not be written): the host's message and everybody else's. The save
+    /// holds the game as it stood before the failure, for `--resume` once it is fixed.
+    Stopped {
+        host: String,
+        others: String,
+    },
     Over,
 }
 
@@ -340,8 +348,18 @@ pub(super) fn run(
     };
     if let Err(e) = play(&mut m, &mut seats, &launch, &saver, &me) {
         tracing::error!("table {}: {e}", launch.id);
+        let others = match e {
+            Error::Script(_) => "the game stopped: a rule script failed (the host has the error)",
+            _ => "the game stopped (the host has the reason)",
+        };
         let mut t = table.borrow_mut();
-        t.stand = Stand::Paused(format!("the table stopped: {e}"));
+        t.stand = Stand::Stopped {
+            host: format!(
+                "✗ {e}\n  the game stopped: fix it, then `rally serve --resume {}` goes on from the last save",
+                launch.save.display()
+            ),
+            others: others.into(),
+        };
         t.broadcast();
     }
     // The game is over (or stopped): keep answering until the server shuts down.
@@ -1097,6 +1115,8 @@ impl Table {
         let paused = match &self.stand {
             Stand::Paused(message) if role == Role::Host => Some(message.clone()),
             Stand::Paused(_) => Some("a rule script failed: the host is fixing it".into()),
+            Stand::Stopped { host, .. } if role == Role::Host => Some(host.clone()),
+            Stand::Stopped { others, .. } => Some(others.clone()),
             _ => None,
         };
         View {
@@ -1112,6 +1132,7 @@ impl Table {
                 (Stand::Waiting, _) => "waiting",
                 (Stand::Over, _) => "over",
                 (Stand::Paused(_), _) => "paused",
+                (Stand::Stopped { .. }, _) => "stopped",
                 (_, Some(_)) => "deciding",
                 (Stand::Programming, _) => "programming",
                 (Stand::Resolving, _) => "resolving",

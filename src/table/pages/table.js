@@ -210,7 +210,7 @@
 
   const PHASES = {
     waiting: "waiting for the players to take their seats", programming: "programming",
-    resolving: "resolving", deciding: "a player is deciding", paused: "paused", over: "game over",
+    resolving: "resolving", deciding: "a player is deciding", paused: "paused", stopped: "stopped", over: "game over",
   };
 
   function apply(s) {
@@ -239,7 +239,9 @@
   function showPhase() {
     if (!state) return;
     const s = state;
-    let phase = s.paused && s.role !== "host" ? "paused: " + s.paused : PHASES[s.phase] || s.phase;
+    let phase = s.paused && s.role !== "host"
+      ? (s.phase === "stopped" ? s.paused : "paused: " + s.paused)
+      : PHASES[s.phase] || s.phase;
     if (playingTurn !== null) phase = "the board plays turn " + playingTurn;
     $("phase").textContent = phase;
   }
