@@ -207,6 +207,7 @@ fn a_flood_of_binary_messages_is_rate_limited_and_closed_like_any_other() {
     runtime().block_on(async {
         let mut spectator = Client::connect(&server, "t", &tokens.spectator).await;
         let mut sent = 0;
+        let started = std::time::Instant::now();
         while sent < 3000 && spectator.try_send_raw(Message::binary(vec![0u8; 16])).await {
             sent += 1;
         }
@@ -216,9 +217,12 @@ fn a_flood_of_binary_messages_is_rate_limited_and_closed_like_any_other() {
             .iter()
             .filter(|f| f["type"] == "error")
             .count();
+        // One per message that passed (a burst of 40, then 20 a second) and one a second
+        // for the flood: a loaded machine sends the 3,000 more slowly, and more pass.
+        let seconds = started.elapsed().as_secs_f64().ceil() as usize;
         assert!(
-            errors <= 45,
-            "{errors} error frames for a flood: one per message that passed, one for the flood"
+            errors <= 40 + 21 * seconds + 1,
+            "{errors} error frames for a flood over {seconds} s"
         );
         let closed = spectator.frames.last().unwrap();
         assert_eq!(closed["code"], 1008, "the flood is closed: {closed}");
@@ -1366,6 +1370,49 @@ fn a_page_that_joins_mid_game_gets_the_turn_log_so_far_without_a_secret() {
             let log_at = client.frames.iter().position(|f| f["type"] == "log");
             assert!(log_at < first_state || first_state.is_none());
         }
+    });
+}
+
+#[test]
+fn a_resumed_table_gives_the_log_of_the_game_before_the_resume_and_goes_on_numbering_it() {
+    let ws = Workspace::new();
+    let (server, tokens) = table(&ws, Settings::default());
+    let before = runtime().block_on(async {
+        let mut spectator = Client::connect(&server, "t", &tokens.spectator).await;
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        ann.dealt().await;
+        ann.program_and_ready().await;
+        bob.program_and_ready().await;
+        spectator
+            .until(|f| f["type"] == "stage" && f["label"] == "Turn 1 · End of turn")
+            .await;
+        ann.state_where(|s| s["turn"] == 2 && s["desk"].is_object())
+            .await;
+        let late = Client::connect(&server, "t", &tokens.spectator).await;
+        late.frames
+            .into_iter()
+            .find(|f| f["type"] == "log")
+            .unwrap()
+    });
+    drop(server);
+    // Each stage's entry is a line of the log's journal; the save counts them.
+    let save: Value =
+        serde_json::from_str(&std::fs::read_to_string(ws.path("t.save.json")).unwrap()).unwrap();
+    let stages = before["stages"].as_array().unwrap();
+    assert_eq!(save["table"]["log"]["file"], "t.log.jsonl");
+    assert_eq!(save["table"]["log"]["stages"], stages.len());
+    let (server, tokens) = resumed(&ws);
+    runtime().block_on(async {
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        let log = ann.frames.iter().find(|f| f["type"] == "log");
+        assert_eq!(log, Some(&before), "the log as it was before the resume");
+        ann.dealt().await;
+        ann.program_and_ready().await;
+        bob.program_and_ready().await;
+        let next = ann.until(|f| f["type"] == "stage").await;
+        assert_eq!(next["seq"], stages.len() + 1, "{next}");
     });
 }
 

@@ -23,7 +23,7 @@ use crate::decision::{BotPolicy, Chooser, Question, POWER_DOWN};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::game::bot::Bots;
-use crate::game::journal::{Counted, Journal};
+use crate::game::journal::{self, Counted, Journal};
 use crate::game::save::{self, Save};
 use crate::game::{Driver, Game, Seats, Setup, Stage, TurnRecord};
 use crate::reload::{HotReload, Reloaded, WatchOptions};
@@ -138,6 +138,24 @@ struct Kept {
     /// program); empty between turns.
     #[serde(default)]
     desks: Vec<Option<KeptDesk>>,
+    /// The turn log so far: its stages are the first lines of a journal beside the save
+    /// (`x.log.jsonl`), so a save does not copy the whole log. Saves of an older rally have
+    /// none (their table starts its log afresh).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    log: Option<KeptLog>,
+    /// The stages `log` counts, read from the journal when the save is.
+    #[serde(skip)]
+    stages: Vec<Box<RawValue>>,
+}
+
+/// How much of the log's journal a save counts: its first `stages` lines, `bytes` long.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeptLog {
+    /// The journal's file name, in the save's folder.
+    file: String,
+    stages: u64,
+    bytes: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -167,7 +185,7 @@ struct TableSave<'a> {
     game: &'a Save,
     #[serde(skip_serializing_if = "Option::is_none")]
     journal: Option<Counted>,
-    table: &'a Kept,
+    table: Kept,
 }
 
 /// Where a table's saves go, and the game as of its last stage.
@@ -180,13 +198,22 @@ struct Saving {
     journal: Arc<Mutex<Unjournaled>>,
     /// How many finished turns have been handed to `journal`.
     handed: usize,
+    /// How many stages of the turn log have been handed to `journal`.
+    logged: usize,
 }
 
-/// A table's journal and the finished turns waiting for the saver to append them (a save
-/// the saver skips for a newer one leaves its turns here for the next).
+/// A table's journals and what waits for the saver to append to them (a save the saver
+/// skips for a newer one leaves its turns and stages here for the next).
 struct Unjournaled {
     journal: Journal,
     turns: Vec<TurnRecord>,
+    log: Journal,
+    stages: Vec<Box<RawValue>>,
+}
+
+/// `saves/x.save.json` → `saves/x.log.jsonl`, the turn log's journal.
+fn log_path(save: &std::path::Path) -> PathBuf {
+    save::beside(save, "log.jsonl")
 }
 
 /// Everything the table thread keeps besides the game itself.
@@ -277,6 +304,20 @@ pub(super) fn run(
         replay: OnceLock::new(),
     });
     let journal = Journal::new(&launch.save, launch.resume.as_ref());
+    // The log's journal goes on where the save counted it only in the file it was read from.
+    let log_counted = kept
+        .as_ref()
+        .and_then(|k| k.log.as_ref())
+        .filter(|l| {
+            l.file
+                == log_path(&launch.save)
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+        })
+        .filter(|_| (launch.resume.as_ref()).is_some_and(|r| journal::continues(&launch.save, r)))
+        .map(|l| (l.stages as usize, l.bytes));
+    let log = Journal::at(log_path(&launch.save), log_counted);
     let table = Rc::new(RefCell::new(Table {
         seats: m
             .setup
@@ -323,9 +364,12 @@ pub(super) fn run(
             me: me.clone(),
             game: None,
             handed: journal.turns(),
+            logged: log.turns(),
             journal: Arc::new(Mutex::new(Unjournaled {
                 journal,
                 turns: Vec::new(),
+                log,
+                stages: Vec::new(),
             })),
         },
         resumed_desks: Vec::new(),
@@ -428,7 +472,7 @@ fn kept(save: &Save, robots: usize) -> Result<Option<Kept>> {
     let Some(value) = &save.table else {
         return Ok(None);
     };
-    let kept: Kept = serde_json::from_value(value.clone())
+    let mut kept: Kept = serde_json::from_value(value.clone())
         .map_err(|e| save.error("/table", format!("not a table's part of a save: {e}")))?;
     if kept.seats.len() != robots {
         return Err(save.error(
@@ -452,6 +496,16 @@ fn kept(save: &Save, robots: usize) -> Result<Option<Kept>> {
             "/table/settings",
             format!("settings out of range: 0 to {MAX_SECONDS} seconds, choice_timeout at least 1"),
         ));
+    }
+    if let (Some(log), Some(origin)) = (&kept.log, &save.origin) {
+        let lines = journal::Lines {
+            file: &log.file,
+            count: log.stages,
+            bytes: log.bytes,
+            record: "a stage of the turn log",
+            records: "stages of the turn log",
+        };
+        kept.stages = journal::read_lines(&origin.path, &lines, |m| save.error("/table/log", m))?;
     }
     Ok(Some(kept))
 }
@@ -575,12 +629,14 @@ impl Table {
     fn stage_saved(&mut self, m: &Game, extra: &[String]) {
         let s = &mut self.saving;
         let finished = save::finished_turns(m);
-        if finished > s.handed {
+        if finished > s.handed || self.log.len() > s.logged {
             let mut pending = s.journal.lock().expect("the saver does not panic");
             pending
                 .turns
-                .extend_from_slice(&m.history[s.handed..finished]);
+                .extend_from_slice(&m.history[s.handed.min(finished)..finished]);
+            pending.stages.extend_from_slice(&self.log[s.logged..]);
             s.handed = finished;
+            s.logged = self.log.len();
         }
         s.game = Some(Arc::new(m.save_after(extra, finished)));
         self.save();
@@ -593,17 +649,28 @@ impl Table {
         let Some(game) = self.saving.game.clone() else {
             return;
         };
-        let kept = self.kept();
+        let mut kept = self.kept();
         let s = &self.saving;
-        let (journal, finished) = (s.journal.clone(), s.handed);
+        let (journal, finished, logged) = (s.journal.clone(), s.handed, s.logged);
         save_later(&s.saver, &s.path, &s.me, move |path| {
             let counted = {
                 let mut pending = journal.lock().expect("the saver does not panic");
+                let pending = &mut *pending;
                 let turns = std::mem::take(&mut pending.turns);
                 if let Err(e) = pending.journal.append(&turns) {
                     pending.turns = turns;
                     return Err(e);
                 }
+                let stages = std::mem::take(&mut pending.stages);
+                if let Err(e) = pending.log.append(&stages) {
+                    pending.stages = stages;
+                    return Err(e);
+                }
+                kept.log = Some(KeptLog {
+                    file: pending.log.file_name(),
+                    stages: logged as u64,
+                    bytes: pending.log.end(logged),
+                });
                 pending.journal.counted(finished)
             };
             save::write_json(
@@ -611,7 +678,7 @@ impl Table {
                 &TableSave {
                     game: &game,
                     journal: Some(counted),
-                    table: &kept,
+                    table: kept,
                 },
             )
         });
@@ -651,6 +718,8 @@ impl Table {
             } else {
                 Vec::new()
             },
+            log: None,
+            stages: Vec::new(),
         }
     }
 
@@ -666,6 +735,7 @@ impl Table {
             seat.absent_since = k.taken.then_some(now);
         }
         self.resumed_desks = kept.desks;
+        self.log = kept.stages;
         self.resumed_at = Some(self.turn);
     }
 

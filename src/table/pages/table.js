@@ -26,7 +26,7 @@
   // The highest stage number (`seq`) this page has shown or queued: the log a (re)connected
   // page gets and a stage sent again are not shown twice.
   let seen = 0;
-  let run = null;            // the table's run (a resumed table numbers its stages afresh)
+  let run = null;            // the table's run: a resumed table sends its whole log again
   let retry = 500;
   let questionShown = null;
   let timerBase = null;      // [ms left, when received]
@@ -335,7 +335,8 @@
         $("title").textContent = frame.title;
         document.title = frame.title + " — rally table";
         mountBoard(frame.board);
-        if (frame.run !== run) { run = frame.run; seen = 0; }
+        // Another run of the table (resumed from its save): its log replaces this page's.
+        if (frame.run !== run) { run = frame.run; seen = 0; $("events").textContent = ""; }
         break;
       case "board": mountBoard(frame.board); if (state) drawRobots(state.frame); break;
       // A state waits for the stages sent before it to be played.
