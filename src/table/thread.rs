@@ -1264,9 +1264,13 @@ impl TableSeats {
                 let notice = json!({
                     "type": "notice",
                     "level": "info",
-                    "text": format!("rules v{generation} from the next register ({} changed)", files.join(", ")),
+                    // The pages show it once their boards have played every stage sent
+                    // before it: the new rules apply from that point on.
+                    "text": format!("rules v{generation} from here on ({} changed)", files.join(", ")),
                     "rules": generation,
                     "files": files,
+                    // The stages resolved under the old rules: the last one's number.
+                    "after": t.log.len(),
                 })
                 .to_string();
                 t.send_all(&notice);

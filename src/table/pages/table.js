@@ -18,7 +18,11 @@
   // Every state applied: { phase, question, outcome, animating } (for tests: none while the
   // board still plays).
   const applied = [];
-  window.rallyTable = { played, applied };
+  // Each reload's notice as it was shown: its rules, the stage it follows (`after`) and the
+  // stage the board had played then.
+  const reloads = [];
+  window.rallyTable = { played, applied, reloads };
+  let playedSeq = 0;
   // The last "state" that came while the board still played: the phase, the outcome, the
   // next turn's deal and a question wait for the board (they belong after the stages sent
   // before them).
@@ -87,9 +91,20 @@
 
   const priority = (card) => Number(String(card).split("@")[1] || 0);
 
+  // A frame that belongs after the stages sent before it (a reload's notice and redrawn
+  // board): it waits in the queue while the board plays them.
+  function after(action) {
+    if (playing || queue.length > 0) queue.push({ action });
+    else action();
+  }
+
   function playQueue() {
     if (playing) return;
-    const item = queue.shift();
+    let item = queue.shift();
+    while (item && item.action) {
+      item.action();
+      item = queue.shift();
+    }
     if (!item) {
       document.body.dataset.animating = "no";
       playingTurn = null;
@@ -105,11 +120,12 @@
     const { stage, frame } = item;
     playing = true;
     playingTurn = stage.turn;
+    playedSeq = stage.seq;
     showPhase();
     document.body.dataset.animating = "yes";
     // A later turn already waiting (this page was away or slow): it catches up without
     // animating.
-    const behind = (queue.length > 0 && queue[queue.length - 1].stage.turn > stage.turn);
+    const behind = queue.some((q) => q.stage && q.stage.turn > stage.turn);
     drawRobots(frame, !behind);
     played.push({ id: frame.id, animated: !behind });
     const step = frame.label.split(" · ").slice(1).join(" · ");
@@ -146,6 +162,7 @@
     for (const stage of frame.stages) {
       if (stage.seq <= seen) continue;
       seen = stage.seq;
+      playedSeq = stage.seq;
       logHeading(stage.label);
       stage.steps.forEach((s) => logFrame(s, s.step, stage.steps.length === 1));
     }
@@ -338,14 +355,19 @@
         // Another run of the table (resumed from its save): its log replaces this page's.
         if (frame.run !== run) { run = frame.run; seen = 0; $("events").textContent = ""; }
         break;
-      case "board": mountBoard(frame.board); if (state) drawRobots(state.frame); break;
+      case "board": after(() => { mountBoard(frame.board); if (state) drawRobots(state.frame); }); break;
       // A state waits for the stages sent before it to be played.
       case "state": if (playing || queue.length > 0) held = frame; else apply(frame); break;
       case "stage": enqueue(frame); break;
       case "log": log(frame); break;
       case "notice":
-        notice(frame.text, frame.level);
-        if (frame.rules) { document.body.dataset.rules = String(frame.rules); $("rules").textContent = "rules v" + frame.rules; }
+        if (!frame.rules) { notice(frame.text, frame.level); break; }
+        after(() => {
+          reloads.push({ rules: frame.rules, after: frame.after, played: playedSeq });
+          notice(frame.text, frame.level);
+          document.body.dataset.rules = String(frame.rules);
+          $("rules").textContent = "rules v" + frame.rules;
+        });
         break;
       case "error": notice(frame.message, "error"); break;
     }
