@@ -1414,6 +1414,30 @@ fn a_resumed_table_gives_the_log_of_the_game_before_the_resume_and_goes_on_numbe
         let next = ann.until(|f| f["type"] == "stage").await;
         assert_eq!(next["seq"], stages.len() + 1, "{next}");
     });
+    drop(server);
+    // A log cut shorter than its save counts is refused, at the save's part that counts it.
+    let log = ws.path("t.log.jsonl");
+    let text = std::fs::read_to_string(&log).unwrap();
+    std::fs::write(&log, &text[..text.len() / 2]).unwrap();
+    let out = crate::support::finish(&mut crate::support::rally_command(
+        ws.dir.path(),
+        &[
+            "serve",
+            "--resume",
+            "t.save.json",
+            "--port",
+            "0",
+            "--no-reload",
+        ],
+    ));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("t.log.jsonl")
+            && stderr.contains("cut short")
+            && stderr.contains("\"log\""),
+        "{stderr}"
+    );
 }
 
 #[test]
