@@ -1475,3 +1475,78 @@ fn connections_beyond_the_servers_limit_are_refused_without_stalling_the_others(
         assert!(answered, "a freed connection is not given back");
     });
 }
+
+#[test]
+fn a_player_takes_ready_back_and_rearranges_until_the_last_seat_is_ready() {
+    // Ann holds Conditional Program: the question it asks once everyone is ready keeps the
+    // table in the turn while she tries to take Ready back.
+    let (_ws, server, infos) = conditional_program_table(30);
+    let tokens = &infos[0].tokens;
+    runtime().block_on(async {
+        let mut host = Client::connect(&server, "t", &tokens.host).await;
+        host.send(json!({"type": "settings", "timer": 60})).await;
+        host.state_where(|s| s["settings"]["timer"] == 60).await;
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        let hand = ann.dealt().await;
+        bob.dealt().await;
+        // Nothing to take back yet; an incomplete program is not complete.
+        ann.send(json!({"type": "unready"})).await;
+        assert!(ann.error().await.contains("not ready yet"));
+        assert_eq!(ann.state["desk"]["complete"], false);
+        ann.play(&hand[..5]).await;
+        assert_eq!(ann.state["desk"]["complete"], true);
+        // Bob is the last: the classic timer runs for him.
+        bob.state_where(|s| s["timer_ms"].is_u64()).await;
+        // Ann takes Ready back: the timer stops, and she may change her program again.
+        ann.send(json!({"type": "unready"})).await;
+        ann.state_where(|s| s["desk"]["ready"] == false).await;
+        bob.state_where(|s| s["timer_ms"].is_null()).await;
+        // A card moves to another register, swapping with the card there.
+        ann.send(json!({"type": "move", "from": 1, "to": 4})).await;
+        let moved = ann
+            .state_where(|s| s["desk"]["registers"][0] == json!(hand[3]))
+            .await;
+        assert_eq!(moved["desk"]["registers"][3], json!(hand[0]));
+        for (message, refused) in [
+            (json!({"type": "move", "from": 1, "to": 9}), "no register 9"),
+            (json!({"type": "move", "from": 2, "to": 2}), "already"),
+            (json!({"type": "move", "from": 1}), "missing field `to`"),
+        ] {
+            ann.send(message.clone()).await;
+            let error = ann.error().await;
+            assert!(error.contains(refused), "{message}: {error}");
+        }
+        ann.send(json!({"type": "clear", "register": 5})).await;
+        let cleared = ann
+            .state_where(|s| s["desk"]["registers"][4].is_null())
+            .await;
+        assert_eq!(cleared["desk"]["complete"], false);
+        ann.send(json!({"type": "ready"})).await;
+        assert!(ann.error().await.contains("fill 1 more"));
+        ann.send(json!({"type": "place", "register": 5, "card": hand[5]}))
+            .await;
+        ann.send(json!({"type": "ready"})).await;
+        ann.state_where(|s| s["desk"]["ready"] == true).await;
+        // Bob is ready last: the turn starts, and Ready stays.
+        bob.play(&bob.hand()[..5].to_vec()).await;
+        let asked = ann.state_where(|s| s["question"].is_object()).await;
+        ann.send(json!({"type": "unready"})).await;
+        assert!(ann.error().await.contains("the turn has started"));
+        let q = &asked["question"];
+        ann.send(json!({"type": "answer", "question": q["id"], "choice": q["default"]}))
+            .await;
+        // The program Ann played is the one she rearranged.
+        let stage = ann
+            .until(|f| f["type"] == "stage" && f["label"] == "Turn 1 · Register 1")
+            .await;
+        let anns = stage["revealed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["robot"] == "Ann")
+            .unwrap()["card"]
+            .clone();
+        assert_eq!(anns, json!(hand[3]));
+    });
+}

@@ -23,10 +23,14 @@ pub enum Incoming {
     Place { register: u8, card: CardText },
     /// Take the card out of a register.
     Clear { register: u8 },
+    /// Move the card in register `from` to register `to` (swapping with the card there).
+    Move { from: u8, to: u8 },
     /// Announce (or take back) power down for the next turn.
     PowerDown { on: bool },
     /// The program is complete.
     Ready {},
+    /// Take Ready back: accepted while the table still waits for another seat.
+    Unready {},
     /// The answer to question `question` (one of its choices).
     Answer { question: u64, choice: String },
     /// The page shows question `question` now (it has played the board up to it): the
@@ -119,6 +123,8 @@ pub struct DeskView {
     pub power_down: bool,
     pub can_power_down: bool,
     pub ready: bool,
+    /// Every register that must be filled is: the page enables Ready only then.
+    pub complete: bool,
 }
 
 /// A question for one player (`ctx:choose`, re-entry, staying powered down).

@@ -889,12 +889,17 @@ impl Table {
             }
             Incoming::Place { .. }
             | Incoming::Clear { .. }
+            | Incoming::Move { .. }
             | Incoming::PowerDown { .. }
-            | Incoming::Ready {} => {
+            | Incoming::Ready {}
+            | Incoming::Unready {} => {
                 let Some(robot) = robot else {
                     return Err("only a seat programs (this link watches)".into());
                 };
                 if self.stand != Stand::Programming {
+                    if message == (Incoming::Unready {}) && self.stand == Stand::Resolving {
+                        return Err("everyone was ready: the turn has started, Ready stays".into());
+                    }
                     return Err("this is not the time to program: wait for the next turn".into());
                 }
                 let damage = self.robots[robot].damage;
@@ -904,7 +909,12 @@ impl Table {
                 match message {
                     Incoming::Place { register, card } => desk.place(register, card.0),
                     Incoming::Clear { register } => desk.clear(register),
+                    Incoming::Move { from, to } => desk.move_card(from, to),
                     Incoming::PowerDown { on } => desk.set_power_down(on, damage),
+                    // The programming phase ends as soon as the last seat is ready (the
+                    // stand is no longer `Programming`, refused above): an un-Ready that
+                    // comes in the same batch of commands is taken before the table looks.
+                    Incoming::Unready {} => desk.set_unready(),
                     _ => desk.set_ready(),
                 }
             }
@@ -1083,6 +1093,7 @@ impl Table {
                 power_down: d.power_down,
                 can_power_down: self.robots[r].damage > 0,
                 ready: d.ready,
+                complete: d.complete(),
             })
         });
         let question = self
@@ -1346,7 +1357,11 @@ impl Seats for TableSeats {
             if waiting.is_empty() {
                 break;
             }
-            // The classic timer: once all but one are ready, the last has `timer` seconds.
+            // The classic timer: once all but one are ready, the last has `timer` seconds;
+            // it stops when someone takes Ready back.
+            if waiting.len() > 1 && t.timer.take().is_some() {
+                t.broadcast();
+            }
             if t.settings.timer > 0 && waiting.len() == 1 && t.timer.is_none() {
                 t.timer = Some(Instant::now() + Duration::from_secs(t.settings.timer));
                 t.broadcast();
