@@ -340,21 +340,16 @@ fn the_host_opens_a_table_on_the_start_page_and_a_player_joins_by_its_link() {
     assert!(seats[1].starts_with("Bobreadybot"), "{seats:?}");
     assert!(seats[1].contains("4"), "four lives: {seats:?}");
 
-    // A card dragged onto register 3 lands there; clicking the register takes it back.
-    let dragged = page.run(
-        "const card = document.querySelector('#hand .card');\
-         const slot = document.querySelector('#registers .slot[data-register=\"3\"]');\
-         const dt = new DataTransfer();\
-         card.dispatchEvent(new DragEvent('dragstart', { bubbles: true, dataTransfer: dt }));\
-         slot.dispatchEvent(new DragEvent('dragover', { bubbles: true, cancelable: true, dataTransfer: dt }));\
-         slot.dispatchEvent(new DragEvent('drop', { bubbles: true, cancelable: true, dataTransfer: dt }));\
-         return card.dataset.card;",
-    );
+    // A card dragged onto register 3 lands there; clicking the register twice (pick, take
+    // back) returns it to the hand.
+    let dragged = page.run("return document.querySelector('#hand .card').dataset.card;");
+    page.touch_drag("#hand .card", "#registers .slot[data-register='3']");
     let in_register_3 = "return document.querySelector('#registers .slot[data-register=\"3\"] .card')?.dataset.card ?? null;";
     assert_eq!(
         page.wait_for("the dragged card", in_register_3, PATIENCE),
         dragged
     );
+    page.click("#registers .slot[data-register='3']");
     page.click("#registers .slot[data-register='3']");
     page.wait_for(
         "register 3 empty again",
@@ -394,6 +389,216 @@ fn the_host_opens_a_table_on_the_start_page_and_a_player_joins_by_its_link() {
             .unwrap()
             .contains("Robot Ann answers conditional_program: a face-down card"),
         "the answers are in the event list: {told}"
+    );
+    assert_eq!(page.errors(), Vec::<String>::new(), "script errors");
+}
+
+/// A seat played over a bare WebSocket (the test's second player, who only programs).
+struct Seat(
+    tokio_tungstenite::tungstenite::WebSocket<
+        tokio_tungstenite::tungstenite::stream::MaybeTlsStream<std::net::TcpStream>,
+    >,
+);
+
+impl Seat {
+    fn connect(addr: std::net::SocketAddr, table: &str, token: &str) -> Seat {
+        let url = format!("ws://{addr}/t/{table}/ws?token={token}");
+        Seat(tokio_tungstenite::tungstenite::connect(url).unwrap().0)
+    }
+
+    /// Reads frames until a state in which `matches`.
+    fn state_where(&mut self, matches: impl Fn(&Value) -> bool) -> Value {
+        loop {
+            let frame = self.0.read().expect("the table answers");
+            if let Ok(text) = frame.to_text() {
+                let v: Value = serde_json::from_str(text).unwrap();
+                if v["type"] == "state" && matches(&v) {
+                    return v;
+                }
+            }
+        }
+    }
+
+    fn send(&mut self, message: Value) {
+        self.0
+            .send(tokio_tungstenite::tungstenite::Message::text(
+                message.to_string(),
+            ))
+            .unwrap();
+    }
+
+    /// Places the first five cards of its hand and says Ready.
+    fn program_and_ready(&mut self) {
+        let dealt = self.state_where(|s| s["phase"] == "programming" && s["desk"].is_object());
+        for (i, card) in dealt["desk"]["hand"].as_array().unwrap()[..5]
+            .iter()
+            .enumerate()
+        {
+            self.send(json!({"type": "place", "register": i + 1, "card": card}));
+        }
+        self.send(json!({"type": "ready"}));
+    }
+}
+
+/// The cards in registers 1–5 on the page (`null`: empty).
+const REGISTERS: &str = "return Array.from(document.querySelectorAll('#registers .slot')).map(s => s.querySelector('.card')?.dataset.card ?? null);";
+
+/// Waits until the page's registers hold `expected`.
+fn registers_are(page: &Browser, what: &str, expected: &[Option<&str>]) {
+    let script = format!(
+        "const r = (function () {{ {REGISTERS} }})(); return JSON.stringify(r) === {};",
+        json!(json!(expected).to_string())
+    );
+    page.wait_for(what, &script, PATIENCE);
+}
+
+fn hint(page: &Browser) -> (String, String) {
+    serde_json::from_value(page.run(
+        "const h = document.getElementById('desk-hint'); return [h.className, h.textContent];",
+    ))
+    .unwrap()
+}
+
+#[test]
+fn a_player_changes_their_mind_with_clicks_keys_and_a_finger() {
+    let Some(page) = browser::session("a_player_changes_their_mind_with_clicks_keys_and_a_finger")
+    else {
+        return;
+    };
+    let ws = Workspace::new();
+    let (server, infos) = serve(vec![ws.launch("arena", Settings::default(), false)]);
+    let tokens = &infos[0].tokens;
+    let mut bob = Seat::connect(server.addr, "arena", &tokens.seats[1]);
+    page.viewport(1280, 800, false);
+    page.open(&format!(
+        "http://{}/t/arena#{}",
+        server.addr, tokens.seats[0]
+    ));
+    page.wait_for(
+        "Ann's hand",
+        "return document.body.dataset.phase === 'programming' && document.querySelectorAll('#hand .card').length === 9;",
+        PATIENCE,
+    );
+    let hand: Vec<String> = serde_json::from_value(page.run(
+        "return Array.from(document.querySelectorAll('#hand .card')).map(c => c.dataset.card);",
+    ))
+    .unwrap();
+    let h: Vec<&str> = hand.iter().map(String::as_str).collect();
+    assert_eq!(
+        page.run("return document.getElementById('ready').disabled;"),
+        true,
+        "Ready with empty registers"
+    );
+    // Every card and register is a button a keyboard reaches, with words for a screen reader.
+    let unlabelled = page.run(
+        "return Array.from(document.querySelectorAll('#hand .card, #registers .slot')).filter(e => e.tabIndex !== 0 || e.getAttribute('role') !== 'button' || !e.getAttribute('aria-label')).length;",
+    );
+    assert_eq!(unlabelled, 0);
+    let label =
+        page.run("return document.querySelector('#hand .card').getAttribute('aria-label');");
+    assert!(label.as_str().unwrap().contains(", priority "), "{label}");
+    // Enter on the first card and Space on the second fill registers 1 and 2.
+    page.run("document.querySelector('#hand .card').focus(); return null;");
+    page.press("\u{E007}");
+    registers_are(
+        &page,
+        "the first card by Enter",
+        &[Some(h[0]), None, None, None, None],
+    );
+    page.run("document.querySelectorAll('#hand .card')[1].focus(); return null;");
+    page.press(" ");
+    registers_are(
+        &page,
+        "the second card by Space",
+        &[Some(h[0]), Some(h[1]), None, None, None],
+    );
+    for card in &h[2..5] {
+        page.click(&format!("#hand .card[data-card='{card}']"));
+    }
+    registers_are(
+        &page,
+        "five cards",
+        &[Some(h[0]), Some(h[1]), Some(h[2]), Some(h[3]), Some(h[4])],
+    );
+    page.wait_for(
+        "Ready enabled",
+        "return !document.getElementById('ready').disabled;",
+        PATIENCE,
+    );
+    // A sixth card: refused, and said so.
+    page.click(&format!("#hand .card[data-card='{}']", h[5]));
+    let (level, said) = hint(&page);
+    assert_eq!(level, "refused");
+    assert!(said.contains("registers are full"), "{said}");
+    page.screenshot("refused-full");
+    // Register 1 picked, then register 4: the two cards swap.
+    page.click("#registers .slot[data-register='1']");
+    assert!(hint(&page).1.contains("register 1 picked"));
+    page.screenshot("register-picked");
+    page.click("#registers .slot[data-register='4']");
+    registers_are(
+        &page,
+        "1 and 4 swapped",
+        &[Some(h[3]), Some(h[1]), Some(h[2]), Some(h[0]), Some(h[4])],
+    );
+    // A finger drags register 2's card onto register 5, and a hand card onto register 3.
+    page.touch_drag(
+        "#registers .slot[data-register='2'] .card",
+        "#registers .slot[data-register='5']",
+    );
+    registers_are(
+        &page,
+        "2 and 5 swapped by touch",
+        &[Some(h[3]), Some(h[4]), Some(h[2]), Some(h[0]), Some(h[1])],
+    );
+    page.touch_drag(
+        &format!("#hand .card[data-card='{}']", h[6]),
+        "#registers .slot[data-register='3']",
+    );
+    registers_are(
+        &page,
+        "a hand card dragged in",
+        &[Some(h[3]), Some(h[4]), Some(h[6]), Some(h[0]), Some(h[1])],
+    );
+    // Ready, then a click is refused with the reason; Un-Ready and the program changes.
+    page.click("#ready");
+    page.wait_for("Ann ready", "return document.body.dataset.ready === 'yes' && !document.getElementById('unready').hidden;", PATIENCE);
+    page.click(&format!("#hand .card[data-card='{}']", h[7]));
+    let (level, said) = hint(&page);
+    assert_eq!(level, "refused");
+    assert!(said.contains("you are ready"), "{said}");
+    page.click("#unready");
+    page.wait_for(
+        "Ann programming again",
+        "return document.body.dataset.ready === 'no' && !document.getElementById('ready').hidden;",
+        PATIENCE,
+    );
+    page.click("#registers .slot[data-register='3']");
+    page.click("#registers .slot[data-register='3']");
+    registers_are(
+        &page,
+        "register 3 emptied by two clicks",
+        &[Some(h[3]), Some(h[4]), None, Some(h[0]), Some(h[1])],
+    );
+    page.wait_for("Ready disabled again", "return document.getElementById('ready').disabled && document.body.dataset.complete === 'no';", PATIENCE);
+    page.click(&format!("#hand .card[data-card='{}']", h[7]));
+    registers_are(
+        &page,
+        "register 3 filled again",
+        &[Some(h[3]), Some(h[4]), Some(h[7]), Some(h[0]), Some(h[1])],
+    );
+    page.click("#ready");
+    page.wait_for(
+        "Ann ready again",
+        "return document.body.dataset.ready === 'yes';",
+        PATIENCE,
+    );
+    // Bob is ready last: the turn plays Ann's program as she left it.
+    bob.program_and_ready();
+    page.wait_for(
+        "Ann's register 1 card played",
+        &format!("return Array.from(document.querySelectorAll('#revealed .played')).some(p => p.title === 'Ann' && p.querySelector('.card').dataset.card === '{}');", h[3]),
+        PATIENCE,
     );
     assert_eq!(page.errors(), Vec::<String>::new(), "script errors");
 }
