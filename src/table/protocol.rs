@@ -31,8 +31,15 @@ pub enum Incoming {
     Ready {},
     /// Take Ready back: accepted while the table still waits for another seat.
     Unready {},
-    /// The answer to question `question` (one of its choices).
-    Answer { question: u64, choice: String },
+    /// The answer to question `question` (one of its choices). `quiet` (an optional
+    /// question declined, its default): take the default without asking again for the
+    /// rest of this turn (`"turn"`) or of the game (`"game"`).
+    Answer {
+        question: u64,
+        choice: String,
+        #[serde(default)]
+        quiet: Option<Quiet>,
+    },
     /// The page shows question `question` now (it has played the board up to it): the
     /// player's time to answer starts again from here, once.
     Shown { question: u64 },
@@ -56,6 +63,14 @@ impl Incoming {
     pub fn is_host_action(&self) -> bool {
         matches!(self, Incoming::Start {} | Incoming::Settings { .. })
     }
+}
+
+/// How long a declined optional question stays unasked (`Incoming::Answer`'s `quiet`).
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Quiet {
+    Turn,
+    Game,
 }
 
 /// A card as a browser names it (`move2@700`), checked for spelling when the message is read.
@@ -138,6 +153,14 @@ pub struct QuestionView {
     pub default: String,
     /// Milliseconds left before the default is taken.
     pub timeout_ms: u64,
+    /// The cards the question is about (the script's `info.cards`), drawn as cards.
+    pub cards: Vec<String>,
+    /// The square it is about (`info.at`; re-entry: where the robot comes back), marked on
+    /// the board.
+    pub square: Option<crate::geometry::Pos>,
+    /// It can be declined (its default is "no"): the page offers "not this turn" and "don't
+    /// ask again this game" (`quiet`).
+    pub optional: bool,
 }
 
 /// The table as one connection sees it now.

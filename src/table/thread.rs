@@ -12,7 +12,7 @@
 use super::desk::Desk;
 use super::frames::{self, Secrets};
 use super::protocol::{
-    error_frame, DeskView, Incoming, QuestionView, SeatView, Settings, View, MAX_SECONDS,
+    error_frame, DeskView, Incoming, QuestionView, Quiet, SeatView, Settings, View, MAX_SECONDS,
 };
 use super::saver::Saver;
 use super::{Launch, ReplayPage, Role, TableInfo, Tokens};
@@ -104,12 +104,34 @@ struct SeatState {
     connections: usize,
     /// When the last connection went away.
     absent_since: Option<Instant>,
+    /// The optional questions its player declined for a while (`quiet`), by key: they get
+    /// their default without being asked.
+    quiet: BTreeMap<String, Hush>,
+}
+
+/// How long a declined optional question stays unasked: to the end of a turn, or the game.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Hush {
+    Turn(u32),
+    Game,
+}
+
+impl Hush {
+    fn covers(self, turn: u32) -> bool {
+        match self {
+            Hush::Turn(t) => t == turn,
+            Hush::Game => true,
+        }
+    }
 }
 
 /// A question waiting for its answer.
 struct Pending {
     view: QuestionView,
     robot: RobotId,
+    /// The turn it is asked in (a "not this turn" lasts to its end).
+    turn: u32,
     deadline: Instant,
     /// The player's page has said it shows the question (its time then starts again).
     shown: bool,
@@ -139,6 +161,9 @@ struct KeptSeat {
     person: bool,
     /// A person has taken it.
     taken: bool,
+    /// The optional questions its player declined for a turn or the game.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    quiet: BTreeMap<String, Hush>,
 }
 
 /// A desk as the player left it: restored only onto the same hand, dealt again from the
@@ -280,6 +305,7 @@ pub(super) fn run(
                 taken: false,
                 connections: 0,
                 absent_since: None,
+                quiet: BTreeMap::new(),
             })
             .collect(),
         info: info.clone(),
@@ -503,6 +529,11 @@ fn play(
             t.robots = now;
             t.turn = m.engine.state().turn;
             t.send_all(&message);
+            // The turn's desks are played: a question before the next deal (Recompile's)
+            // shows no desk of the turn before.
+            if matches!(stage, Stage::EndOfTurn { .. }) {
+                t.desks.iter_mut().for_each(|d| *d = None);
+            }
         }
         // After every stage: a newer save replaces one still waiting in the saver's queue,
         // so the file is at most the stage being written behind.
@@ -616,6 +647,7 @@ impl Table {
                 .map(|s| KeptSeat {
                     person: s.person,
                     taken: s.taken,
+                    quiet: s.quiet.clone(),
                 })
                 .collect(),
             desks: if programming {
@@ -645,6 +677,7 @@ impl Table {
         for (seat, k) in self.seats.iter_mut().zip(&kept.seats) {
             seat.person = k.person;
             seat.taken = k.taken;
+            seat.quiet = k.quiet.clone();
             seat.absent_since = k.taken.then_some(now);
         }
         self.resumed_desks = kept.desks;
@@ -853,7 +886,11 @@ impl Table {
                 }
                 Ok(())
             }
-            Incoming::Answer { question, choice } => {
+            Incoming::Answer {
+                question,
+                choice,
+                quiet,
+            } => {
                 let Some(robot) = robot else {
                     return Err("only a seat answers questions".into());
                 };
@@ -867,6 +904,22 @@ impl Table {
                         "`{choice}` is not an answer: choose one of {}",
                         pending.view.choices.join(", ")
                     ));
+                }
+                if let Some(quiet) = quiet {
+                    if !pending.view.optional || choice != pending.view.default {
+                        return Err(
+                            "only an optional question is declined for a while, with its default"
+                                .into(),
+                        );
+                    }
+                    let hush = match quiet {
+                        Quiet::Turn => Hush::Turn(pending.turn),
+                        Quiet::Game => Hush::Game,
+                    };
+                    let key = pending.view.key.clone();
+                    pending.answer = Some(choice);
+                    self.seats[robot].quiet.insert(key, hush);
+                    return Ok(());
                 }
                 pending.answer = Some(choice);
                 Ok(())
@@ -1080,9 +1133,12 @@ impl Table {
                 }
             })
             .collect();
+        // The desk while programming, and while its player answers a question mid-turn
+        // (the program stays in view, read only, for questions about it).
+        let asked = |r: RobotId| self.question.as_ref().is_some_and(|q| q.robot == r);
         let desk = robot.and_then(|r| {
             let d = self.desks[r].as_ref()?;
-            (self.stand == Stand::Programming).then(|| DeskView {
+            (self.stand == Stand::Programming || asked(r)).then(|| DeskView {
                 hand: d.hand.cards.iter().map(Card::to_string).collect(),
                 registers: d
                     .registers
@@ -1426,6 +1482,14 @@ fn ask(table: &Shared, q: &Question) -> Option<String> {
     if bot {
         return table.borrow_mut().bots.choose(q);
     }
+    // Declined for this turn or the game: the default, unasked.
+    let quiet = table.borrow().seats[q.robot]
+        .quiet
+        .get(&q.key)
+        .is_some_and(|h| h.covers(q.turn));
+    if quiet {
+        return None;
+    }
     table.borrow().settle();
     {
         let mut t = table.borrow_mut();
@@ -1445,8 +1509,20 @@ fn ask(table: &Shared, q: &Question) -> Option<String> {
                 choices: q.choices.clone(),
                 default: q.default_answer().to_string(),
                 timeout_ms: timeout.as_millis() as u64,
+                cards: match q.detail.get("cards") {
+                    Some(serde_json::Value::Array(cards)) => cards
+                        .iter()
+                        .filter_map(|c| c.as_str())
+                        .filter(|c| Card::parse(c).is_ok())
+                        .map(str::to_string)
+                        .collect(),
+                    _ => Vec::new(),
+                },
+                square: q.detail.get("at").and_then(crate::pictures::words::square),
+                optional: q.default_answer() == "no",
             },
             robot: q.robot,
+            turn: q.turn,
             deadline: Instant::now() + timeout,
             shown: false,
             answer: None,

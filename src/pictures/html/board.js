@@ -32,6 +32,11 @@ const RallyBoard = (function () {
     .rb-robot { cursor: default; }
     .rb-robot.rb-highlight .rb-frame { stroke-width: 9; }
     .rb-ghost { opacity: 0.45; pointer-events: none; }
+    .rb-mark-square { fill: #0072b2; fill-opacity: 0.18; stroke: #0072b2; stroke-width: 4; stroke-dasharray: 8 5; pointer-events: none; }
+    .rb-mark-arrow { cursor: pointer; }
+    .rb-mark-arrow polygon { fill: #0072b2; stroke: #fff; stroke-width: 2; }
+    .rb-mark-arrow text { fill: #fff; font-size: 13px; font-weight: bold; text-anchor: middle; pointer-events: none; }
+    .rb-mark-arrow:hover polygon, .rb-mark-arrow:focus polygon { fill: #e69f00; }
     .rb-trail { fill: none; stroke-width: 3; stroke-dasharray: 2 6; stroke-linecap: round; opacity: 0.9; pointer-events: none; }
     .rb-shot { pointer-events: none; }
     .rb-shot line { stroke-dasharray: 1; stroke-dashoffset: 0; }
@@ -101,6 +106,8 @@ const RallyBoard = (function () {
     parent.insertBefore(ghosts, robotsLayer);
     const shots = el("g", { id: "shots" });
     parent.insertBefore(shots, robotsLayer.nextSibling);
+    const marks = el("g", { id: "marks" });
+    parent.insertBefore(marks, shots.nextSibling);
     let beams = svg.querySelector("#beams");
     if (!beams) {
       beams = el("g", { id: "beams" });
@@ -318,6 +325,26 @@ const RallyBoard = (function () {
       },
       /** The square's centre in the SVG's coordinates (for pages that draw more). */
       centre,
+      /**
+       * Marks a square a question is about, with an arrow on each side `facings` names
+       * ("N", "E"...) that calls `pick(facing)` when clicked (or Enter on it); null clears.
+       */
+      mark(square, facings, pick) {
+        marks.replaceChildren();
+        if (!square) return;
+        const [x, y] = corner(square);
+        el("rect", { class: "rb-mark-square", x: x + 2, y: y + 2, width: cell - 4, height: cell - 4, rx: 8 }, marks);
+        const [cx, cy] = centre(square);
+        for (const f of facings || []) {
+          const a = el("g", { class: "rb-mark-arrow", "data-facing": f, tabindex: "0", role: "button", "aria-label": "face " + f,
+            transform: `translate(${cx},${cy}) rotate(${DEGREES[f]})` }, marks);
+          el("polygon", { points: `0,${-cell * 0.5 - 26} 16,${-cell * 0.5 - 6} -16,${-cell * 0.5 - 6}` }, a);
+          el("text", { x: 0, y: -cell * 0.5 - 10, transform: `rotate(${-DEGREES[f]} 0 ${-cell * 0.5 - 14})` }, a).textContent = f;
+          const go = () => pick && pick(f);
+          a.addEventListener("click", go);
+          a.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); go(); } });
+        }
+      },
     };
   }
 

@@ -219,6 +219,8 @@
     $("ready").disabled = !d.complete;
     $("ready").title = d.complete ? "" : "fill every open register first";
     $("unready").hidden = !d.ready;
+    // Mid-turn (a question about the program): shown, not changed.
+    $("desk-actions").hidden = s.phase === "deciding";
     document.body.dataset.ready = d.ready ? "yes" : "no";
     document.body.dataset.complete = d.complete ? "yes" : "no";
   }
@@ -287,10 +289,37 @@
     $("phase").textContent = phase;
   }
 
+  // Card codes in a script's sentence (`left@90`) read as the cards' names.
+  const inWords = (sentence) => String(sentence).replace(/\b([a-z0-9]+)@(\d+)\b/g, (code, kind) =>
+    kind in NAMES ? cardWords(code).replace(", priority ", " (") + ")" : code);
+  const FACINGS = ["N", "E", "S", "W"];
+  const ARROWS = { N: "↑", E: "→", S: "↓", W: "←" };
+
+  // One choice as its button shows it: a card as a card, a facing with its arrow, a
+  // register with the card in it (the desk is in view), anything else in words.
+  function choiceHtml(q, c) {
+    if (isCard(c)) return cardHtml(c);
+    if (q.key === "reenter_facing" && c in ARROWS) return ARROWS[c] + " " + text(c);
+    const d = state && state.desk;
+    if (d && /^[1-5]$/.test(c) && d.registers[Number(c) - 1]) {
+      return '<span class="register-choice">register ' + text(c) + "</span>" + cardHtml(d.registers[Number(c) - 1]);
+    }
+    return text(c);
+  }
+
+  function answer(q, choice, quiet) {
+    const message = { type: "answer", question: q.id, choice };
+    if (quiet) message.quiet = quiet;
+    send(message);
+    $("question").close();
+    if (board) board.mark(null);
+  }
+
   function question(q) {
     const dialog = $("question");
     if (!q) {
       if (dialog.open) dialog.close();
+      if (questionShown !== null && board) board.mark(null);
       questionShown = null;
       questionBase = null;
       return;
@@ -301,16 +330,25 @@
     // the server.
     questionBase = [q.timeout_ms, Date.now()];
     send({ type: "shown", question: q.id });
-    $("question-text").textContent = q.robot + ": " + q.text;
-    $("question-default").textContent = q.default;
-    // A choice that is a card shows as one; the default is marked.
-    $("question-choices").innerHTML = q.choices.map((c) =>
-      '<button value="' + text(c) + '" data-choice="' + text(c) + '"' + (c === q.default ? ' class="default"' : "") + ">" +
-      (isCard(c) ? cardHtml(c) : text(c)) + "</button>").join("");
-    for (const b of $("question-choices").children) {
-      b.onclick = (e) => { e.preventDefault(); send({ type: "answer", question: q.id, choice: b.dataset.choice }); dialog.close(); };
-    }
-    if (!dialog.open) dialog.showModal();
+    $("question-text").textContent = q.robot + ": " + inWords(q.text);
+    $("question-default").textContent = isCard(q.default) ? cardWords(q.default) : q.default;
+    $("question-cards").innerHTML = (q.cards || []).map((c) => cardHtml(c)).join("");
+    // Facings always in the order N E S W, whatever the engine's order (its first is the
+    // default, the facing the robot has).
+    const choices = q.key === "reenter_facing" ? FACINGS.filter((f) => q.choices.includes(f)) : q.choices;
+    $("question-choices").innerHTML = choices.map((c) =>
+      '<button type="button" value="' + text(c) + '" data-choice="' + text(c) + '"' + (c === q.default ? ' class="default"' : "") +
+      ' aria-label="' + text(isCard(c) ? cardWords(c) : c) + (c === q.default ? " (the default)" : "") + '">' +
+      choiceHtml(q, c) + "</button>").join("");
+    for (const b of $("question-choices").children) b.onclick = () => answer(q, b.dataset.choice);
+    $("question-quiet").hidden = !q.optional;
+    $("not-this-turn").onclick = () => answer(q, q.default, "turn");
+    $("not-this-game").onclick = () => answer(q, q.default, "game");
+    // Re-entry: the square on the board, with an arrow to click for each facing.
+    if (board) board.mark(q.square || null, q.key === "reenter_facing" ? choices : [], (f) => answer(q, f));
+    if (!dialog.open) dialog.show();
+    const first = $("question-choices").querySelector("button.default") || $("question-choices").querySelector("button");
+    if (first) first.focus();
   }
 
   setInterval(() => {
@@ -332,6 +370,7 @@
 
   function refusedWhenReady() {
     if (!state || !state.desk) return "there is nothing to program now";
+    if (state.phase !== "programming") return "the turn is being played: your program can no longer change";
     if (state.desk.ready) return "you are ready: press Un-Ready to change your program";
     return null;
   }
