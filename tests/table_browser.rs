@@ -334,10 +334,20 @@ fn the_host_opens_a_table_on_the_start_page_and_a_player_joins_by_its_link() {
     );
     let seats: Vec<String> = serde_json::from_value(seats).unwrap();
     assert!(
-        seats[0].starts_with("Ann (you)conditional_programprogrammingperson"),
+        seats[0].starts_with("Ann (you)Conditional Program")
+            && seats[0].contains("programmingperson"),
         "{seats:?}"
     );
     assert!(seats[1].starts_with("Bobreadybot"), "{seats:?}");
+    // The option by its title; what it does opens on a click (or a tap).
+    page.click("#seats details.option summary");
+    let about = page.run("const d = document.querySelector('#seats details.option'); return [d.open, d.querySelector('p').textContent];");
+    assert_eq!(about[0], true);
+    assert!(about[1].as_str().unwrap().contains("leftover"), "{about}");
+    assert!(
+        !about[1].as_str().unwrap().contains("question `"),
+        "no note for script writers: {about}"
+    );
     assert!(seats[1].contains("4"), "four lives: {seats:?}");
 
     // A card dragged onto register 3 lands there; clicking the register twice (pick, take
@@ -387,7 +397,7 @@ fn the_host_opens_a_table_on_the_start_page_and_a_player_joins_by_its_link() {
     assert!(
         told.as_str()
             .unwrap()
-            .contains("Robot Ann answers conditional_program: a face-down card"),
+            .contains("Robot Ann uses Conditional Program: a face-down card"),
         "the answers are in the event list: {told}"
     );
     assert_eq!(page.errors(), Vec::<String>::new(), "script errors");

@@ -127,6 +127,21 @@ pub struct SeatView {
     pub locked: Vec<Option<String>>,
     /// Its robot's option cards, with the uses left where they are counted.
     pub options: Vec<String>,
+    /// The same option cards for people: title, the script's description, uses left.
+    pub option_cards: Vec<OptionCard>,
+}
+
+/// An option card a robot holds, in words (the seats table shows the text on hover or tap).
+#[derive(Clone, Debug, Serialize)]
+pub struct OptionCard {
+    /// The script's name (`gyroscopic_stabilizer`).
+    pub name: String,
+    /// In words: "Gyroscopic Stabilizer".
+    pub title: String,
+    /// What it does: the script's `describe`.
+    pub text: String,
+    /// Uses left, where they are counted.
+    pub uses_left: Option<u32>,
 }
 
 /// A seat's own desk: only ever in that seat's frames.

@@ -12,7 +12,8 @@
 use super::desk::Desk;
 use super::frames::{self, Secrets};
 use super::protocol::{
-    error_frame, DeskView, Incoming, QuestionView, Quiet, SeatView, Settings, View, MAX_SECONDS,
+    error_frame, DeskView, Incoming, OptionCard, QuestionView, Quiet, SeatView, Settings, View,
+    MAX_SECONDS,
 };
 use super::saver::Saver;
 use super::{Launch, ReplayPage, Role, TableInfo, Tokens};
@@ -228,6 +229,8 @@ pub(super) struct Table {
     /// The sentences the rules give their scripts' events (kept with the board across a
     /// reload).
     sentences: crate::text::sentence::Sentences,
+    /// What each option card does (its script's `describe`), by name, for the seats table.
+    option_texts: BTreeMap<String, String>,
     /// The robot vars every page may see (the scripts' `public_vars`).
     public_vars: std::collections::BTreeSet<String>,
     outcome: Option<String>,
@@ -323,6 +326,7 @@ pub(super) fn run(
         board: m.engine.board(),
         board_svg: crate::pictures::html::board_svg(&m.engine),
         sentences: m.engine.rules().sentences.clone(),
+        option_texts: option_texts(&m.engine),
         public_vars: m.engine.rules().public_vars(),
         outcome: None,
         log: Vec::new(),
@@ -462,6 +466,29 @@ fn kept(save: &Save, robots: usize) -> Result<Option<Kept>> {
         ));
     }
     Ok(Some(kept))
+}
+
+/// What each option card of the rules does, by name: its script's `describe`, without the
+/// note for script writers naming its questions ("(question `brakes`)").
+fn option_texts(engine: &Engine) -> BTreeMap<String, String> {
+    engine
+        .rules()
+        .options
+        .iter()
+        .map(|o| {
+            let text = match o.describe.find(" (question") {
+                Some(i) => format!(
+                    "{}{}",
+                    &o.describe[..i],
+                    &o.describe[i..]
+                        .rsplit_once(')')
+                        .map_or("", |(_, rest)| rest)
+                ),
+                None => o.describe.clone(),
+            };
+            (o.name.clone(), text)
+        })
+        .collect()
 }
 
 /// `practice on Practice Floor`, with the variants added on top of the game file's:
@@ -1130,6 +1157,16 @@ impl Table {
                             None => o.name.clone(),
                         })
                         .collect(),
+                    option_cards: r
+                        .options
+                        .iter()
+                        .map(|o| OptionCard {
+                            name: o.name.clone(),
+                            title: crate::pictures::words::option_words(&o.name),
+                            text: self.option_texts.get(&o.name).cloned().unwrap_or_default(),
+                            uses_left: o.uses_left,
+                        })
+                        .collect(),
                 }
             })
             .collect();
@@ -1230,6 +1267,7 @@ impl TableSeats {
                 t.board = engine.board();
                 t.board_svg = crate::pictures::html::board_svg(engine);
                 t.sentences = engine.rules().sentences.clone();
+                t.option_texts = option_texts(engine);
                 t.public_vars = engine.rules().public_vars();
                 let files: Vec<String> = changed
                     .iter()

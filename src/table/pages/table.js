@@ -164,21 +164,40 @@
     return '<span class="pips" title="' + damage + ' damage">' + out + "</span>";
   }
 
+  // An option card by its title; its text opens on a click, a tap or Enter (and shows on
+  // hover).
+  function optionHtml(o, seat) {
+    const title = o.title + (o.uses_left == null ? "" : " (" + o.uses_left + " left)");
+    return '<details class="option" data-option="' + text(seat + "/" + o.name) + '"><summary title="' + text(o.text) + '">' + text(title) +
+      "</summary><p>" + text(o.text) + "</p></details>";
+  }
+
+  // A locked register's card, readable: "3 ⇈ Move 2 (730)".
+  function lockedHtml(card, i) {
+    const [kind, priority] = card.split("@");
+    return '<span class="locked-card" title="register ' + (i + 1) + " is locked: " + text(cardWords(card)) + '">' +
+      "R" + (i + 1) + " " + (GLYPHS[kind] || "") + " " + text(NAMES[kind] || kind) + (priority ? " (" + text(priority) + ")" : "") + "</span>";
+  }
+
   function seatsTable(s) {
     const robots = onBoard || s.frame.robots;
+    // The option texts a player opened stay open when the table is drawn again.
+    const open = new Set(Array.from($("seats").querySelectorAll("details.option[open]")).map((d) => d.dataset.option));
     $("seats").tBodies[0].innerHTML = s.seats.map((seat, i) => {
       const r = robots.find((robot) => robot.name === seat.name) || s.frame.robots[i];
-      const locked = seat.locked.map((c, j) => c ? (j + 1) + ":" + c : "").filter(Boolean).join(" ");
+      const locked = seat.locked.map((c, j) => c ? lockedHtml(c, j) : "").filter(Boolean).join(" ");
+      const cards = seat.option_cards || [];
       const player = seat.driver === "bot" ? "bot" : seat.connected ? "person" : '<span class="away">away</span>';
       return '<tr data-robot="' + text(seat.name) + '" data-status="' + seat.status + '">' +
         '<td><span class="swatch" style="background:' + seat.color + '"></span>' + text(seat.name) +
         (s.seat === seat.name ? " (you)" : "") +
-        (seat.options.length ? '<div class="options" title="option cards">' + text(seat.options.join(", ")) + "</div>" : "") +
+        (cards.length ? '<div class="options">' + cards.map((o) => optionHtml(o, seat.name)).join("") + "</div>" : "") +
         "</td>" +
         '<td><span class="status-' + seat.status + '">' + seat.status + '</span><div class="player">' + player + "</div></td>" +
         "<td>" + pips(r.damage) + "</td><td>" + r.lives + "</td><td>" + r.flags + "</td>" +
-        "<td>" + text(locked) + "</td></tr>";
+        "<td>" + locked + "</td></tr>";
     }).join("");
+    for (const d of $("seats").querySelectorAll("details.option")) if (open.has(d.dataset.option)) d.open = true;
   }
 
   // The register picked by a click (or Enter) to move its card or to receive the next card
