@@ -42,7 +42,7 @@ const real = window.requestAnimationFrame;
 window.requestAnimationFrame = (f) => real(() => f(performance.now() - 300));
 const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
 const board = RallyBoard.mount(svg, { duration: 20 });
-board.show({ robots: [{ name: "X", color: "#d6372e", at: [0, 2], facing: "E", was_facing: "N",
+board.show({ robots: [{ name: "X", color: "#d55e00", at: [0, 2], facing: "E", was_facing: "N",
   path: [[0, 0], [0, 1], [0, 2]], damage: 0, lives: 3, flags: 0 }] }, { animate: true });
 const restore = (what) => { window.requestAnimationFrame = real; done(what); };
 board.settled().then(() => restore("ended"), (e) => restore(String(e)));

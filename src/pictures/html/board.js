@@ -152,9 +152,14 @@ const RallyBoard = (function () {
       el("rect", { x: 4, y: top ? 3 : 46, width: 56, height: 15, rx: 5, fill: r.color, stroke: "#111", "stroke-width": 1.5 }, tab);
       const shown = (won ? 2 : 0) + r.name.length;
       const size = Math.min(11, 52 / (0.62 * Math.max(1, shown)));
-      const label = el("text", { x: 32, y: (top ? 3 : 46) + 11, "font-size": Math.max(7, size).toFixed(1), "font-weight": "bold", fill: "#fff", "text-anchor": "middle" }, tab);
+      const label = el("text", { x: 32, y: (top ? 3 : 46) + 11, "font-size": Math.max(7, size).toFixed(1), "font-weight": "bold", fill: "#fff", stroke: "#111", "stroke-width": 2.2, "paint-order": "stroke", "text-anchor": "middle" }, tab);
       if (size < 7) { label.setAttribute("textLength", 52); label.setAttribute("lengthAdjust", "spacingAndGlyphs"); }
       label.textContent = (won ? "★ " : "") + r.name;
+      // The initial in a disc on the side away from the arrow: which robot it is, without
+      // its colour (as the picture renderer draws it, src/pictures/svg/robots.rs).
+      const side = r.facing === "W" ? 53 : 11;
+      el("circle", { cx: side, cy: 32, r: 7.5, fill: "#fff", stroke: r.color, "stroke-width": 2.5 }, g);
+      el("text", { class: "initial", x: side, y: 36, "font-size": 11, "font-weight": "bold", fill: "#111", "text-anchor": "middle" }, g).textContent = (r.name[0] || "?").toUpperCase();
       const by = top ? 54 : 10;
       if (r.damage > 0) {
         el("circle", { cx: 54, cy: by, r: 8, fill: "#c0102a", stroke: "#fff", "stroke-width": 1.5 }, g);
