@@ -612,3 +612,157 @@ fn a_player_changes_their_mind_with_clicks_keys_and_a_finger() {
     );
     assert_eq!(page.errors(), Vec::<String>::new(), "script errors");
 }
+
+/// Where an element is on the screen: [top, bottom, left, right] in CSS pixels.
+fn rect(page: &Browser, css: &str) -> [f64; 4] {
+    serde_json::from_value(page.run(&format!(
+        "const r = document.querySelector({}).getBoundingClientRect(); return [r.top, r.bottom, r.left, r.right];",
+        json!(css)
+    )))
+    .unwrap()
+}
+
+#[test]
+fn a_player_on_a_phone_a_reentry_drawn_on_the_board_and_a_powered_down_seat_told_so() {
+    let Some(page) = browser::session(
+        "a_player_on_a_phone_a_reentry_drawn_on_the_board_and_a_powered_down_seat_told_so",
+    ) else {
+        return;
+    };
+    let ws = Workspace::new();
+    // A row of pits in front of the docks: a robot moving forward first falls in.
+    let board = std::fs::read_to_string(ws.path("table_board.toml"))
+        .unwrap()
+        .replace("w  .  .  .  .  .  .  e\nsw", "w  P  P  P  P  P  P  e\nsw")
+        .replace("[legend]\n", "[legend]\n\"P\" = \"pit\"\n");
+    std::fs::write(ws.path("table_board.toml"), board).unwrap();
+    let mut launch = ws.launch("arena", Settings::default(), false);
+    launch.people = Some(vec![true, false, false]);
+    let (server, infos) = serve(vec![launch]);
+    let tokens = &infos[0].tokens;
+    let link = |token: &str| format!("http://{}/t/arena#{token}", server.addr);
+
+    // A phone: the board and the hand on one screen, nothing wider than it.
+    page.viewport(390, 844, true);
+    page.open(&link(&tokens.seats[0]));
+    page.wait_for(
+        "Ann's hand on the phone",
+        "return document.body.dataset.phase === 'programming' && document.querySelectorAll('#hand .card').length === 9;",
+        PATIENCE,
+    );
+    let width = page.run("return document.documentElement.scrollWidth;");
+    assert!(
+        width.as_f64().unwrap() <= 390.0,
+        "the page is {width} px wide on a 390 px phone"
+    );
+    let board = rect(&page, "#board-view svg");
+    let hand = rect(&page, "#hand");
+    assert!(
+        board[0] >= 0.0 && board[1] <= 844.0,
+        "the board on screen: {board:?}"
+    );
+    assert!(
+        hand[0] >= 0.0 && hand[1] <= 844.0,
+        "the hand on screen with the board: {hand:?}"
+    );
+    let rows = page.run("return new Set(Array.from(document.querySelectorAll('#registers .slot')).map(s => s.offsetTop)).size;");
+    assert_eq!(rows, 1, "the registers in one row");
+    page.screenshot("phone-programming");
+    // The board in words for a screen reader, and the phase line read out as it changes.
+    let told = page.run("return document.getElementById('board-text').textContent;");
+    assert!(
+        told.as_str()
+            .unwrap()
+            .contains("Ann at column 1, row 6, facing north"),
+        "{told}"
+    );
+    assert_eq!(
+        page.run("return document.getElementById('status').getAttribute('aria-live');"),
+        "polite"
+    );
+
+    // Back to a desk's window. Ann walks into the pit; the turn is skipped through.
+    page.viewport(1280, 800, false);
+    let hand: Vec<String> = serde_json::from_value(page.run(
+        "return Array.from(document.querySelectorAll('#hand .card')).map(c => c.dataset.card);",
+    ))
+    .unwrap();
+    let first = hand
+        .iter()
+        .position(|c| c.starts_with("move"))
+        .expect("a move card");
+    let mut cards = vec![hand[first].clone()];
+    cards.extend(
+        hand.iter()
+            .enumerate()
+            .filter(|(i, _)| *i != first)
+            .map(|(_, c)| c.clone())
+            .take(4),
+    );
+    for card in &cards {
+        page.click(&format!("#hand .card[data-card='{card}']"));
+    }
+    page.wait_for(
+        "a full program",
+        "return document.body.dataset.complete === 'yes';",
+        PATIENCE,
+    );
+    page.click("#ready");
+    page.wait_for(
+        "the board playing",
+        "return document.body.dataset.animating === 'yes';",
+        PATIENCE,
+    );
+    page.click("#skip");
+    // The re-entry: the square and an arrow per facing on the board, buttons N E S W.
+    page.wait_for(
+        "the re-entry question",
+        "return document.getElementById('question').open && document.querySelectorAll('#marks .rb-mark-arrow').length === 4;",
+        PATIENCE,
+    );
+    let order = page.run("return Array.from(document.querySelectorAll('#question-choices button')).map(b => b.dataset.choice).join(' ');");
+    assert_eq!(order, "N E S W");
+    let skipped = page.run("return window.rallyTable.played.some(p => p.skipped);");
+    assert_eq!(skipped, true, "Skip showed the rest of the turn at once");
+    page.screenshot("question-reentry");
+    // An arrow on the board answers; then whether to re-enter powered down: yes.
+    page.run("document.querySelector('#marks .rb-mark-arrow[data-facing=\"E\"]').dispatchEvent(new MouseEvent('click', { bubbles: true })); return null;");
+    page.wait_for(
+        "the powered-down question",
+        "return document.getElementById('question').open && document.getElementById('question-text').textContent.includes('powered down');",
+        PATIENCE,
+    );
+    assert_eq!(
+        page.run("return document.querySelectorAll('#marks *').length;"),
+        0,
+        "the marks go with their question"
+    );
+    assert_eq!(
+        page.run("return document.getElementById('question-quiet').hidden;"),
+        false,
+        "an optional question can be declined for a while"
+    );
+    page.click("#question-choices button[data-choice='yes']");
+    // Turn 2: Ann's robot is powered down; the page says so where the desk was.
+    page.wait_for(
+        "the powered-down note",
+        "return document.body.dataset.turn === '2' && document.body.dataset.deskNote === 'yes' && document.body.dataset.animating === 'no';",
+        PATIENCE,
+    );
+    let note = page.run("return document.getElementById('desk-note').textContent;");
+    assert!(note.as_str().unwrap().contains("powered down"), "{note}");
+    let facing = page.run("return document.querySelector('#board-view svg #robots .robot[data-robot=\"Ann\"]').dataset.facing;");
+    assert_eq!(facing, "E", "the facing picked on the board");
+    page.screenshot("powered-down");
+    // Another link of the table pasted into the tab: the page becomes the spectator's.
+    page.run(&format!(
+        "location.hash = '{}'; return null;",
+        tokens.spectator
+    ));
+    page.wait_for(
+        "the spectator's page",
+        "return document.getElementById('who').textContent === 'spectator';",
+        PATIENCE,
+    );
+    assert_eq!(page.errors(), Vec::<String>::new(), "script errors");
+}

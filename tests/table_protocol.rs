@@ -55,6 +55,17 @@ fn links_need_their_token_and_roles_are_kept_apart() {
         assert!(spectator.error().await.contains("only the host"));
         let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
         assert_eq!(ann.state["seat"], "Ann");
+        assert_eq!(ann.state["windows"], 1);
+        // Ann's link opened in a second window: both are told, until one closes.
+        let twice = Client::connect(&server, "t", &tokens.seats[0]).await;
+        assert_eq!(twice.state["windows"], 2);
+        ann.state_where(|s| s["windows"] == 2).await;
+        twice.close().await;
+        ann.state_where(|s| s["windows"] == 1).await;
+        assert!(
+            spectator.state.get("windows").is_none(),
+            "a seat's count alone"
+        );
         ann.send(json!({"type": "settings", "timer": 30})).await;
         assert!(ann.error().await.contains("only the host"));
         // Waiting for Bob: programming is not open yet.

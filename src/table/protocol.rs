@@ -187,6 +187,10 @@ pub struct View<'a> {
     pub role: &'static str,
     /// The seat's robot (seats only).
     pub seat: Option<String>,
+    /// Seats only: how many windows have this seat open now (more than one: the page warns
+    /// that moves from any of them count).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub windows: Option<usize>,
     pub turn: u32,
     /// "waiting" (for players), "programming", "resolving", "deciding", "paused", "over".
     pub phase: &'static str,

@@ -1211,6 +1211,7 @@ impl Table {
                 Role::Spectator => "spectator",
             },
             seat: robot.map(|r| self.seats[r].name.clone()),
+            windows: robot.map(|r| self.seats[r].connections),
             turn: self.turn,
             phase: match (&self.stand, &self.question) {
                 (Stand::Waiting, _) => "waiting",

@@ -260,7 +260,7 @@ const RallyBoard = (function () {
     /** Draws `frame`; with `{ animate: true }` robots move along their paths and turn. */
     function show(frame, how) {
       finish();
-      const animate = !!(how && how.animate);
+      const animate = !!(how && how.animate) && opts.duration > 0;
       svg.classList.toggle("rb-animate", animate);
       robotsLayer.replaceChildren();
       ghosts.replaceChildren();
@@ -321,6 +321,11 @@ const RallyBoard = (function () {
 
     return {
       show,
+      /** Milliseconds an animated robot takes per square from now on (a page's speed
+       *  control; 0 shows each frame at once). */
+      setDuration(ms) { opts.duration = Math.max(0, Number(ms) || 0); },
+      /** Ends the current animation at once (a page's skip). */
+      finish,
       /** A promise resolved once the current animation (if any) has ended. */
       settled: () => (running === null ? Promise.resolve() : new Promise((resolve) => waiting.push(resolve))),
       /** Emphasises one robot's token (null: none). */

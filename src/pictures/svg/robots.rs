@@ -67,7 +67,11 @@ fn token(r: &Robot, color: &str) -> String {
     );
     // The initial in a disc on the side (away from the arrow, clear of the badges and of
     // the square's middle): which robot it is, without its colour.
-    let side = if r.facing == crate::geometry::Dir::W { 53 } else { 11 };
+    let side = if r.facing == crate::geometry::Dir::W {
+        53
+    } else {
+        11
+    };
     let _ = write!(
         out,
         r##"<circle cx="{side}" cy="32" r="7.5" fill="#fff" stroke="{color}" stroke-width="2.5"/><text class="initial" x="{side}" y="36" font-size="11" font-weight="bold" fill="#111" text-anchor="middle">{}</text>"##,
@@ -98,7 +102,9 @@ fn token(r: &Robot, color: &str) -> String {
 
 /// A robot's initial as its token shows it (`?` for an empty name).
 fn initial(name: &str) -> String {
-    name.chars().next().map_or("?".into(), |c| c.to_uppercase().collect())
+    name.chars()
+        .next()
+        .map_or("?".into(), |c| c.to_uppercase().collect())
 }
 
 /// What hovering a robot tells: "Alpha, facing N · 2 damage · 3 lives · 1 flags".

@@ -66,9 +66,38 @@
   // --- the board ---------------------------------------------------------------------------
   // The drawing module shared with the replay viewer (board.js) draws every frame.
   let board = null;
+  // The animation's pace (ms a robot takes per square; 0: no animation), kept in the
+  // browser for the next visit.
+  let pace = Number(localStorage.getItem("rally.pace") || 240);
+  if (!(pace >= 0 && pace <= 2000)) pace = 240;
+  $("speed").value = String(pace);
+  // Skip: the frames queued now are shown at once, without animation.
+  let skipping = false;
+
   function mountBoard(svg) {
     $("board-view").innerHTML = svg;
-    board = RallyBoard.mount($("board-view").querySelector("svg"), { duration: 240 });
+    const drawn = $("board-view").querySelector("svg");
+    drawn.setAttribute("role", "img");
+    drawn.setAttribute("aria-describedby", "board-text");
+    board = RallyBoard.mount(drawn, { duration: pace });
+  }
+
+  $("speed").onchange = () => {
+    pace = Number($("speed").value);
+    localStorage.setItem("rally.pace", String(pace));
+    if (board) board.setDuration(pace);
+  };
+  $("skip").onclick = () => {
+    skipping = true;
+    if (board) board.finish();
+  };
+
+  // The board in words: where each robot is, which way it faces, how it stands.
+  function describeBoard(frame) {
+    $("board-text").textContent = "The board: " + frame.robots.map((r) =>
+      r.destroyed ? r.name + " is destroyed, " + r.lives + (r.lives === 1 ? " life" : " lives") + " left"
+        : r.name + " at column " + r.at[0] + ", row " + r.at[1] + ", facing " + ({ N: "north", E: "east", S: "south", W: "west" }[r.facing] || r.facing) +
+          ", " + r.damage + " damage, " + r.lives + (r.lives === 1 ? " life" : " lives") + ", " + r.flags + " flags" + (r.powered_down ? ", powered down" : "")).join("; ") + ".";
   }
 
   // The robots on the board now: the seats table shows their damage, lives and flags, so
@@ -78,6 +107,7 @@
   function drawRobots(frame, animate) {
     onBoard = frame.robots;
     if (board) board.show(frame, { animate: !!animate });
+    describeBoard(frame);
     if (state) seatsTable(state);
   }
 
@@ -97,6 +127,7 @@
     if (playing) return;
     const item = queue.shift();
     if (!item) {
+      skipping = false;
       document.body.dataset.animating = "no";
       playingTurn = null;
       if (held) {
@@ -115,9 +146,9 @@
     document.body.dataset.animating = "yes";
     // A later turn already waiting (this page was away or slow): it catches up without
     // animating.
-    const behind = (queue.length > 0 && queue[queue.length - 1].stage.turn > stage.turn);
+    const behind = skipping || (queue.length > 0 && queue[queue.length - 1].stage.turn > stage.turn);
     drawRobots(frame, !behind);
-    played.push({ id: frame.id, animated: !behind });
+    played.push({ id: frame.id, animated: !behind, skipped: skipping });
     const step = frame.label.split(" · ").slice(1).join(" · ");
     $("stage-label").textContent = stage.label + (step ? " · " + step : "");
     if (item.first) logHeading(stage.label);
@@ -285,6 +316,9 @@
     document.body.dataset.rules = String(s.rules);
     $("rules").textContent = "rules v" + s.rules;
     $("who").textContent = s.role === "seat" ? "you play " + s.seat : s.role === "host" ? "host" : "spectator";
+    // The same seat open in more than one window (or by two people): moves from either count.
+    $("windows").hidden = !(s.windows > 1);
+    $("windows").textContent = s.windows > 1 ? "This seat is open in " + s.windows + " windows: a card placed in one is placed in all. Close the others, or check that nobody else has your link." : "";
     $("turn").textContent = s.phase === "waiting" ? "" : "Turn " + s.turn + " ·";
     showPhase();
     timerBase = s.timer_ms == null ? null : [s.timer_ms, Date.now()];
@@ -565,6 +599,11 @@
       retry = Math.min(retry * 2, 8000);
     };
   }
+
+  // Another link of this table pasted into this tab: the page becomes that seat (or role).
+  window.addEventListener("hashchange", () => {
+    if (location.hash.slice(1) !== token) location.reload();
+  });
 
   fetch("/t/" + table + "/role?token=" + encodeURIComponent(token)).then(async (response) => {
     if (!response.ok) {
