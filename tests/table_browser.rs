@@ -751,8 +751,13 @@ fn a_player_on_a_phone_a_reentry_drawn_on_the_board_and_a_powered_down_seat_told
     );
     let note = page.run("return document.getElementById('desk-note').textContent;");
     assert!(note.as_str().unwrap().contains("powered down"), "{note}");
-    let facing = page.run("return document.querySelector('#board-view svg #robots .robot[data-robot=\"Ann\"]').dataset.facing;");
-    assert_eq!(facing, "E", "the facing picked on the board");
+    let told = page.run("return document.getElementById('events').textContent;");
+    assert!(
+        told.as_str()
+            .unwrap()
+            .contains("Robot Ann chooses to face E"),
+        "the facing picked on the board: {told}"
+    );
     page.screenshot("powered-down");
     // Another link of the table pasted into the tab: the page becomes the spectator's.
     page.run(&format!(
