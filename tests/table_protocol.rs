@@ -1667,7 +1667,8 @@ fn a_player_takes_ready_back_and_rearranges_until_the_last_seat_is_ready() {
         ann.send(json!({"type": "ready"})).await;
         ann.state_where(|s| s["desk"]["ready"] == true).await;
         // Bob is ready last: the turn starts, and Ready stays.
-        bob.play(&bob.hand()[..5].to_vec()).await;
+        let bobs = bob.hand();
+        bob.play(&bobs[..5]).await;
         let asked = ann.state_where(|s| s["question"].is_object()).await;
         ann.send(json!({"type": "unready"})).await;
         assert!(ann.error().await.contains("the turn has started"));
