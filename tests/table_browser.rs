@@ -42,7 +42,7 @@ const real = window.requestAnimationFrame;
 window.requestAnimationFrame = (f) => real(() => f(performance.now() - 300));
 const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
 const board = RallyBoard.mount(svg, { duration: 20 });
-board.show({ robots: [{ name: "X", color: "#d6372e", at: [0, 2], facing: "E", was_facing: "N",
+board.show({ robots: [{ name: "X", color: "#d55e00", at: [0, 2], facing: "E", was_facing: "N",
   path: [[0, 0], [0, 1], [0, 2]], damage: 0, lives: 3, flags: 0 }] }, { animate: true });
 const restore = (what) => { window.requestAnimationFrame = real; done(what); };
 board.settled().then(() => restore("ended"), (e) => restore(String(e)));
@@ -380,27 +380,32 @@ fn the_host_opens_a_table_on_the_start_page_and_a_player_joins_by_its_link() {
     );
     let seats: Vec<String> = serde_json::from_value(seats).unwrap();
     assert!(
-        seats[0].starts_with("Ann (you)conditional_programprogrammingperson"),
+        seats[0].starts_with("Ann (you)Conditional Program")
+            && seats[0].contains("programmingperson"),
         "{seats:?}"
     );
     assert!(seats[1].starts_with("Bobreadybot"), "{seats:?}");
+    // The option by its title; what it does opens on a click (or a tap).
+    page.click("#seats details.option summary");
+    let about = page.run("const d = document.querySelector('#seats details.option'); return [d.open, d.querySelector('p').textContent];");
+    assert_eq!(about[0], true);
+    assert!(about[1].as_str().unwrap().contains("leftover"), "{about}");
+    assert!(
+        !about[1].as_str().unwrap().contains("question `"),
+        "no note for script writers: {about}"
+    );
     assert!(seats[1].contains("4"), "four lives: {seats:?}");
 
-    // A card dragged onto register 3 lands there; clicking the register takes it back.
-    let dragged = page.run(
-        "const card = document.querySelector('#hand .card');\
-         const slot = document.querySelector('#registers .slot[data-register=\"3\"]');\
-         const dt = new DataTransfer();\
-         card.dispatchEvent(new DragEvent('dragstart', { bubbles: true, dataTransfer: dt }));\
-         slot.dispatchEvent(new DragEvent('dragover', { bubbles: true, cancelable: true, dataTransfer: dt }));\
-         slot.dispatchEvent(new DragEvent('drop', { bubbles: true, cancelable: true, dataTransfer: dt }));\
-         return card.dataset.card;",
-    );
+    // A card dragged onto register 3 lands there; clicking the register twice (pick, take
+    // back) returns it to the hand.
+    let dragged = page.run("return document.querySelector('#hand .card').dataset.card;");
+    page.touch_drag("#hand .card", "#registers .slot[data-register='3']");
     let in_register_3 = "return document.querySelector('#registers .slot[data-register=\"3\"] .card')?.dataset.card ?? null;";
     assert_eq!(
         page.wait_for("the dragged card", in_register_3, PATIENCE),
         dragged
     );
+    page.click("#registers .slot[data-register='3']");
     page.click("#registers .slot[data-register='3']");
     page.wait_for(
         "register 3 empty again",
@@ -438,8 +443,377 @@ fn the_host_opens_a_table_on_the_start_page_and_a_player_joins_by_its_link() {
     assert!(
         told.as_str()
             .unwrap()
-            .contains("Robot Ann answers conditional_program: a face-down card"),
+            .contains("Robot Ann uses Conditional Program: a face-down card"),
         "the answers are in the event list: {told}"
+    );
+    assert_eq!(page.errors(), Vec::<String>::new(), "script errors");
+}
+
+/// A seat played over a bare WebSocket (the test's second player, who only programs).
+struct Seat(
+    tokio_tungstenite::tungstenite::WebSocket<
+        tokio_tungstenite::tungstenite::stream::MaybeTlsStream<std::net::TcpStream>,
+    >,
+);
+
+impl Seat {
+    fn connect(addr: std::net::SocketAddr, table: &str, token: &str) -> Seat {
+        let url = format!("ws://{addr}/t/{table}/ws?token={token}");
+        Seat(tokio_tungstenite::tungstenite::connect(url).unwrap().0)
+    }
+
+    /// Reads frames until a state in which `matches`.
+    fn state_where(&mut self, matches: impl Fn(&Value) -> bool) -> Value {
+        loop {
+            let frame = self.0.read().expect("the table answers");
+            if let Ok(text) = frame.to_text() {
+                let v: Value = serde_json::from_str(text).unwrap();
+                if v["type"] == "state" && matches(&v) {
+                    return v;
+                }
+            }
+        }
+    }
+
+    fn send(&mut self, message: Value) {
+        self.0
+            .send(tokio_tungstenite::tungstenite::Message::text(
+                message.to_string(),
+            ))
+            .unwrap();
+    }
+
+    /// Places the first five cards of its hand and says Ready.
+    fn program_and_ready(&mut self) {
+        let dealt = self.state_where(|s| s["phase"] == "programming" && s["desk"].is_object());
+        for (i, card) in dealt["desk"]["hand"].as_array().unwrap()[..5]
+            .iter()
+            .enumerate()
+        {
+            self.send(json!({"type": "place", "register": i + 1, "card": card}));
+        }
+        self.send(json!({"type": "ready"}));
+    }
+}
+
+/// The cards in registers 1–5 on the page (`null`: empty).
+const REGISTERS: &str = "return Array.from(document.querySelectorAll('#registers .slot')).map(s => s.querySelector('.card')?.dataset.card ?? null);";
+
+/// Waits until the page's registers hold `expected`.
+fn registers_are(page: &Browser, what: &str, expected: &[Option<&str>]) {
+    let script = format!(
+        "const r = (function () {{ {REGISTERS} }})(); return JSON.stringify(r) === {};",
+        json!(json!(expected).to_string())
+    );
+    page.wait_for(what, &script, PATIENCE);
+}
+
+fn hint(page: &Browser) -> (String, String) {
+    serde_json::from_value(page.run(
+        "const h = document.getElementById('desk-hint'); return [h.className, h.textContent];",
+    ))
+    .unwrap()
+}
+
+#[test]
+fn a_player_changes_their_mind_with_clicks_keys_and_a_finger() {
+    let Some(page) = browser::session("a_player_changes_their_mind_with_clicks_keys_and_a_finger")
+    else {
+        return;
+    };
+    let ws = Workspace::new();
+    let (server, infos) = serve(vec![ws.launch("arena", Settings::default(), false)]);
+    let tokens = &infos[0].tokens;
+    let mut bob = Seat::connect(server.addr, "arena", &tokens.seats[1]);
+    page.viewport(1280, 800, false);
+    page.open(&format!(
+        "http://{}/t/arena#{}",
+        server.addr, tokens.seats[0]
+    ));
+    page.wait_for(
+        "Ann's hand",
+        "return document.body.dataset.phase === 'programming' && document.querySelectorAll('#hand .card').length === 9;",
+        PATIENCE,
+    );
+    let hand: Vec<String> = serde_json::from_value(page.run(
+        "return Array.from(document.querySelectorAll('#hand .card')).map(c => c.dataset.card);",
+    ))
+    .unwrap();
+    let h: Vec<&str> = hand.iter().map(String::as_str).collect();
+    assert_eq!(
+        page.run("return document.getElementById('ready').disabled;"),
+        true,
+        "Ready with empty registers"
+    );
+    // Every card and register is a button a keyboard reaches, with words for a screen reader.
+    let unlabelled = page.run(
+        "return Array.from(document.querySelectorAll('#hand .card, #registers .slot')).filter(e => e.tabIndex !== 0 || e.getAttribute('role') !== 'button' || !e.getAttribute('aria-label')).length;",
+    );
+    assert_eq!(unlabelled, 0);
+    let label =
+        page.run("return document.querySelector('#hand .card').getAttribute('aria-label');");
+    assert!(label.as_str().unwrap().contains(", priority "), "{label}");
+    // Enter on the first card and Space on the second fill registers 1 and 2.
+    page.run("document.querySelector('#hand .card').focus(); return null;");
+    page.press("\u{E007}");
+    registers_are(
+        &page,
+        "the first card by Enter",
+        &[Some(h[0]), None, None, None, None],
+    );
+    page.run("document.querySelectorAll('#hand .card')[1].focus(); return null;");
+    page.press(" ");
+    registers_are(
+        &page,
+        "the second card by Space",
+        &[Some(h[0]), Some(h[1]), None, None, None],
+    );
+    for card in &h[2..5] {
+        page.click(&format!("#hand .card[data-card='{card}']"));
+    }
+    registers_are(
+        &page,
+        "five cards",
+        &[Some(h[0]), Some(h[1]), Some(h[2]), Some(h[3]), Some(h[4])],
+    );
+    page.wait_for(
+        "Ready enabled",
+        "return !document.getElementById('ready').disabled;",
+        PATIENCE,
+    );
+    // A sixth card: refused, and said so.
+    page.click(&format!("#hand .card[data-card='{}']", h[5]));
+    let (level, said) = hint(&page);
+    assert_eq!(level, "refused");
+    assert!(said.contains("registers are full"), "{said}");
+    page.screenshot("refused-full");
+    // Register 1 picked, then register 4: the two cards swap.
+    page.click("#registers .slot[data-register='1']");
+    assert!(hint(&page).1.contains("register 1 picked"));
+    page.screenshot("register-picked");
+    page.click("#registers .slot[data-register='4']");
+    registers_are(
+        &page,
+        "1 and 4 swapped",
+        &[Some(h[3]), Some(h[1]), Some(h[2]), Some(h[0]), Some(h[4])],
+    );
+    // A finger drags register 2's card onto register 5, and a hand card onto register 3.
+    page.touch_drag(
+        "#registers .slot[data-register='2'] .card",
+        "#registers .slot[data-register='5']",
+    );
+    registers_are(
+        &page,
+        "2 and 5 swapped by touch",
+        &[Some(h[3]), Some(h[4]), Some(h[2]), Some(h[0]), Some(h[1])],
+    );
+    page.touch_drag(
+        &format!("#hand .card[data-card='{}']", h[6]),
+        "#registers .slot[data-register='3']",
+    );
+    registers_are(
+        &page,
+        "a hand card dragged in",
+        &[Some(h[3]), Some(h[4]), Some(h[6]), Some(h[0]), Some(h[1])],
+    );
+    // Ready, then a click is refused with the reason; Un-Ready and the program changes.
+    page.click("#ready");
+    page.wait_for("Ann ready", "return document.body.dataset.ready === 'yes' && !document.getElementById('unready').hidden;", PATIENCE);
+    page.click(&format!("#hand .card[data-card='{}']", h[7]));
+    let (level, said) = hint(&page);
+    assert_eq!(level, "refused");
+    assert!(said.contains("you are ready"), "{said}");
+    page.click("#unready");
+    page.wait_for(
+        "Ann programming again",
+        "return document.body.dataset.ready === 'no' && !document.getElementById('ready').hidden;",
+        PATIENCE,
+    );
+    page.click("#registers .slot[data-register='3']");
+    page.click("#registers .slot[data-register='3']");
+    registers_are(
+        &page,
+        "register 3 emptied by two clicks",
+        &[Some(h[3]), Some(h[4]), None, Some(h[0]), Some(h[1])],
+    );
+    page.wait_for("Ready disabled again", "return document.getElementById('ready').disabled && document.body.dataset.complete === 'no';", PATIENCE);
+    page.click(&format!("#hand .card[data-card='{}']", h[7]));
+    registers_are(
+        &page,
+        "register 3 filled again",
+        &[Some(h[3]), Some(h[4]), Some(h[7]), Some(h[0]), Some(h[1])],
+    );
+    page.click("#ready");
+    page.wait_for(
+        "Ann ready again",
+        "return document.body.dataset.ready === 'yes';",
+        PATIENCE,
+    );
+    // Bob is ready last: the turn plays Ann's program as she left it.
+    bob.program_and_ready();
+    page.wait_for(
+        "Ann's register 1 card played",
+        &format!("return Array.from(document.querySelectorAll('#revealed .played')).some(p => p.title === 'Ann' && p.querySelector('.card').dataset.card === '{}');", h[3]),
+        PATIENCE,
+    );
+    assert_eq!(page.errors(), Vec::<String>::new(), "script errors");
+}
+
+/// Where an element is on the screen: [top, bottom, left, right] in CSS pixels.
+fn rect(page: &Browser, css: &str) -> [f64; 4] {
+    serde_json::from_value(page.run(&format!(
+        "const r = document.querySelector({}).getBoundingClientRect(); return [r.top, r.bottom, r.left, r.right];",
+        json!(css)
+    )))
+    .unwrap()
+}
+
+#[test]
+fn a_player_on_a_phone_a_reentry_drawn_on_the_board_and_a_powered_down_seat_told_so() {
+    let Some(page) = browser::session(
+        "a_player_on_a_phone_a_reentry_drawn_on_the_board_and_a_powered_down_seat_told_so",
+    ) else {
+        return;
+    };
+    let ws = Workspace::new();
+    // A row of pits in front of the docks: a robot moving forward first falls in.
+    let board = std::fs::read_to_string(ws.path("table_board.toml"))
+        .unwrap()
+        .replace("w  .  .  .  .  .  .  e\nsw", "w  P  P  P  P  P  P  e\nsw")
+        .replace("[legend]\n", "[legend]\n\"P\" = \"pit\"\n");
+    std::fs::write(ws.path("table_board.toml"), board).unwrap();
+    let mut launch = ws.launch("arena", Settings::default(), false);
+    launch.people = Some(vec![true, false, false]);
+    let (server, infos) = serve(vec![launch]);
+    let tokens = &infos[0].tokens;
+    let link = |token: &str| format!("http://{}/t/arena#{token}", server.addr);
+
+    // A phone: the board and the hand on one screen, nothing wider than it.
+    page.viewport(390, 844, true);
+    page.open(&link(&tokens.seats[0]));
+    page.wait_for(
+        "Ann's hand on the phone",
+        "return document.body.dataset.phase === 'programming' && document.querySelectorAll('#hand .card').length === 9;",
+        PATIENCE,
+    );
+    let width = page.run("return document.documentElement.scrollWidth;");
+    assert!(
+        width.as_f64().unwrap() <= 390.0,
+        "the page is {width} px wide on a 390 px phone"
+    );
+    let board = rect(&page, "#board-view svg");
+    let hand = rect(&page, "#hand");
+    assert!(
+        board[0] >= 0.0 && board[1] <= 844.0,
+        "the board on screen: {board:?}"
+    );
+    assert!(
+        hand[0] >= 0.0 && hand[1] <= 844.0,
+        "the hand on screen with the board: {hand:?}"
+    );
+    let rows = page.run("return new Set(Array.from(document.querySelectorAll('#registers .slot')).map(s => s.offsetTop)).size;");
+    assert_eq!(rows, 1, "the registers in one row");
+    page.screenshot("phone-programming");
+    // The board in words for a screen reader, and the phase line read out as it changes.
+    let told = page.run("return document.getElementById('board-text').textContent;");
+    assert!(
+        told.as_str()
+            .unwrap()
+            .contains("Ann at column 1, row 6, facing north"),
+        "{told}"
+    );
+    assert_eq!(
+        page.run("return document.getElementById('status').getAttribute('aria-live');"),
+        "polite"
+    );
+
+    // Back to a desk's window. Ann walks into the pit; the turn is skipped through.
+    page.viewport(1280, 800, false);
+    let hand: Vec<String> = serde_json::from_value(page.run(
+        "return Array.from(document.querySelectorAll('#hand .card')).map(c => c.dataset.card);",
+    ))
+    .unwrap();
+    let first = hand
+        .iter()
+        .position(|c| c.starts_with("move"))
+        .expect("a move card");
+    let mut cards = vec![hand[first].clone()];
+    cards.extend(
+        hand.iter()
+            .enumerate()
+            .filter(|(i, _)| *i != first)
+            .map(|(_, c)| c.clone())
+            .take(4),
+    );
+    for card in &cards {
+        page.click(&format!("#hand .card[data-card='{card}']"));
+    }
+    page.wait_for(
+        "a full program",
+        "return document.body.dataset.complete === 'yes';",
+        PATIENCE,
+    );
+    page.click("#ready");
+    page.wait_for(
+        "the board playing",
+        "return document.body.dataset.animating === 'yes';",
+        PATIENCE,
+    );
+    page.click("#skip");
+    // The re-entry: the square and an arrow per facing on the board, buttons N E S W.
+    page.wait_for(
+        "the re-entry question",
+        "return document.getElementById('question').open && document.querySelectorAll('#marks .rb-mark-arrow').length === 4;",
+        PATIENCE,
+    );
+    let order = page.run("return Array.from(document.querySelectorAll('#question-choices button')).map(b => b.dataset.choice).join(' ');");
+    assert_eq!(order, "N E S W");
+    let skipped = page.run("return window.rallyTable.played.some(p => p.skipped);");
+    assert_eq!(skipped, true, "Skip showed the rest of the turn at once");
+    page.screenshot("question-reentry");
+    // An arrow on the board answers; then whether to re-enter powered down: yes.
+    page.run("document.querySelector('#marks .rb-mark-arrow[data-facing=\"E\"]').dispatchEvent(new MouseEvent('click', { bubbles: true })); return null;");
+    page.wait_for(
+        "the powered-down question",
+        "return document.getElementById('question').open && document.getElementById('question-text').textContent.includes('powered down');",
+        PATIENCE,
+    );
+    assert_eq!(
+        page.run("return document.querySelectorAll('#marks *').length;"),
+        0,
+        "the marks go with their question"
+    );
+    assert_eq!(
+        page.run("return document.getElementById('question-quiet').hidden;"),
+        false,
+        "an optional question can be declined for a while"
+    );
+    page.click("#question-choices button[data-choice='yes']");
+    // Turn 2: Ann's robot is powered down; the page says so where the desk was.
+    page.wait_for(
+        "the powered-down note",
+        "return document.body.dataset.turn === '2' && document.body.dataset.deskNote === 'yes' && document.body.dataset.animating === 'no';",
+        PATIENCE,
+    );
+    let note = page.run("return document.getElementById('desk-note').textContent;");
+    assert!(note.as_str().unwrap().contains("powered down"), "{note}");
+    let told = page.run("return document.getElementById('events').textContent;");
+    assert!(
+        told.as_str()
+            .unwrap()
+            .contains("Robot Ann chooses to face E"),
+        "the facing picked on the board: {told}"
+    );
+    page.screenshot("powered-down");
+    // Another link of the table pasted into the tab: the page becomes the spectator's.
+    page.run(&format!(
+        "location.hash = '{}'; return null;",
+        tokens.spectator
+    ));
+    page.wait_for(
+        "the spectator's page",
+        "return document.getElementById('who').textContent === 'spectator';",
+        PATIENCE,
     );
     assert_eq!(page.errors(), Vec::<String>::new(), "script errors");
 }

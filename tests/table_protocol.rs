@@ -55,6 +55,17 @@ fn links_need_their_token_and_roles_are_kept_apart() {
         assert!(spectator.error().await.contains("only the host"));
         let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
         assert_eq!(ann.state["seat"], "Ann");
+        assert_eq!(ann.state["windows"], 1);
+        // Ann's link opened in a second window: both are told, until one closes.
+        let twice = Client::connect(&server, "t", &tokens.seats[0]).await;
+        assert_eq!(twice.state["windows"], 2);
+        ann.state_where(|s| s["windows"] == 2).await;
+        twice.close().await;
+        ann.state_where(|s| s["windows"] == 1).await;
+        assert!(
+            spectator.state.get("windows").is_none(),
+            "a seat's count alone"
+        );
         ann.send(json!({"type": "settings", "timer": 30})).await;
         assert!(ann.error().await.contains("only the host"));
         // Waiting for Bob: programming is not open yet.
@@ -1246,6 +1257,14 @@ fn a_robot_back_from_a_pit_faces_the_way_its_player_picks_or_keeps_its_facing_af
             .collect();
         assert_eq!(facings.len(), 4, "{q}");
         assert_eq!(q["default"], facings[0]);
+        // The square it re-enters at, for the page to mark: Ann's dock; not optional.
+        assert_eq!(q["square"], json!([1, 6]), "{q}");
+        assert_eq!(q["optional"], false, "{q}");
+        ann.send(
+            json!({"type": "answer", "question": q["id"], "choice": q["default"], "quiet": "game"}),
+        )
+        .await;
+        assert!(ann.error().await.contains("only an optional question"));
         let pick = if facings[0] == "E" { "W" } else { "E" };
         ann.send(json!({"type": "answer", "question": q["id"], "choice": pick}))
             .await;
@@ -1592,5 +1611,179 @@ fn connections_beyond_the_servers_limit_are_refused_without_stalling_the_others(
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
         assert!(answered, "a freed connection is not given back");
+    });
+}
+
+#[test]
+fn a_player_takes_ready_back_and_rearranges_until_the_last_seat_is_ready() {
+    // Ann holds Conditional Program: the question it asks once everyone is ready keeps the
+    // table in the turn while she tries to take Ready back.
+    let (_ws, server, infos) = conditional_program_table(30);
+    let tokens = &infos[0].tokens;
+    runtime().block_on(async {
+        let mut host = Client::connect(&server, "t", &tokens.host).await;
+        host.send(json!({"type": "settings", "timer": 60})).await;
+        host.state_where(|s| s["settings"]["timer"] == 60).await;
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        let hand = ann.dealt().await;
+        bob.dealt().await;
+        // Nothing to take back yet; an incomplete program is not complete.
+        ann.send(json!({"type": "unready"})).await;
+        assert!(ann.error().await.contains("not ready yet"));
+        assert_eq!(ann.state["desk"]["complete"], false);
+        ann.play(&hand[..5]).await;
+        assert_eq!(ann.state["desk"]["complete"], true);
+        // Bob is the last: the classic timer runs for him.
+        bob.state_where(|s| s["timer_ms"].is_u64()).await;
+        // Ann takes Ready back: the timer stops, and she may change her program again.
+        ann.send(json!({"type": "unready"})).await;
+        ann.state_where(|s| s["desk"]["ready"] == false).await;
+        bob.state_where(|s| s["timer_ms"].is_null()).await;
+        // A card moves to another register, swapping with the card there.
+        ann.send(json!({"type": "move", "from": 1, "to": 4})).await;
+        let moved = ann
+            .state_where(|s| s["desk"]["registers"][0] == json!(hand[3]))
+            .await;
+        assert_eq!(moved["desk"]["registers"][3], json!(hand[0]));
+        for (message, refused) in [
+            (json!({"type": "move", "from": 1, "to": 9}), "no register 9"),
+            (json!({"type": "move", "from": 2, "to": 2}), "already"),
+            (json!({"type": "move", "from": 1}), "missing field `to`"),
+        ] {
+            ann.send(message.clone()).await;
+            let error = ann.error().await;
+            assert!(error.contains(refused), "{message}: {error}");
+        }
+        ann.send(json!({"type": "clear", "register": 5})).await;
+        let cleared = ann
+            .state_where(|s| s["desk"]["registers"][4].is_null())
+            .await;
+        assert_eq!(cleared["desk"]["complete"], false);
+        ann.send(json!({"type": "ready"})).await;
+        assert!(ann.error().await.contains("fill 1 more"));
+        ann.send(json!({"type": "place", "register": 5, "card": hand[5]}))
+            .await;
+        ann.send(json!({"type": "ready"})).await;
+        ann.state_where(|s| s["desk"]["ready"] == true).await;
+        // Bob is ready last: the turn starts, and Ready stays.
+        let bobs = bob.hand();
+        bob.play(&bobs[..5]).await;
+        let asked = ann.state_where(|s| s["question"].is_object()).await;
+        ann.send(json!({"type": "unready"})).await;
+        assert!(ann.error().await.contains("the turn has started"));
+        let q = &asked["question"];
+        ann.send(json!({"type": "answer", "question": q["id"], "choice": q["default"]}))
+            .await;
+        // The program Ann played is the one she rearranged.
+        let stage = ann
+            .until(|f| f["type"] == "stage" && f["label"] == "Turn 1 · Register 1")
+            .await;
+        let anns = stage["revealed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["robot"] == "Ann")
+            .unwrap()["card"]
+            .clone();
+        assert_eq!(anns, json!(hand[3]));
+    });
+}
+
+#[test]
+fn an_optional_question_declined_for_the_turn_or_the_game_is_not_asked_again() {
+    let (ws, server, infos) = conditional_program_table(30);
+    let tokens = &infos[0].tokens;
+    runtime().block_on(async {
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        ann.program_and_ready().await;
+        bob.program_and_ready().await;
+        let asked = ann.state_where(|s| s["question"].is_object()).await;
+        let q = asked["question"].clone();
+        assert_eq!(q["optional"], true, "{q}");
+        // Her program stays in view while she answers (read only).
+        assert_eq!(asked["phase"], "deciding");
+        assert!(asked["desk"]["registers"][0].is_string(), "{asked}");
+        let kept = q["choices"][1].as_str().unwrap().to_string();
+        for (bad, refused) in [
+            (json!({"type": "answer", "question": q["id"], "choice": kept, "quiet": "turn"}), "with its default"),
+            (json!({"type": "answer", "question": q["id"], "choice": "no", "quiet": "ever"}), "unknown variant `ever`"),
+        ] {
+            ann.send(bad.clone()).await;
+            let error = ann.error().await;
+            assert!(error.contains(refused), "{bad}: {error}");
+        }
+        ann.send(json!({"type": "answer", "question": q["id"], "choice": kept}))
+            .await;
+        // The swap question shows the two cards; declined for the turn, it is asked once.
+        let mut swaps = 0;
+        loop {
+            let frame = ann
+                .until(|f| {
+                    (f["type"] == "state" && f["question"].is_object())
+                        || (f["type"] == "stage" && f["label"] == "Turn 1 · End of turn")
+                })
+                .await;
+            if frame["type"] == "stage" {
+                break;
+            }
+            let q = &frame["question"];
+            let quiet = if q["key"] == "conditional_swap" {
+                swaps += 1;
+                assert_eq!(q["cards"][0], json!(kept), "{q}");
+                assert_eq!(q["cards"].as_array().unwrap().len(), 2, "{q}");
+                json!("turn")
+            } else {
+                json!(null)
+            };
+            ann.send(json!({"type": "answer", "question": q["id"], "choice": q["default"], "quiet": quiet}))
+                .await;
+        }
+        assert_eq!(swaps, 1, "declined for the turn after the first");
+        // Turn 2: asked again; declined for the game, and kept in the save.
+        ann.state_where(|s| s["turn"] == 2 && s["phase"] == "programming")
+            .await;
+        bob.state_where(|s| s["turn"] == 2 && s["phase"] == "programming")
+            .await;
+        ann.program_and_ready().await;
+        bob.program_and_ready().await;
+        let asked = ann.state_where(|s| s["question"].is_object()).await;
+        assert_eq!(asked["question"]["key"], "conditional_program", "{asked}");
+        let q = &asked["question"];
+        ann.send(json!({"type": "answer", "question": q["id"], "choice": "no", "quiet": "game"}))
+            .await;
+        ann.until(|f| f["type"] == "stage" && f["label"] == "Turn 2 · End of turn")
+            .await;
+        server.lobby.flush_saves();
+        let saved: Value =
+            serde_json::from_str(&std::fs::read_to_string(ws.path("t.save.json")).unwrap()).unwrap();
+        assert_eq!(
+            saved["table"]["seats"][0]["quiet"]["conditional_program"], "game",
+            "{}",
+            saved["table"]
+        );
+        // Turn 3: not asked at all.
+        ann.state_where(|s| s["turn"] == 3 && s["phase"] == "programming")
+            .await;
+        bob.state_where(|s| s["turn"] == 3 && s["phase"] == "programming")
+            .await;
+        ann.program_and_ready().await;
+        bob.program_and_ready().await;
+        // (Other questions, such as scrapping an option to stop damage, get their default.)
+        loop {
+            let f = ann
+                .until(|f| {
+                    f["type"] == "state" && (f["question"].is_object() || f["phase"] == "over")
+                })
+                .await;
+            if f["phase"] == "over" {
+                break;
+            }
+            let q = &f["question"];
+            assert_ne!(q["key"], "conditional_program", "asked again: {q}");
+            ann.send(json!({"type": "answer", "question": q["id"], "choice": q["default"]}))
+                .await;
+        }
     });
 }

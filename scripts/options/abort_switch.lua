@@ -17,6 +17,7 @@ return rally.option {
       local answer = ctx:choose(robot, "abort_switch", { "no", "yes" }, {
         text = string.format("Register %d: abort, replacing %s and every later card with the top of the deck?",
           ctx.register, rally.card_text(card)),
+        cards = { rally.card_text(card) },
         advice = rally.card_falls(ctx, robot, card) and "yes" or "no",
       })
       if answer ~= "yes" then return end

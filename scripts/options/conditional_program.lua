@@ -30,6 +30,7 @@ return rally.option {
       local answer = ctx:choose(robot, "conditional_swap", { "no", "yes" }, {
         text = string.format("Register %d: play %s instead of %s?", ctx.register,
           rally.card_text(kept), rally.card_text(programmed)),
+        cards = { rally.card_text(kept), rally.card_text(programmed) },
         advice = bad and "yes" or "no",
       })
       if answer == "yes" then

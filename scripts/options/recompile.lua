@@ -5,10 +5,10 @@
 -- soaks it, options may be scrapped for it); a register it locks gets the top card of the
 -- deck, as at the deal. Bots recompile a hand without a forward move while the damage locks
 -- nothing (3 damage or less).
-local function listed(cards)
+local function texts(cards)
   local names = {}
   for i, card in ipairs(cards) do names[i] = rally.card_text(card) end
-  return table.concat(names, ", ")
+  return names
 end
 
 return rally.option {
@@ -19,7 +19,8 @@ return rally.option {
     if #hand == 0 then return end
     local forward = rally.longest_move(hand) ~= nil
     local answer = ctx:choose(robot, "recompile", { "no", "yes" }, {
-      text = "Your hand: " .. listed(hand) .. ". Recompile: a new hand for 1 damage?",
+      text = "Your hand: " .. table.concat(texts(hand), ", ") .. ". Recompile: a new hand for 1 damage?",
+      cards = texts(hand),
       advice = (not forward and robot.damage <= 3) and "yes" or "no",
     })
     if answer ~= "yes" then return end

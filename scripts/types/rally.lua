@@ -689,7 +689,7 @@ function Ctx:reload_option(robot, name) end
 ---@param robot rally.Robot the robot whose player answers
 ---@param key string a stable name for the question
 ---@param choices string[] the possible answers; the first is the default
----@param info? table `text` for people; `hidden = true`: the answer tells what is face down, and a playtest table shows it to no one else; other keys are hints for bots
+---@param info? table `text` for people; `cards`: the cards the question is about (card texts, `rally.card_text`), which a playtest table draws as cards; `at`: a square the question is about (`{ x =, y = }`), marked on a playtest table's board; `hidden = true`: the answer tells what is face down, and a playtest table shows it to no one else; other keys are hints for bots
 ---@return string answer one of `choices`
 function Ctx:choose(robot, key, choices, info) end
 

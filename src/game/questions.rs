@@ -53,12 +53,15 @@ pub fn reenter_facing(engine: &Engine, robot: RobotId) -> Result<Dir> {
         .map(|d| d.to_string())
         .collect();
     let advice = crate::game::bot::reentry_facing(engine, robot);
+    // `at`: the square, which a table marks on its board with the facings to pick from.
+    let mut detail = hint("advice", advice.to_string().into());
+    detail.insert("at".into(), serde_json::json!([at.x, at.y]));
     let answer = engine.choose(
         robot,
         REENTER_FACING,
         choices,
         format!("It re-enters at {at} with {damage} damage. Which way does it face?"),
-        hint("advice", advice.to_string().into()),
+        detail,
     )?;
     Ok(Dir::parse(&answer).unwrap_or(facing))
 }

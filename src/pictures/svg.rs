@@ -194,9 +194,12 @@ pub fn board_layers(rules: &RuleSet, board: &Board, robots: &[Robot]) -> String 
     out
 }
 
-/// The robots' colours, in the order they are listed.
+/// The robots' colours, in the order they are listed: the Okabe–Ito palette, told apart
+/// with the common colour blindnesses (vermillion, blue, bluish green, reddish purple,
+/// orange, sky blue, yellow, black). The tokens carry the robot's initial and name too, so
+/// colour is never the only cue. The table and the replay viewer draw with these colours.
 const PALETTE: [&str; 8] = [
-    "#d6372e", "#2f6fd0", "#2e9e4f", "#8e44ad", "#e67e22", "#16a2a2", "#c2185b", "#6d5d2e",
+    "#d55e00", "#0072b2", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#f0e442", "#000000",
 ];
 
 /// Draws one tile as its look says (`canvas.at` is its square; `scene`: the board it is on,

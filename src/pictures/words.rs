@@ -88,6 +88,22 @@ pub fn square(v: &Value) -> Option<Pos> {
     }
 }
 
+/// An option card by its name in words: `gyroscopic_stabilizer` reads "Gyroscopic
+/// Stabilizer" (the scripts name options in snake case; the cards' titles are those words).
+pub fn option_words(name: &str) -> String {
+    name.split('_')
+        .filter(|w| !w.is_empty())
+        .map(capitalized)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// "1 life", "2 lives".
+fn lives_words(lives: &str) -> String {
+    let noun = if lives == "1" { "life" } else { "lives" };
+    format!("{lives} {noun}")
+}
+
 /// "robot NAME", as the viewer's sentences name a robot.
 pub fn robot_words(name: &str) -> String {
     format!("robot {name}")
@@ -113,11 +129,19 @@ fn sentence(e: &Event) -> Option<String> {
     // An element that refused a crossing (`on_cross` returned `{ block = true }`).
     let element = || format!("the {} at {}", text("element"), text("at"));
     let wall = || format!("the wall on the {} side of {}", text("dir"), text("wall"));
-    let card = || {
-        get("card")
+    // A card field in words ("Move 2 (700)"); a face-down card or anything else as it is.
+    let card_in = |k: &str| {
+        get(k)
             .and_then(Value::as_str)
             .and_then(|c| Card::parse(c).ok())
-            .map_or_else(|| text("card"), |c| card_words(&c))
+            .map_or_else(|| text(k), |c| card_words(&c))
+    };
+    let card = || card_in("card");
+    let option = || option_words(&text("option"));
+    let why = || {
+        get("why")
+            .map(|_| format!(" ({})", text("why")))
+            .unwrap_or_default()
     };
     Some(match e.what.as_ref() {
         "card" => format!("{who} plays {}", card()),
@@ -201,9 +225,57 @@ fn sentence(e: &Event) -> Option<String> {
             }
         }
         "destroyed" => format!(
-            "{who} is destroyed ({}), {} lives left",
+            "{who} is destroyed ({}), {} left",
             text("cause"),
-            text("lives")
+            lives_words(&text("lives"))
+        ),
+        "lives" => format!("{who} has {} now", lives_words(&text("lives"))),
+        "cards_drawn" => {
+            let n = match get("cards") {
+                Some(Value::Array(cards)) => cards.len(),
+                _ => 0,
+            };
+            format!("{who} draws {n} card{}", if n == 1 { "" } else { "s" })
+        }
+        "card_discarded" => format!("{who} discards {}", card()),
+        "card_kept" => format!(
+            "{who} keeps {} aside on {}",
+            card(),
+            option_words(&text("key"))
+        ),
+        "card_unkept" => format!(
+            "{who} takes {} back from {}",
+            card(),
+            option_words(&text("key"))
+        ),
+        "card_set" => format!(
+            "{who}'s register {} now holds {} instead of {}{}",
+            text("in_register"),
+            card_in("to"),
+            card_in("from"),
+            why()
+        ),
+        "option_drawn" => format!("{who} draws the option card {}", option()),
+        "option_discarded" => format!("{who} loses the option card {}{}", option(), why()),
+        "option_used" => format!("{who} uses {} ({} left)", option(), text("uses_left")),
+        "option_reloaded" => format!("{who} reloads {} ({} uses)", option(), text("uses_left")),
+        "option_deck_empty" => format!("{who} gets no option card: the deck is empty"),
+        "turn_prevented" => format!("{who} is not turned: {} holds it", text("by")),
+        "push_cancelled" => format!("{who} does not push {}: the push is cancelled", text("dir")),
+        "shot" => format!(
+            "{who} fires {} at {}",
+            option(),
+            robot_words(&text("target"))
+        ),
+        "shot_missed" => format!(
+            "{who} fires {} at {} and misses",
+            option(),
+            robot_words(&text("target"))
+        ),
+        "shot_lost" => format!(
+            "{who} fires {} at {}: the shot is lost",
+            option(),
+            robot_words(&text("target"))
         ),
         "repaired" => format!(
             "{who} is repaired by {} ({} damage left)",
@@ -249,7 +321,21 @@ fn chose(who: &str, question: &str, answer: &str) -> String {
         REENTER_FACING => format!("{who} chooses to face {answer}"),
         REENTER_POWERED_DOWN if yes => format!("{who} re-enters powered down"),
         REENTER_POWERED_DOWN => format!("{who} re-enters powered up"),
-        _ => format!("{who} answers {question}: {answer}"),
+        // Scrapping an option to cancel damage (the engine's question).
+        "absorb" if answer == "no" => format!("{who} scraps no option to stop the damage"),
+        "absorb" => format!("{who} scraps {} to stop 1 damage", option_words(answer)),
+        "shot" => format!("{who} shoots with {}", option_words(answer)),
+        // An option's question: named after the option (`dual_processor_card` is Dual
+        // Processor's), declined or answered.
+        _ if answer == "no" => format!("{who} does not use {}", option_words(question)),
+        _ if answer == "yes" => format!("{who} uses {}", option_words(question)),
+        _ => {
+            let answer = Card::parse(answer)
+                .ok()
+                .filter(|c| c.priority.is_some())
+                .map_or_else(|| answer.to_string(), |c| card_words(&c));
+            format!("{who} uses {}: {answer}", option_words(question))
+        }
     }
 }
 
@@ -288,8 +374,43 @@ mod tests {
         );
         assert_eq!(
             chose("brakes", "yes"),
-            "Robot Ann answers brakes: yes",
-            "a script's question"
+            "Robot Ann uses Brakes",
+            "a script's question, named after its option"
+        );
+        assert_eq!(
+            chose("absorb", "no"),
+            "Robot Ann scraps no option to stop the damage"
+        );
+        assert_eq!(
+            chose("absorb", "ablative_coat"),
+            "Robot Ann scraps Ablative Coat to stop 1 damage"
+        );
+        assert_eq!(
+            chose("conditional_program", "left@90"),
+            "Robot Ann uses Conditional Program: Turn Left (90)"
+        );
+        assert_eq!(
+            said("card_set", json!({"in_register": 1, "from": "a face-down card", "to": "left@230", "why": "abort switch"})),
+            "Robot Ann's register 1 now holds Turn Left (230) instead of a face-down card (abort switch)"
+        );
+        assert_eq!(
+            said(
+                "cards_drawn",
+                json!({"cards": ["a face-down card", "a face-down card"]})
+            ),
+            "Robot Ann draws 2 cards"
+        );
+        assert_eq!(
+            said("card_discarded", json!({"card": "left@90"})),
+            "Robot Ann discards Turn Left (90)"
+        );
+        assert_eq!(
+            said("destroyed", json!({"cause": "pit", "lives": 1})),
+            "Robot Ann is destroyed (pit), 1 life left"
+        );
+        assert_eq!(
+            said("option_drawn", json!({"option": "gyroscopic_stabilizer"})),
+            "Robot Ann draws the option card Gyroscopic Stabilizer"
         );
         assert_eq!(
             said("powered_down", json!({"discarded": 3})),

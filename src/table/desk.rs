@@ -93,6 +93,22 @@ impl Desk {
         Ok(())
     }
 
+    /// Moves the card in open register `from` to open register `to`; a card already in
+    /// `to` goes to `from` (the two swap), so a program is rearranged in one step.
+    pub fn move_card(&mut self, from: u8, to: u8) -> Result<(), String> {
+        let (i, j) = (self.open_slot(from)?, self.open_slot(to)?);
+        if self.registers[i].is_none() {
+            return Err(format!(
+                "register {from} is empty: there is no card to move"
+            ));
+        }
+        if i == j {
+            return Err(format!("the card is in register {from} already"));
+        }
+        self.registers.swap(i, j);
+        Ok(())
+    }
+
     /// Takes the card out of an open register, back to the hand.
     pub fn clear(&mut self, register: u8) -> Result<(), String> {
         let i = self.open_slot(register)?;
@@ -118,13 +134,28 @@ impl Desk {
         if self.ready {
             return Err("you are already ready".into());
         }
-        let missing = self.needed() - self.filled();
+        let missing = self.needed().saturating_sub(self.filled());
         if missing > 0 {
             return Err(format!(
                 "fill {missing} more register(s) before you are ready"
             ));
         }
         self.ready = true;
+        Ok(())
+    }
+
+    /// Whether every register that must be filled is: Ready is accepted only then.
+    pub fn complete(&self) -> bool {
+        self.filled() >= self.needed()
+    }
+
+    /// Un-Ready: the program may change again. Only while the table still waits for
+    /// someone (`table::thread` refuses it once the last seat is ready and the turn starts).
+    pub fn set_unready(&mut self) -> Result<(), String> {
+        if !self.ready {
+            return Err("you are not ready yet: there is nothing to take back".into());
+        }
+        self.ready = false;
         Ok(())
     }
 
@@ -249,6 +280,39 @@ mod tests {
         d.set_ready().unwrap();
         assert!(d.clear(1).unwrap_err().contains("you are ready"));
         assert_eq!(d.program().len(), 3);
+    }
+
+    #[test]
+    fn a_card_moves_between_open_registers_and_swaps_with_the_one_there() {
+        let mut d = desk(6); // registers 4 and 5 locked
+        d.place(1, card("uturn@10")).unwrap();
+        d.place(2, card("uturn@20")).unwrap();
+        d.move_card(1, 3).unwrap();
+        assert_eq!(
+            d.registers[..3],
+            [None, Some(card("uturn@20")), Some(card("uturn@10"))]
+        );
+        d.move_card(2, 3).unwrap();
+        assert_eq!(
+            d.registers[..3],
+            [None, Some(card("uturn@10")), Some(card("uturn@20"))]
+        );
+        assert!(d
+            .move_card(1, 2)
+            .unwrap_err()
+            .contains("register 1 is empty"));
+        assert!(d.move_card(2, 4).unwrap_err().contains("locked"));
+        assert!(d.move_card(4, 1).unwrap_err().contains("locked"));
+        assert!(d.move_card(2, 2).unwrap_err().contains("already"));
+        assert!(d.move_card(2, 7).unwrap_err().contains("no register 7"));
+        assert!(!d.complete());
+        d.place(1, card("uturn@30")).unwrap();
+        assert!(d.complete());
+        d.set_ready().unwrap();
+        assert!(d.move_card(1, 2).unwrap_err().contains("you are ready"));
+        d.set_unready().unwrap();
+        assert!(d.set_unready().unwrap_err().contains("not ready"));
+        d.move_card(1, 2).unwrap();
     }
 
     #[test]

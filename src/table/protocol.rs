@@ -23,12 +23,23 @@ pub enum Incoming {
     Place { register: u8, card: CardText },
     /// Take the card out of a register.
     Clear { register: u8 },
+    /// Move the card in register `from` to register `to` (swapping with the card there).
+    Move { from: u8, to: u8 },
     /// Announce (or take back) power down for the next turn.
     PowerDown { on: bool },
     /// The program is complete.
     Ready {},
-    /// The answer to question `question` (one of its choices).
-    Answer { question: u64, choice: String },
+    /// Take Ready back: accepted while the table still waits for another seat.
+    Unready {},
+    /// The answer to question `question` (one of its choices). `quiet` (an optional
+    /// question declined, its default): take the default without asking again for the
+    /// rest of this turn (`"turn"`) or of the game (`"game"`).
+    Answer {
+        question: u64,
+        choice: String,
+        #[serde(default)]
+        quiet: Option<Quiet>,
+    },
     /// The page shows question `question` now (it has played the board up to it): the
     /// player's time to answer starts again from here, once.
     Shown { question: u64 },
@@ -52,6 +63,14 @@ impl Incoming {
     pub fn is_host_action(&self) -> bool {
         matches!(self, Incoming::Start {} | Incoming::Settings { .. })
     }
+}
+
+/// How long a declined optional question stays unasked (`Incoming::Answer`'s `quiet`).
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Quiet {
+    Turn,
+    Game,
 }
 
 /// A card as a browser names it (`move2@700`), checked for spelling when the message is read.
@@ -108,6 +127,21 @@ pub struct SeatView {
     pub locked: Vec<Option<String>>,
     /// Its robot's option cards, with the uses left where they are counted.
     pub options: Vec<String>,
+    /// The same option cards for people: title, the script's description, uses left.
+    pub option_cards: Vec<OptionCard>,
+}
+
+/// An option card a robot holds, in words (the seats table shows the text on hover or tap).
+#[derive(Clone, Debug, Serialize)]
+pub struct OptionCard {
+    /// The script's name (`gyroscopic_stabilizer`).
+    pub name: String,
+    /// In words: "Gyroscopic Stabilizer".
+    pub title: String,
+    /// What it does: the script's `describe`.
+    pub text: String,
+    /// Uses left, where they are counted.
+    pub uses_left: Option<u32>,
 }
 
 /// A seat's own desk: only ever in that seat's frames.
@@ -119,6 +153,8 @@ pub struct DeskView {
     pub power_down: bool,
     pub can_power_down: bool,
     pub ready: bool,
+    /// Every register that must be filled is: the page enables Ready only then.
+    pub complete: bool,
 }
 
 /// A question for one player (`ctx:choose`, re-entry, staying powered down).
@@ -132,6 +168,14 @@ pub struct QuestionView {
     pub default: String,
     /// Milliseconds left before the default is taken.
     pub timeout_ms: u64,
+    /// The cards the question is about (the script's `info.cards`), drawn as cards.
+    pub cards: Vec<String>,
+    /// The square it is about (`info.at`; re-entry: where the robot comes back), marked on
+    /// the board.
+    pub square: Option<crate::geometry::Pos>,
+    /// It can be declined (its default is "no"): the page offers "not this turn" and "don't
+    /// ask again this game" (`quiet`).
+    pub optional: bool,
 }
 
 /// The table as one connection sees it now.
@@ -143,6 +187,10 @@ pub struct View<'a> {
     pub role: &'static str,
     /// The seat's robot (seats only).
     pub seat: Option<String>,
+    /// Seats only: how many windows have this seat open now (more than one: the page warns
+    /// that moves from any of them count).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub windows: Option<usize>,
     pub turn: u32,
     /// "waiting" (for players), "programming", "resolving", "deciding", "paused" (until a
     /// fixed script is saved), "stopped" (for good: the host resumes from the save once it

@@ -12,7 +12,8 @@
 use super::desk::Desk;
 use super::frames::{self, Secrets};
 use super::protocol::{
-    error_frame, DeskView, Incoming, QuestionView, SeatView, Settings, View, MAX_SECONDS,
+    error_frame, DeskView, Incoming, OptionCard, QuestionView, Quiet, SeatView, Settings, View,
+    MAX_SECONDS,
 };
 use super::saver::Saver;
 use super::{Launch, ReplayPage, Role, TableInfo, Tokens};
@@ -112,12 +113,34 @@ struct SeatState {
     connections: usize,
     /// When the last connection went away.
     absent_since: Option<Instant>,
+    /// The optional questions its player declined for a while (`quiet`), by key: they get
+    /// their default without being asked.
+    quiet: BTreeMap<String, Hush>,
+}
+
+/// How long a declined optional question stays unasked: to the end of a turn, or the game.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Hush {
+    Turn(u32),
+    Game,
+}
+
+impl Hush {
+    fn covers(self, turn: u32) -> bool {
+        match self {
+            Hush::Turn(t) => t == turn,
+            Hush::Game => true,
+        }
+    }
 }
 
 /// A question waiting for its answer.
 struct Pending {
     view: QuestionView,
     robot: RobotId,
+    /// The turn it is asked in (a "not this turn" lasts to its end).
+    turn: u32,
     deadline: Instant,
     /// The player's page has said it shows the question (its time then starts again).
     shown: bool,
@@ -165,6 +188,9 @@ struct KeptSeat {
     person: bool,
     /// A person has taken it.
     taken: bool,
+    /// The optional questions its player declined for a turn or the game.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    quiet: BTreeMap<String, Hush>,
 }
 
 /// A desk as the player left it: restored only onto the same hand, dealt again from the
@@ -238,6 +264,8 @@ pub(super) struct Table {
     /// The sentences the rules give their scripts' events (kept with the board across a
     /// reload).
     sentences: crate::text::sentence::Sentences,
+    /// What each option card does (its script's `describe`), by name, for the seats table.
+    option_texts: BTreeMap<String, String>,
     /// The robot vars every page may see (the scripts' `public_vars`).
     public_vars: std::collections::BTreeSet<String>,
     outcome: Option<String>,
@@ -329,6 +357,7 @@ pub(super) fn run(
                 taken: false,
                 connections: 0,
                 absent_since: None,
+                quiet: BTreeMap::new(),
             })
             .collect(),
         info: info.clone(),
@@ -346,6 +375,7 @@ pub(super) fn run(
         board: m.engine.board(),
         board_svg: crate::pictures::html::board_svg(&m.engine),
         sentences: m.engine.rules().sentences.clone(),
+        option_texts: option_texts(&m.engine),
         public_vars: m.engine.rules().public_vars(),
         outcome: None,
         log: Vec::new(),
@@ -510,6 +540,29 @@ fn kept(save: &Save, robots: usize) -> Result<Option<Kept>> {
     Ok(Some(kept))
 }
 
+/// What each option card of the rules does, by name: its script's `describe`, without the
+/// note for script writers naming its questions ("(question `brakes`)").
+fn option_texts(engine: &Engine) -> BTreeMap<String, String> {
+    engine
+        .rules()
+        .options
+        .iter()
+        .map(|o| {
+            let text = match o.describe.find(" (question") {
+                Some(i) => format!(
+                    "{}{}",
+                    &o.describe[..i],
+                    &o.describe[i..]
+                        .rsplit_once(')')
+                        .map_or("", |(_, rest)| rest)
+                ),
+                None => o.describe.clone(),
+            };
+            (o.name.clone(), text)
+        })
+        .collect()
+}
+
 /// `practice on Practice Floor`, with the variants added on top of the game file's:
 /// `practice on Practice Floor + ice-rink`.
 fn title(m: &Game, extra: &[String]) -> String {
@@ -575,6 +628,11 @@ fn play(
             t.robots = now;
             t.turn = m.engine.state().turn;
             t.send_all(&message);
+            // The turn's desks are played: a question before the next deal (Recompile's)
+            // shows no desk of the turn before.
+            if matches!(stage, Stage::EndOfTurn { .. }) {
+                t.desks.iter_mut().for_each(|d| *d = None);
+            }
         }
         // After every stage: a newer save replaces one still waiting in the saver's queue,
         // so the file is at most the stage being written behind.
@@ -701,6 +759,7 @@ impl Table {
                 .map(|s| KeptSeat {
                     person: s.person,
                     taken: s.taken,
+                    quiet: s.quiet.clone(),
                 })
                 .collect(),
             desks: if programming {
@@ -732,6 +791,7 @@ impl Table {
         for (seat, k) in self.seats.iter_mut().zip(&kept.seats) {
             seat.person = k.person;
             seat.taken = k.taken;
+            seat.quiet = k.quiet.clone();
             seat.absent_since = k.taken.then_some(now);
         }
         self.resumed_desks = kept.desks;
@@ -941,7 +1001,11 @@ impl Table {
                 }
                 Ok(())
             }
-            Incoming::Answer { question, choice } => {
+            Incoming::Answer {
+                question,
+                choice,
+                quiet,
+            } => {
                 let Some(robot) = robot else {
                     return Err("only a seat answers questions".into());
                 };
@@ -955,6 +1019,22 @@ impl Table {
                         "`{choice}` is not an answer: choose one of {}",
                         pending.view.choices.join(", ")
                     ));
+                }
+                if let Some(quiet) = quiet {
+                    if !pending.view.optional || choice != pending.view.default {
+                        return Err(
+                            "only an optional question is declined for a while, with its default"
+                                .into(),
+                        );
+                    }
+                    let hush = match quiet {
+                        Quiet::Turn => Hush::Turn(pending.turn),
+                        Quiet::Game => Hush::Game,
+                    };
+                    let key = pending.view.key.clone();
+                    pending.answer = Some(choice);
+                    self.seats[robot].quiet.insert(key, hush);
+                    return Ok(());
                 }
                 pending.answer = Some(choice);
                 Ok(())
@@ -977,12 +1057,17 @@ impl Table {
             }
             Incoming::Place { .. }
             | Incoming::Clear { .. }
+            | Incoming::Move { .. }
             | Incoming::PowerDown { .. }
-            | Incoming::Ready {} => {
+            | Incoming::Ready {}
+            | Incoming::Unready {} => {
                 let Some(robot) = robot else {
                     return Err("only a seat programs (this link watches)".into());
                 };
                 if self.stand != Stand::Programming {
+                    if message == (Incoming::Unready {}) && self.stand == Stand::Resolving {
+                        return Err("everyone was ready: the turn has started, Ready stays".into());
+                    }
                     return Err("this is not the time to program: wait for the next turn".into());
                 }
                 let damage = self.robots[robot].damage;
@@ -992,7 +1077,12 @@ impl Table {
                 match message {
                     Incoming::Place { register, card } => desk.place(register, card.0),
                     Incoming::Clear { register } => desk.clear(register),
+                    Incoming::Move { from, to } => desk.move_card(from, to),
                     Incoming::PowerDown { on } => desk.set_power_down(on, damage),
+                    // The programming phase ends as soon as the last seat is ready (the
+                    // stand is no longer `Programming`, refused above): an un-Ready that
+                    // comes in the same batch of commands is taken before the table looks.
+                    Incoming::Unready {} => desk.set_unready(),
                     _ => desk.set_ready(),
                 }
             }
@@ -1155,12 +1245,25 @@ impl Table {
                             None => o.name.clone(),
                         })
                         .collect(),
+                    option_cards: r
+                        .options
+                        .iter()
+                        .map(|o| OptionCard {
+                            name: o.name.clone(),
+                            title: crate::pictures::words::option_words(&o.name),
+                            text: self.option_texts.get(&o.name).cloned().unwrap_or_default(),
+                            uses_left: o.uses_left,
+                        })
+                        .collect(),
                 }
             })
             .collect();
+        // The desk while programming, and while its player answers a question mid-turn
+        // (the program stays in view, read only, for questions about it).
+        let asked = |r: RobotId| self.question.as_ref().is_some_and(|q| q.robot == r);
         let desk = robot.and_then(|r| {
             let d = self.desks[r].as_ref()?;
-            (self.stand == Stand::Programming).then(|| DeskView {
+            (self.stand == Stand::Programming || asked(r)).then(|| DeskView {
                 hand: d.hand.cards.iter().map(Card::to_string).collect(),
                 registers: d
                     .registers
@@ -1171,6 +1274,7 @@ impl Table {
                 power_down: d.power_down,
                 can_power_down: self.robots[r].damage > 0,
                 ready: d.ready,
+                complete: d.complete(),
             })
         });
         let question = self
@@ -1197,6 +1301,7 @@ impl Table {
                 Role::Spectator => "spectator",
             },
             seat: robot.map(|r| self.seats[r].name.clone()),
+            windows: robot.map(|r| self.seats[r].connections),
             turn: self.turn,
             phase: match (&self.stand, &self.question) {
                 (Stand::Waiting, _) => "waiting",
@@ -1254,6 +1359,7 @@ impl TableSeats {
                 t.board = engine.board();
                 t.board_svg = crate::pictures::html::board_svg(engine);
                 t.sentences = engine.rules().sentences.clone();
+                t.option_texts = option_texts(engine);
                 t.public_vars = engine.rules().public_vars();
                 let files: Vec<String> = changed
                     .iter()
@@ -1441,7 +1547,11 @@ impl Seats for TableSeats {
             if waiting.is_empty() {
                 break;
             }
-            // The classic timer: once all but one are ready, the last has `timer` seconds.
+            // The classic timer: once all but one are ready, the last has `timer` seconds;
+            // it stops when someone takes Ready back.
+            if waiting.len() > 1 && t.timer.take().is_some() {
+                t.broadcast();
+            }
             if t.settings.timer > 0 && waiting.len() == 1 && t.timer.is_none() {
                 t.timer = Some(Instant::now() + Duration::from_secs(t.settings.timer));
                 t.broadcast();
@@ -1506,6 +1616,14 @@ fn ask(table: &Shared, q: &Question) -> Option<String> {
     if bot {
         return table.borrow_mut().bots.choose(q);
     }
+    // Declined for this turn or the game: the default, unasked.
+    let quiet = table.borrow().seats[q.robot]
+        .quiet
+        .get(&q.key)
+        .is_some_and(|h| h.covers(q.turn));
+    if quiet {
+        return None;
+    }
     table.borrow().settle();
     {
         let mut t = table.borrow_mut();
@@ -1525,8 +1643,20 @@ fn ask(table: &Shared, q: &Question) -> Option<String> {
                 choices: q.choices.clone(),
                 default: q.default_answer().to_string(),
                 timeout_ms: timeout.as_millis() as u64,
+                cards: match q.detail.get("cards") {
+                    Some(serde_json::Value::Array(cards)) => cards
+                        .iter()
+                        .filter_map(|c| c.as_str())
+                        .filter(|c| Card::parse(c).is_ok())
+                        .map(str::to_string)
+                        .collect(),
+                    _ => Vec::new(),
+                },
+                square: q.detail.get("at").and_then(crate::pictures::words::square),
+                optional: q.default_answer() == "no",
             },
             robot: q.robot,
+            turn: q.turn,
             deadline: Instant::now() + timeout,
             shown: false,
             answer: None,

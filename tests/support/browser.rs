@@ -97,6 +97,12 @@ impl Browser {
     }
 
     pub fn post(&self, path: &str, body: Value) -> Value {
+        self.try_post(path, body)
+            .unwrap_or_else(|(status, value)| panic!("WebDriver {path}: {status}: {value}"))
+    }
+
+    /// [`Browser::post`], with WebDriver's refusal (its status and error) as an error.
+    fn try_post(&self, path: &str, body: Value) -> Result<Value, (u16, Value)> {
         let url = if self.session.is_empty() {
             format!("{}{path}", self.base)
         } else {
@@ -111,12 +117,11 @@ impl Browser {
         let status = response.status();
         let reply: Value = response.body_mut().read_json().expect("WebDriver JSON");
         // A failing script or a missing element: WebDriver says what went wrong.
-        assert!(
-            status.is_success(),
-            "WebDriver {path}: {status}: {}",
-            reply["value"]
-        );
-        reply["value"].clone()
+        if status.is_success() {
+            Ok(reply["value"].clone())
+        } else {
+            Err((status.as_u16(), reply["value"].clone()))
+        }
     }
 
     pub fn open(&self, url: &str) {
@@ -127,15 +132,24 @@ impl Browser {
         self.post("/execute/sync", json!({ "script": script, "args": [] }))
     }
 
+    /// Clicks the element `css` as a user would. A page that redrew the element between
+    /// finding and clicking it (a state frame came) is clicked again on the new one.
     pub fn click(&self, css: &str) {
-        let element = self.post("/element", json!({"using": "css selector", "value": css}));
-        let id = element
-            .as_object()
-            .and_then(|o| o.values().next())
-            .and_then(Value::as_str)
-            .unwrap_or_else(|| panic!("no element {css}"))
-            .to_string();
-        self.post(&format!("/element/{id}/click"), json!({}));
+        for _ in 0..20 {
+            let element = self.post("/element", json!({"using": "css selector", "value": css}));
+            let id = element
+                .as_object()
+                .and_then(|o| o.values().next())
+                .and_then(Value::as_str)
+                .unwrap_or_else(|| panic!("no element {css}"))
+                .to_string();
+            match self.try_post(&format!("/element/{id}/click"), json!({})) {
+                Ok(_) => return,
+                Err((_, e)) if e["error"] == "stale element reference" => continue,
+                Err((status, e)) => panic!("WebDriver click {css}: {status}: {e}"),
+            }
+        }
+        panic!("{css} was redrawn at every click");
     }
 }
 
@@ -210,5 +224,57 @@ impl Browser {
             .expect("a base64 PNG");
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(Path::new(&dir).join(format!("{name}.png")), png).unwrap();
+    }
+
+    /// Presses `key` (a character, or a WebDriver key code such as `"\u{E007}"`, Enter)
+    /// on the element that has the focus.
+    pub fn press(&self, key: &str) {
+        self.post(
+            "/actions",
+            json!({"actions": [{"type": "key", "id": "keys", "actions": [
+                {"type": "keyDown", "value": key}, {"type": "keyUp", "value": key}]}]}),
+        );
+    }
+
+    /// Drags with a finger (a touch pointer) from the centre of the element `from` to the
+    /// centre of `to` (CSS selectors), in small steps as a hand would.
+    pub fn touch_drag(&self, from: &str, to: &str) {
+        let element = |css: &str| {
+            let found = self.post("/element", json!({"using": "css selector", "value": css}));
+            found
+                .as_object()
+                .and_then(|o| o.values().next())
+                .cloned()
+                .unwrap_or_else(|| panic!("no element {css}"))
+        };
+        let (a, b) = (element(from), element(to));
+        let key = "element-6066-11e4-a52e-4f735466cecf";
+        let mut steps = vec![
+            json!({"type": "pointerMove", "duration": 0, "origin": {key: a}, "x": 0, "y": 0}),
+            json!({"type": "pointerDown", "button": 0}),
+            json!({"type": "pointerMove", "duration": 50, "origin": "pointer", "x": 10, "y": 10}),
+        ];
+        steps.push(
+            json!({"type": "pointerMove", "duration": 200, "origin": {key: b}, "x": 0, "y": 0}),
+        );
+        steps.push(json!({"type": "pointerUp", "button": 0}));
+        self.post(
+            "/actions",
+            json!({"actions": [{"type": "pointer", "id": "finger", "parameters": {"pointerType": "touch"}, "actions": steps}]}),
+        );
+    }
+
+    /// Makes the page's viewport `width`×`height` CSS pixels, as a phone's (touch, mobile
+    /// layout) or a desktop's, whatever the window's size.
+    pub fn viewport(&self, width: u32, height: u32, mobile: bool) {
+        self.post(
+            "/goog/cdp/execute",
+            json!({"cmd": "Emulation.setDeviceMetricsOverride", "params": {
+                "width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile}}),
+        );
+        self.post(
+            "/goog/cdp/execute",
+            json!({"cmd": "Emulation.setTouchEmulationEnabled", "params": {"enabled": mobile, "maxTouchPoints": 5}}),
+        );
     }
 }

@@ -32,6 +32,11 @@ const RallyBoard = (function () {
     .rb-robot { cursor: default; }
     .rb-robot.rb-highlight .rb-frame { stroke-width: 9; }
     .rb-ghost { opacity: 0.45; pointer-events: none; }
+    .rb-mark-square { fill: #0072b2; fill-opacity: 0.18; stroke: #0072b2; stroke-width: 4; stroke-dasharray: 8 5; pointer-events: none; }
+    .rb-mark-arrow { cursor: pointer; }
+    .rb-mark-arrow polygon { fill: #0072b2; stroke: #fff; stroke-width: 2; }
+    .rb-mark-arrow text { fill: #fff; font-size: 13px; font-weight: bold; text-anchor: middle; pointer-events: none; }
+    .rb-mark-arrow:hover polygon, .rb-mark-arrow:focus polygon { fill: #e69f00; }
     .rb-trail { fill: none; stroke-width: 3; stroke-dasharray: 2 6; stroke-linecap: round; opacity: 0.9; pointer-events: none; }
     .rb-shot { pointer-events: none; }
     .rb-shot line { stroke-dasharray: 1; stroke-dashoffset: 0; }
@@ -101,6 +106,8 @@ const RallyBoard = (function () {
     parent.insertBefore(ghosts, robotsLayer);
     const shots = el("g", { id: "shots" });
     parent.insertBefore(shots, robotsLayer.nextSibling);
+    const marks = el("g", { id: "marks" });
+    parent.insertBefore(marks, shots.nextSibling);
     let beams = svg.querySelector("#beams");
     if (!beams) {
       beams = el("g", { id: "beams" });
@@ -145,9 +152,14 @@ const RallyBoard = (function () {
       el("rect", { x: 4, y: top ? 3 : 46, width: 56, height: 15, rx: 5, fill: r.color, stroke: "#111", "stroke-width": 1.5 }, tab);
       const shown = (won ? 2 : 0) + r.name.length;
       const size = Math.min(11, 52 / (0.62 * Math.max(1, shown)));
-      const label = el("text", { x: 32, y: (top ? 3 : 46) + 11, "font-size": Math.max(7, size).toFixed(1), "font-weight": "bold", fill: "#fff", "text-anchor": "middle" }, tab);
+      const label = el("text", { x: 32, y: (top ? 3 : 46) + 11, "font-size": Math.max(7, size).toFixed(1), "font-weight": "bold", fill: "#fff", stroke: "#111", "stroke-width": 2.2, "paint-order": "stroke", "text-anchor": "middle" }, tab);
       if (size < 7) { label.setAttribute("textLength", 52); label.setAttribute("lengthAdjust", "spacingAndGlyphs"); }
       label.textContent = (won ? "★ " : "") + r.name;
+      // The initial in a disc on the side away from the arrow: which robot it is, without
+      // its colour (as the picture renderer draws it, src/pictures/svg/robots.rs).
+      const side = r.facing === "W" ? 53 : 11;
+      el("circle", { cx: side, cy: 32, r: 7.5, fill: "#fff", stroke: r.color, "stroke-width": 2.5 }, g);
+      el("text", { class: "initial", x: side, y: 36, "font-size": 11, "font-weight": "bold", fill: "#111", "text-anchor": "middle" }, g).textContent = (r.name[0] || "?").toUpperCase();
       const by = top ? 54 : 10;
       if (r.damage > 0) {
         el("circle", { cx: 54, cy: by, r: 8, fill: "#c0102a", stroke: "#fff", "stroke-width": 1.5 }, g);
@@ -248,7 +260,7 @@ const RallyBoard = (function () {
     /** Draws `frame`; with `{ animate: true }` robots move along their paths and turn. */
     function show(frame, how) {
       finish();
-      const animate = !!(how && how.animate);
+      const animate = !!(how && how.animate) && opts.duration > 0;
       svg.classList.toggle("rb-animate", animate);
       robotsLayer.replaceChildren();
       ghosts.replaceChildren();
@@ -309,6 +321,11 @@ const RallyBoard = (function () {
 
     return {
       show,
+      /** Milliseconds an animated robot takes per square from now on (a page's speed
+       *  control; 0 shows each frame at once). */
+      setDuration(ms) { opts.duration = Math.max(0, Number(ms) || 0); },
+      /** Ends the current animation at once (a page's skip). */
+      finish,
       /** A promise resolved once the current animation (if any) has ended. */
       settled: () => (running === null ? Promise.resolve() : new Promise((resolve) => waiting.push(resolve))),
       /** Emphasises one robot's token (null: none). */
@@ -318,6 +335,26 @@ const RallyBoard = (function () {
       },
       /** The square's centre in the SVG's coordinates (for pages that draw more). */
       centre,
+      /**
+       * Marks a square a question is about, with an arrow on each side `facings` names
+       * ("N", "E"...) that calls `pick(facing)` when clicked (or Enter on it); null clears.
+       */
+      mark(square, facings, pick) {
+        marks.replaceChildren();
+        if (!square) return;
+        const [x, y] = corner(square);
+        el("rect", { class: "rb-mark-square", x: x + 2, y: y + 2, width: cell - 4, height: cell - 4, rx: 8 }, marks);
+        const [cx, cy] = centre(square);
+        for (const f of facings || []) {
+          const a = el("g", { class: "rb-mark-arrow", "data-facing": f, tabindex: "0", role: "button", "aria-label": "face " + f,
+            transform: `translate(${cx},${cy}) rotate(${DEGREES[f]})` }, marks);
+          el("polygon", { points: `0,${-cell * 0.5 - 26} 16,${-cell * 0.5 - 6} -16,${-cell * 0.5 - 6}` }, a);
+          el("text", { x: 0, y: -cell * 0.5 - 10, transform: `rotate(${-DEGREES[f]} 0 ${-cell * 0.5 - 14})` }, a).textContent = f;
+          const go = () => pick && pick(f);
+          a.addEventListener("click", go);
+          a.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); go(); } });
+        }
+      },
     };
   }
 

@@ -60,10 +60,22 @@ fn token(r: &Robot, color: &str) -> String {
     };
     let _ = write!(
         out,
-        r##"<rect x="4" y="{tab}" width="56" height="15" rx="5" fill="{color}" stroke="#111" stroke-width="1.5"/><text x="32" y="{}" font-size="{:.1}" font-weight="bold" fill="#fff" text-anchor="middle"{squeeze}>{}</text>"##,
+        r##"<rect x="4" y="{tab}" width="56" height="15" rx="5" fill="{color}" stroke="#111" stroke-width="1.5"/><text x="32" y="{}" font-size="{:.1}" font-weight="bold" fill="#fff" stroke="#111" stroke-width="2.2" paint-order="stroke" text-anchor="middle"{squeeze}>{}</text>"##,
         tab + 11,
         size.max(7.0),
         xml(&r.name)
+    );
+    // The initial in a disc on the side (away from the arrow, clear of the badges and of
+    // the square's middle): which robot it is, without its colour.
+    let side = if r.facing == crate::geometry::Dir::W {
+        53
+    } else {
+        11
+    };
+    let _ = write!(
+        out,
+        r##"<circle cx="{side}" cy="32" r="7.5" fill="#fff" stroke="{color}" stroke-width="2.5"/><text class="initial" x="{side}" y="36" font-size="11" font-weight="bold" fill="#111" text-anchor="middle">{}</text>"##,
+        xml(&initial(&r.name))
     );
     let by = if top { 54 } else { 10 };
     if r.damage > 0 {
@@ -86,6 +98,13 @@ fn token(r: &Robot, color: &str) -> String {
     out.push_str(&ice_chart(r));
     out.push_str("</g>");
     out
+}
+
+/// A robot's initial as its token shows it (`?` for an empty name).
+fn initial(name: &str) -> String {
+    name.chars()
+        .next()
+        .map_or("?".into(), |c| c.to_uppercase().collect())
 }
 
 /// What hovering a robot tells: "Alpha, facing N · 2 damage · 3 lives · 1 flags".

@@ -39,12 +39,18 @@
   const GLYPHS = { move1: "↑", move2: "⇈", move3: "⤊", back: "↓", left: "↶", right: "↷", uturn: "⟲" };
   const NAMES = { move1: "Move 1", move2: "Move 2", move3: "Move 3", back: "Back up", left: "Turn left", right: "Turn right", uturn: "U-turn" };
 
+  // A card in words, for screen readers and titles: "Move 2, priority 700".
+  function cardWords(card) {
+    const [kind, priority] = String(card).split("@");
+    return (NAMES[kind] || kind) + (priority ? ", priority " + priority : "");
+  }
+
   function cardHtml(card, extra) {
     const [kind, priority] = card.split("@");
-    return '<div class="card" data-card="' + text(card) + '"' + (extra || "") + ">" +
-      '<span class="priority">' + text(priority || "") + "</span>" +
-      '<span class="glyph">' + (GLYPHS[kind] || "?") + "</span>" +
-      '<span class="name">' + text(NAMES[kind] || kind) + "</span></div>";
+    return '<div class="card" data-card="' + text(card) + '" aria-label="' + text(cardWords(card)) + '"' + (extra || "") + ">" +
+      '<span class="priority" aria-hidden="true">' + text(priority || "") + "</span>" +
+      '<span class="glyph" aria-hidden="true">' + (GLYPHS[kind] || "?") + "</span>" +
+      '<span class="name" aria-hidden="true">' + text(NAMES[kind] || kind) + "</span></div>";
   }
 
   const isCard = (c) => /^[a-z0-9]+@\d+$/.test(c) && c.split("@")[0] in GLYPHS;
@@ -64,9 +70,38 @@
   // --- the board ---------------------------------------------------------------------------
   // The drawing module shared with the replay viewer (board.js) draws every frame.
   let board = null;
+  // The animation's pace (ms a robot takes per square; 0: no animation), kept in the
+  // browser for the next visit.
+  let pace = Number(localStorage.getItem("rally.pace") || 240);
+  if (!(pace >= 0 && pace <= 2000)) pace = 240;
+  $("speed").value = String(pace);
+  // Skip: the frames queued now are shown at once, without animation.
+  let skipping = false;
+
   function mountBoard(svg) {
     $("board-view").innerHTML = svg;
-    board = RallyBoard.mount($("board-view").querySelector("svg"), { duration: 240 });
+    const drawn = $("board-view").querySelector("svg");
+    drawn.setAttribute("role", "img");
+    drawn.setAttribute("aria-describedby", "board-text");
+    board = RallyBoard.mount(drawn, { duration: pace });
+  }
+
+  $("speed").onchange = () => {
+    pace = Number($("speed").value);
+    localStorage.setItem("rally.pace", String(pace));
+    if (board) board.setDuration(pace);
+  };
+  $("skip").onclick = () => {
+    skipping = true;
+    if (board) board.finish();
+  };
+
+  // The board in words: where each robot is, which way it faces, how it stands.
+  function describeBoard(frame) {
+    $("board-text").textContent = "The board: " + frame.robots.map((r) =>
+      r.destroyed ? r.name + " is destroyed, " + r.lives + (r.lives === 1 ? " life" : " lives") + " left"
+        : r.name + " at column " + r.at[0] + ", row " + r.at[1] + ", facing " + ({ N: "north", E: "east", S: "south", W: "west" }[r.facing] || r.facing) +
+          ", " + r.damage + " damage, " + r.lives + (r.lives === 1 ? " life" : " lives") + ", " + r.flags + " flags" + (r.powered_down ? ", powered down" : "")).join("; ") + ".";
   }
 
   // The robots on the board now: the seats table shows their damage, lives and flags, so
@@ -76,6 +111,7 @@
   function drawRobots(frame, animate) {
     onBoard = frame.robots;
     if (board) board.show(frame, { animate: !!animate });
+    describeBoard(frame);
     if (state) seatsTable(state);
   }
 
@@ -106,6 +142,7 @@
       item = queue.shift();
     }
     if (!item) {
+      skipping = false;
       document.body.dataset.animating = "no";
       playingTurn = null;
       if (held) {
@@ -125,9 +162,9 @@
     document.body.dataset.animating = "yes";
     // A later turn already waiting (this page was away or slow): it catches up without
     // animating.
-    const behind = queue.some((q) => q.stage && q.stage.turn > stage.turn);
+    const behind = skipping || queue.some((q) => q.stage && q.stage.turn > stage.turn);
     drawRobots(frame, !behind);
-    played.push({ id: frame.id, animated: !behind });
+    played.push({ id: frame.id, animated: !behind, skipped: skipping });
     const step = frame.label.split(" · ").slice(1).join(" · ");
     $("stage-label").textContent = stage.label + (step ? " · " + step : "");
     if (item.first) logHeading(stage.label);
@@ -175,42 +212,100 @@
     return '<span class="pips" title="' + damage + ' damage">' + out + "</span>";
   }
 
+  // An option card by its title; its text opens on a click, a tap or Enter (and shows on
+  // hover).
+  function optionHtml(o, seat) {
+    const title = o.title + (o.uses_left == null ? "" : " (" + o.uses_left + " left)");
+    return '<details class="option" data-option="' + text(seat + "/" + o.name) + '"><summary title="' + text(o.text) + '">' + text(title) +
+      "</summary><p>" + text(o.text) + "</p></details>";
+  }
+
+  // A locked register's card, readable: "3 ⇈ Move 2 (730)".
+  function lockedHtml(card, i) {
+    const [kind, priority] = card.split("@");
+    return '<span class="locked-card" title="register ' + (i + 1) + " is locked: " + text(cardWords(card)) + '">' +
+      "R" + (i + 1) + " " + (GLYPHS[kind] || "") + " " + text(NAMES[kind] || kind) + (priority ? " (" + text(priority) + ")" : "") + "</span>";
+  }
+
   function seatsTable(s) {
     const robots = onBoard || s.frame.robots;
+    // The option texts a player opened stay open when the table is drawn again.
+    const open = new Set(Array.from($("seats").querySelectorAll("details.option[open]")).map((d) => d.dataset.option));
     $("seats").tBodies[0].innerHTML = s.seats.map((seat, i) => {
       const r = robots.find((robot) => robot.name === seat.name) || s.frame.robots[i];
-      const locked = seat.locked.map((c, j) => c ? (j + 1) + ":" + c : "").filter(Boolean).join(" ");
+      const locked = seat.locked.map((c, j) => c ? lockedHtml(c, j) : "").filter(Boolean).join(" ");
+      const cards = seat.option_cards || [];
       const player = seat.driver === "bot" ? "bot" : seat.connected ? "person" : '<span class="away">away</span>';
       return '<tr data-robot="' + text(seat.name) + '" data-status="' + seat.status + '">' +
         '<td><span class="swatch" style="background:' + seat.color + '"></span>' + text(seat.name) +
         (s.seat === seat.name ? " (you)" : "") +
-        (seat.options.length ? '<div class="options" title="option cards">' + text(seat.options.join(", ")) + "</div>" : "") +
+        (cards.length ? '<div class="options">' + cards.map((o) => optionHtml(o, seat.name)).join("") + "</div>" : "") +
         "</td>" +
         '<td><span class="status-' + seat.status + '">' + seat.status + '</span><div class="player">' + player + "</div></td>" +
         "<td>" + pips(r.damage) + "</td><td>" + r.lives + "</td><td>" + r.flags + "</td>" +
-        "<td>" + text(locked) + "</td></tr>";
+        "<td>" + locked + "</td></tr>";
     }).join("");
+    for (const d of $("seats").querySelectorAll("details.option")) if (open.has(d.dataset.option)) d.open = true;
+  }
+
+  // The register picked by a click (or Enter) to move its card or to receive the next card
+  // clicked in the hand: its number, or null.
+  let picked = null;
+
+  // Why a click on the desk did nothing, or what it did: said in the line under the hand
+  // (and to screen readers), never silently.
+  function say(message, level) {
+    const hint = $("desk-hint");
+    hint.textContent = message;
+    hint.className = level || "info";
   }
 
   function desk(s) {
     const d = s.desk;
     $("desk").hidden = !d;
-    if (!d) return;
+    deskNote(s);
+    if (!d) { picked = null; return; }
+    if (picked !== null && (d.ready || d.locked[picked - 1])) picked = null;
     const used = new Set(d.registers.filter(Boolean));
-    $("registers").innerHTML = d.registers.map((c, i) =>
-      '<div class="slot' + (d.locked[i] ? " locked" : "") + '" data-register="' + (i + 1) + '"' +
-      (d.locked[i] ? ' title="locked by damage"' : "") + '><span class="number">' + (i + 1) + (d.locked[i] ? " locked" : "") + "</span>" +
-      (c ? cardHtml(c) : "") + "</div>").join("");
+    $("registers").innerHTML = d.registers.map((c, i) => {
+      const n = i + 1;
+      const label = "Register " + n + (d.locked[i] ? ", locked by damage" : "") + ": " + (c ? cardWords(c) : "empty");
+      return '<div class="slot' + (d.locked[i] ? " locked" : "") + (picked === n ? " picked" : "") + '" data-register="' + n + '"' +
+        ' role="button" tabindex="0" aria-label="' + text(label) + '"' + (picked === n ? ' aria-pressed="true"' : "") +
+        (d.locked[i] ? ' title="locked by damage: its card stays this turn"' : "") + '><span class="number" aria-hidden="true">' + n + (d.locked[i] ? " locked" : "") + "</span>" +
+        (c ? cardHtml(c) : "") + "</div>";
+    }).join("");
     $("hand").innerHTML = d.hand.map((c) =>
-      cardHtml(c, used.has(c) ? ' class="card used"' : ' draggable="true"')).join("");
-    // cardHtml's own class attribute comes first; keep "used" cards marked.
+      cardHtml(c, ' role="button" tabindex="0"' + (used.has(c) ? ' aria-disabled="true"' : ""))).join("");
     for (const el of $("hand").children) if (used.has(el.dataset.card)) el.classList.add("used");
     $("power-down").checked = d.power_down;
     $("power-down").disabled = d.ready;
     $("power-down-label").hidden = !d.can_power_down;
-    $("ready").disabled = d.ready;
-    $("ready").textContent = d.ready ? "Ready ✓ waiting for the others" : "Ready";
+    // Ready only for a complete program; once ready, Un-Ready until the last seat is.
+    $("ready").hidden = d.ready;
+    $("ready").disabled = !d.complete;
+    $("ready").title = d.complete ? "" : "fill every open register first";
+    $("unready").hidden = !d.ready;
+    // Mid-turn (a question about the program): shown, not changed.
+    $("desk-actions").hidden = s.phase === "deciding";
     document.body.dataset.ready = d.ready ? "yes" : "no";
+    document.body.dataset.complete = d.complete ? "yes" : "no";
+  }
+
+  // Where the desk would be, when there is none: why this seat has nothing to program.
+  function deskNote(s) {
+    const me = s.role === "seat" ? s.frame.robots.find((r) => r.name === s.seat) : null;
+    let note = "";
+    if (me && !s.desk) {
+      const seat = s.seats.find((x) => x.name === s.seat);
+      if (seat && seat.status === "out") note = "Your robot is out of the game: it has no lives left.";
+      else if (me.powered_down) note = "Your robot is powered down this turn: it plays no cards, does not move or fire, and its damage is repaired. You program again next turn.";
+      else if (me.destroyed) note = "Your robot is destroyed: it re-enters at the end of the turn.";
+      else if (s.phase === "programming") note = "Your robot does not program this turn.";
+    }
+    $("desk-note").hidden = !note;
+    $("desk-note").textContent = note;
+    document.body.dataset.deskNote = note ? "yes" : "no";
   }
 
   function host(s) {
@@ -238,6 +333,9 @@
     document.body.dataset.rules = String(s.rules);
     $("rules").textContent = "rules v" + s.rules;
     $("who").textContent = s.role === "seat" ? "you play " + s.seat : s.role === "host" ? "host" : "spectator";
+    // The same seat open in more than one window (or by two people): moves from either count.
+    $("windows").hidden = !(s.windows > 1);
+    $("windows").textContent = s.windows > 1 ? "This seat is open in " + s.windows + " windows: a card placed in one is placed in all. Close the others, or check that nobody else has your link." : "";
     $("turn").textContent = s.phase === "waiting" ? "" : "Turn " + s.turn + " ·";
     showPhase();
     timerBase = s.timer_ms == null ? null : [s.timer_ms, Date.now()];
@@ -263,10 +361,37 @@
     $("phase").textContent = phase;
   }
 
+  // Card codes in a script's sentence (`left@90`) read as the cards' names.
+  const inWords = (sentence) => String(sentence).replace(/\b([a-z0-9]+)@(\d+)\b/g, (code, kind) =>
+    kind in NAMES ? cardWords(code).replace(", priority ", " (") + ")" : code);
+  const FACINGS = ["N", "E", "S", "W"];
+  const ARROWS = { N: "↑", E: "→", S: "↓", W: "←" };
+
+  // One choice as its button shows it: a card as a card, a facing with its arrow, a
+  // register with the card in it (the desk is in view), anything else in words.
+  function choiceHtml(q, c) {
+    if (isCard(c)) return cardHtml(c);
+    if (q.key === "reenter_facing" && c in ARROWS) return ARROWS[c] + " " + text(c);
+    const d = state && state.desk;
+    if (d && /^[1-5]$/.test(c) && d.registers[Number(c) - 1]) {
+      return '<span class="register-choice">register ' + text(c) + "</span>" + cardHtml(d.registers[Number(c) - 1]);
+    }
+    return text(c);
+  }
+
+  function answer(q, choice, quiet) {
+    const message = { type: "answer", question: q.id, choice };
+    if (quiet) message.quiet = quiet;
+    send(message);
+    $("question").close();
+    if (board) board.mark(null);
+  }
+
   function question(q) {
     const dialog = $("question");
     if (!q) {
       if (dialog.open) dialog.close();
+      if (questionShown !== null && board) board.mark(null);
       questionShown = null;
       questionBase = null;
       return;
@@ -277,16 +402,25 @@
     // the server.
     questionBase = [q.timeout_ms, Date.now()];
     send({ type: "shown", question: q.id });
-    $("question-text").textContent = q.robot + ": " + q.text;
-    $("question-default").textContent = q.default;
-    // A choice that is a card shows as one; the default is marked.
-    $("question-choices").innerHTML = q.choices.map((c) =>
-      '<button value="' + text(c) + '" data-choice="' + text(c) + '"' + (c === q.default ? ' class="default"' : "") + ">" +
-      (isCard(c) ? cardHtml(c) : text(c)) + "</button>").join("");
-    for (const b of $("question-choices").children) {
-      b.onclick = (e) => { e.preventDefault(); send({ type: "answer", question: q.id, choice: b.dataset.choice }); dialog.close(); };
-    }
-    if (!dialog.open) dialog.showModal();
+    $("question-text").textContent = q.robot + ": " + inWords(q.text);
+    $("question-default").textContent = isCard(q.default) ? cardWords(q.default) : q.default;
+    $("question-cards").innerHTML = (q.cards || []).map((c) => cardHtml(c)).join("");
+    // Facings always in the order N E S W, whatever the engine's order (its first is the
+    // default, the facing the robot has).
+    const choices = q.key === "reenter_facing" ? FACINGS.filter((f) => q.choices.includes(f)) : q.choices;
+    $("question-choices").innerHTML = choices.map((c) =>
+      '<button type="button" value="' + text(c) + '" data-choice="' + text(c) + '"' + (c === q.default ? ' class="default"' : "") +
+      ' aria-label="' + text(isCard(c) ? cardWords(c) : c) + (c === q.default ? " (the default)" : "") + '">' +
+      choiceHtml(q, c) + "</button>").join("");
+    for (const b of $("question-choices").children) b.onclick = () => answer(q, b.dataset.choice);
+    $("question-quiet").hidden = !q.optional;
+    $("not-this-turn").onclick = () => answer(q, q.default, "turn");
+    $("not-this-game").onclick = () => answer(q, q.default, "game");
+    // Re-entry: the square on the board, with an arrow to click for each facing.
+    if (board) board.mark(q.square || null, q.key === "reenter_facing" ? choices : [], (f) => answer(q, f));
+    if (!dialog.open) dialog.show();
+    const first = $("question-choices").querySelector("button.default") || $("question-choices").querySelector("button");
+    if (first) first.focus();
   }
 
   setInterval(() => {
@@ -295,49 +429,150 @@
     if (questionBase) $("question-left").textContent = left(questionBase);
   }, 250);
 
-  // --- programming: clicks and drag-and-drop -------------------------------------------------
-  function firstEmpty() {
-    const d = state && state.desk;
-    if (!d) return null;
+  // --- programming: clicks, keys and dragging -------------------------------------------------
+  // A click on a hand card fills the picked register, else the first empty one; a click on a
+  // register picks it (a second click on it takes its card back, a click on another moves
+  // the card there). Enter and Space do what a click does. Dragging (mouse, pen or finger)
+  // drops a card on a register. Every refused click says why.
+  function emptyRegister() {
+    const d = state.desk;
     const i = d.registers.findIndex((c, j) => !c && !d.locked[j]);
     return i < 0 ? null : i + 1;
   }
 
-  $("hand").addEventListener("click", (e) => {
-    const card = e.target.closest(".card");
-    if (!card || card.classList.contains("used")) return;
-    const register = firstEmpty();
-    if (register) send({ type: "place", register, card: card.dataset.card });
-  });
-  $("hand").addEventListener("dragstart", (e) => {
-    const card = e.target.closest(".card");
-    if (card) e.dataTransfer.setData("text/plain", card.dataset.card);
-  });
-  $("registers").addEventListener("click", (e) => {
-    const slot = e.target.closest(".slot");
-    if (slot && !slot.classList.contains("locked") && slot.querySelector(".card")) {
-      send({ type: "clear", register: Number(slot.dataset.register) });
-    }
-  });
-  $("registers").addEventListener("dragover", (e) => {
-    const slot = e.target.closest(".slot");
-    if (slot && !slot.classList.contains("locked")) { e.preventDefault(); slot.classList.add("over"); }
-  });
-  $("registers").addEventListener("dragleave", (e) => {
-    const slot = e.target.closest(".slot");
-    if (slot) slot.classList.remove("over");
-  });
-  $("registers").addEventListener("drop", (e) => {
-    const slot = e.target.closest(".slot");
-    if (!slot) return;
-    e.preventDefault();
-    slot.classList.remove("over");
-    const register = Number(slot.dataset.register);
-    const card = e.dataTransfer.getData("text/plain");
-    if (slot.querySelector(".card")) send({ type: "clear", register });
+  function refusedWhenReady() {
+    if (!state || !state.desk) return "there is nothing to program now";
+    if (state.phase !== "programming") return "the turn is being played: your program can no longer change";
+    if (state.desk.ready) return "you are ready: press Un-Ready to change your program";
+    return null;
+  }
+
+  // The card `card` from the hand into register `register` (one with a card in it gives it
+  // back to the hand first).
+  function placeCard(register, card) {
+    const d = state.desk;
+    if (d.registers[register - 1]) send({ type: "clear", register });
     send({ type: "place", register, card });
+    // The next click looks at the registers as they will be (the server's state follows).
+    d.registers[register - 1] = card;
+    picked = null;
+    say(cardWords(card) + " in register " + register, "info");
+  }
+
+  function handCard(el) {
+    const why = refusedWhenReady();
+    if (why) return say(why, "refused");
+    const d = state.desk;
+    const card = el.dataset.card;
+    const at = d.registers.indexOf(card);
+    if (at >= 0) return say(cardWords(card) + " is in register " + (at + 1) + " already: click the register to move it or take it back", "refused");
+    const register = picked || emptyRegister();
+    if (!register) return say("your registers are full: click a register to take its card back (or drag this card onto one)", "refused");
+    placeCard(register, card);
+  }
+
+  function registerSlot(el) {
+    const why = refusedWhenReady();
+    if (why) return say(why, "refused");
+    const d = state.desk;
+    const n = Number(el.dataset.register);
+    if (d.locked[n - 1]) return say("register " + n + " is locked by damage: its card stays this turn", "refused");
+    if (picked === n) {
+      picked = null;
+      if (d.registers[n - 1]) {
+        send({ type: "clear", register: n });
+        say(cardWords(d.registers[n - 1]) + " back to your hand", "info");
+      } else {
+        say("register " + n + " is no longer picked", "info");
+      }
+    } else if (picked !== null && d.registers[picked - 1]) {
+      send({ type: "move", from: picked, to: n });
+      say(cardWords(d.registers[picked - 1]) + " moved to register " + n, "info");
+      picked = null;
+    } else {
+      picked = n;
+      say(d.registers[n - 1]
+        ? "register " + n + " picked: click another register to move its card there, this one again to take it back, or a card in your hand to put in its place"
+        : "register " + n + " picked: click a card in your hand to put it here", "info");
+    }
+    desk(state);
+    const again = $("registers").querySelector('.slot[data-register="' + n + '"]');
+    if (again && document.activeElement === document.body) again.focus();
+  }
+
+  function activate(target) {
+    const card = target.closest("#hand .card");
+    if (card) return handCard(card);
+    const slot = target.closest("#registers .slot");
+    if (slot) return registerSlot(slot);
+  }
+
+  // A drag: pressing on a card and moving it more than a few pixels. The card follows the
+  // pointer; letting go over a register places it there (or moves it, from a register).
+  let drag = null;
+  const SLOP = 6;
+  document.addEventListener("pointerdown", (e) => {
+    const card = e.target.closest("#hand .card:not(.used), #registers .slot:not(.locked) .card");
+    if (!card || e.button > 0 || refusedWhenReady()) return;
+    const slot = card.closest(".slot");
+    drag = { card, from: slot ? Number(slot.dataset.register) : null, x: e.clientX, y: e.clientY, ghost: null, id: e.pointerId };
   });
+  document.addEventListener("pointermove", (e) => {
+    if (!drag || e.pointerId !== drag.id) return;
+    if (!drag.ghost) {
+      if (Math.hypot(e.clientX - drag.x, e.clientY - drag.y) < SLOP) return;
+      drag.ghost = drag.card.cloneNode(true);
+      drag.ghost.classList.add("drag-ghost");
+      drag.ghost.removeAttribute("tabindex");
+      document.body.appendChild(drag.ghost);
+      drag.card.classList.add("dragging");
+    }
+    e.preventDefault();
+    drag.ghost.style.left = (e.clientX - 28) + "px";
+    drag.ghost.style.top = (e.clientY - 35) + "px";
+    for (const s of $("registers").children) s.classList.remove("over");
+    const over = slotAt(e.clientX, e.clientY);
+    if (over) over.classList.add("over");
+  });
+  function slotAt(x, y) {
+    const hit = document.elementsFromPoint(x, y).find((el) => el.closest && el.closest("#registers .slot"));
+    return hit ? hit.closest("#registers .slot") : null;
+  }
+  function endDrag(e, dropped) {
+    if (!drag || e.pointerId !== drag.id) return;
+    const d = drag;
+    drag = null;
+    if (!d.ghost) return; // a click: the click handler has it
+    d.ghost.remove();
+    d.card.classList.remove("dragging");
+    for (const s of $("registers").children) s.classList.remove("over");
+    // The click that follows a drag is not a click.
+    const swallow = (c) => { c.stopPropagation(); c.preventDefault(); };
+    document.addEventListener("click", swallow, { capture: true, once: true });
+    setTimeout(() => document.removeEventListener("click", swallow, { capture: true }), 0);
+    const slot = dropped ? slotAt(e.clientX, e.clientY) : null;
+    if (!slot) return;
+    const n = Number(slot.dataset.register);
+    if (state.desk.locked[n - 1]) return say("register " + n + " is locked by damage: its card stays this turn", "refused");
+    if (d.from === null) placeCard(n, d.card.dataset.card);
+    else if (d.from !== n) {
+      send({ type: "move", from: d.from, to: n });
+      say(cardWords(d.card.dataset.card) + " moved to register " + n, "info");
+    }
+  }
+  document.addEventListener("pointerup", (e) => endDrag(e, true));
+  document.addEventListener("pointercancel", (e) => endDrag(e, false));
+
+  for (const id of ["hand", "registers"]) {
+    $(id).addEventListener("click", (e) => activate(e.target));
+    $(id).addEventListener("keydown", (e) => {
+      if (e.key !== "Enter" && e.key !== " ") return;
+      e.preventDefault();
+      activate(e.target);
+    });
+  }
   $("ready").onclick = () => send({ type: "ready" });
+  $("unready").onclick = () => { send({ type: "unready" }); say("Ready taken back: change your program, then press Ready again", "info"); };
   $("power-down").onchange = (e) => send({ type: "power_down", on: e.target.checked });
   $("start").onclick = () => send({ type: "start" });
   $("settings").onsubmit = (e) => {
@@ -369,7 +604,11 @@
           $("rules").textContent = "rules v" + frame.rules;
         });
         break;
-      case "error": notice(frame.message, "error"); break;
+      // A refused move of this page's own is said under the desk, where the player looks.
+      case "error":
+        if (state && state.desk && !$("desk").hidden) say(frame.message, "refused");
+        else notice(frame.message, "error");
+        break;
     }
   }
 
@@ -385,6 +624,11 @@
       retry = Math.min(retry * 2, 8000);
     };
   }
+
+  // Another link of this table pasted into this tab: the page becomes that seat (or role).
+  window.addEventListener("hashchange", () => {
+    if (location.hash.slice(1) !== token) location.reload();
+  });
 
   fetch("/t/" + table + "/role?token=" + encodeURIComponent(token)).then(async (response) => {
     if (!response.ok) {
