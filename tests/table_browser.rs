@@ -90,7 +90,7 @@ fn two_players_and_a_bot_play_a_turn_in_two_browsers() {
     let launch = ws.launch("arena", Settings::default(), true);
     let save = launch.save.clone();
     let (server, infos) = serve(vec![launch]);
-    let tokens = &infos[0].tokens;
+    let tokens = &infos[0].tokens();
     let link = |token: &str| format!("http://{}/t/arena#{token}", server.addr);
 
     let ann = Browser::start(&chromium, &chromedriver);

@@ -22,7 +22,7 @@ fn runtime() -> tokio::runtime::Runtime {
 /// A server with one table `t` of `ws`'s game, and its links' tokens.
 fn table(ws: &Workspace, settings: Settings) -> (Server, Tokens) {
     let (server, infos) = serve(vec![ws.launch("t", settings, false)]);
-    (server, infos[0].tokens.clone())
+    (server, infos[0].tokens())
 }
 
 /// Every `"card"` string (quoted as in JSON) in a frame's text.
@@ -424,7 +424,7 @@ fn a_table_comes_back_from_its_save_with_the_same_links() {
     let launch = ws.launch("t", Settings::default(), false);
     let save = launch.save.clone();
     let (server, infos) = serve(vec![launch]);
-    let tokens = infos[0].tokens.clone();
+    let tokens = infos[0].tokens();
     let (ann_cards, first_hand) = runtime().block_on(async {
         let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
         let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
@@ -696,7 +696,7 @@ fn no_card_leaves_the_server_before_it_is_face_up_in_a_whole_option_game() {
     launch.game = ws.path("every_option.toml");
     launch.tokens = Tokens::new(4).unwrap();
     let (server, infos) = serve(vec![launch]);
-    let tokens = infos[0].tokens.clone();
+    let tokens = infos[0].tokens();
     // Cards as events spell them (`move2@700`) and as the pages' words do ("Move 2 (700)").
     let card = regex::Regex::new(
         r"\b(move1|move2|move3|back|left|right|uturn)@([0-9]+)|(Move 1|Move 2|Move 3|Back Up|Turn Left|Turn Right|U-Turn) \(([0-9]+)\)",
@@ -846,7 +846,7 @@ fn a_save_that_cannot_be_written_is_shown_to_the_host_and_the_table_plays_on() {
     let launch = ws.launch("t", Settings::default(), false);
     let save = launch.save.clone();
     let (server, infos) = serve(vec![launch]);
-    let tokens = &infos[0].tokens;
+    let tokens = &infos[0].tokens();
     // Something else took the save's place (saved when the table opened): a folder with a
     // file in it.
     std::fs::remove_file(&save).unwrap();
@@ -899,7 +899,7 @@ fn a_table_of_bots_alone_waits_for_the_host() {
     let mut launch = ws.launch("t", Settings::default(), false);
     launch.people = Some(vec![false, false, false]);
     let (server, infos) = serve(vec![launch]);
-    let tokens = &infos[0].tokens;
+    let tokens = &infos[0].tokens();
     runtime().block_on(async {
         // Nobody is waited for, yet nothing has been played: the game would be over before
         // anyone looked.
@@ -937,7 +937,7 @@ fn conditional_program_table(timeout: u64) -> (Workspace, Server, Vec<Arc<TableI
 fn a_question_goes_to_its_player_alone_and_its_default_comes_after_the_timeout() {
     // Ann holds Conditional Program: once programmed, she is asked which leftover card to keep.
     let (_ws, server, infos) = conditional_program_table(1);
-    let tokens = &infos[0].tokens;
+    let tokens = &infos[0].tokens();
     runtime().block_on(async {
         let mut spectator = Client::connect(&server, "t", &tokens.spectator).await;
         let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
@@ -1027,7 +1027,7 @@ fn a_question_goes_to_its_player_alone_and_its_default_comes_after_the_timeout()
 fn a_script_error_in_a_register_pauses_the_table_until_a_fix_is_saved() {
     let ws = Workspace::new();
     let (server, infos) = serve(vec![ws.launch("t", Settings::default(), true)]);
-    let tokens = &infos[0].tokens;
+    let tokens = &infos[0].tokens();
     let lasers = ws.path("scripts/rules/robot_lasers.lua");
     let good = std::fs::read_to_string(&lasers).unwrap();
     runtime().block_on(async {
@@ -1324,7 +1324,7 @@ fn a_page_that_joins_mid_game_gets_the_turn_log_so_far_without_a_secret() {
 #[test]
 fn a_questions_time_starts_when_its_page_shows_it() {
     let (_ws, server, infos) = conditional_program_table(3);
-    let tokens = &infos[0].tokens;
+    let tokens = &infos[0].tokens();
     runtime().block_on(async {
         let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
         let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;

@@ -45,6 +45,8 @@ mod table_browser;
 #[cfg(feature = "serve")]
 mod table_load;
 #[cfg(feature = "serve")]
+mod table_lobby;
+#[cfg(feature = "serve")]
 mod table_protocol;
 #[cfg(feature = "serve")]
 mod table_start;
