@@ -47,6 +47,8 @@ mod table_load;
 #[cfg(feature = "serve")]
 mod table_lobby;
 #[cfg(feature = "serve")]
+mod table_lobby_browser;
+#[cfg(feature = "serve")]
 mod table_protocol;
 #[cfg(feature = "serve")]
 mod table_start;

@@ -77,9 +77,10 @@ impl Chat {
         Ok(())
     }
 
-    /// The `chat` frame: `lines` (all of them for a page that connects, one when said).
-    pub fn frame(lines: &[Line]) -> String {
-        serde_json::json!({ "type": "chat", "lines": lines }).to_string()
+    /// The `chat` frame: `lines`, either `all` of them (for a page that connects: it shows
+    /// these instead of what it had) or one just said.
+    pub fn frame(lines: &[Line], all: bool) -> String {
+        serde_json::json!({ "type": "chat", "lines": lines, "all": all }).to_string()
     }
 }
 

@@ -67,6 +67,8 @@ const SCRIPT: &str = include_str!("pages/table.js");
 const STYLE: &str = include_str!("pages/table.css");
 const START_PAGE: &str = include_str!("pages/start.html");
 const START_SCRIPT: &str = include_str!("pages/start.js");
+const LOBBY_SCRIPT: &str = include_str!("pages/lobby.js");
+const COPY_SCRIPT: &str = include_str!("pages/copy.js");
 
 /// The largest request the start page sends (a game's name, variants, a choice per seat).
 const MAX_REQUEST: usize = 16 * 1024;
@@ -395,6 +397,8 @@ async fn asset(UrlPath(name): UrlPath<String>) -> Response {
     let (body, kind) = match name.as_str() {
         "table.js" => (SCRIPT, "text/javascript; charset=utf-8"),
         "start.js" => (START_SCRIPT, "text/javascript; charset=utf-8"),
+        "lobby.js" => (LOBBY_SCRIPT, "text/javascript; charset=utf-8"),
+        "copy.js" => (COPY_SCRIPT, "text/javascript; charset=utf-8"),
         "board.js" => (
             crate::pictures::html::BOARD_JS,
             "text/javascript; charset=utf-8",

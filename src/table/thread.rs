@@ -862,7 +862,7 @@ impl Table {
                 }
                 let said = self.chat.lines();
                 if !said.is_empty() {
-                    self.send(conn, Chat::frame(&said));
+                    self.send(conn, Chat::frame(&said, true));
                 }
                 if self.resumed_at == Some(self.turn) {
                     let text = format!(

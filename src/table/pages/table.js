@@ -5,8 +5,10 @@
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
-  const table = location.pathname.split("/")[2];
-  const token = location.hash.slice(1);
+  // The last part of the path (`…/t/ID`): behind a reverse proxy the path has a prefix, and
+  // every URL this page asks for is relative to it.
+  const table = decodeURIComponent(location.pathname.split("/").pop());
+  let token = location.hash.slice(1);
   const text = (s) => String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
 
   let socket = null;
@@ -18,7 +20,10 @@
   // Every state applied: { phase, question, outcome, animating } (for tests: none while the
   // board still plays).
   const applied = [];
-  window.rallyTable = { played, applied };
+  // lobby.js (names, seats, the chat, the end) plugs in here: `lobby.state(s)` on every
+  // state, `lobby.receive(frame)` for the frames it knows, `send` for its messages.
+  const lobby = () => window.rallyLobby;
+  window.rallyTable = { played, applied, send: (m) => send(m), seated: (t) => { token = t; } };
   // The last "state" that came while the board still played: the phase, the outcome, the
   // next turn's deal and a question wait for the board (they belong after the stages sent
   // before them).
@@ -166,7 +171,8 @@
       const player = seat.driver === "bot" ? "bot" : seat.connected ? "person" : '<span class="away">away</span>';
       return '<tr data-robot="' + text(seat.name) + '" data-status="' + seat.status + '">' +
         '<td><span class="swatch" style="background:' + seat.color + '"></span>' + text(seat.name) +
-        (s.seat === seat.name ? " (you)" : "") +
+        (seat.player ? ' · <span class="player-name">' + text(seat.player) + "</span>" : "") +
+        (s.seat === seat.name ? ' <span class="you">you</span>' : "") +
         (seat.options.length ? '<div class="options" title="option cards">' + text(seat.options.join(", ")) + "</div>" : "") +
         "</td>" +
         '<td><span class="status-' + seat.status + '">' + seat.status + '</span><div class="player">' + player + "</div></td>" +
@@ -233,6 +239,7 @@
       $("outcome").innerHTML = text(s.outcome) + (s.replay ? ' <a href="' + text(s.replay) + '">Watch the replay</a>' : "");
     }
     if (!playing && queue.length === 0) drawRobots(s.frame);
+    if (lobby()) lobby().state(s);
   }
 
   // The phase, and whether the board is still playing an earlier turn.
@@ -333,7 +340,11 @@
         $("title").textContent = frame.title;
         document.title = frame.title + " — rally table";
         mountBoard(frame.board);
-        if (frame.run !== run) { run = frame.run; seen = 0; }
+        // A new run (a resumed table, a rematch): its stages are numbered afresh.
+        if (frame.run !== run) {
+          if (run !== null) $("events").innerHTML = "";
+          run = frame.run; seen = 0;
+        }
         break;
       case "board": mountBoard(frame.board); if (state) drawRobots(state.frame); break;
       // A state waits for the stages sent before it to be played.
@@ -345,23 +356,28 @@
         if (frame.rules) { document.body.dataset.rules = String(frame.rules); $("rules").textContent = "rules v" + frame.rules; }
         break;
       case "error": notice(frame.message, "error"); break;
+      default: if (lobby()) lobby().receive(frame);
     }
   }
 
   function connect() {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    socket = new WebSocket(scheme + "//" + location.host + "/t/" + table + "/ws?token=" + encodeURIComponent(token));
+    const url = new URL(encodeURIComponent(table) + "/ws?token=" + encodeURIComponent(token), location.href);
+    url.protocol = scheme;
+    socket = new WebSocket(url.href);
     socket.onopen = () => { retry = 500; $("link").textContent = "connected"; $("link").classList.add("up"); };
     socket.onmessage = (e) => receive(JSON.parse(e.data));
     socket.onclose = (e) => {
       $("link").classList.remove("up");
+      // Sent away by the host: this link no longer works.
+      if (document.body.dataset.kicked === "yes") { $("link").textContent = "this link no longer works"; return; }
       $("link").textContent = "disconnected: reconnecting…" + (e.reason ? " (" + e.reason + ")" : "");
       setTimeout(connect, retry);
       retry = Math.min(retry * 2, 8000);
     };
   }
 
-  fetch("/t/" + table + "/role?token=" + encodeURIComponent(token)).then(async (response) => {
+  fetch(encodeURIComponent(table) + "/role?token=" + encodeURIComponent(token)).then(async (response) => {
     if (!response.ok) {
       document.body.dataset.phase = "refused";
       $("link").textContent = "refused";

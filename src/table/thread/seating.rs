@@ -150,7 +150,7 @@ impl Table {
             }
         };
         self.chat.say(sender, line.clone())?;
-        self.send_all(&chat::Chat::frame(&[line]));
+        self.send_all(&chat::Chat::frame(&[line], false));
         Ok(())
     }
 
