@@ -18,10 +18,13 @@ const PATIENCE: Duration = Duration::from_secs(60);
 /// docs/table.md's "Phones".
 const FITS: &str = "return Array.from(document.querySelectorAll('#lobby, #end, #chat, #host')).filter(s => !s.hidden).map(s => [s.id, Math.round(s.getBoundingClientRect().right), s.scrollWidth, s.clientWidth]).filter(([, right, inner, room]) => right > window.innerWidth || inner > room);";
 
-fn both_sizes(page: &Browser, name: &str) {
+/// Screenshots `name` at 1280×800 and (`name-phone`) at 390×844, there scrolled to the
+/// element `focus`.
+fn both_sizes(page: &Browser, name: &str, focus: &str) {
     page.resize(1280, 800);
     page.screenshot(name);
     page.resize(390, 844);
+    page.run(&format!("document.getElementById('{focus}').scrollIntoView(); return null;"));
     assert_eq!(page.run(FITS), json!([]), "{name} fits a phone's width");
     page.screenshot(&format!("{name}-phone"));
     page.resize(1280, 800);
@@ -57,7 +60,7 @@ fn a_guest_takes_a_free_seat_by_name_and_the_host_sees_the_seats_links() {
         "document.getElementById('name').value = {}; return null;",
         json!(name)
     ));
-    both_sizes(&guest, "lobby");
+    both_sizes(&guest, "lobby", "lobby");
     guest.click("#free-seats button.sit");
     guest.wait_for(
         "Ann's seat",
@@ -120,7 +123,7 @@ fn a_guest_takes_a_free_seat_by_name_and_the_host_sees_the_seats_links() {
         json!(1),
         "the sender's name in bold, nothing of what was typed"
     );
-    both_sizes(&host, "lobby-host");
+    both_sizes(&host, "lobby-host", "host-seats");
     assert_eq!(guest.errors(), Vec::<String>::new());
     assert_eq!(host.errors(), Vec::<String>::new());
 }
@@ -173,7 +176,7 @@ fn a_finished_game_shows_its_standings_and_the_host_starts_a_rematch() {
         json!([true, true]),
         "the board marks the winner the standings name"
     );
-    both_sizes(&host, "end");
+    both_sizes(&host, "end", "end");
     host.click("#rematch");
     host.wait_for(
         "the new game",
