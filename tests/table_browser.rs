@@ -231,10 +231,7 @@ fn two_players_and_a_bot_play_a_turn_in_two_browsers() {
     }
     let shown = ann.run("return document.getElementById('notices').textContent;");
     assert!(
-        shown
-            .as_str()
-            .unwrap()
-            .contains("rules v2 from the next register"),
+        shown.as_str().unwrap().contains("rules v2 from here on"),
         "{shown}"
     );
     ann.screenshot("reloaded");
@@ -277,6 +274,56 @@ fn two_players_and_a_bot_play_a_turn_in_two_browsers() {
             "script errors on {who}'s page"
         );
     }
+}
+
+/// A script saved while a page still plays the turn resolved before it: the page shows the
+/// new rules once its board has played that turn, not in the middle of it.
+#[test]
+fn a_reload_is_shown_where_the_board_stands_not_ahead_of_it() {
+    let Some(page) = browser::session("a_reload_is_shown_where_the_board_stands_not_ahead_of_it")
+    else {
+        return;
+    };
+    let ws = Workspace::new();
+    let game = std::fs::read_to_string(ws.path("table.toml")).unwrap();
+    let one_person = game.replacen(
+        "name = \"Bob\"\ndriver = \"human\"",
+        "name = \"Bob\"\ndriver = \"bot\"",
+        1,
+    );
+    assert_ne!(game, one_person);
+    std::fs::write(ws.path("table.toml"), one_person).unwrap();
+    let (server, infos) = serve(vec![ws.launch("arena", Settings::default(), true)]);
+    page.open(&format!(
+        "http://{}/t/arena#{}",
+        server.addr,
+        infos[0].tokens().seats[0]
+    ));
+    program(&page);
+    page.click("#ready");
+    page.wait_for(
+        "the turn being played",
+        "return document.body.dataset.animating === 'yes';",
+        PATIENCE,
+    );
+    // The server resolved the whole turn at once; the page plays it for seconds yet.
+    let gear = ws.path("scripts/elements/gear.lua");
+    let good = std::fs::read_to_string(&gear).unwrap();
+    std::fs::write(&gear, format!("{good}\n-- playtest: a comment\n")).unwrap();
+    page.wait_for(
+        "rules v2",
+        "return document.body.dataset.rules === '2';",
+        PATIENCE,
+    );
+    let reloads: Vec<Value> =
+        serde_json::from_value(page.run("return window.rallyTable.reloads;")).unwrap();
+    assert_eq!(reloads.len(), 1, "{reloads:?}");
+    assert!(reloads[0]["after"].as_u64().unwrap() > 1, "{reloads:?}");
+    assert_eq!(
+        reloads[0]["played"], reloads[0]["after"],
+        "the notice came before the board had played the stages before it"
+    );
+    assert_eq!(page.errors(), Vec::<String>::new(), "script errors");
 }
 
 #[test]
@@ -334,7 +381,7 @@ fn the_host_opens_a_table_on_the_start_page_and_a_player_joins_by_its_link() {
     );
     let seats: Vec<String> = serde_json::from_value(seats).unwrap();
     assert!(
-        seats[0].starts_with("Ann (you)conditional_programprogrammingperson"),
+        seats[0].starts_with("Ann youconditional_programprogrammingperson"),
         "{seats:?}"
     );
     assert!(seats[1].starts_with("Bobreadybot"), "{seats:?}");

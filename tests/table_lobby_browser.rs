@@ -24,7 +24,9 @@ fn both_sizes(page: &Browser, name: &str, focus: &str) {
     page.resize(1280, 800);
     page.screenshot(name);
     page.resize(390, 844);
-    page.run(&format!("document.getElementById('{focus}').scrollIntoView(); return null;"));
+    page.run(&format!(
+        "document.getElementById('{focus}').scrollIntoView(); return null;"
+    ));
     assert_eq!(page.run(FITS), json!([]), "{name} fits a phone's width");
     page.screenshot(&format!("{name}-phone"));
     page.resize(1280, 800);

@@ -7,9 +7,13 @@
 //! Crash-safe with the atomic save: the journal is appended and synced before the save that
 //! counts the new lines is renamed into place, and a save reads only the bytes it counts, so
 //! lines a crash left after them are ignored and cut off by the next append.
+//!
+//! The same append-only file of JSON lines keeps what else a save would otherwise copy in
+//! whole at every stage: the table's turn log (`table::thread`, `x.log.jsonl`).
 
 use super::TurnRecord;
 use crate::error::{Error, Result};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -24,11 +28,11 @@ pub struct Counted {
     pub bytes: u64,
 }
 
-/// Appends a game's finished turns to its journal.
+/// Appends records (a game's finished turns, a table's log) to a journal, a line each.
 #[derive(Debug)]
 pub struct Journal {
     path: PathBuf,
-    /// The turns and bytes the save this journal continues counted (0 for a new game).
+    /// The lines and bytes the save this journal continues counted (0 for a new game).
     base: (usize, u64),
     /// The end of each line appended since, in bytes from the start of the file.
     ends: Vec<u64>,
@@ -50,18 +54,18 @@ impl Journal {
     /// elsewhere start it anew, with every finished turn.
     pub fn new(save: &Path, resumed: Option<&super::save::Save>) -> Journal {
         let path = path_for(save);
-        let same_file = |s: &&super::save::Save| {
-            s.origin.as_ref().is_some_and(|o| {
-                o.path == save
-                    || std::fs::canonicalize(&o.path).ok() == std::fs::canonicalize(save).ok()
-            })
-        };
         let counted = resumed
-            .filter(same_file)
+            .filter(|s| continues(save, s))
             .and_then(|s| s.journal.as_ref())
             .filter(|c| path.file_name() == Some(std::ffi::OsStr::new(&c.file)));
+        Journal::at(path, counted.map(|c| (c.turns as usize, c.bytes)))
+    }
+
+    /// The journal at `path`, going on after the first `lines` lines, `bytes` long, that a
+    /// save counted (`None`: a new one).
+    pub fn at(path: PathBuf, counted: Option<(usize, u64)>) -> Journal {
         Journal {
-            base: counted.map_or((0, 0), |c| (c.turns as usize, c.bytes)),
+            base: counted.unwrap_or((0, 0)),
             path,
             ends: Vec::new(),
             cut: false,
@@ -69,20 +73,28 @@ impl Journal {
         }
     }
 
-    /// How many turns it holds.
+    /// Its file's name, as a save names it (in the save's folder).
+    pub fn file_name(&self) -> String {
+        self.path
+            .file_name()
+            .map_or(String::new(), |n| n.to_string_lossy().into_owned())
+    }
+
+    /// How many lines (turns) it holds.
     pub fn turns(&self) -> usize {
         self.base.0 + self.ends.len()
     }
 
-    fn end(&self, turns: usize) -> u64 {
-        match turns.checked_sub(self.base.0 + 1) {
+    /// The bytes its first `lines` lines take.
+    pub fn end(&self, lines: usize) -> u64 {
+        match lines.checked_sub(self.base.0 + 1) {
             Some(i) => self.ends[i],
             None => self.base.1,
         }
     }
 
-    /// Appends `more` (the turns after those it holds) and syncs the file.
-    pub fn append(&mut self, more: &[TurnRecord]) -> Result<()> {
+    /// Appends `more` (the records after those it holds), a line each, and syncs the file.
+    pub fn append<T: Serialize>(&mut self, more: &[T]) -> Result<()> {
         if more.is_empty() && self.cut {
             return Ok(());
         }
@@ -113,7 +125,7 @@ impl Journal {
         let mut text = Vec::new();
         let mut ends = Vec::with_capacity(more.len());
         for record in more {
-            serde_json::to_writer(&mut text, record).expect("a turn's record serializes");
+            serde_json::to_writer(&mut text, record).expect("a journal's record serializes");
             text.push(b'\n');
             ends.push(end + text.len() as u64);
         }
@@ -129,14 +141,19 @@ impl Journal {
     /// What a save holding the turns after the first `turns` counts (they must be appended).
     pub fn counted(&self, turns: usize) -> Counted {
         Counted {
-            file: self
-                .path
-                .file_name()
-                .map_or(String::new(), |n| n.to_string_lossy().into_owned()),
+            file: self.file_name(),
             turns: turns as u64,
             bytes: self.end(turns),
         }
     }
+}
+
+/// Whether a game saved at `save` goes on from `resumed`: only a save read from that same
+/// file continues its journals (one read from elsewhere starts them anew, whole).
+pub fn continues(save: &Path, resumed: &super::save::Save) -> bool {
+    resumed.origin.as_ref().is_some_and(|o| {
+        o.path == save || std::fs::canonicalize(&o.path).ok() == std::fs::canonicalize(save).ok()
+    })
 }
 
 /// The turns `counted` says the journal beside `save` holds; an error names the save's
@@ -146,51 +163,83 @@ pub fn read(
     counted: &Counted,
     at: impl Fn(String) -> Error,
 ) -> Result<Vec<TurnRecord>> {
-    let name = Path::new(&counted.file);
+    let lines = Lines {
+        file: &counted.file,
+        count: counted.turns,
+        bytes: counted.bytes,
+        record: "a turn's record",
+        records: "turns",
+    };
+    read_lines(save, &lines, at)
+}
+
+/// What a save counts of one of its journals, and what its lines are called in errors.
+pub struct Lines<'a> {
+    /// The journal's file name, in the save's folder.
+    pub file: &'a str,
+    pub count: u64,
+    pub bytes: u64,
+    /// One line, as an error names it ("a turn's record").
+    pub record: &'a str,
+    /// The lines, as an error counts them ("turns").
+    pub records: &'a str,
+}
+
+/// The first `lines.count` records of the journal `lines.file` beside `save`; an error says
+/// what is wrong (`at` makes it, naming the part of the save that counts them).
+pub fn read_lines<T: DeserializeOwned>(
+    save: &Path,
+    lines: &Lines,
+    at: impl Fn(String) -> Error,
+) -> Result<Vec<T>> {
+    let name = Path::new(lines.file);
     if name.file_name() != Some(name.as_os_str()) {
         return Err(at(format!(
             "the journal `{}` must be a file name in the save's folder",
-            counted.file
+            lines.file
         )));
     }
     let path = save.with_file_name(name);
-    if counted.bytes == 0 && counted.turns == 0 {
-        // Saved before any turn was finished: there may be no journal yet.
+    if lines.bytes == 0 && lines.count == 0 {
+        // Saved before anything was journaled: there may be no journal yet.
         return Ok(Vec::new());
     }
     let bytes = std::fs::read(&path).map_err(|e| {
         at(format!(
-            "cannot read the game's journal {}: {e} (the save's past turns are kept there)",
-            path.display()
+            "cannot read the game's journal {}: {e} (the save's past {} are kept there)",
+            path.display(),
+            lines.records
         ))
     })?;
-    let Some(mine) = bytes.get(..counted.bytes as usize) else {
+    let Some(mine) = bytes.get(..lines.bytes as usize) else {
         return Err(at(format!(
             "the journal {} has {} bytes, but the save counts {}: it was cut short",
             path.display(),
             bytes.len(),
-            counted.bytes
+            lines.bytes
         )));
     };
-    let mut turns = Vec::new();
+    let mut records = Vec::new();
     for (i, line) in mine.split_inclusive(|&b| b == b'\n').enumerate() {
-        let record: TurnRecord = serde_json::from_slice(line).map_err(|e| {
+        let record: T = serde_json::from_slice(line).map_err(|e| {
             at(format!(
-                "{}:{}: not a turn's record: {e}",
+                "{}:{}: not {}: {e}",
                 path.display(),
-                i + 1
+                i + 1,
+                lines.record
             ))
         })?;
-        turns.push(record);
+        records.push(record);
     }
-    if turns.len() as u64 != counted.turns || !mine.is_empty() && !mine.ends_with(b"\n") {
+    if records.len() as u64 != lines.count || !mine.is_empty() && !mine.ends_with(b"\n") {
         return Err(at(format!(
-            "the journal {} has {} turns in the save's {} bytes, but the save counts {}",
+            "the journal {} has {} {} in the save's {} bytes, but the save counts {}",
             path.display(),
-            turns.len(),
-            counted.bytes,
-            counted.turns
+            records.len(),
+            lines.records,
+            lines.bytes,
+            lines.count
         )));
     }
-    Ok(turns)
+    Ok(records)
 }

@@ -516,12 +516,20 @@ pub struct Game {
     /// after every stage, and reading and hashing every script each time cost the table
     /// threads nine tenths of their time.
     rule_hashes: std::cell::RefCell<Option<RuleHashes>>,
+    /// The game file as an absolute path, as saves name it (found once: a table saves after
+    /// every stage).
+    game_file: PathBuf,
 }
 
 /// The rule set hashed (the same `Defs`: a reload makes new ones) and its hashes.
 type RuleHashes = (std::rc::Rc<crate::script::Defs>, Option<study::Rules>);
 
 impl Game {
+    /// The game file as an absolute path (as given, if it cannot be found).
+    pub fn game_file(&self) -> &Path {
+        &self.game_file
+    }
+
     /// The hashes of the rule files in force (`None` if one cannot be read again).
     pub fn rule_hashes(&self) -> Option<study::Rules> {
         let defs = &self.engine.rules().defs;
@@ -548,6 +556,7 @@ impl Game {
         engine.set_chooser(Box::new(setup.bot_policy()));
         Ok(Game {
             rule_hashes: Default::default(),
+            game_file: std::fs::canonicalize(&setup.path).unwrap_or(setup.path.clone()),
             setup,
             engine,
             progress: Progress {

@@ -85,10 +85,9 @@ impl Game {
     /// them in a journal and sets `journal`).
     pub fn save_after(&self, extra_variants: &[String], journaled: usize) -> Save {
         let state = self.engine.state().clone();
-        let game = std::fs::canonicalize(&self.setup.path).unwrap_or(self.setup.path.clone());
         Save {
             format: SAVE_FORMAT,
-            game,
+            game: self.game_file().to_path_buf(),
             extra_variants: extra_variants.to_vec(),
             progress: self.progress.clone(),
             programs: state.robots.iter().map(|r| r.program.clone()).collect(),
@@ -129,7 +128,7 @@ impl Game {
     /// The replay of this game (finished or not).
     pub fn replay(&self, extra_variants: &[String]) -> Replay {
         Replay {
-            game: std::fs::canonicalize(&self.setup.path).unwrap_or(self.setup.path.clone()),
+            game: self.game_file().to_path_buf(),
             seed: self.setup.seed,
             variants: self
                 .setup

@@ -198,7 +198,9 @@ pub struct View<'a> {
     /// The seat's robot (seats only).
     pub seat: Option<String>,
     pub turn: u32,
-    /// "waiting" (for players), "programming", "resolving", "deciding", "paused", "over".
+    /// "waiting" (for players), "programming", "resolving", "deciding", "paused" (until a
+    /// fixed script is saved), "stopped" (for good: the host resumes from the save once it
+    /// is fixed), "over".
     pub phase: &'static str,
     pub rules: u64,
     pub seats: Vec<SeatView>,
@@ -210,7 +212,7 @@ pub struct View<'a> {
     /// Milliseconds left on the classic timer, when it runs.
     pub timer_ms: Option<u64>,
     pub settings: Settings,
-    /// Why the table is paused: the script error for the host, a sentence for the others.
+    /// Why the table is paused or stopped: the error for the host, a sentence for the others.
     pub paused: Option<String>,
     /// The host's: why the rule files last saved do not load (file:line), until a save
     /// that loads; the table plays on with the last good rules meanwhile.

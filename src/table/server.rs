@@ -31,7 +31,7 @@ pub const MAX_FRAME: usize = 64 * 1024;
 const READ_BUFFER: usize = 4 * protocol::MAX_MESSAGE;
 
 /// Messages a browser may send in a burst, and how many a second after that. A person
-/// clicking sends a few a second; a flood is refused with one error frame per burst.
+/// clicking sends a few a second; a flood is refused with one error frame a second at most.
 const BURST: f64 = 40.0;
 const PER_SECOND: f64 = 20.0;
 /// A connection that keeps flooding after this many refused messages is closed.
@@ -505,8 +505,8 @@ async fn socket(
 struct RateLimit {
     tokens: f64,
     last: Instant,
-    /// Refused since the last message that passed (one error frame per flood).
-    refused: u32,
+    /// When the last "too many messages" frame was sent (one a second at most).
+    told: Option<Instant>,
     refused_total: u32,
 }
 
@@ -515,7 +515,7 @@ impl RateLimit {
         RateLimit {
             tokens: BURST,
             last: Instant::now(),
-            refused: 0,
+            told: None,
             refused_total: 0,
         }
     }
@@ -527,13 +527,23 @@ impl RateLimit {
         self.last = now;
         if self.tokens >= 1.0 {
             self.tokens -= 1.0;
-            self.refused = 0;
             true
         } else {
-            self.refused += 1;
             self.refused_total += 1;
             false
         }
+    }
+
+    /// Whether a refused message is told so: the first of a flood, then once a second.
+    fn tell(&mut self) -> bool {
+        let now = Instant::now();
+        let due = self
+            .told
+            .is_none_or(|t| now.duration_since(t) >= Duration::from_secs(1));
+        if due {
+            self.told = Some(now);
+        }
+        due
     }
 }
 
@@ -574,7 +584,7 @@ async fn session(mut ws: WebSocket, table: Arc<TableHandle>, role: Role, conn: u
                         close(&mut ws, 1008, "too many messages").await;
                         break;
                     }
-                    if limit.refused > 1 {
+                    if !limit.tell() {
                         continue;
                     }
                     // A ping's pong is the library's; a flood of them gets no error frame.

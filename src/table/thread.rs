@@ -26,7 +26,7 @@ use crate::decision::{BotPolicy, Chooser, Question, POWER_DOWN};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::game::bot::Bots;
-use crate::game::journal::{Counted, Journal};
+use crate::game::journal::{self, Counted, Journal};
 use crate::game::save::{self, Save};
 use crate::game::{Driver, Game, Seats, Setup, Stage, TurnRecord};
 use crate::reload::{HotReload, Reloaded, WatchOptions};
@@ -81,8 +81,16 @@ enum Stand {
     Waiting,
     Programming,
     Resolving,
-    /// A script failed in the middle of a stage; the message is for the host.
+    /// A script failed in the middle of a stage and the table waits for a fixed script;
+    /// the message is for the host.
     Paused(String),
+    /// The game cannot go on (a script failed at a table without hot reload, the save's
+    /// journal could not be written): the host's message and everybody else's. The save
+    /// holds the game as it stood before the failure, for `--resume` once it is fixed.
+    Stopped {
+        host: String,
+        others: String,
+    },
     Over,
 }
 
@@ -139,6 +147,24 @@ struct Kept {
     /// The table's chat, oldest line first (saves before it had none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     chat: Vec<chat::Line>,
+    /// The turn log so far: its stages are the first lines of a journal beside the save
+    /// (`x.log.jsonl`), so a save does not copy the whole log. Saves of an older rally have
+    /// none (their table starts its log afresh).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    log: Option<KeptLog>,
+    /// The stages `log` counts, read from the journal when the save is.
+    #[serde(skip)]
+    stages: Vec<Box<RawValue>>,
+}
+
+/// How much of the log's journal a save counts: its first `stages` lines, `bytes` long.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeptLog {
+    /// The journal's file name, in the save's folder.
+    file: String,
+    stages: u64,
+    bytes: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -171,7 +197,7 @@ struct TableSave<'a> {
     game: &'a Save,
     #[serde(skip_serializing_if = "Option::is_none")]
     journal: Option<Counted>,
-    table: &'a Kept,
+    table: Kept,
 }
 
 /// Where a table's saves go, and the game as of its last stage.
@@ -184,13 +210,22 @@ struct Saving {
     journal: Arc<Mutex<Unjournaled>>,
     /// How many finished turns have been handed to `journal`.
     handed: usize,
+    /// How many stages of the turn log have been handed to `journal`.
+    logged: usize,
 }
 
-/// A table's journal and the finished turns waiting for the saver to append them (a save
-/// the saver skips for a newer one leaves its turns here for the next).
+/// A table's journals and what waits for the saver to append to them (a save the saver
+/// skips for a newer one leaves its turns and stages here for the next).
 struct Unjournaled {
     journal: Journal,
     turns: Vec<TurnRecord>,
+    log: Journal,
+    stages: Vec<Box<RawValue>>,
+}
+
+/// `saves/x.save.json` → `saves/x.log.jsonl`, the turn log's journal.
+fn log_path(save: &std::path::Path) -> PathBuf {
+    save::beside(save, "log.jsonl")
 }
 
 /// Everything the table thread keeps besides the game itself.
@@ -284,6 +319,20 @@ pub(super) fn run(
         launch.tokens.clone(),
     ));
     let journal = Journal::new(&launch.save, launch.resume.as_ref());
+    // The log's journal goes on where the save counted it only in the file it was read from.
+    let log_counted = kept
+        .as_ref()
+        .and_then(|k| k.log.as_ref())
+        .filter(|l| {
+            l.file
+                == log_path(&launch.save)
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+        })
+        .filter(|_| (launch.resume.as_ref()).is_some_and(|r| journal::continues(&launch.save, r)))
+        .map(|l| (l.stages as usize, l.bytes));
+    let log = Journal::at(log_path(&launch.save), log_counted);
     let table = Rc::new(RefCell::new(Table {
         seats: m
             .setup
@@ -331,9 +380,12 @@ pub(super) fn run(
             me: me.clone(),
             game: None,
             handed: journal.turns(),
+            logged: log.turns(),
             journal: Arc::new(Mutex::new(Unjournaled {
                 journal,
                 turns: Vec::new(),
+                log,
+                stages: Vec::new(),
             })),
         },
         resumed_desks: Vec::new(),
@@ -361,8 +413,20 @@ pub(super) fn run(
     loop {
         if let Err(e) = play(&mut m, &mut seats, &launch, &saver, &me) {
             tracing::error!("table {}: {e}", launch.id);
+            let others = match e {
+                Error::Script(_) => {
+                    "the game stopped: a rule script failed (the host has the error)"
+                }
+                _ => "the game stopped (the host has the reason)",
+            };
             let mut t = table.borrow_mut();
-            t.stand = Stand::Paused(format!("the table stopped: {e}"));
+            t.stand = Stand::Stopped {
+                host: format!(
+                    "✗ {e}\n  the game stopped: fix it, then `rally serve --resume {}` goes on from the last save",
+                    launch.save.display()
+                ),
+                others: others.into(),
+            };
             t.broadcast();
         }
         // The game is over (or stopped): keep answering until the server shuts down, or
@@ -426,9 +490,12 @@ fn rematch(launch: &mut Launch, over: &Game, table: &Shared) -> Result<(Game, Op
     t.info.set_replay(None);
     let journal = Journal::new(&launch.save, None);
     t.saving.handed = journal.turns();
+    t.saving.logged = 0;
     t.saving.journal = Arc::new(Mutex::new(Unjournaled {
         journal,
         turns: Vec::new(),
+        log: Journal::at(log_path(&launch.save), None),
+        stages: Vec::new(),
     }));
     t.stage_saved(&m, &launch.extra);
     // Every page starts the new game afresh (a new run: its log starts again).
@@ -497,7 +564,7 @@ fn kept(save: &Save, robots: usize) -> Result<Option<Kept>> {
     let Some(value) = &save.table else {
         return Ok(None);
     };
-    let kept: Kept = serde_json::from_value(value.clone())
+    let mut kept: Kept = serde_json::from_value(value.clone())
         .map_err(|e| save.error("/table", format!("not a table's part of a save: {e}")))?;
     if kept.seats.len() != robots {
         return Err(save.error(
@@ -535,6 +602,16 @@ fn kept(save: &Save, robots: usize) -> Result<Option<Kept>> {
             "/table/settings",
             format!("settings out of range: 0 to {MAX_SECONDS} seconds, choice_timeout at least 1"),
         ));
+    }
+    if let (Some(log), Some(origin)) = (&kept.log, &save.origin) {
+        let lines = journal::Lines {
+            file: &log.file,
+            count: log.stages,
+            bytes: log.bytes,
+            record: "a stage of the turn log",
+            records: "stages of the turn log",
+        };
+        kept.stages = journal::read_lines(&origin.path, &lines, |m| save.error("/table/log", m))?;
     }
     Ok(Some(kept))
 }
@@ -669,12 +746,14 @@ impl Table {
     fn stage_saved(&mut self, m: &Game, extra: &[String]) {
         let s = &mut self.saving;
         let finished = save::finished_turns(m);
-        if finished > s.handed {
+        if finished > s.handed || self.log.len() > s.logged {
             let mut pending = s.journal.lock().expect("the saver does not panic");
             pending
                 .turns
-                .extend_from_slice(&m.history[s.handed..finished]);
+                .extend_from_slice(&m.history[s.handed.min(finished)..finished]);
+            pending.stages.extend_from_slice(&self.log[s.logged..]);
             s.handed = finished;
+            s.logged = self.log.len();
         }
         s.game = Some(Arc::new(m.save_after(extra, finished)));
         self.save();
@@ -687,17 +766,28 @@ impl Table {
         let Some(game) = self.saving.game.clone() else {
             return;
         };
-        let kept = self.kept();
+        let mut kept = self.kept();
         let s = &self.saving;
-        let (journal, finished) = (s.journal.clone(), s.handed);
+        let (journal, finished, logged) = (s.journal.clone(), s.handed, s.logged);
         save_later(&s.saver, &s.path, &s.me, move |path| {
             let counted = {
                 let mut pending = journal.lock().expect("the saver does not panic");
+                let pending = &mut *pending;
                 let turns = std::mem::take(&mut pending.turns);
                 if let Err(e) = pending.journal.append(&turns) {
                     pending.turns = turns;
                     return Err(e);
                 }
+                let stages = std::mem::take(&mut pending.stages);
+                if let Err(e) = pending.log.append(&stages) {
+                    pending.stages = stages;
+                    return Err(e);
+                }
+                kept.log = Some(KeptLog {
+                    file: pending.log.file_name(),
+                    stages: logged as u64,
+                    bytes: pending.log.end(logged),
+                });
                 pending.journal.counted(finished)
             };
             save::write_json(
@@ -705,7 +795,7 @@ impl Table {
                 &TableSave {
                     game: &game,
                     journal: Some(counted),
-                    table: &kept,
+                    table: kept,
                 },
             )
         });
@@ -747,6 +837,8 @@ impl Table {
             } else {
                 Vec::new()
             },
+            log: None,
+            stages: Vec::new(),
         }
     }
 
@@ -764,6 +856,7 @@ impl Table {
         }
         self.resumed_desks = kept.desks;
         self.chat = Chat::from_lines(kept.chat);
+        self.log = kept.stages;
         self.resumed_at = Some(self.turn);
     }
 
@@ -1255,6 +1348,8 @@ impl Table {
         let paused = match &self.stand {
             Stand::Paused(message) if role == Role::Host => Some(message.clone()),
             Stand::Paused(_) => Some("a rule script failed: the host is fixing it".into()),
+            Stand::Stopped { host, .. } if role == Role::Host => Some(host.clone()),
+            Stand::Stopped { others, .. } => Some(others.clone()),
             _ => None,
         };
         View {
@@ -1270,6 +1365,7 @@ impl Table {
                 (Stand::Waiting, _) => "waiting",
                 (Stand::Over, _) => "over",
                 (Stand::Paused(_), _) => "paused",
+                (Stand::Stopped { .. }, _) => "stopped",
                 (_, Some(_)) => "deciding",
                 (Stand::Programming, _) => "programming",
                 (Stand::Resolving, _) => "resolving",
@@ -1334,9 +1430,13 @@ impl TableSeats {
                 let notice = json!({
                     "type": "notice",
                     "level": "info",
-                    "text": format!("rules v{generation} from the next register ({} changed)", files.join(", ")),
+                    // The pages show it once their boards have played every stage sent
+                    // before it: the new rules apply from that point on.
+                    "text": format!("rules v{generation} from here on ({} changed)", files.join(", ")),
                     "rules": generation,
                     "files": files,
+                    // The stages resolved under the old rules: the last one's number.
+                    "after": t.log.len(),
                 })
                 .to_string();
                 t.send_all(&notice);

@@ -20,10 +20,14 @@
   // Every state applied: { phase, question, outcome, animating } (for tests: none while the
   // board still plays).
   const applied = [];
+  // Each reload's notice as it was shown: its rules, the stage it follows (`after`) and the
+  // stage the board had played then.
+  const reloads = [];
   // lobby.js (names, seats, the chat, the end) plugs in here: `lobby.state(s)` on every
   // state, `lobby.receive(frame)` for the frames it knows, `send` for its messages.
   const lobby = () => window.rallyLobby;
-  window.rallyTable = { played, applied, send: (m) => send(m), seated: (t) => { token = t; } };
+  window.rallyTable = { played, applied, reloads, send: (m) => send(m), seated: (t) => { token = t; } };
+  let playedSeq = 0;
   // The last "state" that came while the board still played: the phase, the outcome, the
   // next turn's deal and a question wait for the board (they belong after the stages sent
   // before them).
@@ -31,7 +35,7 @@
   // The highest stage number (`seq`) this page has shown or queued: the log a (re)connected
   // page gets and a stage sent again are not shown twice.
   let seen = 0;
-  let run = null;            // the table's run (a resumed table numbers its stages afresh)
+  let run = null;            // the table's run: a resumed table sends its whole log again
   let retry = 500;
   let questionShown = null;
   let timerBase = null;      // [ms left, when received]
@@ -92,9 +96,20 @@
 
   const priority = (card) => Number(String(card).split("@")[1] || 0);
 
+  // A frame that belongs after the stages sent before it (a reload's notice and redrawn
+  // board): it waits in the queue while the board plays them.
+  function after(action) {
+    if (playing || queue.length > 0) queue.push({ action });
+    else action();
+  }
+
   function playQueue() {
     if (playing) return;
-    const item = queue.shift();
+    let item = queue.shift();
+    while (item && item.action) {
+      item.action();
+      item = queue.shift();
+    }
     if (!item) {
       document.body.dataset.animating = "no";
       playingTurn = null;
@@ -110,11 +125,12 @@
     const { stage, frame } = item;
     playing = true;
     playingTurn = stage.turn;
+    playedSeq = stage.seq;
     showPhase();
     document.body.dataset.animating = "yes";
     // A later turn already waiting (this page was away or slow): it catches up without
     // animating.
-    const behind = (queue.length > 0 && queue[queue.length - 1].stage.turn > stage.turn);
+    const behind = queue.some((q) => q.stage && q.stage.turn > stage.turn);
     drawRobots(frame, !behind);
     played.push({ id: frame.id, animated: !behind });
     const step = frame.label.split(" · ").slice(1).join(" · ");
@@ -151,6 +167,7 @@
     for (const stage of frame.stages) {
       if (stage.seq <= seen) continue;
       seen = stage.seq;
+      playedSeq = stage.seq;
       logHeading(stage.label);
       stage.steps.forEach((s) => logFrame(s, s.step, stage.steps.length === 1));
     }
@@ -216,7 +233,7 @@
 
   const PHASES = {
     waiting: "waiting for the players to take their seats", programming: "programming",
-    resolving: "resolving", deciding: "a player is deciding", paused: "paused", over: "game over",
+    resolving: "resolving", deciding: "a player is deciding", paused: "paused", stopped: "stopped", over: "game over",
   };
 
   function apply(s) {
@@ -246,7 +263,9 @@
   function showPhase() {
     if (!state) return;
     const s = state;
-    let phase = s.paused && s.role !== "host" ? "paused: " + s.paused : PHASES[s.phase] || s.phase;
+    let phase = s.paused && s.role !== "host"
+      ? (s.phase === "stopped" ? s.paused : "paused: " + s.paused)
+      : PHASES[s.phase] || s.phase;
     if (playingTurn !== null) phase = "the board plays turn " + playingTurn;
     $("phase").textContent = phase;
   }
@@ -340,20 +359,23 @@
         $("title").textContent = frame.title;
         document.title = frame.title + " — rally table";
         mountBoard(frame.board);
-        // A new run (a resumed table, a rematch): its stages are numbered afresh.
-        if (frame.run !== run) {
-          if (run !== null) $("events").innerHTML = "";
-          run = frame.run; seen = 0;
-        }
+        // Another run of the table (resumed from its save, a rematch): its log replaces
+        // this page's.
+        if (frame.run !== run) { run = frame.run; seen = 0; $("events").textContent = ""; }
         break;
-      case "board": mountBoard(frame.board); if (state) drawRobots(state.frame); break;
+      case "board": after(() => { mountBoard(frame.board); if (state) drawRobots(state.frame); }); break;
       // A state waits for the stages sent before it to be played.
       case "state": if (playing || queue.length > 0) held = frame; else apply(frame); break;
       case "stage": enqueue(frame); break;
       case "log": log(frame); break;
       case "notice":
-        notice(frame.text, frame.level);
-        if (frame.rules) { document.body.dataset.rules = String(frame.rules); $("rules").textContent = "rules v" + frame.rules; }
+        if (!frame.rules) { notice(frame.text, frame.level); break; }
+        after(() => {
+          reloads.push({ rules: frame.rules, after: frame.after, played: playedSeq });
+          notice(frame.text, frame.level);
+          document.body.dataset.rules = String(frame.rules);
+          $("rules").textContent = "rules v" + frame.rules;
+        });
         break;
       case "error": notice(frame.message, "error"); break;
       default: if (lobby()) lobby().receive(frame);
