@@ -172,8 +172,13 @@ fn the_start_page_opens_the_table_the_host_picks_and_refuses_the_rest() {
         "arena-2"
     );
     let (_, listed) = call(&format!("{base}/api/tables"));
-    assert!(
-        !listed.contains('#'),
-        "the public list has no links: {listed}"
+    // Anyone may watch (and take a free seat from there): the spectators' link is the only
+    // one in the public list.
+    let public: Value = serde_json::from_str(&listed).unwrap();
+    assert!(!listed.contains("\"links\""), "{listed}");
+    assert_eq!(
+        listed.matches('#').count(),
+        public["tables"].as_array().unwrap().len(),
+        "the public list has no links but the spectators': {listed}"
     );
 }
