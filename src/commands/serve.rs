@@ -41,7 +41,7 @@ use {
 ///   rally serve games/practice.toml
 ///   rally serve games/practice.toml games/practice.toml --host 0.0.0.0 --port 8000
 ///   rally serve --resume saves/practice.save.json
-///   rally serve games/practice.toml --host 0.0.0.0 --base-url https://play.example.org/rally
+///   rally serve games/practice.toml --host 0.0.0.0 --base-url https://HOST/rally
 #[derive(clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {

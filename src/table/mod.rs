@@ -18,7 +18,7 @@
 //! - [`frames`]: what the pages draw of each stage, with no card shown before it is face up.
 //! - `saver`: the saves written off the table threads, so a table never waits for the
 //!   disk.
-//! - [`links`]: where the printed links point (the machine's addresses, `--base-url`).
+//! - [`links`](mod@links): where the printed links point (the machine's addresses, `--base-url`).
 //! - [`lobby`] and [`chat`]: the players' names and the chat's lines, checked;
 //!   [`standings`]: the end screen's.
 //!
