@@ -90,7 +90,7 @@ fn two_players_and_a_bot_play_a_turn_in_two_browsers() {
     let launch = ws.launch("arena", Settings::default(), true);
     let save = launch.save.clone();
     let (server, infos) = serve(vec![launch]);
-    let tokens = &infos[0].tokens;
+    let tokens = &infos[0].tokens();
     let link = |token: &str| format!("http://{}/t/arena#{token}", server.addr);
 
     let ann = Browser::start(&chromium, &chromedriver);
@@ -296,7 +296,8 @@ fn a_reload_is_shown_where_the_board_stands_not_ahead_of_it() {
     let (server, infos) = serve(vec![ws.launch("arena", Settings::default(), true)]);
     page.open(&format!(
         "http://{}/t/arena#{}",
-        server.addr, infos[0].tokens.seats[0]
+        server.addr,
+        infos[0].tokens().seats[0]
     ));
     program(&page);
     page.click("#ready");
@@ -380,7 +381,7 @@ fn the_host_opens_a_table_on_the_start_page_and_a_player_joins_by_its_link() {
     );
     let seats: Vec<String> = serde_json::from_value(seats).unwrap();
     assert!(
-        seats[0].starts_with("Ann (you)Conditional Program")
+        seats[0].starts_with("Ann youConditional Program")
             && seats[0].contains("programmingperson"),
         "{seats:?}"
     );
@@ -523,7 +524,7 @@ fn a_player_changes_their_mind_with_clicks_keys_and_a_finger() {
     };
     let ws = Workspace::new();
     let (server, infos) = serve(vec![ws.launch("arena", Settings::default(), false)]);
-    let tokens = &infos[0].tokens;
+    let tokens = &infos[0].tokens();
     let mut bob = Seat::connect(server.addr, "arena", &tokens.seats[1]);
     page.viewport(1280, 800, false);
     page.open(&format!(
@@ -685,7 +686,7 @@ fn a_player_on_a_phone_a_reentry_drawn_on_the_board_and_a_powered_down_seat_told
     let mut launch = ws.launch("arena", Settings::default(), false);
     launch.people = Some(vec![true, false, false]);
     let (server, infos) = serve(vec![launch]);
-    let tokens = &infos[0].tokens;
+    let tokens = &infos[0].tokens();
     let link = |token: &str| format!("http://{}/t/arena#{token}", server.addr);
 
     // A phone: the board and the hand on one screen, nothing wider than it.

@@ -138,7 +138,7 @@ async fn watch(mut watcher: Player) -> (Vec<String>, Vec<String>) {
 /// One table's game; returns the Ready-to-resolution times of its turns.
 async fn play(server: &Server, info: &TableInfo) -> Vec<Duration> {
     let id = info.id.as_str();
-    let tokens = &info.tokens;
+    let tokens = &info.tokens();
     let spectator = Player::connect(server, id, &tokens.spectator).await;
     let host = Player::connect(server, id, &tokens.host).await;
     let watchers = [tokio::spawn(watch(spectator)), tokio::spawn(watch(host))];

@@ -22,7 +22,7 @@ fn runtime() -> tokio::runtime::Runtime {
 /// A server with one table `t` of `ws`'s game, and its links' tokens.
 fn table(ws: &Workspace, settings: Settings) -> (Server, Tokens) {
     let (server, infos) = serve(vec![ws.launch("t", settings, false)]);
-    (server, infos[0].tokens.clone())
+    (server, infos[0].tokens())
 }
 
 /// Every `"card"` string (quoted as in JSON) in a frame's text.
@@ -439,7 +439,7 @@ fn a_table_comes_back_from_its_save_with_the_same_links() {
     let launch = ws.launch("t", Settings::default(), false);
     let save = launch.save.clone();
     let (server, infos) = serve(vec![launch]);
-    let tokens = infos[0].tokens.clone();
+    let tokens = infos[0].tokens();
     let (ann_cards, first_hand) = runtime().block_on(async {
         let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
         let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
@@ -711,7 +711,7 @@ fn no_card_leaves_the_server_before_it_is_face_up_in_a_whole_option_game() {
     launch.game = ws.path("every_option.toml");
     launch.tokens = Tokens::new(4).unwrap();
     let (server, infos) = serve(vec![launch]);
-    let tokens = infos[0].tokens.clone();
+    let tokens = infos[0].tokens();
     // Cards as events spell them (`move2@700`) and as the pages' words do ("Move 2 (700)").
     let card = regex::Regex::new(
         r"\b(move1|move2|move3|back|left|right|uturn)@([0-9]+)|(Move 1|Move 2|Move 3|Back Up|Turn Left|Turn Right|U-Turn) \(([0-9]+)\)",
@@ -861,7 +861,7 @@ fn a_save_that_cannot_be_written_is_shown_to_the_host_and_the_table_plays_on() {
     let launch = ws.launch("t", Settings::default(), false);
     let save = launch.save.clone();
     let (server, infos) = serve(vec![launch]);
-    let tokens = &infos[0].tokens;
+    let tokens = &infos[0].tokens();
     // Something else took the save's place (saved when the table opened): a folder with a
     // file in it.
     std::fs::remove_file(&save).unwrap();
@@ -914,7 +914,7 @@ fn a_table_of_bots_alone_waits_for_the_host() {
     let mut launch = ws.launch("t", Settings::default(), false);
     launch.people = Some(vec![false, false, false]);
     let (server, infos) = serve(vec![launch]);
-    let tokens = &infos[0].tokens;
+    let tokens = &infos[0].tokens();
     runtime().block_on(async {
         // Nobody is waited for, yet nothing has been played: the game would be over before
         // anyone looked.
@@ -952,7 +952,7 @@ fn conditional_program_table(timeout: u64) -> (Workspace, Server, Vec<Arc<TableI
 fn a_question_goes_to_its_player_alone_and_its_default_comes_after_the_timeout() {
     // Ann holds Conditional Program: once programmed, she is asked which leftover card to keep.
     let (_ws, server, infos) = conditional_program_table(1);
-    let tokens = &infos[0].tokens;
+    let tokens = &infos[0].tokens();
     runtime().block_on(async {
         let mut spectator = Client::connect(&server, "t", &tokens.spectator).await;
         let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
@@ -1042,7 +1042,7 @@ fn a_question_goes_to_its_player_alone_and_its_default_comes_after_the_timeout()
 fn a_script_error_in_a_register_pauses_the_table_until_a_fix_is_saved() {
     let ws = Workspace::new();
     let (server, infos) = serve(vec![ws.launch("t", Settings::default(), true)]);
-    let tokens = &infos[0].tokens;
+    let tokens = &infos[0].tokens();
     let lasers = ws.path("scripts/rules/robot_lasers.lua");
     let good = std::fs::read_to_string(&lasers).unwrap();
     runtime().block_on(async {
@@ -1462,7 +1462,7 @@ fn a_resumed_table_gives_the_log_of_the_game_before_the_resume_and_goes_on_numbe
 #[test]
 fn a_questions_time_starts_when_its_page_shows_it() {
     let (_ws, server, infos) = conditional_program_table(3);
-    let tokens = &infos[0].tokens;
+    let tokens = &infos[0].tokens();
     runtime().block_on(async {
         let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
         let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
@@ -1619,7 +1619,7 @@ fn a_player_takes_ready_back_and_rearranges_until_the_last_seat_is_ready() {
     // Ann holds Conditional Program: the question it asks once everyone is ready keeps the
     // table in the turn while she tries to take Ready back.
     let (_ws, server, infos) = conditional_program_table(30);
-    let tokens = &infos[0].tokens;
+    let tokens = &infos[0].tokens();
     runtime().block_on(async {
         let mut host = Client::connect(&server, "t", &tokens.host).await;
         host.send(json!({"type": "settings", "timer": 60})).await;
@@ -1693,7 +1693,7 @@ fn a_player_takes_ready_back_and_rearranges_until_the_last_seat_is_ready() {
 #[test]
 fn an_optional_question_declined_for_the_turn_or_the_game_is_not_asked_again() {
     let (ws, server, infos) = conditional_program_table(30);
-    let tokens = &infos[0].tokens;
+    let tokens = &infos[0].tokens();
     runtime().block_on(async {
         let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
         let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;

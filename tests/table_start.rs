@@ -49,7 +49,10 @@ fn the_start_page_opens_the_table_the_host_picks_and_refuses_the_rest() {
     // The page itself is for everyone; what it offers and opens needs the host's token.
     let (status, page) = call(&format!("{base}/"));
     assert_eq!(status, 200);
-    assert!(page.contains("/assets/start.js"));
+    assert!(
+        page.contains("\"assets/start.js\""),
+        "relative, for a proxy's path prefix"
+    );
     // A browser's request for an icon (the replay page names none) is no error.
     assert_eq!(call(&format!("{base}/favicon.ico")).0, 204);
     for bad in ["", "nope", &token[..31]] {
@@ -141,7 +144,10 @@ fn the_start_page_opens_the_table_the_host_picks_and_refuses_the_rest() {
     let links = table["links"].as_array().unwrap();
     assert_eq!(links.len(), 5, "three seats, spectators, host");
     let ann = links[0]["path"].as_str().unwrap();
-    assert!(ann.starts_with("/t/arena#"), "{ann}");
+    assert!(
+        ann.starts_with("./t/arena#"),
+        "relative to the start page: {ann}"
+    );
     // The table plays at once: Ann is the only person it waits for.
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -166,8 +172,13 @@ fn the_start_page_opens_the_table_the_host_picks_and_refuses_the_rest() {
         "arena-2"
     );
     let (_, listed) = call(&format!("{base}/api/tables"));
-    assert!(
-        !listed.contains('#'),
-        "the public list has no links: {listed}"
+    // Anyone may watch (and take a free seat from there): the spectators' link is the only
+    // one in the public list.
+    let public: Value = serde_json::from_str(&listed).unwrap();
+    assert!(!listed.contains("\"links\""), "{listed}");
+    assert_eq!(
+        listed.matches('#').count(),
+        public["tables"].as_array().unwrap().len(),
+        "the public list has no links but the spectators': {listed}"
     );
 }

@@ -43,7 +43,13 @@ mod step;
 #[cfg(feature = "serve")]
 mod table_browser;
 #[cfg(feature = "serve")]
+mod table_deploy;
+#[cfg(feature = "serve")]
 mod table_load;
+#[cfg(feature = "serve")]
+mod table_lobby;
+#[cfg(feature = "serve")]
+mod table_lobby_browser;
 #[cfg(feature = "serve")]
 mod table_protocol;
 #[cfg(feature = "serve")]

@@ -31,13 +31,17 @@ use {
 /// game file whose save holds an unfinished game is refused: `--resume` it, or `--new`.
 ///
 /// By default only this computer can connect (127.0.0.1): `--host 0.0.0.0` lets others
-/// on your network in, at this computer's address.
+/// on your network in, and the links name this computer's network addresses. Behind a
+/// reverse proxy (HTTPS for playtesters elsewhere: deploy/, docs/deploy.md), `--base-url`
+/// is the public URL the links start with, a path prefix included; the pages and their
+/// WebSockets follow the address they were opened at.
 ///
 /// Examples:
 ///   rally serve                                  # the start page: pick a game in the browser
 ///   rally serve games/practice.toml
 ///   rally serve games/practice.toml games/practice.toml --host 0.0.0.0 --port 8000
 ///   rally serve --resume saves/practice.save.json
+///   rally serve games/practice.toml --host 0.0.0.0 --base-url https://HOST/rally
 #[derive(clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -51,6 +55,9 @@ pub struct Args {
     host: String,
     #[arg(long, default_value_t = 8080)]
     port: u16,
+    /// The URL the printed links start with, behind a reverse proxy (https://HOST/PREFIX)
+    #[arg(long, value_name = "URL", value_parser = base_url)]
+    base_url: Option<String>,
     /// Bring back a table from its save (repeatable); its links stay the same
     #[arg(long, value_name = "SAVE")]
     resume: Vec<PathBuf>,
@@ -73,6 +80,14 @@ pub struct Args {
     /// such a save is refused: `--resume` brings it back)
     #[arg(long)]
     new: bool,
+}
+
+/// `--base-url`, checked where the table is built in (`table::links::base_url`).
+fn base_url(text: &str) -> std::result::Result<String, String> {
+    #[cfg(feature = "serve")]
+    return table::links::base_url(text);
+    #[cfg(not(feature = "serve"))]
+    Ok(text.to_string())
 }
 
 impl Args {
@@ -115,13 +130,25 @@ fn serve(games: &[PathBuf], opts: &Args, common: &RuleFolders) -> Result<bool> {
     let lobby = Arc::new(Lobby::with_offer(offer));
     let launches = launches(&lobby, games, opts, common)?;
     let server = Server::start(lobby.clone(), &opts.host, opts.port)?;
-    let base = server.base_url();
+    let bases = table::links::bases(server.addr, opts.base_url.as_deref());
+    let base = bases[0].clone();
     println!(
-        "rally serve on {base}: {} table(s). Ctrl-C stops; every game is saved after each register.",
+        "rally serve on {}: {} table(s). Ctrl-C stops; every game is saved after each register.",
+        server.base_url(),
         launches.len()
     );
-    if opts.host == "127.0.0.1" || opts.host == "localhost" {
-        println!("Only this computer can connect: `--host 0.0.0.0` lets others on your network in (give them this computer's address).");
+    if let [_, others @ ..] = &bases[..] {
+        if !others.is_empty() {
+            println!(
+                "The links below use {base}; this computer is also at {}.",
+                others.join(", ")
+            );
+        }
+    }
+    if server.addr.ip().is_loopback() && opts.base_url.is_none() {
+        println!(
+            "Only this computer can connect: `--host 0.0.0.0` lets others on your network in."
+        );
     }
     for launch in launches {
         let save = launch.save.clone();

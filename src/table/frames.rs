@@ -266,18 +266,20 @@ fn declined_power_down(e: &Event) -> bool {
 
 /// The robots as they stand, for the state every page gets: no paths, no programs (the
 /// stages show the cards as they are revealed; the seats show the locked ones).
-/// Serialized once for every page's state frame.
+/// Serialized once for every page's state frame. `winner`: the game's, marked on the board.
 pub fn standing(
     board: &Board,
     turn: u32,
     robots: &[Robot],
     public: &BTreeSet<String>,
+    winner: Option<&str>,
 ) -> Box<RawValue> {
     let robots = face_up(robots, 0, public);
     let frame = Frame::of_phase(turn, Phase::Program, robots, Vec::new());
-    let view = view::views(board, &[frame], &Default::default())
+    let mut view = view::views(board, &[frame], &Default::default())
         .pop()
         .expect("a view per frame");
+    view.winner = winner.map(str::to_string);
     serde_json::value::to_raw_value(&view).expect("views serialize")
 }
 

@@ -18,14 +18,21 @@
 //! - [`frames`]: what the pages draw of each stage, with no card shown before it is face up.
 //! - `saver`: the saves written off the table threads, so a table never waits for the
 //!   disk.
+//! - [`links`](mod@links): where the printed links point (the machine's addresses, `--base-url`).
+//! - [`lobby`] and [`chat`]: the players' names and the chat's lines, checked;
+//!   [`standings`]: the end screen's.
 //!
 //! The server adds seats, tokens, frames and a lobby, nothing about the rules.
 
+pub mod chat;
 pub(crate) mod desk;
 pub mod frames;
+pub mod links;
+pub mod lobby;
 pub mod protocol;
 pub(crate) mod saver;
 pub mod server;
+pub mod standings;
 pub mod start;
 pub mod thread;
 
@@ -231,9 +238,53 @@ pub struct TableInfo {
     pub seats: Vec<String>,
     /// Which seats are for people (the others are bots').
     pub people: Vec<bool>,
-    pub tokens: Tokens,
-    /// The replay viewer's page, once the game is over.
-    pub replay: OnceLock<Arc<ReplayPage>>,
+    /// The links' tokens: the table thread replaces a seat's when the host sends its
+    /// player away ([`TableInfo::tokens`]).
+    tokens: Mutex<Tokens>,
+    /// The replay viewer's page, once the game is over (until a rematch starts).
+    replay: Mutex<Option<Arc<ReplayPage>>>,
+}
+
+impl TableInfo {
+    pub fn new(
+        id: String,
+        title: String,
+        seats: Vec<String>,
+        people: Vec<bool>,
+        tokens: Tokens,
+    ) -> TableInfo {
+        TableInfo {
+            id,
+            title,
+            seats,
+            people,
+            tokens: Mutex::new(tokens),
+            replay: Mutex::new(None),
+        }
+    }
+
+    /// The links' tokens now.
+    pub fn tokens(&self) -> Tokens {
+        self.tokens.lock().expect("tokens lock").clone()
+    }
+
+    pub(crate) fn set_tokens(&self, tokens: Tokens) {
+        *self.tokens.lock().expect("tokens lock") = tokens;
+    }
+
+    /// The role `token` gives on this table now.
+    pub fn role(&self, token: &str) -> Option<Role> {
+        self.tokens.lock().expect("tokens lock").role(token)
+    }
+
+    /// The finished game's replay page, if the game is over.
+    pub fn replay(&self) -> Option<Arc<ReplayPage>> {
+        self.replay.lock().expect("replay lock").clone()
+    }
+
+    pub(crate) fn set_replay(&self, page: Option<Arc<ReplayPage>>) {
+        *self.replay.lock().expect("replay lock") = page;
+    }
 }
 
 /// A finished game's page in the replay viewer, made the first time someone asks for it
@@ -511,6 +562,7 @@ pub fn table_name(path: &Path) -> String {
 /// host's.
 pub fn links(base: &str, info: &TableInfo) -> Vec<(String, String)> {
     let url = |token: &str| format!("{base}/t/{}#{token}", info.id);
+    let tokens = info.tokens();
     let mut out = Vec::new();
     for (i, name) in info.seats.iter().enumerate() {
         let who = if info.people[i] {
@@ -518,10 +570,10 @@ pub fn links(base: &str, info: &TableInfo) -> Vec<(String, String)> {
         } else {
             format!("seat {name} (a bot; a person may take it)")
         };
-        out.push((who, url(&info.tokens.seats[i])));
+        out.push((who, url(&tokens.seats[i])));
     }
-    out.push(("spectators".into(), url(&info.tokens.spectator)));
-    out.push(("host".into(), url(&info.tokens.host)));
+    out.push(("spectators".into(), url(&tokens.spectator)));
+    out.push(("host".into(), url(&tokens.host)));
     out
 }
 

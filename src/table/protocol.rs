@@ -45,6 +45,23 @@ pub enum Incoming {
     Shown { question: u64 },
     /// Host: start the game now; seats nobody has taken are played by bots.
     Start {},
+    /// A spectator takes seat `seat` (its index in `seats`), free (nobody has taken it), as
+    /// `name`: the connection plays it from now on and is told the seat's token.
+    Sit { seat: usize, name: NameText },
+    /// A seat's player gives their name.
+    Name { name: NameText },
+    /// A line in the table's chat (a seat or the host).
+    Chat { text: ChatText },
+    /// Host: the name of seat `seat`'s player.
+    Rename { seat: usize, name: NameText },
+    /// Host: the person at seat `seat` leaves it: its link is replaced (the old one stops
+    /// working) and the seat is free; a bot plays it until someone sits down.
+    Kick { seat: usize },
+    /// Host: seats `seat` and `to` change places: their players, names and links (each link
+    /// then plays the other robot).
+    MoveSeat { seat: usize, to: usize },
+    /// Host: a new game on this table once this one is over, the same seats and links.
+    Rematch {},
     /// Host: table settings. Absent fields stay as they are.
     Settings {
         /// Seconds a seat may be empty during a decision before a bot decides for it
@@ -61,7 +78,15 @@ pub enum Incoming {
 impl Incoming {
     /// Only the host may send these.
     pub fn is_host_action(&self) -> bool {
-        matches!(self, Incoming::Start {} | Incoming::Settings { .. })
+        matches!(
+            self,
+            Incoming::Start {}
+                | Incoming::Settings { .. }
+                | Incoming::Rename { .. }
+                | Incoming::Kick { .. }
+                | Incoming::MoveSeat { .. }
+                | Incoming::Rematch {}
+        )
     }
 }
 
@@ -91,6 +116,30 @@ impl TryFrom<String> for CardText {
     }
 }
 
+/// A player's name, checked when the message is read (`lobby::name`).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(try_from = "String")]
+pub struct NameText(pub String);
+
+impl TryFrom<String> for NameText {
+    type Error = String;
+    fn try_from(text: String) -> Result<NameText, String> {
+        super::lobby::name(&text).map(NameText)
+    }
+}
+
+/// A chat line, checked when the message is read (`chat::line`).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(try_from = "String")]
+pub struct ChatText(pub String);
+
+impl TryFrom<String> for ChatText {
+    type Error = String;
+    fn try_from(text: String) -> Result<ChatText, String> {
+        super::chat::line(&text).map(ChatText)
+    }
+}
+
 /// Reads one text message from a browser: its size, then its JSON and shape. The error is
 /// the sentence the browser's error frame carries.
 pub fn parse(text: &str) -> Result<Incoming, String> {
@@ -116,7 +165,12 @@ pub fn error_frame(message: &str) -> String {
 /// One seat as everybody sees it.
 #[derive(Clone, Debug, Serialize)]
 pub struct SeatView {
+    /// The robot's name (the game file's: the events and the replay speak of robots).
     pub name: String,
+    /// The name its player gave (`null`: none yet, or nobody sits there).
+    pub player: Option<String>,
+    /// Nobody has taken the seat: a spectator may sit down (`sit`).
+    pub free: bool,
     pub color: &'static str,
     /// "person" or "bot" (a bot standing in for an absent person says "bot").
     pub driver: &'static str,
@@ -212,6 +266,11 @@ pub struct View<'a> {
     /// that loads; the table plays on with the last good rules meanwhile.
     pub reload_error: Option<String>,
     pub outcome: Option<String>,
+    /// The game's standings once it is over, best first (`standings::of`).
+    pub standings: Option<Vec<super::standings::Standing>>,
+    /// The host's: each seat's token, in seat order, for the seats' links.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seat_tokens: Option<Vec<String>>,
     /// Where the finished game's replay is shown.
     pub replay: Option<String>,
     /// The robots now, as the drawing module (`board.js`) draws them (and the seats

@@ -67,6 +67,8 @@ const SCRIPT: &str = include_str!("pages/table.js");
 const STYLE: &str = include_str!("pages/table.css");
 const START_PAGE: &str = include_str!("pages/start.html");
 const START_SCRIPT: &str = include_str!("pages/start.js");
+const LOBBY_SCRIPT: &str = include_str!("pages/lobby.js");
+const COPY_SCRIPT: &str = include_str!("pages/copy.js");
 
 /// The largest request the start page sends (a game's name, variants, a choice per seat).
 const MAX_REQUEST: usize = 16 * 1024;
@@ -289,16 +291,20 @@ async fn tables(State(lobby): State<Arc<Lobby>>) -> Response {
     .into_response()
 }
 
-/// A table as the start page lists it; with `links`, every link (for the host).
+/// A table as the start page lists it: the spectators' link for anyone (from there a guest
+/// takes a free seat), and with `links` every link (for the host). The paths are relative
+/// to the start page, so the pages work behind a reverse proxy's path prefix.
 fn table_json(info: &TableInfo, links: Option<()>) -> Value {
     let mut table = json!({
         "id": info.id,
         "title": info.title,
         "seats": info.seats,
-        "over": info.replay.get().is_some(),
+        "over": info.replay().is_some(),
+        // Anyone may watch, and take a free seat from the spectators' page.
+        "watch": format!("t/{}#{}", info.id, info.tokens().spectator),
     });
     if links.is_some() {
-        table["links"] = super::links("", info)
+        table["links"] = super::links(".", info)
             .into_iter()
             .map(|(who, path)| json!({ "who": who, "path": path }))
             .collect();
@@ -391,6 +397,8 @@ async fn asset(UrlPath(name): UrlPath<String>) -> Response {
     let (body, kind) = match name.as_str() {
         "table.js" => (SCRIPT, "text/javascript; charset=utf-8"),
         "start.js" => (START_SCRIPT, "text/javascript; charset=utf-8"),
+        "lobby.js" => (LOBBY_SCRIPT, "text/javascript; charset=utf-8"),
+        "copy.js" => (COPY_SCRIPT, "text/javascript; charset=utf-8"),
         "board.js" => (
             crate::pictures::html::BOARD_JS,
             "text/javascript; charset=utf-8",
@@ -405,7 +413,7 @@ async fn replay(State(lobby): State<Arc<Lobby>>, UrlPath(id): UrlPath<String>) -
     let Some(table) = lobby.get(&id) else {
         return not_found(&format!("there is no table `{id}` on this server"));
     };
-    let Some(replay) = table.info.replay.get().cloned() else {
+    let Some(replay) = table.info.replay() else {
         return not_found("the game is not over yet: its replay is shown when it ends");
     };
     // Made once, on first request: a whole game's frames, off the network threads.
@@ -433,7 +441,7 @@ fn admit(
             format!("there is no table `{id}` on this server\n"),
         ));
     };
-    match table.info.tokens.role(token) {
+    match table.info.role(token) {
         Some(role) => Ok((table, role)),
         None => Err((
             StatusCode::FORBIDDEN,

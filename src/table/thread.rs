@@ -9,6 +9,9 @@
 //! for has happened or a deadline passed. Every frame is built for its connection
 //! (`Table::view`): a seat sees its own hand and program, nobody else's.
 
+mod seating;
+
+use super::chat::{self, Chat};
 use super::desk::Desk;
 use super::frames::{self, Secrets};
 use super::protocol::{
@@ -37,7 +40,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, SyncSender};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Frames queued for one connection. Bounded: a browser that stops reading is dropped (it
@@ -103,7 +106,10 @@ struct Connection {
 
 /// A seat: whether it waits for a person, and whether one has taken it.
 struct SeatState {
+    /// The robot's name.
     name: String,
+    /// The name its player gave (`lobby::name`), while someone sits there.
+    player: Option<String>,
     /// The game waits for a person here before it starts (`driver = "human"` or the start
     /// page's choice); the other seats are a bot's until someone opens their link.
     person: bool,
@@ -161,6 +167,9 @@ struct Kept {
     /// program); empty between turns.
     #[serde(default)]
     desks: Vec<Option<KeptDesk>>,
+    /// The table's chat, oldest line first (saves before it had none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    chat: Vec<chat::Line>,
     /// The turn log so far: its stages are the first lines of a journal beside the save
     /// (`x.log.jsonl`), so a save does not copy the whole log. Saves of an older rally have
     /// none (their table starts its log afresh).
@@ -191,6 +200,9 @@ struct KeptSeat {
     /// The optional questions its player declined for a turn or the game.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     quiet: BTreeMap<String, Hush>,
+    /// The name its player gave (saves before names had none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    name: Option<String>,
 }
 
 /// A desk as the player left it: restored only onto the same hand, dealt again from the
@@ -289,6 +301,11 @@ pub(super) struct Table {
     resumed_desks: Vec<Option<KeptDesk>>,
     /// The turn this table came back from its save at: the pages opened during it are told.
     resumed_at: Option<u32>,
+    chat: Chat,
+    /// The finished game's standings (`standings::of`).
+    standings: Option<Vec<super::standings::Standing>>,
+    /// The host asked for a new game on this table (once this one is over).
+    rematch: bool,
 }
 
 /// The robots' standing frame as last serialized, and what it was made of.
@@ -318,19 +335,17 @@ pub(super) fn run(
             return;
         }
     };
-    let info = Arc::new(TableInfo {
-        id: launch.id.clone(),
-        title: title(&m, &launch.extra),
-        seats: m.setup.seats.iter().map(|s| s.name.clone()).collect(),
-        people: m
-            .setup
+    let info = Arc::new(TableInfo::new(
+        launch.id.clone(),
+        title(&m, &launch.extra),
+        m.setup.seats.iter().map(|s| s.name.clone()).collect(),
+        m.setup
             .seats
             .iter()
             .map(|s| s.driver == Driver::Human)
             .collect(),
-        tokens: launch.tokens.clone(),
-        replay: OnceLock::new(),
-    });
+        launch.tokens.clone(),
+    ));
     let journal = Journal::new(&launch.save, launch.resume.as_ref());
     // The log's journal goes on where the save counted it only in the file it was read from.
     let log_counted = kept
@@ -353,6 +368,7 @@ pub(super) fn run(
             .iter()
             .map(|s| SeatState {
                 name: s.name.clone(),
+                player: None,
                 person: s.driver == Driver::Human,
                 taken: false,
                 connections: 0,
@@ -404,6 +420,9 @@ pub(super) fn run(
         },
         resumed_desks: Vec::new(),
         resumed_at: None,
+        chat: Chat::default(),
+        standings: None,
+        rematch: false,
     }));
     if let Some(kept) = kept {
         table.borrow_mut().resume(kept);
@@ -420,27 +439,100 @@ pub(super) fn run(
         table: table.clone(),
         hot,
     };
-    if let Err(e) = play(&mut m, &mut seats, &launch, &saver, &me) {
-        tracing::error!("table {}: {e}", launch.id);
-        let others = match e {
-            Error::Script(_) => "the game stopped: a rule script failed (the host has the error)",
-            _ => "the game stopped (the host has the reason)",
-        };
-        let mut t = table.borrow_mut();
-        t.stand = Stand::Stopped {
-            host: format!(
-                "✗ {e}\n  the game stopped: fix it, then `rally serve --resume {}` goes on from the last save",
-                launch.save.display()
-            ),
-            others: others.into(),
-        };
-        t.broadcast();
+    let mut launch = launch;
+    loop {
+        if let Err(e) = play(&mut m, &mut seats, &launch, &saver, &me) {
+            tracing::error!("table {}: {e}", launch.id);
+            let others = match e {
+                Error::Script(_) => {
+                    "the game stopped: a rule script failed (the host has the error)"
+                }
+                _ => "the game stopped (the host has the reason)",
+            };
+            let mut t = table.borrow_mut();
+            t.stand = Stand::Stopped {
+                host: format!(
+                    "✗ {e}\n  the game stopped: fix it, then `rally serve --resume {}` goes on from the last save",
+                    launch.save.display()
+                ),
+                others: others.into(),
+            };
+            t.broadcast();
+        }
+        // The game is over (or stopped): keep answering until the server shuts down, or
+        // until the host asks for a rematch.
+        loop {
+            let mut t = table.borrow_mut();
+            if t.closed {
+                return;
+            }
+            if std::mem::take(&mut t.rematch) {
+                drop(t);
+                match rematch(&mut launch, &m, &table) {
+                    Ok((next, hot)) => {
+                        m = next;
+                        m.engine.set_chooser(Box::new(TableChooser(table.clone())));
+                        seats.bots = Bots::new(m.setup.seats.iter().map(|s| s.strength));
+                        seats.hot = hot;
+                        break;
+                    }
+                    Err(e) => {
+                        let text = format!("✗ the rematch could not start: {e}");
+                        let notice = json!({"type": "notice", "level": "error", "text": text});
+                        table.borrow_mut().send_host(&notice.to_string());
+                        continue;
+                    }
+                }
+            }
+            t.pump(None);
+        }
     }
-    // The game is over (or stopped): keep answering until the server shuts down.
+}
+
+/// A new game of the same game file on this table, after one is over: the same seats,
+/// players and links; it starts at once (the people are seated). The finished game's
+/// replay stays on disk until the new game's replaces it.
+fn rematch(launch: &mut Launch, over: &Game, table: &Shared) -> Result<(Game, Option<HotReload>)> {
+    launch.game = over.setup.path.clone();
+    launch.resume = None;
+    launch.people = Some(table.borrow().seats.iter().map(|s| s.person).collect());
+    let (m, hot, _) = start(launch)?;
     let mut t = table.borrow_mut();
-    while !t.closed {
-        t.pump(None);
-    }
+    t.stand = Stand::Waiting;
+    t.started = true;
+    t.desks = vec![None; m.setup.seats.len()];
+    t.timer = None;
+    t.question = None;
+    t.robots = m.engine.state().robots.clone();
+    t.turn = m.engine.state().turn;
+    t.board = m.engine.board();
+    t.board_svg = crate::pictures::html::board_svg(&m.engine);
+    t.sentences = m.engine.rules().sentences.clone();
+    t.public_vars = m.engine.rules().public_vars();
+    t.bots = m.setup.bot_policy();
+    t.outcome = None;
+    t.standings = None;
+    t.standing = None;
+    t.log.clear();
+    t.run += 1;
+    t.resumed_desks.clear();
+    t.resumed_at = None;
+    t.info.set_replay(None);
+    let journal = Journal::new(&launch.save, None);
+    t.saving.handed = journal.turns();
+    t.saving.logged = 0;
+    t.saving.journal = Arc::new(Mutex::new(Unjournaled {
+        journal,
+        turns: Vec::new(),
+        log: Journal::at(log_path(&launch.save), None),
+        stages: Vec::new(),
+    }));
+    t.stage_saved(&m, &launch.extra);
+    // Every page starts the new game afresh (a new run: its log starts again).
+    let welcome = t.welcome();
+    t.send_all(&welcome);
+    t.broadcast();
+    Ok((m, hot))
 }
 
 /// The game, from its file or its save, the reloader for its rules, and what the save kept
@@ -515,6 +607,20 @@ fn kept(save: &Save, robots: usize) -> Result<Option<Kept>> {
             "/table/desks",
             format!("{} desks for {robots} robots", kept.desks.len()),
         ));
+    }
+    for (i, seat) in kept.seats.iter().enumerate() {
+        if let Some(Err(e)) = seat.name.as_deref().map(super::lobby::name) {
+            return Err(save.error(&format!("/table/seats/{i}/name"), e));
+        }
+    }
+    for (i, line) in kept.chat.iter().enumerate() {
+        if let Err(e) = chat::line(&line.text).and(super::lobby::words(
+            &line.from,
+            super::lobby::MAX_NAME,
+            "a chat line's sender",
+        )) {
+            return Err(save.error(&format!("/table/chat/{i}"), e));
+        }
     }
     let s = kept.settings;
     if [s.bot_after, s.choice_timeout, s.timer]
@@ -658,8 +764,19 @@ fn play(
         )
     };
     let mut t = table.borrow_mut();
-    let _ = t.info.replay.set(Arc::new(page));
+    t.info.set_replay(Some(Arc::new(page)));
     t.outcome = outcome;
+    let mut standings = super::standings::of(&m.engine.state().robots, &m.history);
+    for s in &mut standings {
+        s.player = t
+            .seats
+            .iter()
+            .find(|seat| seat.name == s.robot)
+            .and_then(|seat| seat.player.clone());
+    }
+    t.standings = Some(standings);
+    // The board marks the winner: the standing frame is made again.
+    t.standing = None;
     t.stand = Stand::Over;
     t.broadcast();
     Ok(())
@@ -760,8 +877,10 @@ impl Table {
                     person: s.person,
                     taken: s.taken,
                     quiet: s.quiet.clone(),
+                    name: s.player.clone(),
                 })
                 .collect(),
+            chat: self.chat.lines(),
             desks: if programming {
                 self.desks
                     .iter()
@@ -792,9 +911,11 @@ impl Table {
             seat.person = k.person;
             seat.taken = k.taken;
             seat.quiet = k.quiet.clone();
+            seat.player = k.name.clone().filter(|_| k.taken);
             seat.absent_since = k.taken.then_some(now);
         }
         self.resumed_desks = kept.desks;
+        self.chat = Chat::from_lines(kept.chat);
         self.log = kept.stages;
         self.resumed_at = Some(self.turn);
     }
@@ -878,14 +999,7 @@ impl Table {
                         self.save();
                     }
                 }
-                let welcome = json!({
-                    "type": "welcome",
-                    "table": self.info.id,
-                    "title": self.info.title,
-                    "board": self.board_svg,
-                    "run": self.run,
-                })
-                .to_string();
+                let welcome = self.welcome();
                 self.conns.insert(
                     conn,
                     Connection {
@@ -898,6 +1012,10 @@ impl Table {
                 if !self.log.is_empty() {
                     let log = self.log_frame();
                     self.send(conn, log);
+                }
+                let said = self.chat.lines();
+                if !said.is_empty() {
+                    self.send(conn, Chat::frame(&said, true));
                 }
                 if self.resumed_at == Some(self.turn) {
                     let text = format!(
@@ -919,7 +1037,7 @@ impl Table {
                 let Some(role) = self.conns.get(&conn).map(|c| c.role) else {
                     return;
                 };
-                match self.act(role, message) {
+                match self.act(conn, role, message) {
                     Ok(()) => {
                         self.save();
                         self.broadcast();
@@ -930,6 +1048,18 @@ impl Table {
             Command::Saved(saved) => self.saved(saved),
             Command::Shutdown => self.closed = true,
         }
+    }
+
+    /// The first frame a page gets: the table, its board and this run of it.
+    fn welcome(&self) -> String {
+        json!({
+            "type": "welcome",
+            "table": self.info.id,
+            "title": self.info.title,
+            "board": self.board_svg,
+            "run": self.run,
+        })
+        .to_string()
     }
 
     /// Tells the host when saving starts failing and when it works again (not at every
@@ -959,7 +1089,7 @@ impl Table {
     }
 
     /// One message from a connection with `role`: allowed now, or the sentence saying why not.
-    fn act(&mut self, role: Role, message: Incoming) -> std::result::Result<(), String> {
+    fn act(&mut self, conn: u64, role: Role, message: Incoming) -> std::result::Result<(), String> {
         if message.is_host_action() && role != Role::Host {
             return Err("only the host can do that (open the host link)".into());
         }
@@ -968,6 +1098,30 @@ impl Table {
             _ => None,
         };
         match message {
+            Incoming::Sit { seat, name } => self.sit(conn, role, seat, name.0),
+            Incoming::Name { name } => {
+                let robot = robot.ok_or("only a seat's player gives a name (take a seat first)")?;
+                self.seats[robot].player = Some(name.0);
+                Ok(())
+            }
+            Incoming::Rename { seat, name } => {
+                let seat = self.seat_index(seat)?;
+                if !self.seats[seat].taken {
+                    return Err(format!("nobody sits at {}'s seat", self.seats[seat].name));
+                }
+                self.seats[seat].player = Some(name.0);
+                Ok(())
+            }
+            Incoming::Kick { seat } => self.kick(seat),
+            Incoming::MoveSeat { seat, to } => self.swap(seat, to),
+            Incoming::Chat { text } => self.say(role, text.0),
+            Incoming::Rematch {} => {
+                if self.stand != Stand::Over {
+                    return Err("a rematch starts once the game is over".into());
+                }
+                self.rematch = true;
+                Ok(())
+            }
             Incoming::Start {} => {
                 if self.started {
                     return Err("the game has already started".into());
@@ -1186,8 +1340,15 @@ impl Table {
         if let Some(s) = current {
             return s.frame.clone();
         }
-        let frame: Rc<RawValue> =
-            frames::standing(&self.board, self.turn, &self.robots, &self.public_vars).into();
+        let winner = self.standings.iter().flatten().find(|s| s.winner);
+        let frame: Rc<RawValue> = frames::standing(
+            &self.board,
+            self.turn,
+            &self.robots,
+            &self.public_vars,
+            winner.map(|w| w.robot.as_str()),
+        )
+        .into();
         self.standing = Some(Standing {
             turn: self.turn,
             generation: self.generation,
@@ -1232,6 +1393,8 @@ impl Table {
                     .collect();
                 SeatView {
                     name: s.name.clone(),
+                    player: s.player.clone(),
+                    free: !s.taken && s.connections == 0,
                     color: crate::pictures::svg::robot_color(i, r),
                     driver: if self.bot_decides(i) { "bot" } else { "person" },
                     connected: s.connections > 0 || !(s.person || s.taken),
@@ -1324,10 +1487,13 @@ impl Table {
             paused,
             reload_error,
             outcome: self.outcome.clone(),
+            standings: self.standings.clone(),
+            seat_tokens: (role == Role::Host).then(|| self.info.tokens().seats),
             replay: self
                 .outcome
                 .is_some()
-                .then(|| format!("/t/{}/replay", self.info.id)),
+                // Relative to the table's page, so it works behind a proxy's path prefix.
+                .then(|| format!("{}/replay", self.info.id)),
             frame,
         }
     }

@@ -8,20 +8,24 @@
   const text = (s) => String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
   let offer = null;
 
+  // The server's paths are relative to this page (behind a proxy it has a path prefix).
+  const absolute = (path) => new URL(path, location.href).href;
+
   function showTables(tables, fresh) {
     $("no-tables").hidden = tables.length > 0;
     $("tables").innerHTML = tables.map((t) => {
       const links = (t.links || []).map((l) => {
-        const url = location.origin + l.path;
+        const url = absolute(l.path);
         return '<tr><td>' + text(l.who) + '</td><td><a href="' + text(url) + '" target="_blank">' + text(url) + "</a></td>" +
           '<td><button type="button" class="copy" data-url="' + text(url) + '">copy</button></td></tr>';
       }).join("");
       return '<div class="table-card' + (t.id === fresh ? " fresh" : "") + '" data-table="' + text(t.id) + '">' +
-        "<h3>" + text(t.title) + ' <small>table <code>' + text(t.id) + "</code>" + (t.over ? ' · over: <a href="/t/' + text(t.id) + '/replay">replay</a>' : "") + "</small></h3>" +
-        (links ? '<table class="links">' + links + "</table>" : "<p>" + text(t.seats.join(", ")) + "</p>") + "</div>";
+        "<h3>" + text(t.title) + ' <small>table <code>' + text(t.id) + "</code>" + (t.over ? ' · over: <a href="t/' + text(encodeURIComponent(t.id)) + '/replay">replay</a>' : "") + "</small></h3>" +
+        (links ? '<table class="links">' + links + "</table>" : "<p>" + text(t.seats.join(", ")) +
+          ' · <a class="watch" href="' + text(absolute(t.watch)) + '">watch, or take a free seat</a></p>') + "</div>";
     }).join("");
     for (const b of document.querySelectorAll("button.copy")) {
-      b.onclick = () => navigator.clipboard && navigator.clipboard.writeText(b.dataset.url).then(() => { b.textContent = "copied"; });
+      b.onclick = () => window.rallyCopy(b.dataset.url, b);
     }
   }
 
@@ -76,7 +80,7 @@
     };
     $("open-button").disabled = true;
     $("open-error").hidden = true;
-    const response = await fetch("/api/tables?token=" + encodeURIComponent(token), {
+    const response = await fetch("api/tables?token=" + encodeURIComponent(token), {
       method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(request),
     });
     $("open-button").disabled = false;
@@ -95,12 +99,12 @@
   async function load(fresh) {
     if (!token) {
       $("guest-hint").hidden = false;
-      const response = await fetch("/api/tables");
+      const response = await fetch("api/tables");
       showTables((await response.json()).tables, null);
       document.body.dataset.state = "ready";
       return;
     }
-    const response = await fetch("/api/start?token=" + encodeURIComponent(token));
+    const response = await fetch("api/start?token=" + encodeURIComponent(token));
     if (!response.ok) {
       $("who").textContent = "refused";
       $("tables").innerHTML = '<p class="notice error">' + text(await response.text()) + "</p>";

@@ -5,8 +5,10 @@
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
-  const table = location.pathname.split("/")[2];
-  const token = location.hash.slice(1);
+  // The last part of the path (`…/t/ID`): behind a reverse proxy the path has a prefix, and
+  // every URL this page asks for is relative to it.
+  const table = decodeURIComponent(location.pathname.split("/").pop());
+  let token = location.hash.slice(1);
   const text = (s) => String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
 
   let socket = null;
@@ -21,7 +23,10 @@
   // Each reload's notice as it was shown: its rules, the stage it follows (`after`) and the
   // stage the board had played then.
   const reloads = [];
-  window.rallyTable = { played, applied, reloads };
+  // lobby.js (names, seats, the chat, the end) plugs in here: `lobby.state(s)` on every
+  // state, `lobby.receive(frame)` for the frames it knows, `send` for its messages.
+  const lobby = () => window.rallyLobby;
+  window.rallyTable = { played, applied, reloads, send: (m) => send(m), seated: (t) => { token = t; } };
   let playedSeq = 0;
   // The last "state" that came while the board still played: the phase, the outcome, the
   // next turn's deal and a question wait for the board (they belong after the stages sent
@@ -238,7 +243,8 @@
       const player = seat.driver === "bot" ? "bot" : seat.connected ? "person" : '<span class="away">away</span>';
       return '<tr data-robot="' + text(seat.name) + '" data-status="' + seat.status + '">' +
         '<td><span class="swatch" style="background:' + seat.color + '"></span>' + text(seat.name) +
-        (s.seat === seat.name ? " (you)" : "") +
+        (seat.player ? ' · <span class="player-name">' + text(seat.player) + "</span>" : "") +
+        (s.seat === seat.name ? ' <span class="you">you</span>' : "") +
         (cards.length ? '<div class="options">' + cards.map((o) => optionHtml(o, seat.name)).join("") + "</div>" : "") +
         "</td>" +
         '<td><span class="status-' + seat.status + '">' + seat.status + '</span><div class="player">' + player + "</div></td>" +
@@ -348,6 +354,7 @@
       $("outcome").innerHTML = text(s.outcome) + (s.replay ? ' <a href="' + text(s.replay) + '">Watch the replay</a>' : "");
     }
     if (!playing && queue.length === 0) drawRobots(s.frame);
+    if (lobby()) lobby().state(s);
   }
 
   // The phase, and whether the board is still playing an earlier turn.
@@ -587,7 +594,8 @@
         $("title").textContent = frame.title;
         document.title = frame.title + " — rally table";
         mountBoard(frame.board);
-        // Another run of the table (resumed from its save): its log replaces this page's.
+        // Another run of the table (resumed from its save, a rematch): its log replaces
+        // this page's.
         if (frame.run !== run) { run = frame.run; seen = 0; $("events").textContent = ""; }
         break;
       case "board": after(() => { mountBoard(frame.board); if (state) drawRobots(state.frame); }); break;
@@ -609,16 +617,21 @@
         if (state && state.desk && !$("desk").hidden) say(frame.message, "refused");
         else notice(frame.message, "error");
         break;
+      default: if (lobby()) lobby().receive(frame);
     }
   }
 
   function connect() {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    socket = new WebSocket(scheme + "//" + location.host + "/t/" + table + "/ws?token=" + encodeURIComponent(token));
+    const url = new URL(encodeURIComponent(table) + "/ws?token=" + encodeURIComponent(token), location.href);
+    url.protocol = scheme;
+    socket = new WebSocket(url.href);
     socket.onopen = () => { retry = 500; $("link").textContent = "connected"; $("link").classList.add("up"); };
     socket.onmessage = (e) => receive(JSON.parse(e.data));
     socket.onclose = (e) => {
       $("link").classList.remove("up");
+      // Sent away by the host: this link no longer works.
+      if (document.body.dataset.kicked === "yes") { $("link").textContent = "this link no longer works"; return; }
       $("link").textContent = "disconnected: reconnecting…" + (e.reason ? " (" + e.reason + ")" : "");
       setTimeout(connect, retry);
       retry = Math.min(retry * 2, 8000);
@@ -630,7 +643,7 @@
     if (location.hash.slice(1) !== token) location.reload();
   });
 
-  fetch("/t/" + table + "/role?token=" + encodeURIComponent(token)).then(async (response) => {
+  fetch(encodeURIComponent(table) + "/role?token=" + encodeURIComponent(token)).then(async (response) => {
     if (!response.ok) {
       document.body.dataset.phase = "refused";
       $("link").textContent = "refused";
