@@ -9,6 +9,8 @@
 //! for has happened or a deadline passed. Every frame is built for its connection
 //! (`Table::view`): a seat sees its own hand and program, nobody else's.
 
+mod debug;
+
 use super::desk::Desk;
 use super::frames::{self, Secrets};
 use super::protocol::{
@@ -226,6 +228,8 @@ pub(super) struct Table {
     resumed_desks: Vec<Option<KeptDesk>>,
     /// The turn this table came back from its save at: the pages opened during it are told.
     resumed_at: Option<u32>,
+    /// The host's debug panel.
+    debug: debug::Panel,
 }
 
 /// The robots' standing frame as last serialized, and what it was made of.
@@ -322,6 +326,7 @@ pub(super) fn run(
         },
         resumed_desks: Vec::new(),
         resumed_at: None,
+        debug: Default::default(),
     }));
     if let Some(kept) = kept {
         table.borrow_mut().resume(kept);
@@ -481,6 +486,7 @@ fn play(
             return Ok(());
         }
         seats.reload(&mut m.engine);
+        debug::boundary(m, seats, &launch.extra);
         let turn = m.engine.state().turn;
         {
             let mut t = table.borrow_mut();
@@ -499,6 +505,7 @@ fn play(
         {
             let mut t = table.borrow_mut();
             let now = m.engine.state().robots.clone();
+            let stage = t.debug.untold(&stage);
             let message = t.stage_message(turn, &stage, &now);
             t.robots = now;
             t.turn = m.engine.state().turn;
@@ -820,6 +827,13 @@ impl Table {
             _ => None,
         };
         match message {
+            debug @ (Incoming::Pause {}
+            | Incoming::Resume {}
+            | Incoming::Undo {}
+            | Incoming::Rewind { .. }
+            | Incoming::Edit { .. }
+            | Incoming::OptionCard { .. }
+            | Incoming::ProgramCard { .. }) => self.debug(debug),
             Incoming::Start {} => {
                 if self.started {
                     return Err("the game has already started".into());
@@ -920,8 +934,10 @@ impl Table {
         if s.connections > 0 {
             return false;
         }
+        // While the host pauses, an absent player's time stands still.
         !s.taken
-            || (self.settings.bot_after > 0
+            || (!self.debug.pausing()
+                && self.settings.bot_after > 0
                 && s.absent_since
                     .is_some_and(|t| t.elapsed() >= Duration::from_secs(self.settings.bot_after)))
     }
@@ -929,7 +945,7 @@ impl Table {
     /// When an absent player's seat passes to a bot, if it will.
     fn bot_deadline(&self, robot: RobotId) -> Option<Instant> {
         let s = &self.seats[robot];
-        if !s.taken || s.connections > 0 || self.settings.bot_after == 0 {
+        if !s.taken || s.connections > 0 || self.settings.bot_after == 0 || self.debug.pausing() {
             return None;
         }
         s.absent_since
@@ -1097,6 +1113,7 @@ impl Table {
         let paused = match &self.stand {
             Stand::Paused(message) if role == Role::Host => Some(message.clone()),
             Stand::Paused(_) => Some("a rule script failed: the host is fixing it".into()),
+            _ if self.debug.paused() => Some("the host paused the table".into()),
             _ => None,
         };
         View {
@@ -1112,6 +1129,7 @@ impl Table {
                 (Stand::Waiting, _) => "waiting",
                 (Stand::Over, _) => "over",
                 (Stand::Paused(_), _) => "paused",
+                _ if self.debug.paused() => "paused",
                 (_, Some(_)) => "deciding",
                 (Stand::Programming, _) => "programming",
                 (Stand::Resolving, _) => "resolving",
@@ -1133,6 +1151,7 @@ impl Table {
                 .is_some()
                 .then(|| format!("/t/{}/replay", self.info.id)),
             frame,
+            debug: (role == Role::Host).then(|| self.debug.view(&self.robots, self.saving.handed)),
         }
     }
 }
@@ -1351,7 +1370,8 @@ impl Seats for TableSeats {
                 t.timer = Some(Instant::now() + Duration::from_secs(t.settings.timer));
                 t.broadcast();
             }
-            if t.timer.is_some_and(|d| Instant::now() >= d) {
+            // The host's pause stops the timer (`Table::paused_for`).
+            if t.timer.is_some_and(|d| Instant::now() >= d) && !t.debug.pausing() {
                 for &r in &waiting {
                     t.desks[r].as_mut().expect("dealt").fill_and_ready();
                 }
@@ -1362,7 +1382,7 @@ impl Seats for TableSeats {
             let deadline = waiting
                 .iter()
                 .filter_map(|&r| t.bot_deadline(r))
-                .chain(t.timer)
+                .chain(t.timer.filter(|_| !t.debug.pausing()))
                 .min();
             drop(t);
             let wait = self.tick(deadline);
