@@ -43,6 +43,8 @@ mod step;
 #[cfg(feature = "serve")]
 mod table_browser;
 #[cfg(feature = "serve")]
+mod table_debug;
+#[cfg(feature = "serve")]
 mod table_load;
 #[cfg(feature = "serve")]
 mod table_protocol;

@@ -261,7 +261,7 @@ fn host(e: &Event) -> Option<String> {
                 text("to"),
                 text("rules")
             ),
-            ("undid", _) => format!("took back: {}", text("what")),
+            ("undid", _) => format!("took back: {}", text("action")),
             ("moved", Some(w)) => format!("moved {w} to {}", text("to")),
             ("placed", Some(w)) => format!("put {w} back on the board at {}", text("to")),
             ("turned", Some(w)) => format!("turned {w} to face {}", text("to")),

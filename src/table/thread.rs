@@ -1126,10 +1126,10 @@ impl Table {
             seat: robot.map(|r| self.seats[r].name.clone()),
             turn: self.turn,
             phase: match (&self.stand, &self.question) {
+                _ if self.debug.paused() => "paused",
                 (Stand::Waiting, _) => "waiting",
                 (Stand::Over, _) => "over",
                 (Stand::Paused(_), _) => "paused",
-                _ if self.debug.paused() => "paused",
                 (_, Some(_)) => "deciding",
                 (Stand::Programming, _) => "programming",
                 (Stand::Resolving, _) => "resolving",
@@ -1151,7 +1151,7 @@ impl Table {
                 .is_some()
                 .then(|| format!("/t/{}/replay", self.info.id)),
             frame,
-            debug: (role == Role::Host).then(|| self.debug.view(&self.robots, self.saving.handed)),
+            debug: (role == Role::Host).then(|| self.debug.view(&self.robots)),
         }
     }
 }

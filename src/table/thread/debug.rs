@@ -28,6 +28,8 @@ const MAX_DAMAGE: i32 = 9;
 const MAX_LIVES: i32 = 99;
 /// The most host actions undo keeps (each holds a copy of the state).
 const MAX_UNDO: usize = 100;
+/// How many turns back a rewind may go (each stage kept is a copy of the state).
+const REWIND_TURNS: u32 = 5;
 
 /// The panel's side of the table: what the host asked for and what it can go back to.
 #[derive(Default)]
@@ -40,7 +42,7 @@ pub(super) struct Panel {
     queue: Vec<Incoming>,
     /// The game before each host action since the table paused, the last last.
     undo: Vec<Undo>,
-    /// The game as each stage began, for rewinds (turns not yet in the journal).
+    /// The game as each stage of the last [`REWIND_TURNS`] turns began, for rewinds.
     marks: Vec<Mark>,
     /// How many events at the start of the next stage's are the host's, told already.
     told: usize,
@@ -127,11 +129,11 @@ impl Panel {
     }
 
     /// The host's panel as its page shows it.
-    pub(super) fn view(&self, robots: &[Robot], handed: usize) -> DebugView {
+    pub(super) fn view(&self, robots: &[Robot]) -> DebugView {
         DebugView {
             pausing: self.pausing.is_some(),
             paused: self.paused,
-            rewind: self.rewinds(handed).map(Mark::to).collect(),
+            rewind: self.marks.iter().map(Mark::to).collect(),
             undo: self.undo.iter().map(|u| u.said.clone()).collect(),
             robots: robots
                 .iter()
@@ -146,14 +148,6 @@ impl Panel {
             options: self.options.clone(),
             deck: self.deck.clone(),
         }
-    }
-
-    /// The marks a rewind may go back to: those whose turns are not in the journal yet (it
-    /// is written once; `handed` turns are in it).
-    fn rewinds(&self, handed: usize) -> impl Iterator<Item = &Mark> {
-        self.marks
-            .iter()
-            .filter(move |m| m.history.0.saturating_sub(1) >= handed)
     }
 }
 
@@ -250,6 +244,9 @@ pub(super) fn boundary(m: &mut Game, seats: &mut TableSeats, extra: &[String]) {
     let table = seats.table.clone();
     {
         let mut t = table.borrow_mut();
+        // A pause sent while the stage resolved (nothing is read meanwhile) holds here.
+        t.pump(Some(Duration::ZERO));
+        mark(m, &mut t);
         t.debug.options = m
             .engine
             .rules()
@@ -289,26 +286,32 @@ pub(super) fn boundary(m: &mut Game, seats: &mut TableSeats, extra: &[String]) {
         seats.reload(&mut m.engine);
     }
     let mut t = table.borrow_mut();
+    t.debug.told = m.engine.state().events.len();
+    mark(m, &mut t);
+}
+
+/// Keeps the game as the stage about to run begins: as the boundary is reached, and again
+/// as it is left (with the host's changes made there).
+fn mark(m: &Game, t: &mut Table) {
+    // A turn's end is played again from its last register.
+    if !matches!(m.progress.phase, Phase::Program | Phase::Register(_)) {
+        return;
+    }
     let state = m.engine.state();
-    t.debug.told = state.events.len();
     let key = (state.turn, m.progress.phase);
     let history = (
         m.history.len(),
         m.history.last().map_or(0, |h| h.events.len()),
         m.history.last().map_or(0, |h| h.snapshots.len()),
     );
-    let handed = t.saving.handed;
     let marks = &mut t.debug.marks;
     marks.retain(|k| (k.state.turn, k.progress.phase) != key);
-    marks.retain(|k| k.history.0.saturating_sub(1) >= handed);
-    // A turn's end plays again from its last register.
-    if matches!(m.progress.phase, Phase::Program | Phase::Register(_)) {
-        marks.push(Mark {
-            state: state.clone(),
-            progress: m.progress.clone(),
-            history,
-        });
-    }
+    marks.retain(|k| k.state.turn + REWIND_TURNS > state.turn);
+    marks.push(Mark {
+        state: state.clone(),
+        progress: m.progress.clone(),
+        history,
+    });
 }
 
 /// Logs a `host` event (`pictures::words` tells it: "the host moved robot Ann to [3, 4]").
@@ -352,7 +355,7 @@ fn act(m: &mut Game, t: &mut Table, action: Incoming, extra: &[String]) -> Resul
             told.log(
                 None,
                 "host",
-                object(json!({"did": "undid", "what": undo.said})),
+                object(json!({"did": "undid", "action": undo.said})),
             );
             t.tell(m, &told.events, extra);
             return Ok(());
@@ -609,15 +612,15 @@ fn rewind(
     register: u8,
     mut before: Undo,
 ) -> Result<Undo, String> {
-    let handed = t.saving.handed;
     let target = RewindTo { turn, register };
     let mark = t
         .debug
-        .rewinds(handed)
+        .marks
+        .iter()
         .find(|k| k.to() == target)
         .cloned()
         .ok_or_else(|| {
-            let can: Vec<String> = t.debug.rewinds(handed).map(|k| words(k.to())).collect();
+            let can: Vec<String> = t.debug.marks.iter().map(|k| words(k.to())).collect();
             format!(
                 "the table cannot go back to {}: it can go back to {}",
                 words(target),
@@ -625,6 +628,7 @@ fn rewind(
             )
         })?;
     let (len, events, snapshots) = mark.history;
+    forget(t, len.saturating_sub(1))?;
     before.cut = len.saturating_sub(1).min(m.history.len());
     before.tail = m.history[before.cut..].to_vec();
     before.marks = Some(t.debug.marks.clone());
@@ -650,6 +654,28 @@ fn rewind(
         json!({"did": "rewound", "to": words(target), "rules": rules}),
     );
     Ok(before)
+}
+
+/// The journal (the finished turns, written once) forgets those after the first `turns`:
+/// the game rewound into them. Nothing is changed if it cannot.
+fn forget(t: &mut Table, turns: usize) -> Result<(), String> {
+    if turns >= t.saving.handed {
+        return Ok(());
+    }
+    // No save of the turns to forget is still on its way to the disk.
+    t.settle();
+    let mut pending = t.saving.journal.lock().map_err(|_| "the saver failed")?;
+    let appended = pending.journal.turns();
+    if turns >= appended {
+        pending.turns.truncate(turns - appended);
+    } else if pending.journal.forget(turns) {
+        pending.turns.clear();
+    } else {
+        return Err("the table cannot go back before the turn it was resumed from".into());
+    }
+    drop(pending);
+    t.saving.handed = turns;
+    Ok(())
 }
 
 /// "the start of turn 2", "the start of turn 2, register 3".
