@@ -5,7 +5,6 @@
 //! again. Then in headless browsers: the host moves a robot with the panel, a seat's page
 //! shows it and the log line, and has no panel.
 
-use crate::support::browser::{self, Browser};
 use crate::support::table_client::{serve, Client, Workspace};
 use rally::table::protocol::Settings;
 use serde_json::{json, Value};
