@@ -120,9 +120,11 @@ fn the_host_renames_moves_and_kicks_seats_and_the_links_follow() {
             .await;
 
         // Ann's person moves to Bob's robot: her link plays Bob now, Bob's link Ann.
-        host.send(json!({"type": "move_seat", "seat": 0, "to": 0})).await;
+        host.send(json!({"type": "move_seat", "seat": 0, "to": 0}))
+            .await;
         assert!(host.error().await.contains("itself"));
-        host.send(json!({"type": "move_seat", "seat": 0, "to": 1})).await;
+        host.send(json!({"type": "move_seat", "seat": 0, "to": 1}))
+            .await;
         let seated = ann.until(|f| f["type"] == "seated").await;
         assert_eq!(seated["seat"], "Bob");
         assert_eq!(seated["token"], tokens.seats[0], "her link goes with her");

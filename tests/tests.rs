@@ -43,6 +43,7 @@ mod step;
 #[cfg(feature = "serve")]
 mod table_browser;
 #[cfg(feature = "serve")]
+mod table_debug;
 mod table_deploy;
 #[cfg(feature = "serve")]
 mod table_load;

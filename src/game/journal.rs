@@ -138,6 +138,21 @@ impl Journal {
         Ok(())
     }
 
+    /// Forgets the turns after the first `turns` (the table's host rewound into them): the
+    /// next append writes over them. `false`, forgetting nothing: some of them came with the
+    /// save this journal continues, whose line ends it does not know.
+    pub fn forget(&mut self, turns: usize) -> bool {
+        let Some(kept) = turns.checked_sub(self.base.0) else {
+            return false;
+        };
+        if kept < self.ends.len() {
+            self.ends.truncate(kept);
+            // The next append cuts the file back to what is counted.
+            self.cut = false;
+        }
+        true
+    }
+
     /// What a save holding the turns after the first `turns` counts (they must be appended).
     pub fn counted(&self, turns: usize) -> Counted {
         Counted {

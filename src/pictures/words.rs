@@ -117,6 +117,9 @@ fn capitalized(text: &str) -> String {
 }
 
 fn sentence(e: &Event) -> Option<String> {
+    if e.what == "host" {
+        return host(e);
+    }
     let who = robot_words(e.robot.as_deref()?);
     let get = |k: &str| e.detail.get(k);
     let text = |k: &str| get(k).map_or_else(|| "?".into(), value_words);
@@ -309,6 +312,47 @@ fn sentence(e: &Event) -> Option<String> {
     })
 }
 
+/// What the host did with the table's debug panel (`table::thread::debug`): "the host moved
+/// robot Ann to [3, 4]".
+fn host(e: &Event) -> Option<String> {
+    let text = |k: &str| e.detail.get(k).map_or_else(|| "?".into(), value_words);
+    let who = e.robot.as_deref().map(robot_words);
+    let of = format!("of {}", who.clone().unwrap_or_default());
+    let did = e.detail.get("did").and_then(Value::as_str)?;
+    let card = || {
+        let card = text("card");
+        Card::parse(&card).map_or(card, |c| card_words(&c))
+    };
+    Some(format!(
+        "the host {}",
+        match (did, &who) {
+            ("paused", _) => "paused the table".to_string(),
+            ("resumed", _) => "resumed the table".to_string(),
+            ("rewound", _) => format!(
+                "rewound the table to {}, to play it again under rules v{}",
+                text("to"),
+                text("rules")
+            ),
+            ("undid", _) => format!("took back: {}", text("action")),
+            ("moved", Some(w)) => format!("moved {w} to {}", text("to")),
+            ("placed", Some(w)) => format!("put {w} back on the board at {}", text("to")),
+            ("turned", Some(w)) => format!("turned {w} to face {}", text("to")),
+            ("damage", Some(_)) => format!("set the damage {of} to {}", text("to")),
+            ("lives", Some(_)) => format!("set the lives {of} to {}", text("to")),
+            ("flags", Some(_)) => format!("set the flags {of} to {}", text("to")),
+            ("archive", Some(_)) => format!("moved the archive {of} to {}", text("to")),
+            ("gave_option", Some(w)) => format!("gave {w} the option {}", text("option")),
+            ("took_option", Some(w)) => format!("took the option {} from {w}", text("option")),
+            ("set_card", Some(_)) => {
+                format!("put {} in register {} {of}", card(), text("in_register"))
+            }
+            ("took_card", Some(_)) =>
+                format!("took the card out of register {} {of}", text("in_register")),
+            _ => return None,
+        }
+    ))
+}
+
 /// A player's answer to a question (`game::questions`, a script's `ctx:choose`).
 fn chose(who: &str, question: &str, answer: &str) -> String {
     use crate::decision::{POWER_DOWN, REENTER_FACING, REENTER_POWERED_DOWN, STAY_DOWN};
@@ -428,5 +472,35 @@ mod tests {
         };
         assert_eq!(turned("right"), "Robot Ann turns right, now facing S");
         assert_eq!(turned("uturn"), "Robot Ann makes a U-turn, now facing S");
+    }
+
+    #[test]
+    fn the_hosts_debug_actions_in_words() {
+        let said = |detail: Value| describe(&event("host", detail), &Sentences::default());
+        assert_eq!(
+            said(json!({"did": "moved", "to": [3, 4]})),
+            "The host moved robot Ann to [3, 4]"
+        );
+        assert_eq!(
+            said(json!({"did": "damage", "to": 3})),
+            "The host set the damage of robot Ann to 3"
+        );
+        assert_eq!(
+            said(json!({"did": "set_card", "in_register": 4, "card": "move2@700"})),
+            "The host put Move 2 (700) in register 4 of robot Ann"
+        );
+        assert_eq!(
+            said(json!({"did": "gave_option", "option": "brakes"})),
+            "The host gave robot Ann the option brakes"
+        );
+        let mut rewound = event(
+            "host",
+            json!({"did": "rewound", "to": "the start of turn 2, register 3", "rules": 2}),
+        );
+        rewound.robot = None;
+        assert_eq!(
+            describe(&rewound, &Sentences::default()),
+            "The host rewound the table to the start of turn 2, register 3, to play it again under rules v2"
+        );
     }
 }

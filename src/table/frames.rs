@@ -187,12 +187,65 @@ pub fn stage(
         Phase::EndOfTurn => "End of turn".into(),
         _ => "Start".into(),
     };
-    let label = format!("Turn {turn} · {label}");
+    told(
+        seq,
+        turn,
+        &format!("Turn {turn} · {label}"),
+        register,
+        revealed,
+        &views,
+    )
+}
+
+/// The message every page gets after the host's debug panel changed the game between two
+/// stages (`events`, the host's, tell what): one frame, from the robots as the pages last
+/// saw them (`before`) to `now`, with `revealed` registers face up.
+pub fn host(
+    board: &Board,
+    telling: &Telling,
+    (seq, turn): (u64, u32),
+    events: &[Event],
+    (before, now): (&[Robot], &[Robot]),
+    (revealed, secrets): (usize, &Secrets),
+) -> (String, Box<RawValue>) {
+    let events = events.iter().map(|e| secrets.blot(e)).collect();
+    let frame = |robots: &[Robot], events| {
+        let mut f = Frame::of_phase(
+            turn,
+            Phase::Program,
+            face_up(robots, revealed, telling.public),
+            events,
+        );
+        f.moment.id = format!("t{turn}host{seq}");
+        f.moment.label = "Host".into();
+        f
+    };
+    let frames = [frame(before, Vec::new()), frame(now, events)];
+    let views = view::views(board, &frames, telling.sentences).split_off(1);
+    told(
+        seq,
+        turn,
+        &format!("Turn {turn} · Host"),
+        0,
+        Vec::new(),
+        &views,
+    )
+}
+
+/// A stage's message and its entry in the turn log, from its frames.
+fn told(
+    seq: u64,
+    turn: u32,
+    label: &str,
+    register: u8,
+    revealed: Vec<Revealed>,
+    views: &[FrameView],
+) -> (String, Box<RawValue>) {
     // The turn log's entry: what the pages write under "What happened", from the same
     // (blotted) events.
     let entry = LogEntry {
         seq,
-        label: &label,
+        label,
         steps: views
             .iter()
             .map(|v| LogStep {
@@ -209,10 +262,10 @@ pub fn stage(
         kind: "stage",
         seq,
         turn,
-        label: &label,
+        label,
         register,
         revealed,
-        frames: &views,
+        frames: views,
     })
     .expect("stages serialize");
     (message, entry)

@@ -8,6 +8,7 @@
 //! program and nobody else's ([`View`]).
 
 use crate::cards::Card;
+use crate::geometry::{Dir, Pos};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -73,6 +74,41 @@ pub enum Incoming {
         /// (0: off).
         timer: Option<u64>,
     },
+    /// Host, the debug panel (`thread::debug`): stop the table at the next stage boundary.
+    Pause {},
+    /// Host: play on from where the table paused.
+    Resume {},
+    /// Host: take back the last debug action since the table paused.
+    Undo {},
+    /// Host: back to the start of `register` (1..=5) of `turn`, or of the turn itself
+    /// (`register` 0, before the deal), to play it again under the rules loaded now.
+    Rewind { turn: u32, register: u8 },
+    /// Host: change a robot (absent fields stay as they are); `at` on a destroyed robot
+    /// puts it back on the board.
+    Edit {
+        robot: String,
+        at: Option<Pos>,
+        facing: Option<Dir>,
+        damage: Option<i32>,
+        lives: Option<i32>,
+        flags: Option<u32>,
+        archive: Option<Pos>,
+    },
+    /// Host: give a robot an option card (`give`), or take one away.
+    #[serde(rename = "option")]
+    OptionCard {
+        robot: String,
+        option: String,
+        give: bool,
+    },
+    /// Host: put a card of the turn's deck into one of a robot's registers still to play,
+    /// or (`card` null) take the card out, back into the deck.
+    #[serde(rename = "card")]
+    ProgramCard {
+        robot: String,
+        register: u8,
+        card: Option<CardText>,
+    },
 }
 
 impl Incoming {
@@ -86,6 +122,20 @@ impl Incoming {
                 | Incoming::Kick { .. }
                 | Incoming::MoveSeat { .. }
                 | Incoming::Rematch {}
+        ) || self.is_debug()
+    }
+
+    /// The debug panel's actions (host only).
+    pub fn is_debug(&self) -> bool {
+        matches!(
+            self,
+            Incoming::Pause {}
+                | Incoming::Resume {}
+                | Incoming::Undo {}
+                | Incoming::Rewind { .. }
+                | Incoming::Edit { .. }
+                | Incoming::OptionCard { .. }
+                | Incoming::ProgramCard { .. }
         )
     }
 }
@@ -226,7 +276,7 @@ pub struct QuestionView {
     pub cards: Vec<String>,
     /// The square it is about (`info.at`; re-entry: where the robot comes back), marked on
     /// the board.
-    pub square: Option<crate::geometry::Pos>,
+    pub square: Option<Pos>,
     /// It can be declined (its default is "no"): the page offers "not this turn" and "don't
     /// ask again this game" (`quiet`).
     pub optional: bool,
@@ -277,6 +327,43 @@ pub struct View<'a> {
     /// table shows their damage, lives and flags): a `html::view::FrameView`, serialized
     /// once for all the pages (`frames::standing`).
     pub frame: &'a serde_json::value::RawValue,
+    /// The host's debug panel (host frames only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub debug: Option<DebugView>,
+}
+
+/// What the host's debug panel shows: whether the table is paused, what it can go back
+/// to, what undo would take back, and what the robots hold that the frames do not show.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct DebugView {
+    /// The host asked to pause.
+    pub pausing: bool,
+    /// The table is paused at a stage boundary: the panel's edits are allowed.
+    pub paused: bool,
+    /// The moments a rewind can go back to, oldest first: `{turn, register}` (0: the start
+    /// of the turn, before the deal).
+    pub rewind: Vec<RewindTo>,
+    /// The host's actions undo takes back, the last last.
+    pub undo: Vec<String>,
+    /// Each robot's program (registers 1..=5, `null` empty) and archive square.
+    pub robots: Vec<DebugRobot>,
+    /// The option cards the rules define.
+    pub options: Vec<String>,
+    /// The turn's deck: the cards a register can be given.
+    pub deck: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct RewindTo {
+    pub turn: u32,
+    pub register: u8,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct DebugRobot {
+    pub name: String,
+    pub program: Vec<Option<String>>,
+    pub archive: Pos,
 }
 
 /// The longest any setting may be, in seconds: a day.

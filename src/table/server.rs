@@ -64,6 +64,8 @@ impl Default for Limits {
 
 const PAGE: &str = include_str!("pages/table.html");
 const SCRIPT: &str = include_str!("pages/table.js");
+/// The host's debug panel, loaded by the host's page alone.
+const DEBUG_SCRIPT: &str = include_str!("pages/debug.js");
 const STYLE: &str = include_str!("pages/table.css");
 const START_PAGE: &str = include_str!("pages/start.html");
 const START_SCRIPT: &str = include_str!("pages/start.js");
@@ -396,6 +398,7 @@ async fn table_page(State(lobby): State<Arc<Lobby>>, UrlPath(id): UrlPath<String
 async fn asset(UrlPath(name): UrlPath<String>) -> Response {
     let (body, kind) = match name.as_str() {
         "table.js" => (SCRIPT, "text/javascript; charset=utf-8"),
+        "debug.js" => (DEBUG_SCRIPT, "text/javascript; charset=utf-8"),
         "start.js" => (START_SCRIPT, "text/javascript; charset=utf-8"),
         "lobby.js" => (LOBBY_SCRIPT, "text/javascript; charset=utf-8"),
         "copy.js" => (COPY_SCRIPT, "text/javascript; charset=utf-8"),

@@ -9,6 +9,8 @@
 //! for has happened or a deadline passed. Every frame is built for its connection
 //! (`Table::view`): a seat sees its own hand and program, nobody else's.
 
+mod debug;
+
 mod seating;
 
 use super::chat::{self, Chat};
@@ -306,6 +308,8 @@ pub(super) struct Table {
     standings: Option<Vec<super::standings::Standing>>,
     /// The host asked for a new game on this table (once this one is over).
     rematch: bool,
+    /// The host's debug panel.
+    debug: debug::Panel,
 }
 
 /// The robots' standing frame as last serialized, and what it was made of.
@@ -423,6 +427,7 @@ pub(super) fn run(
         chat: Chat::default(),
         standings: None,
         rematch: false,
+        debug: Default::default(),
     }));
     if let Some(kept) = kept {
         table.borrow_mut().resume(kept);
@@ -712,6 +717,7 @@ fn play(
             return Ok(());
         }
         seats.reload(&mut m.engine);
+        debug::boundary(m, seats, &launch.extra);
         let turn = m.engine.state().turn;
         {
             let mut t = table.borrow_mut();
@@ -730,13 +736,14 @@ fn play(
         {
             let mut t = table.borrow_mut();
             let now = m.engine.state().robots.clone();
+            let stage = t.debug.untold(&stage);
             let message = t.stage_message(turn, &stage, &now);
             t.robots = now;
             t.turn = m.engine.state().turn;
             t.send_all(&message);
             // The turn's desks are played: a question before the next deal (Recompile's)
             // shows no desk of the turn before.
-            if matches!(stage, Stage::EndOfTurn { .. }) {
+            if matches!(*stage, Stage::EndOfTurn { .. }) {
                 t.desks.iter_mut().for_each(|d| *d = None);
             }
         }
@@ -1122,6 +1129,13 @@ impl Table {
                 self.rematch = true;
                 Ok(())
             }
+            debug @ (Incoming::Pause {}
+            | Incoming::Resume {}
+            | Incoming::Undo {}
+            | Incoming::Rewind { .. }
+            | Incoming::Edit { .. }
+            | Incoming::OptionCard { .. }
+            | Incoming::ProgramCard { .. }) => self.debug(debug),
             Incoming::Start {} => {
                 if self.started {
                     return Err("the game has already started".into());
@@ -1252,8 +1266,10 @@ impl Table {
         if s.connections > 0 {
             return false;
         }
+        // While the host pauses, an absent player's time stands still.
         !s.taken
-            || (self.settings.bot_after > 0
+            || (!self.debug.pausing()
+                && self.settings.bot_after > 0
                 && s.absent_since
                     .is_some_and(|t| t.elapsed() >= Duration::from_secs(self.settings.bot_after)))
     }
@@ -1261,7 +1277,7 @@ impl Table {
     /// When an absent player's seat passes to a bot, if it will.
     fn bot_deadline(&self, robot: RobotId) -> Option<Instant> {
         let s = &self.seats[robot];
-        if !s.taken || s.connections > 0 || self.settings.bot_after == 0 {
+        if !s.taken || s.connections > 0 || self.settings.bot_after == 0 || self.debug.pausing() {
             return None;
         }
         s.absent_since
@@ -1454,6 +1470,7 @@ impl Table {
             Stand::Paused(_) => Some("a rule script failed: the host is fixing it".into()),
             Stand::Stopped { host, .. } if role == Role::Host => Some(host.clone()),
             Stand::Stopped { others, .. } => Some(others.clone()),
+            _ if self.debug.paused() => Some("the host paused the table".into()),
             _ => None,
         };
         View {
@@ -1467,6 +1484,7 @@ impl Table {
             windows: robot.map(|r| self.seats[r].connections),
             turn: self.turn,
             phase: match (&self.stand, &self.question) {
+                _ if self.debug.paused() => "paused",
                 (Stand::Waiting, _) => "waiting",
                 (Stand::Over, _) => "over",
                 (Stand::Paused(_), _) => "paused",
@@ -1495,6 +1513,7 @@ impl Table {
                 // Relative to the table's page, so it works behind a proxy's path prefix.
                 .then(|| format!("{}/replay", self.info.id)),
             frame,
+            debug: (role == Role::Host).then(|| self.debug.view(&self.robots)),
         }
     }
 }
@@ -1722,7 +1741,8 @@ impl Seats for TableSeats {
                 t.timer = Some(Instant::now() + Duration::from_secs(t.settings.timer));
                 t.broadcast();
             }
-            if t.timer.is_some_and(|d| Instant::now() >= d) {
+            // The host's pause stops the timer (`Table::paused_for`).
+            if t.timer.is_some_and(|d| Instant::now() >= d) && !t.debug.pausing() {
                 for &r in &waiting {
                     t.desks[r].as_mut().expect("dealt").fill_and_ready();
                 }
@@ -1733,7 +1753,7 @@ impl Seats for TableSeats {
             let deadline = waiting
                 .iter()
                 .filter_map(|&r| t.bot_deadline(r))
-                .chain(t.timer)
+                .chain(t.timer.filter(|_| !t.debug.pausing()))
                 .min();
             drop(t);
             let wait = self.tick(deadline);

@@ -324,6 +324,19 @@
     for (const [id, key] of [["bot-after", "bot_after"], ["choice-timeout", "choice_timeout"], ["timer-setting", "timer"]]) {
       if (document.activeElement !== $(id)) $(id).value = s.settings[key];
     }
+    debugPanel(s);
+  }
+
+  // The debug panel (debug.js), fetched by the host's page only, the first time it is needed.
+  let debugLoading = false;
+  function debugPanel(s) {
+    if (window.RallyDebug) return window.RallyDebug.update(s, send);
+    if (debugLoading) return;
+    debugLoading = true;
+    const script = document.createElement("script");
+    script.src = "/assets/debug.js";
+    script.onload = () => { if (state) window.RallyDebug.update(state, send); };
+    document.body.appendChild(script);
   }
 
   const PHASES = {
