@@ -5,19 +5,11 @@
 //! again. Then in headless browsers: the host moves a robot with the panel, a seat's page
 //! shows it and the log line, and has no panel.
 
-use crate::support::table_client::{serve, Client, Workspace};
+use crate::support::table_client::{runtime, serve, Client, Workspace};
 use rally::table::protocol::Settings;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::time::{Duration, Instant};
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
 
 /// The robot `name` in a state frame.
 fn robot<'a>(state: &'a Value, name: &str) -> &'a Value {

@@ -2,20 +2,12 @@
 //! host renames, kicks and moves seats (the links follow), names and the chat are checked,
 //! rate-limited and saved, and a finished game's standings and rematch (same links).
 
-use crate::support::table_client::{serve, Client, Workspace};
+use crate::support::table_client::{runtime, serve, Client, Workspace};
 use rally::table::protocol::Settings;
 use rally::table::server::Server;
 use rally::table::{TableInfo, Tokens};
 use serde_json::{json, Value};
 use std::sync::Arc;
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
 
 fn table(ws: &Workspace) -> (Server, Arc<TableInfo>) {
     let (server, mut infos) = serve(vec![ws.launch("t", Settings::default(), false)]);

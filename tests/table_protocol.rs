@@ -3,21 +3,13 @@
 //! hidden (every frame another client receives is read), a dropped player loses nothing,
 //! and a table comes back from its save with the same links.
 
-use crate::support::table_client::{serve, Client, Workspace};
+use crate::support::table_client::{runtime, serve, Client, Workspace};
 use rally::table::protocol::Settings;
 use rally::table::server::Server;
 use rally::table::{TableInfo, Tokens};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use tokio_tungstenite::tungstenite::Message;
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
 
 /// A server with one table `t` of `ws`'s game, and its links' tokens.
 fn table(ws: &Workspace, settings: Settings) -> (Server, Tokens) {

@@ -19,6 +19,15 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 /// How long a test waits for a frame before it fails.
 pub const PATIENCE: Duration = Duration::from_secs(20);
 
+/// The runtime the protocol tests drive their clients on (two workers, as the server's).
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
 /// A folder with the test game, its board and a copy of the standard scripts.
 pub struct Workspace {
     pub dir: tempfile::TempDir,
