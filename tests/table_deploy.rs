@@ -6,24 +6,12 @@
 use crate::support::browser;
 use crate::support::table_client::{serve, Client, Workspace};
 use rally::table::protocol::Settings;
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// The links a `rally serve` in `dir` prints, up to the start page's, then stops it.
 fn printed(dir: &Path, args: &[&str]) -> Vec<String> {
-    let mut child = crate::support::rally_command(dir, args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in stdout.lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
+    let (mut child, rx) = crate::support::spawn_with_lines(dir, args);
     let mut lines = Vec::new();
     while let Ok(line) = rx.recv_timeout(Duration::from_secs(30)) {
         let start_page = line.contains("/#");

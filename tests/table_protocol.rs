@@ -547,20 +547,7 @@ struct Serving {
 }
 
 fn rally_serve(dir: &std::path::Path, args: &[&str]) -> Serving {
-    use std::io::BufRead;
-    let mut child = crate::support::rally_command(dir, args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    // Read to the end on a thread of its own: a closed pipe would fail the server's prints.
-    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
-    let (tx, lines) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in stdout.lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
+    let (child, lines) = crate::support::spawn_with_lines(dir, args);
     let (mut addr, mut tokens) = (String::new(), std::collections::BTreeMap::new());
     for line in lines.iter() {
         let Some((who, link)) = line.trim().split_once("http://") else {

@@ -64,6 +64,29 @@ pub const HANG: Duration = Duration::from_secs(180);
 /// the binary under test with nothing on its standard input, and without the variables that
 /// change what it prints (colour, log levels), so a test sees a plain run's output whatever
 /// the shell that started `cargo test` has set.
+/// `rally ARGS` in `dir` running in the background (a server), with its stdout's lines as
+/// they come. They are read to the end on a thread of their own: a closed pipe would fail
+/// the server's prints.
+pub fn spawn_with_lines(
+    dir: &Path,
+    args: &[&str],
+) -> (std::process::Child, std::sync::mpsc::Receiver<String>) {
+    use std::io::BufRead;
+    let mut child = rally_command(dir, args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let (tx, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stdout.lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    (child, lines)
+}
+
 pub fn rally_command(dir: &Path, args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_rally"));
     command.current_dir(dir).args(args).stdin(Stdio::null());
