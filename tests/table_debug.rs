@@ -432,3 +432,150 @@ fn host_actions_are_events_every_page_tells_undo_restores_exactly_and_rewind_pla
         assert!(!host_events.contains(&"moved".to_string()), "undone: {host_events:?}");
     });
 }
+
+/// How long a page may take to show what the test waits for (it only bounds a failing run).
+const PATIENCE: Duration = Duration::from_secs(60);
+
+/// Robot `name` as the page draws it: `[x, y, facing]`, or null before it is drawn.
+fn drawn(name: &str) -> String {
+    format!(
+        "const g = document.querySelector('#board-view svg #robots .robot[data-robot=\"{name}\"]');\n\
+         return g ? [Number(g.dataset.x), Number(g.dataset.y), g.dataset.facing] : null;"
+    )
+}
+
+/// The panel in Chromium, as the host uses it: pause, move and turn a robot with the form,
+/// give an option, undo, rewind; a seat's page draws each change and logs its sentence, and
+/// has no panel. Screenshots for docs/table.md: `debug-panel`, `debug-seat`.
+#[test]
+fn in_the_browser_the_host_pauses_moves_a_robot_undoes_and_the_seat_sees_it() {
+    let Some((chromium, chromedriver)) = crate::support::browser::tools(
+        "in_the_browser_the_host_pauses_moves_a_robot_undoes_and_the_seat_sees_it",
+    ) else {
+        return;
+    };
+    use crate::support::browser::Browser;
+    let ws = Workspace::new();
+    let (server, infos) = serve(vec![ws.launch("t", Settings::default(), false)]);
+    let tokens = &infos[0].tokens();
+    let link = |token: &str| format!("http://{}/t/t#{token}", server.addr);
+    let host = Browser::start(&chromium, &chromedriver);
+    let ann = Browser::start(&chromium, &chromedriver);
+    host.resize(1280, 1000);
+    host.open(&link(&tokens.host));
+    host.wait_for(
+        "the panel",
+        "return document.getElementById('debug-pause') !== null && document.getElementById('debug-pause').textContent === 'Pause';",
+        PATIENCE,
+    );
+    // Every change waits for a pause: the buttons say so by being disabled.
+    let disabled = host.run("return ['debug-apply', 'debug-give', 'debug-take', 'debug-set-card', 'debug-rewind-go'].map(id => document.getElementById(id).disabled);");
+    assert_eq!(disabled, json!([true, true, true, true, true]));
+    host.click("#debug-pause");
+    ann.open(&link(&tokens.seats[0]));
+    ann.wait_for("Ann's seat", "return document.body.dataset.phase === 'waiting';", PATIENCE);
+    // Bob stays away: the host starts the table, a bot takes his seat.
+    host.wait_for("the start button", "return !document.getElementById('start').hidden;", PATIENCE);
+    host.click("#start");
+    host.wait_for(
+        "paused",
+        "return document.getElementById('debug').dataset.paused === 'yes' && document.getElementById('debug-status').textContent.startsWith('paused') && !document.getElementById('debug-apply').disabled;",
+        PATIENCE,
+    );
+    ann.wait_for(
+        "the seat told of the pause",
+        "return document.body.dataset.phase === 'paused' && document.getElementById('events').textContent.includes('The host paused the table');",
+        PATIENCE,
+    );
+    assert_eq!(
+        ann.run("return document.getElementById('debug') === null && !document.querySelector('script[src$=\"debug.js\"]');"),
+        json!(true),
+        "a seat has no panel"
+    );
+    let start = ann.wait_for("Ann's robot", &drawn("Ann"), PATIENCE);
+
+    // Move and turn Ann with the form: the host types, then clicks Apply.
+    host.run(
+        "const set = (id, v) => { const e = document.getElementById(id); e.value = v; e.dispatchEvent(new Event('input')); };\n\
+         document.getElementById('debug-robot-name').value = 'Ann';\n\
+         document.getElementById('debug-robot-name').dispatchEvent(new Event('change'));\n\
+         set('debug-x', 3); set('debug-y', 3); set('debug-facing', 'E');\n\
+         document.getElementById('debug-x').focus();",
+    );
+    host.click("#debug-apply");
+    ann.wait_for(
+        "Ann moved on the seat's page",
+        &format!("const r = (() => {{ {} }})(); return r && r[0] === 3 && r[1] === 3 && r[2] === 'E';", drawn("Ann")),
+        PATIENCE,
+    );
+    ann.wait_for(
+        "the host's sentences in the seat's log",
+        "const e = document.getElementById('events').textContent; return e.includes('The host moved robot Ann to [3, 3]') && e.includes('The host turned robot Ann to face E');",
+        PATIENCE,
+    );
+    host.wait_for(
+        "the change in the undo list",
+        "return document.getElementById('debug-undo-list').textContent.includes('moved robot Ann to [3, 3]') && !document.getElementById('debug-undo').disabled;",
+        PATIENCE,
+    );
+    // An option given through the panel shows on the seat's page.
+    host.run("document.getElementById('debug-option-name').value = 'brakes';");
+    host.click("#debug-give");
+    ann.wait_for(
+        "the option on the seat's page",
+        "return document.getElementById('events').textContent.includes('The host gave robot Ann');",
+        PATIENCE,
+    );
+    // The panel sits below the board: bring it into the picture.
+    host.run("document.getElementById('debug').scrollIntoView();");
+    host.screenshot("debug-panel");
+    ann.screenshot("debug-seat");
+
+    // Undo twice: the option, then the move; Ann is drawn where she started.
+    host.click("#debug-undo");
+    host.wait_for(
+        "one undone",
+        "return document.getElementById('debug-undo-list').children.length === 1;",
+        PATIENCE,
+    );
+    host.click("#debug-undo");
+    ann.wait_for(
+        "Ann back where she was",
+        &format!(
+            "const r = (() => {{ {} }})(); return JSON.stringify(r) === '{}';",
+            drawn("Ann"),
+            start
+        ),
+        PATIENCE,
+    );
+    host.wait_for(
+        "nothing left to undo",
+        "return document.getElementById('debug-undo').disabled && document.getElementById('debug-undo-list').children.length === 0;",
+        PATIENCE,
+    );
+    // A refused change comes back as an error frame the host page shows, changing nothing.
+    host.run("document.getElementById('debug-x').value = 99; document.getElementById('debug-x').focus();");
+    host.click("#debug-apply");
+    host.wait_for(
+        "the refusal shown",
+        "return document.getElementById('notices').textContent.includes('99');",
+        PATIENCE,
+    );
+    assert_eq!(ann.run(&drawn("Ann")), start, "a refused move changes nothing");
+
+    // Resume: the turn is dealt, the panel's status clears, and the rewind list offers turn 1.
+    host.click("#debug-pause");
+    ann.wait_for(
+        "the deal after resuming",
+        "return document.body.dataset.phase === 'programming' && document.querySelectorAll('#hand .card').length === 9;",
+        PATIENCE,
+    );
+    host.wait_for(
+        "the panel running",
+        "return document.getElementById('debug').dataset.paused === 'no' && document.getElementById('debug-pause').textContent === 'Pause' && document.getElementById('debug-apply').disabled;",
+        PATIENCE,
+    );
+    for page in [&host, &ann] {
+        assert_eq!(page.errors(), Vec::<String>::new(), "script errors");
+    }
+}
