@@ -499,23 +499,23 @@ fn in_the_browser_the_host_pauses_moves_a_robot_undoes_and_the_seat_sees_it() {
         "const set = (id, v) => { const e = document.getElementById(id); e.value = v; e.dispatchEvent(new Event('input')); };\n\
          document.getElementById('debug-robot-name').value = 'Ann';\n\
          document.getElementById('debug-robot-name').dispatchEvent(new Event('change'));\n\
-         set('debug-x', 3); set('debug-y', 3); set('debug-facing', 'E');\n\
+         set('debug-x', 4); set('debug-y', 3); set('debug-facing', 'E');\n\
          document.getElementById('debug-x').focus();",
     );
     host.click("#debug-apply");
     ann.wait_for(
         "Ann moved on the seat's page",
-        &format!("const r = (() => {{ {} }})(); return r && r[0] === 3 && r[1] === 3 && r[2] === 'E';", drawn("Ann")),
+        &format!("const r = (() => {{ {} }})(); return r && r[0] === 4 && r[1] === 3 && r[2] === 'E';", drawn("Ann")),
         PATIENCE,
     );
     ann.wait_for(
         "the host's sentences in the seat's log",
-        "const e = document.getElementById('events').textContent; return e.includes('The host moved robot Ann to [3, 3]') && e.includes('The host turned robot Ann to face E');",
+        "const e = document.getElementById('events').textContent; return e.includes('The host moved robot Ann to [4, 3]') && e.includes('The host turned robot Ann to face E');",
         PATIENCE,
     );
     host.wait_for(
         "the change in the undo list",
-        "return document.getElementById('debug-undo-list').textContent.includes('moved robot Ann to [3, 3]') && !document.getElementById('debug-undo').disabled;",
+        "return document.getElementById('debug-undo-list').textContent.includes('moved robot Ann to [4, 3]') && !document.getElementById('debug-undo').disabled;",
         PATIENCE,
     );
     // An option given through the panel shows on the seat's page.
