@@ -376,6 +376,12 @@ fn the_host_opens_a_table_on_the_start_page_and_a_player_joins_by_its_link() {
         "return document.body.dataset.phase === 'programming' && document.querySelectorAll('#hand .card').length === 9;",
         PATIENCE,
     );
+    // Hands are out at the deal; the bot is ready a moment later.
+    page.wait_for(
+        "Bob's bot ready",
+        "return document.querySelectorAll('#seats tbody tr')[1].textContent.startsWith('Bobready');",
+        PATIENCE,
+    );
     let seats = page.run(
         "return Array.from(document.querySelectorAll('#seats tbody tr')).map(tr => tr.textContent);",
     );

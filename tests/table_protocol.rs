@@ -86,7 +86,9 @@ fn every_bad_message_gets_an_error_frame_and_changes_nothing() {
         let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
         let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
         ann.dealt().await;
-        bob.state_where(|s| s["desk"].is_object()).await;
+        // Dealt, and the bot Cog has programmed: nothing else is to change for Bob.
+        bob.state_where(|s| s["desk"].is_object() && s["seats"][2]["status"] == "ready")
+            .await;
         let hand = ann.hand();
         let bobs = bob.hand();
         ann.send(json!({"type": "place", "register": 1, "card": hand[0]}))
@@ -906,15 +908,15 @@ fn a_table_of_bots_alone_waits_for_the_host() {
     });
 }
 
-/// A table at which Ann holds Conditional Program (asked, once programmed, which leftover
-/// card to keep), its questions timing out after `timeout` seconds.
-fn conditional_program_table(timeout: u64) -> (Workspace, Server, Vec<Arc<TableInfo>>) {
+/// A table at which Ann holds `option` (Conditional Program: asked, once programmed, which
+/// leftover card to keep), its questions timing out after `timeout` seconds.
+fn option_table(option: &str, timeout: u64) -> (Workspace, Server, Vec<Arc<TableInfo>>) {
     let ws = Workspace::new();
     let game = std::fs::read_to_string(ws.path("table.toml"))
         .unwrap()
         .replace(
             "name = \"Ann\"\n",
-            "name = \"Ann\"\noptions = [\"conditional_program\"]\n",
+            &format!("name = \"Ann\"\noptions = [\"{option}\"]\n"),
         );
     std::fs::write(ws.path("options.toml"), game).unwrap();
     let settings = Settings {
@@ -930,7 +932,7 @@ fn conditional_program_table(timeout: u64) -> (Workspace, Server, Vec<Arc<TableI
 #[test]
 fn a_question_goes_to_its_player_alone_and_its_default_comes_after_the_timeout() {
     // Ann holds Conditional Program: once programmed, she is asked which leftover card to keep.
-    let (_ws, server, infos) = conditional_program_table(1);
+    let (_ws, server, infos) = option_table("conditional_program", 1);
     let tokens = &infos[0].tokens();
     runtime().block_on(async {
         let mut spectator = Client::connect(&server, "t", &tokens.spectator).await;
@@ -1440,7 +1442,7 @@ fn a_resumed_table_gives_the_log_of_the_game_before_the_resume_and_goes_on_numbe
 
 #[test]
 fn a_questions_time_starts_when_its_page_shows_it() {
-    let (_ws, server, infos) = conditional_program_table(3);
+    let (_ws, server, infos) = option_table("conditional_program", 3);
     let tokens = &infos[0].tokens();
     runtime().block_on(async {
         let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
@@ -1597,7 +1599,7 @@ fn connections_beyond_the_servers_limit_are_refused_without_stalling_the_others(
 fn a_player_takes_ready_back_and_rearranges_until_the_last_seat_is_ready() {
     // Ann holds Conditional Program: the question it asks once everyone is ready keeps the
     // table in the turn while she tries to take Ready back.
-    let (_ws, server, infos) = conditional_program_table(30);
+    let (_ws, server, infos) = option_table("conditional_program", 30);
     let tokens = &infos[0].tokens();
     runtime().block_on(async {
         let mut host = Client::connect(&server, "t", &tokens.host).await;
@@ -1671,7 +1673,7 @@ fn a_player_takes_ready_back_and_rearranges_until_the_last_seat_is_ready() {
 
 #[test]
 fn an_optional_question_declined_for_the_turn_or_the_game_is_not_asked_again() {
-    let (ws, server, infos) = conditional_program_table(30);
+    let (ws, server, infos) = option_table("conditional_program", 30);
     let tokens = &infos[0].tokens();
     runtime().block_on(async {
         let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
@@ -1764,5 +1766,55 @@ fn an_optional_question_declined_for_the_turn_or_the_game_is_not_asked_again() {
             ann.send(json!({"type": "answer", "question": q["id"], "choice": q["default"]}))
                 .await;
         }
+    });
+}
+
+#[test]
+fn recompile_is_asked_of_its_owner_after_the_deal_while_the_others_program() {
+    // Ann holds Recompile, asked once every seat has its hand.
+    let (_ws, server, infos) = option_table("recompile", 30);
+    let tokens = &infos[0].tokens();
+    runtime().block_on(async {
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        let asked = ann.state_where(|s| s["question"].is_object()).await;
+        assert_eq!(asked["question"]["key"], "recompile", "{asked}");
+        let first = ann.hand();
+        assert_eq!(first.len(), 9, "Ann sees the hand she may redraw: {asked}");
+        // Bob programs and says Ready while Ann decides, and sees no question.
+        let bobs = bob
+            .state_where(|s| s["seats"][0]["status"] == "deciding" && s["desk"].is_object())
+            .await;
+        assert!(bobs["question"].is_null(), "{bobs}");
+        for (i, card) in bob.hand().iter().take(5).enumerate() {
+            bob.send(json!({"type": "place", "register": i + 1, "card": card}))
+                .await;
+        }
+        bob.send(json!({"type": "ready"})).await;
+        let waiting = bob.state_where(|s| s["desk"]["ready"] == true).await;
+        assert_eq!(waiting["seats"][0]["status"], "deciding", "{waiting}");
+        assert!(waiting["question"].is_null(), "{waiting}");
+        assert_eq!(waiting["desk"]["ready"], true, "{waiting}");
+        // Ann places a card, then redraws: her desk is dealt the new hand, Bob's stays ready.
+        ann.send(json!({"type": "place", "register": 1, "card": first[0]}))
+            .await;
+        ann.state_where(|s| s["desk"]["registers"][0] == first[0])
+            .await;
+        let id = asked["question"]["id"].clone();
+        ann.send(json!({"type": "answer", "question": id, "choice": "yes"}))
+            .await;
+        // The damage Recompile costs may be absorbed by scrapping an option: she does not.
+        let absorb = ann.state_where(|s| s["question"]["key"] == "absorb").await;
+        let id = absorb["question"]["id"].clone();
+        ann.send(json!({"type": "answer", "question": id, "choice": "no"}))
+            .await;
+        let redrawn = ann
+            .state_where(|s| s["question"].is_null() && s["desk"]["hand"] != json!(first))
+            .await;
+        assert!(redrawn["desk"]["registers"][0].is_null(), "{redrawn}");
+        assert_eq!(bob.state["desk"]["ready"], true);
+        ann.program_and_ready().await;
+        bob.until(|f| f["type"] == "stage" && f["label"] == "Turn 1 · End of turn")
+            .await;
     });
 }

@@ -484,6 +484,13 @@ impl Stage {
 /// other decision (power down, re-entry, the scripts' questions) is a question to the
 /// game's chooser ([`crate::decision`], `questions`).
 pub trait Seats {
+    /// The turn's hands as dealt, before the `on_deal` hooks (Recompile's question) may
+    /// change them. Seats whose players program at the same time can start now, so that one
+    /// player's question does not keep the others waiting; the hands they program are
+    /// those of [`Seats::hands_dealt`].
+    fn dealing(&mut self, _engine: &mut Engine, _hands: &[Hand]) -> Result<()> {
+        Ok(())
+    }
     /// The turn's hands were just dealt, before the first [`Seats::program`]. Seats whose
     /// players program at the same time (a table of browsers, `crate::table`) hand them all
     /// out here and collect the programs; seats that answer one at a time ignore it.
@@ -719,6 +726,11 @@ impl TurnLoop<'_> {
             .collect::<Result<Vec<usize>>>()?;
         let stacked = seats.stacked(self.engine)?;
         let dealt = deal::deal(&mut self.engine.state_mut(), &sizes, stacked.as_ref());
+        let as_dealt: Vec<Hand> = dealt
+            .iter()
+            .map(|&id| deal::hand(&self.engine.state(), id))
+            .collect();
+        seats.dealing(self.engine, &as_dealt)?;
         self.engine.programming(&dealt, Programming::Deal)?;
         let dealt: Vec<RobotId> = {
             let mut dealt = dealt;

@@ -33,7 +33,7 @@ use crate::game::journal::{self, Counted, Journal};
 use crate::game::save::{self, Save};
 use crate::game::{Driver, Game, Seats, Setup, Stage, TurnRecord};
 use crate::reload::{HotReload, Reloaded, WatchOptions};
-use crate::state::{Robot, RobotId, REGISTERS};
+use crate::state::{Robot, RobotId, State, REGISTERS};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use serde_json::value::RawValue;
@@ -216,6 +216,17 @@ struct KeptDesk {
     registers: Vec<Option<Card>>,
     power_down: bool,
     ready: bool,
+}
+
+impl From<&Desk> for KeptDesk {
+    fn from(d: &Desk) -> KeptDesk {
+        KeptDesk {
+            hand: d.hand.cards.clone(),
+            registers: d.registers.to_vec(),
+            power_down: d.power_down,
+            ready: d.ready,
+        }
+    }
 }
 
 /// A save as the table writes it: the game's, and the table's own part.
@@ -741,8 +752,7 @@ fn play(
             t.robots = now;
             t.turn = m.engine.state().turn;
             t.send_all(&message);
-            // The turn's desks are played: a question before the next deal (Recompile's)
-            // shows no desk of the turn before.
+            // The turn's desks are played: the next deal opens new ones.
             if matches!(*stage, Stage::EndOfTurn { .. }) {
                 t.desks.iter_mut().for_each(|d| *d = None);
             }
@@ -807,6 +817,36 @@ fn save_later(
 }
 
 impl Table {
+    /// The desks of `hands`, each with what `earlier` had placed on it if it was for the
+    /// same hand (`saved`: `earlier` comes from a save, and a desk it cannot give back is
+    /// worth a warning); programming is open.
+    fn open_desks(
+        &mut self,
+        state: &State,
+        hands: &[Hand],
+        earlier: Vec<Option<KeptDesk>>,
+        saved: bool,
+    ) {
+        self.robots = state.robots.clone();
+        self.turn = state.turn;
+        self.desks = vec![None; state.robots.len()];
+        for hand in hands {
+            let mut desk = Desk::new(hand.clone(), &state.robots[hand.robot].program);
+            if let Some(kept) = earlier.get(hand.robot).cloned().flatten() {
+                let damage = state.robots[hand.robot].damage;
+                if let Err(e) = restore(&mut desk, &kept, damage) {
+                    if saved {
+                        tracing::warn!("table {}: a saved desk is not restored: {e}", self.info.id);
+                    }
+                }
+            }
+            self.desks[hand.robot] = Some(desk);
+        }
+        self.stand = Stand::Programming;
+        self.timer = None;
+        self.save();
+    }
+
     /// The game as of its last stage (`m` between two stages), saved with the table.
     fn stage_saved(&mut self, m: &Game, extra: &[String]) {
         let s = &mut self.saving;
@@ -891,14 +931,7 @@ impl Table {
             desks: if programming {
                 self.desks
                     .iter()
-                    .map(|d| {
-                        d.as_ref().map(|d| KeptDesk {
-                            hand: d.hand.cards.clone(),
-                            registers: d.registers.to_vec(),
-                            power_down: d.power_down,
-                            ready: d.ready,
-                        })
-                    })
+                    .map(|d| d.as_ref().map(KeptDesk::from))
                     .collect()
             } else {
                 Vec::new()
@@ -1664,30 +1697,31 @@ impl TableSeats {
 }
 
 impl Seats for TableSeats {
+    /// Every seat gets its hand as dealt and can program while the `on_deal` hooks ask
+    /// their questions (Recompile's, of its owner only): one player's question does not
+    /// keep the others' hands from them.
+    fn dealing(&mut self, engine: &mut Engine, hands: &[Hand]) -> Result<()> {
+        let mut t = self.table.borrow_mut();
+        let resumed = std::mem::take(&mut t.resumed_desks);
+        t.open_desks(&engine.state(), hands, resumed, true);
+        t.broadcast();
+        Ok(())
+    }
+
     /// The programming phase: every seat gets its hand at once; bots program at once;
     /// people place cards until all are ready (or the timer, or a bot taking an absent
     /// player's seat, finishes a program).
     fn hands_dealt(&mut self, engine: &mut Engine, hands: &[Hand]) -> Result<()> {
         {
             let mut t = self.table.borrow_mut();
-            let state = engine.state();
-            t.robots = state.robots.clone();
-            t.turn = state.turn;
-            t.desks = vec![None; state.robots.len()];
-            let resumed = std::mem::take(&mut t.resumed_desks);
-            for hand in hands {
-                let mut desk = Desk::new(hand.clone(), &state.robots[hand.robot].program);
-                if let Some(kept) = resumed.get(hand.robot).cloned().flatten() {
-                    let damage = state.robots[hand.robot].damage;
-                    if let Err(e) = restore(&mut desk, &kept, damage) {
-                        tracing::warn!("table {}: a saved desk is not restored: {e}", t.info.id);
-                    }
-                }
-                t.desks[hand.robot] = Some(desk);
-            }
-            t.stand = Stand::Programming;
-            t.timer = None;
-            t.save();
+            // The desks opened at the deal keep what was placed on them, where the hand is
+            // still the same (an `on_deal` hook such as Recompile changes only its own).
+            let earlier = t
+                .desks
+                .iter()
+                .map(|d| d.as_ref().map(KeptDesk::from))
+                .collect();
+            t.open_desks(&engine.state(), hands, earlier, false);
         }
         // Every page learns that programming is open (each seat gets its hand) once the bots
         // have programmed, even when no bot has anything to program.
