@@ -473,9 +473,17 @@ fn in_the_browser_the_host_pauses_moves_a_robot_undoes_and_the_seat_sees_it() {
     assert_eq!(disabled, json!([true, true, true, true, true]));
     host.click("#debug-pause");
     ann.open(&link(&tokens.seats[0]));
-    ann.wait_for("Ann's seat", "return document.body.dataset.phase === 'waiting';", PATIENCE);
+    ann.wait_for(
+        "Ann's seat",
+        "return document.body.dataset.phase === 'waiting';",
+        PATIENCE,
+    );
     // Bob stays away: the host starts the table, a bot takes his seat.
-    host.wait_for("the start button", "return !document.getElementById('start').hidden;", PATIENCE);
+    host.wait_for(
+        "the start button",
+        "return !document.getElementById('start').hidden;",
+        PATIENCE,
+    );
     host.click("#start");
     host.wait_for(
         "paused",
@@ -505,7 +513,10 @@ fn in_the_browser_the_host_pauses_moves_a_robot_undoes_and_the_seat_sees_it() {
     host.click("#debug-apply");
     ann.wait_for(
         "Ann moved on the seat's page",
-        &format!("const r = (() => {{ {} }})(); return r && r[0] === 4 && r[1] === 3 && r[2] === 'E';", drawn("Ann")),
+        &format!(
+            "const r = (() => {{ {} }})(); return r && r[0] === 4 && r[1] === 3 && r[2] === 'E';",
+            drawn("Ann")
+        ),
         PATIENCE,
     );
     ann.wait_for(
@@ -561,7 +572,11 @@ fn in_the_browser_the_host_pauses_moves_a_robot_undoes_and_the_seat_sees_it() {
         "return document.getElementById('notices').textContent.includes('99');",
         PATIENCE,
     );
-    assert_eq!(ann.run(&drawn("Ann")), start, "a refused move changes nothing");
+    assert_eq!(
+        ann.run(&drawn("Ann")),
+        start,
+        "a refused move changes nothing"
+    );
 
     // Resume: the turn is dealt, the panel's status clears, and the rewind list offers turn 1.
     host.click("#debug-pause");
