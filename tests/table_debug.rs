@@ -378,8 +378,12 @@ fn host_actions_are_events_every_page_tells_undo_restores_exactly_and_rewind_pla
         ann.until(|f| f["type"] == "stage" && f["label"] == "Turn 1 · End of turn")
             .await;
         // Paused while turn 2 is programmed, the table stops before its register 1; back to
-        // register 3 of turn 1 (already in the journal), which plays the same again.
+        // register 3 of turn 1 (already in the journal), which plays the same again. (The
+        // pause waits for the deal: sent earlier, it stops the table before dealing turn 2.)
+        ann.state_where(|s| s["turn"] == 2 && s["phase"] == "programming")
+            .await;
         host.send(json!({"type": "pause"})).await;
+        host.state_where(|s| s["debug"]["pausing"] == true).await;
         program(&mut ann, 2).await;
         program(&mut bob, 2).await;
         let panel = host
