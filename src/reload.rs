@@ -8,13 +8,18 @@
 //!   *folders* (editors save by writing a temporary file and renaming it over the old one,
 //!   which a watch on the old file would miss) and sends only the paths of `.lua`/`.toml`/`.svg`
 //!   files over a channel, stamped with when the events happened; the engine thread, which
-//!   owns the (non-`Send`) Lua states, waits for a quiet period so that a burst of saves
-//!   becomes one change, then compares content hashes so that a save that changed nothing
-//!   (or a file touched and put back) is ignored. Quiet is measured from the events' own
-//!   times, not from when the engine thread got round to reading them (a game waiting for
-//!   Enter reads them late), and a burst is held at most [`HOLD`] quiet periods (then read
-//!   in the first pause of half a quiet period), so saving again and again cannot put a
-//!   change off for ever.
+//!   owns the (non-`Send`) Lua states, acts on a save once its files are known complete,
+//!   then compares content hashes so that a save that changed nothing (or a file touched
+//!   and put back) is ignored. With change events (inotify), a file is complete once every
+//!   writer that opened it has closed it, or once it was renamed into place (an atomic
+//!   save): a lone save is acted on at once, a file still open is never read (a slow writer
+//!   pausing halfway is waited for, up to [`WRITER_LIMIT`]), and saves following one another
+//!   within a quiet period merge into one change as before. Without close events (`--poll`)
+//!   a change waits for a quiet period. Quiet is measured from the events' own times, not
+//!   from when the engine thread got round to reading them (a game waiting for Enter reads
+//!   them late), and a burst is held at most [`HOLD`] quiet periods (then read once no file
+//!   is open, or, polling, in the first pause of half a quiet period), so saving again and
+//!   again cannot put a change off for ever.
 //! - [`HotReload`] attaches a watcher to a running [`Engine`]: at each register boundary
 //!   ([`HotReload::at_boundary`]) it rebuilds the rules from scratch if anything changed,
 //!   swaps them in with a new generation number if they load and the board compiles against
@@ -32,17 +37,22 @@ use notify::{EventKind, RecursiveMode};
 use notify_debouncer_full::{
     new_debouncer, new_debouncer_opt, DebounceEventResult, Debouncer, NoCache, RecommendedCache,
 };
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::hash::{DefaultHasher, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-/// How long the files must stay quiet before a change is acted on. Rebuilding everything
-/// costs a few milliseconds, so this is most of the save-to-result latency: short enough to
-/// feel immediate, long enough that one editor save (write, rename, chmod) is one change.
+/// How long the files must stay quiet before a change is acted on when its files are not
+/// known complete (polling), or when it follows the previous change within this time (a
+/// burst of saves): long enough that one editor save (write, rename, chmod) is one change.
+/// A lone save whose files are closed does not wait for it.
 pub const DEFAULT_QUIET: Duration = Duration::from_millis(40);
+
+/// A file opened for writing and not closed is read anyway after this long without events
+/// (a writer that died, or a close event lost), so that a change cannot hang for ever.
+pub const WRITER_LIMIT: Duration = Duration::from_secs(2);
 
 /// A burst of saves is acted on at the latest this many quiet periods after its first event,
 /// even if the files never stop changing (a generator rewriting a script, an editor saving
@@ -50,9 +60,10 @@ pub const DEFAULT_QUIET: Duration = Duration::from_millis(40);
 pub const HOLD: u32 = 4;
 
 /// How long notify-debouncer-full holds raw events to pair a rename's two halves and drop
-/// duplicates. Kept short: the quiet period above does the real debouncing.
-const PAIRING: Duration = Duration::from_millis(10);
-const PAIRING_TICK: Duration = Duration::from_millis(5);
+/// duplicates. It is also the whole wait of a lone save (the events of one save, a few
+/// writes and a close or a rename, arrive within it), so it is kept to a few milliseconds.
+const PAIRING: Duration = Duration::from_millis(5);
+const PAIRING_TICK: Duration = Duration::from_millis(2);
 
 /// How often `--poll` looks at the files (file systems without change events: network
 /// shares, some containers and VMs).
@@ -172,20 +183,49 @@ impl Backend {
     }
 }
 
-/// What the notify thread sends: the paths that may have changed, and when the earliest and
-/// the latest of their events arrived; or a watcher error, as text.
+/// What the notify thread sends: the paths that may have changed, whether each one's last
+/// event left it open for writing or complete, and when the earliest and the latest of
+/// their events arrived; or a watcher error, as text.
 enum Message {
     Paths {
         paths: Vec<PathBuf>,
+        writing: Vec<(PathBuf, Writing)>,
         first: Instant,
         last: Instant,
     },
     Failed(String),
 }
 
+/// What a file event says of a file being written (events that say nothing, a chmod or a
+/// touch, are left out).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Writing {
+    /// Created or written: a writer may still have it open.
+    Open,
+    /// Closed after writing, renamed into place or removed: what is there is complete.
+    Complete,
+}
+
+impl Writing {
+    fn of(kind: &EventKind) -> Option<Writing> {
+        use notify::event::{AccessKind, AccessMode, CreateKind, ModifyKind};
+        match kind {
+            EventKind::Create(CreateKind::File) | EventKind::Modify(ModifyKind::Data(_)) => {
+                Some(Writing::Open)
+            }
+            EventKind::Access(AccessKind::Close(AccessMode::Write))
+            | EventKind::Modify(ModifyKind::Name(_))
+            | EventKind::Remove(_) => Some(Writing::Complete),
+            _ => None,
+        }
+    }
+}
+
 /// A burst of events not yet acted on.
 struct Pending {
     paths: Vec<PathBuf>,
+    /// The files a writer has open (their last event wrote, none closed them since).
+    open: BTreeSet<PathBuf>,
     first_seen: Instant,
     /// When the latest event happened (not when it was read off the channel).
     last_seen: Instant,
@@ -203,6 +243,11 @@ pub struct Watcher {
     /// The content hash of every watched file that exists.
     hashes: BTreeMap<PathBuf, u64>,
     quiet: Duration,
+    /// Whether the back end reports closes and renames ([`Writing`]): change events do,
+    /// polling does not.
+    sees_writers: bool,
+    /// When the latest event of the last burst acted on happened.
+    last_taken: Option<Instant>,
     pending: Option<Pending>,
 }
 
@@ -219,8 +264,20 @@ impl Watcher {
                     ) else {
                         return;
                     };
+                    // In order, so that each file's last word is what counts.
+                    let mut writing: Vec<(PathBuf, Writing)> = Vec::new();
+                    for e in events.iter() {
+                        let Some(w) = Writing::of(&e.event.kind) else {
+                            continue;
+                        };
+                        for p in e.event.paths.iter().filter(|p| may_matter(p)) {
+                            writing.retain(|(q, _)| q != p);
+                            writing.push((p.clone(), w));
+                        }
+                    }
                     // Reading a file is an event too (inotify reports opens and closes): ours
-                    // would wake us up again, for ever.
+                    // would wake us up again, for ever. A close after writing is not read but
+                    // counts above.
                     let paths: Vec<PathBuf> = events
                         .iter()
                         .filter(|e| !matches!(e.event.kind, EventKind::Access(_)))
@@ -228,10 +285,15 @@ impl Watcher {
                         .filter(|p| may_matter(p))
                         .cloned()
                         .collect();
-                    if paths.is_empty() {
+                    if paths.is_empty() && writing.is_empty() {
                         return;
                     }
-                    Message::Paths { paths, first, last }
+                    Message::Paths {
+                        paths,
+                        writing,
+                        first,
+                        last,
+                    }
                 }
                 Err(errors) => Message::Failed(
                     errors
@@ -244,6 +306,7 @@ impl Watcher {
             let _ = tx.send(message);
         };
         let failed = |e: notify::Error| Error::Other(format!("cannot watch files: {e}"));
+        let sees_writers = !opts.poll;
         let backend = if opts.poll {
             let config = notify::Config::default()
                 .with_poll_interval(POLL_INTERVAL)
@@ -263,6 +326,8 @@ impl Watcher {
             files: Vec::new(),
             hashes: BTreeMap::new(),
             quiet: opts.quiet,
+            sees_writers,
+            last_taken: None,
             pending: None,
         };
         watcher.set_watched(watched)?;
@@ -384,16 +449,24 @@ impl Watcher {
         match message {
             Message::Paths {
                 mut paths,
+                writing,
                 first,
                 last,
             } => {
                 tracing::debug!("file events: {}", describe_paths(&paths));
                 let p = self.pending.get_or_insert(Pending {
                     paths: Vec::new(),
+                    open: BTreeSet::new(),
                     first_seen: first,
                     last_seen: last,
                 });
                 p.paths.append(&mut paths);
+                for (path, w) in writing {
+                    match w {
+                        Writing::Open => p.open.insert(path),
+                        Writing::Complete => p.open.remove(&path),
+                    };
+                }
                 p.first_seen = p.first_seen.min(first);
                 p.last_seen = p.last_seen.max(last);
             }
@@ -401,14 +474,30 @@ impl Watcher {
         }
     }
 
-    /// When the pending burst is to be acted on: once the files have been quiet for the quiet
-    /// period, or [`HOLD`] quiet periods after its first event, whichever is first. Even a
-    /// held burst is read only in a pause of half a quiet period, so that a file is never
-    /// read between an editor's truncating it and writing it again.
+    /// When the pending burst is to be acted on. With change events: never while a file is
+    /// open for writing (up to [`WRITER_LIMIT`]); at once if it is a lone save (the previous
+    /// burst ended at least a quiet period before this one began); otherwise, as when
+    /// polling, once the files have been quiet for the quiet period, or [`HOLD`] quiet
+    /// periods after its first event, whichever is first. Polling, even a held burst is read
+    /// only in a pause of half a quiet period, so that a file is never read between an
+    /// editor's truncating it and writing it again (change events say so by the close).
     fn due(&self) -> Option<Instant> {
         let p = self.pending.as_ref()?;
-        let held = (p.first_seen + self.quiet * HOLD).max(p.last_seen + self.quiet / 2);
-        Some((p.last_seen + self.quiet).min(held))
+        let quiet = p.last_seen + self.quiet;
+        if !self.sees_writers {
+            let held = (p.first_seen + self.quiet * HOLD).max(p.last_seen + self.quiet / 2);
+            return Some(quiet.min(held));
+        }
+        if !p.open.is_empty() {
+            return Some(p.last_seen + WRITER_LIMIT);
+        }
+        if self
+            .last_taken
+            .is_none_or(|t| p.first_seen >= t + self.quiet)
+        {
+            return Some(p.last_seen);
+        }
+        Some(quiet.min(p.first_seen + self.quiet * HOLD))
     }
 
     fn drain(&mut self) {
@@ -439,6 +528,7 @@ impl Watcher {
     /// The pending burst as a change, if it changed the content of a watched file.
     fn take_change(&mut self) -> Option<Change> {
         let p = self.pending.take()?;
+        self.last_taken = Some(p.last_seen);
         let paths = self.changed(&p.paths);
         if paths.is_empty() {
             tracing::debug!("saved without changes: {}", describe_paths(&p.paths));
@@ -880,6 +970,60 @@ program = ["uturn", "uturn", "uturn"]
             waited <= DEFAULT_QUIET * HOLD + Duration::from_millis(100),
             "the boundary waited {waited:?}"
         );
+    }
+
+    /// An editor's atomic save (write a temporary file, rename it over the script) is
+    /// complete when renamed: it is acted on without waiting for a quiet period (here long
+    /// enough that waiting for it would time the test out).
+    #[test]
+    fn an_atomic_save_is_read_at_once() {
+        let (dir, scenario, sources) = setup();
+        let mut engine = scenario.start(RuleSet::load(&sources).unwrap()).unwrap();
+        let opts = WatchOptions {
+            quiet: Duration::from_secs(60),
+            ..WatchOptions::default()
+        };
+        let mut hot = HotReload::new(sources, &opts).unwrap();
+        let temporary = dir.path().join("scripts/elements/.gear.lua.new");
+        let text = std::fs::read_to_string(gear(dir.path())).unwrap();
+        std::fs::write(&temporary, text + "\n-- saved by rename\n").unwrap();
+        std::fs::rename(&temporary, gear(dir.path())).unwrap();
+        match hot.wait(&mut engine, Some(Duration::from_secs(10))) {
+            Some(Reloaded::Swapped {
+                generation: 2,
+                changed,
+                ..
+            }) => assert!(changed[0].ends_with("gear.lua"), "{changed:?}"),
+            other => panic!("expected a swap within 10 s, got {other:?}"),
+        }
+    }
+
+    /// A writer that pauses halfway through a save, far longer than the quiet period, keeps
+    /// the file open: the half is never read, the whole file is, once it is closed.
+    #[test]
+    fn a_slow_writer_is_waited_for() {
+        use std::io::Write;
+        let (dir, scenario, sources) = setup();
+        let mut engine = scenario.start(RuleSet::load(&sources).unwrap()).unwrap();
+        let mut hot = HotReload::new(sources, &WatchOptions::default()).unwrap();
+        let text = std::fs::read_to_string(gear(dir.path())).unwrap() + "\n-- slow save\n";
+        let (first, second) = text.split_at(text.len() / 2);
+        let (first, second) = (first.to_string(), second.to_string());
+        let path = gear(dir.path());
+        let writer = std::thread::spawn(move || {
+            let mut file = std::fs::File::create(&path).unwrap();
+            file.write_all(first.as_bytes()).unwrap();
+            file.flush().unwrap();
+            std::thread::sleep(DEFAULT_QUIET * HOLD * 2);
+            file.write_all(second.as_bytes()).unwrap();
+        });
+        let reloaded = wait(&mut hot, &mut engine);
+        writer.join().unwrap();
+        assert!(
+            matches!(reloaded, Reloaded::Swapped { generation: 2, .. }),
+            "the half-written file was read: {reloaded}"
+        );
+        assert_eq!(std::fs::read_to_string(gear(dir.path())).unwrap(), text);
     }
 
     /// Naming a pack in rally.toml while a game runs adds its layer at the next reload; from

@@ -42,7 +42,8 @@ pub struct Args {
     /// Print how long each reload took: debounce, rebuild, re-run, save to result
     #[arg(long)]
     timings: bool,
-    /// How long the files must stay unchanged before a reload, in milliseconds
+    /// How long saves following one another (or, with --poll, any save) must stay unchanged
+    /// before a reload, in milliseconds; a lone save is read once its files are closed
     #[arg(long, value_name = "MS", default_value_t = 40)]
     debounce: u64,
     /// Stop every run after MOMENT (t2r3, t2r3s4, t2r0, t2end, as `rally run --until`) and

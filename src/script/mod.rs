@@ -462,35 +462,11 @@ impl RuleSet {
         data.raw_set("x", tile.at.x)?;
         data.raw_set("y", tile.at.y)?;
         data.raw_set("element", tile.name.as_str())?;
-        // Reading a parameter the element does not declare is a typo: say so, instead of
-        // quietly giving nil. (Declared optional parameters that are absent read as nil.)
-        let def = &self.elements[tile.element];
-        let declared: Vec<String> = def.params.keys().cloned().collect();
-        let element = def.name.clone();
-        let set = self
-            .lua
-            .create_table_from(declared.iter().map(|k| (k.as_str(), true)))?;
-        let fail = self
-            .lua
-            .create_function(move |lua, key: Value| -> mlua::Result<()> {
-                let key = key.to_string()?;
-                let mut known: Vec<&str> = declared.iter().map(String::as_str).collect();
-                known.extend(["at", "x", "y", "element"]);
-                Err(located(
-                    lua,
-                    format!(
-                        "a `{element}` tile has no field `{key}`{}; it has {}",
-                        crate::error::suggest(&key, known.iter().copied()),
-                        known.join(", ")
-                    ),
-                ))
-            })?;
-        let misses: Table = self
+        let misses = self
             .lua
             .app_data_ref::<TileMisses>()
             .expect("made with the rule set")
-            .0
-            .call((set, fail))?;
+            .of(&self.lua, self, tile.element)?;
         let fields = self
             .budget
             .unhooked(|| views::freeze(&self.lua, &data, View::Tile))?;
@@ -1007,8 +983,13 @@ impl Placing<'_> {
     }
 }
 
-/// `tiles.lua`: makes the metatable behind a tile's data (`RuleSet::tile_table`).
-struct TileMisses(mlua::Function);
+/// `tiles.lua`: makes the metatable behind a tile's data (`RuleSet::tile_table`), once per
+/// element, since it depends only on the element's declared parameters (making it for every
+/// tile was most of the cost of building a board's tile tables).
+struct TileMisses {
+    make: mlua::Function,
+    by_element: RefCell<HashMap<usize, Table>>,
+}
 
 impl TileMisses {
     fn install(lua: &Lua) -> mlua::Result<()> {
@@ -1016,8 +997,40 @@ impl TileMisses {
             .load(include_str!("tiles.lua"))
             .set_name("@rally/tiles.lua")
             .eval()?;
-        lua.set_app_data(TileMisses(make));
+        lua.set_app_data(TileMisses {
+            make,
+            by_element: RefCell::default(),
+        });
         Ok(())
+    }
+
+    /// The metatable of the tiles of element `id`.
+    fn of(&self, lua: &Lua, defs: &Defs, id: usize) -> mlua::Result<Table> {
+        if let Some(made) = self.by_element.borrow().get(&id) {
+            return Ok(made.clone());
+        }
+        // Reading a parameter the element does not declare is a typo: say so, instead of
+        // quietly giving nil. (Declared optional parameters that are absent read as nil.)
+        let def = &defs.elements[id];
+        let declared: Vec<String> = def.params.keys().cloned().collect();
+        let element = def.name.clone();
+        let set = lua.create_table_from(declared.iter().map(|k| (k.as_str(), true)))?;
+        let fail = lua.create_function(move |lua, key: Value| -> mlua::Result<()> {
+            let key = key.to_string()?;
+            let mut known: Vec<&str> = declared.iter().map(String::as_str).collect();
+            known.extend(["at", "x", "y", "element"]);
+            Err(located(
+                lua,
+                format!(
+                    "a `{element}` tile has no field `{key}`{}; it has {}",
+                    crate::error::suggest(&key, known.iter().copied()),
+                    known.join(", ")
+                ),
+            ))
+        })?;
+        let made: Table = self.make.call((set, fail))?;
+        self.by_element.borrow_mut().insert(id, made.clone());
+        Ok(made)
     }
 }
 
