@@ -809,12 +809,14 @@ program = ["uturn", "uturn", "uturn"]
         dir.join("scripts/elements/gear.lua")
     }
 
-    /// Rewrites the gear's handler line (which must be in `gear.lua`) as `with`.
+    /// Rewrites the gear's step (the declared rotate effect, which must be in `gear.lua`) as a
+    /// function doing `with`, as a designer's save changing the rule would.
     fn edit_gear(dir: &Path, with: &str) {
-        const LINE: &str = "ctx:rotate(robot, tile.turn, \"gear\")";
+        const LINE: &str = "gears = rally.effect.rotate(\"turn\", { by = \"gear\" }),";
         let text = std::fs::read_to_string(gear(dir)).unwrap();
         assert!(text.contains(LINE), "gear.lua no longer says {LINE}");
-        std::fs::write(gear(dir), text.replace(LINE, with)).unwrap();
+        let step = format!("gears = function(ctx, tile, robot) {with} end,");
+        std::fs::write(gear(dir), text.replace(LINE, &step)).unwrap();
     }
 
     fn wait(hot: &mut HotReload, engine: &mut Engine) -> Reloaded {

@@ -314,6 +314,14 @@ fn a_script_error_before_the_moment_is_shown_as_any_failure() {
 fn gear_and_spy() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("scripts/rules")).unwrap();
+    std::fs::create_dir_all(dir.path().join("scripts/elements")).unwrap();
+    // The standard gear's step is a declared effect the engine runs without a call; this
+    // project's gear is a function, so the trace has a call to show with one nested in it.
+    std::fs::write(
+        dir.path().join("scripts/elements/gear.lua"),
+        "return rally.element {\n  name = \"gear\",\n  describe = \"Turns a robot on it in step C4.\",\n  params = { turn = rally.param.rotation() },\n  steps = { gears = function(ctx, tile, robot) ctx:rotate(robot, tile.turn, \"gear\") end },\n}\n",
+    )
+    .unwrap();
     std::fs::write(
         dir.path().join("scripts/rules/spy.lua"),
         "return rally.rule {\n  name = \"spy\",\n  on_rotate = function(ctx, robot, info)\n    ctx:log(robot, \"spied\", { by = info.by })\n  end,\n}\n",

@@ -1039,8 +1039,8 @@ fn run_replay_re_resolves_a_whole_game() {
     support::copy_dir(&root.join("scripts"), &scripts);
     let gear = scripts.join("elements/gear.lua");
     let edited = std::fs::read_to_string(&gear).unwrap().replace(
-        "ctx:rotate(robot, tile.turn, \"gear\")",
-        "ctx:rotate(robot, \"uturn\", \"gear\")",
+        "gears = rally.effect.rotate(\"turn\", { by = \"gear\" }),",
+        "gears = function(ctx, tile, robot) ctx:rotate(robot, \"uturn\", \"gear\") end,",
     );
     std::fs::write(&gear, edited).unwrap();
     let changed = run(&scripts);

@@ -119,8 +119,8 @@ fn replacing_a_built_in_is_noted_once_and_an_unchanged_copy_not_at_all() {
         d,
         "scripts/elements/gear.lua",
         &text.replace(
-            "ctx:rotate(robot, tile.turn, \"gear\")",
-            "ctx:rotate(robot, \"left\", \"gear\")",
+            "gears = rally.effect.rotate(\"turn\", { by = \"gear\" }),",
+            "gears = function(ctx, tile, robot) ctx:rotate(robot, \"left\", \"gear\") end,",
         ),
     );
     let out = rally(d, &["test"]);

@@ -47,8 +47,8 @@ fn a_recording_replays_unchanged_then_shows_a_rule_edit() {
 
     let gear = dir.path().join("scripts/elements/gear.lua");
     let rule = std::fs::read_to_string(&gear).unwrap().replace(
-        "ctx:rotate(robot, tile.turn, \"gear\")",
-        "ctx:rotate(robot, tile.turn == 'left' and 'right' or 'left', 'gear')",
+        "gears = rally.effect.rotate(\"turn\", { by = \"gear\" }),",
+        "gears = function(ctx, tile, robot) ctx:rotate(robot, tile.turn == 'left' and 'right' or 'left', 'gear') end,",
     );
     std::fs::write(&gear, rule).unwrap();
     let out = rally(dir.path(), &["run", "--replay", "logs/game.json"]);

@@ -29,8 +29,15 @@ facing = "N"
     )
 }
 
-const GEAR_LINE: &str = "ctx:rotate(robot, tile.turn, \"gear\")";
+/// The standard gear's step: the declared rotate effect. A designer's save replaces it with a
+/// function (`gear_step`), as an edit to the rule would.
+const GEAR_LINE: &str = "gears = rally.effect.rotate(\"turn\", { by = \"gear\" }),";
 const REVERSED: &str = "ctx:rotate(robot, tile.turn == 'left' and 'right' or 'left', 'gear')";
+
+/// The gear's step written as a function doing `body`.
+fn gear_step(body: &str) -> String {
+    format!("gears = function(ctx, tile, robot) {body} end,")
+}
 const PATIENCE: Duration = Duration::from_secs(15);
 
 /// A temporary project with copies of two standard scripts (replacing the built-in ones,
@@ -72,7 +79,7 @@ impl Fixture {
     }
 
     fn reversed_gear(&self) -> String {
-        self.gear.replace(GEAR_LINE, REVERSED)
+        self.gear.replace(GEAR_LINE, &gear_step(REVERSED))
     }
 
     /// Saves the way most editors do: a temporary file beside it, renamed over it.
@@ -281,7 +288,9 @@ fn a_reload_checks_the_scripts_first() {
     let mut w = f.watch(&[]);
     let typo = f.gear.replace(
         GEAR_LINE,
-        &format!("if robot.damage == 99 then ctx:rotat(robot) end {GEAR_LINE}"),
+        &gear_step(
+            "if robot.damage == 99 then ctx:rotat(robot) end ctx:rotate(robot, tile.turn, 'gear')",
+        ),
     );
     f.save_by_rename(&f.gear_path(), &typo);
     let failure = w.until("does not exist");
@@ -500,7 +509,7 @@ fn a_failing_handler_shows_the_state_at_the_failure() {
         &f.gear_path(),
         &f.gear.replace(
             GEAR_LINE,
-            "local held = nil; ctx:rotate(robot, held.turn, 'gear')",
+            &gear_step("local held = nil; ctx:rotate(robot, held.turn, 'gear')"),
         ),
     );
     let run =

@@ -11,9 +11,9 @@ return rally.element {
       return { "icon", "gear", color = left and "#c62f2f" or "#2f9a46", mirror = left }
     end,
   },
+  -- A declared effect the engine runs itself: as `function(ctx, tile, robot)
+  -- ctx:rotate(robot, tile.turn, "gear") end`, and `on_rotate` hears it the same way.
   steps = {
-    gears = function(ctx, tile, robot)
-      ctx:rotate(robot, tile.turn, "gear")
-    end,
+    gears = rally.effect.rotate("turn", { by = "gear" }),
   },
 }
