@@ -7,8 +7,10 @@
 pub(crate) mod file;
 pub mod params;
 pub(crate) mod tiled;
+mod walk;
 
 pub use file::{BoardRef, Layout, Origin, Part};
+pub use walk::Walk;
 
 use crate::error::{Error, Result};
 use crate::geometry::{Dir, Pos};
@@ -87,6 +89,8 @@ pub struct Board {
     /// so that each square a move or a beam crosses costs one lookup.
     robots_blocked: Vec<u8>,
     lasers_blocked: Vec<u8>,
+    /// Per flag of `facts.flags`, the walking distances to it, made when first asked.
+    walks: Vec<std::sync::OnceLock<Walk>>,
 }
 
 impl Board {
@@ -141,6 +145,7 @@ impl Board {
             parts: layout.parts.clone(),
             by_square: vec![Vec::new(); squares],
             robots_blocked: Vec::new(),
+            walks: Vec::new(),
             lasers_blocked: Vec::new(),
             facts: Facts {
                 width: layout.width,
@@ -178,6 +183,7 @@ impl Board {
         let robots = blocked(&board.facts.robots_out, &board.facts.robots_in);
         let lasers = blocked(&board.facts.lasers_out, &board.facts.lasers_in);
         (board.robots_blocked, board.lasers_blocked) = (robots, lasers);
+        board.walks = vec![std::sync::OnceLock::new(); board.facts.flags.len()];
         Ok(board)
     }
 
@@ -253,6 +259,14 @@ impl Board {
     /// `(number, square)` of every flag, in order.
     pub fn flags(&self) -> &[(u32, Pos)] {
         &self.facts.flags
+    }
+
+    /// Walking distances to the flag on `flag` (one of [`Board::flags`]), computed the first
+    /// time they are asked for and kept with the board.
+    pub fn walk_to(&self, flag: Pos) -> &Walk {
+        let i = self.facts.flags.iter().position(|(_, at)| *at == flag);
+        let i = i.expect("walk_to is asked for a flag of the board");
+        self.walks[i].get_or_init(|| Walk::new(self, flag))
     }
 
     /// Every start square, by number.

@@ -19,7 +19,6 @@ use crate::error::Result;
 use crate::geometry::{Dir, Pos};
 use crate::state::{RobotId, State};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 use std::rc::Rc;
 
 /// How hard a bot thinks.
@@ -70,73 +69,6 @@ const QUARTER_TURN_VALUE: i64 = 4;
 const DAMAGE_VALUE: i64 = 6;
 const DESTROYED_VALUE: i64 = 600;
 const LAST_LIFE_VALUE: i64 = 5000;
-/// Distance given to squares from which the flag cannot be reached on foot.
-const FAR: i32 = 100;
-
-/// Walking distance from every square to one flag, ignoring belts and other robots.
-struct DistanceMap {
-    width: i32,
-    dist: Vec<i32>,
-}
-
-impl DistanceMap {
-    /// Breadth-first search outwards from the flag over squares a robot may stand on.
-    fn new(board: &Board, flag: Pos) -> DistanceMap {
-        let index = |p: Pos| (p.y * board.width + p.x) as usize;
-        let mut dist = vec![FAR; (board.width * board.height) as usize];
-        let mut queue = std::collections::VecDeque::from([flag]);
-        dist[index(flag)] = 0;
-        while let Some(p) = queue.pop_front() {
-            for d in Dir::ALL {
-                let q = p.step(d);
-                if board.contains(q)
-                    && !board.is_hazard(q)
-                    && dist[index(q)] == FAR
-                    && board.robot_can_cross(q, d.opposite())
-                {
-                    dist[index(q)] = dist[index(p)] + 1;
-                    queue.push_back(q);
-                }
-            }
-        }
-        DistanceMap {
-            width: board.width,
-            dist,
-        }
-    }
-
-    fn at(&self, board: &Board, p: Pos) -> i32 {
-        if board.contains(p) {
-            self.dist[(p.y * self.width + p.x) as usize]
-        } else {
-            FAR
-        }
-    }
-
-    /// The directions that lead one square nearer the flag from `p`.
-    fn downhill(&self, board: &Board, p: Pos) -> Vec<Dir> {
-        let here = self.at(board, p);
-        Dir::ALL
-            .into_iter()
-            .filter(|&d| board.robot_can_cross(p, d) && self.at(board, p.step(d)) < here)
-            .collect()
-    }
-
-    /// Quarter turns needed to face a downhill direction (0 on the flag or with none).
-    fn turn_cost(&self, board: &Board, p: Pos, facing: Dir) -> i64 {
-        self.downhill(board, p)
-            .into_iter()
-            .map(|d| quarter_turns(facing, d))
-            .min()
-            .unwrap_or(0)
-    }
-}
-
-fn quarter_turns(from: Dir, to: Dir) -> i64 {
-    let diff = (to.index() + 4 - from.index()) % 4;
-    diff.min(4 - diff) as i64
-}
-
 /// A partial program and the state after its last simulated register.
 struct Partial {
     cards: Vec<Card>,
@@ -149,32 +81,15 @@ struct Partial {
 /// One bot, for one robot.
 pub struct Bot {
     pub strength: Strength,
-    /// Distance maps per (board, flag square); a hot reload compiles a new board.
-    maps: HashMap<(usize, Pos), Rc<DistanceMap>>,
 }
 
 impl Bot {
     pub fn new(strength: Strength) -> Bot {
-        Bot {
-            strength,
-            maps: HashMap::new(),
-        }
-    }
-
-    /// The distance map to the robot's next flag (the last one once all are touched).
-    fn map_for(&mut self, board: &Rc<Board>, flags_touched: u32) -> Option<Rc<DistanceMap>> {
-        let at = next_flag(board, flags_touched)?;
-        let key = (Rc::as_ptr(board) as usize, at);
-        Some(
-            self.maps
-                .entry(key)
-                .or_insert_with(|| Rc::new(DistanceMap::new(board, at)))
-                .clone(),
-        )
+        Bot { strength }
     }
 
     /// How good `state` is for `id`, which had touched `start_flags` flags before.
-    fn value(&mut self, board: &Rc<Board>, state: &State, id: RobotId, start_flags: u32) -> i64 {
+    fn value(&self, board: &Rc<Board>, state: &State, id: RobotId, start_flags: u32) -> i64 {
         let r = &state.robots[id];
         let mut value = (r.flags as i64 - start_flags as i64) * FLAG_VALUE;
         if r.destroyed {
@@ -185,9 +100,10 @@ impl Bot {
             };
             return value;
         }
-        if let Some(map) = self.map_for(board, r.flags) {
-            value -= SQUARE_VALUE * map.at(board, r.at) as i64;
-            value -= QUARTER_TURN_VALUE * map.turn_cost(board, r.at, r.facing);
+        if let Some(flag) = next_flag(board, r.flags) {
+            let walk = board.walk_to(flag);
+            value -= SQUARE_VALUE * walk.at(r.at) as i64;
+            value -= QUARTER_TURN_VALUE * walk.turn_cost(board, r.at, r.facing) as i64;
         }
         value - DAMAGE_VALUE * r.damage as i64
     }
@@ -352,10 +268,10 @@ pub fn reentry_facing(engine: &Engine, id: RobotId) -> Dir {
     let r = &state.robots[id];
     match next_flag(&board, r.flags) {
         Some(at) => {
-            let map = DistanceMap::new(&board, at);
+            let walk = board.walk_to(at);
             Dir::ALL
                 .into_iter()
-                .min_by_key(|&d| map.turn_cost(&board, r.at, d))
+                .min_by_key(|&d| walk.turn_cost(&board, r.at, d))
                 .unwrap_or(r.facing)
         }
         None => r.facing,
