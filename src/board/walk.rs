@@ -43,7 +43,7 @@ impl Walk {
         }
     }
 
-    /// Squares to walk from `p` ([`FAR`] off the board or where the flag cannot be reached).
+    /// Squares to walk from `p` (`FAR` off the board or where the flag cannot be reached).
     pub fn at(&self, p: Pos) -> i32 {
         if p.x >= 0 && p.y >= 0 && p.x < self.width && p.y < self.height {
             self.dist[(p.y * self.width + p.x) as usize]
