@@ -93,7 +93,31 @@ fn a_declared_effect_names_parameters_of_the_right_kind() {
     );
     refused(
         "springs = rally.effect.convey(\"dir\", { when = \"dir\" })",
-        "parameter `dir` must be a rally.param.bool for `when`",
+        "parameter `dir` must be a rally.param.bool or rally.param.phases for `when`",
+    );
+    refused(
+        "springs = rally.effect.beam(\"dir\")",
+        "(rally.effect.beam): not an effect of `steps`; it belongs in tile_steps: it acts once per tile, robot or not",
+    );
+    refused(
+        "springs = rally.effect.checkpoint(\"dir\")",
+        "parameter `dir` must be a rally.param.int for `param`",
+    );
+    refused(
+        "springs = rally.effect.push(\"dir\", { by = string.rep(\"x\", 300) })",
+        "`by` is 300 bytes; at most 256",
+    );
+    refused(
+        "springs = rally.effect.push(\"dir\", { by = {} })",
+        "`by` must be a string",
+    );
+    refused(
+        "springs = { effect = \"archive\", param = \"dir\" }",
+        "(rally.effect.archive): takes no parameter, got `param`",
+    );
+    refused(
+        "springs = { effect = \"teleport\", param = \"dir\" }",
+        "unknown effect `teleport`, expected convey, rotate, push, checkpoint, archive or beam",
     );
     refused(
         "springs = rally.effect.convey(\"side\")",
@@ -106,5 +130,53 @@ fn a_declared_effect_names_parameters_of_the_right_kind() {
     refused(
         "springs = { 1 }",
         "`steps.springs` must be a function or a rally.effect.*, got a table",
+    );
+}
+
+/// A project with the pulse laser (a declared beam that fires in its registers only) and its
+/// scenario, and the echo rule if `echo`.
+fn pulse_project(echo: bool) -> tempfile::TempDir {
+    let dir = project(None);
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/element_steps");
+    let copy = |from: &str, to: &str| {
+        std::fs::copy(fixtures.join(from), dir.path().join(to)).unwrap();
+    };
+    copy("pulse_laser.lua", "scripts/elements/pulse_laser.lua");
+    copy("pulse_laser.toml", "pulse_laser.toml");
+    if echo {
+        copy("echo.lua", "scripts/rules/echo.lua");
+    }
+    dir
+}
+
+/// Issue 26 §1: a tile's step may be a declared beam, and `when` may name the registers it
+/// acts in (`rally.param.phases`).
+#[test]
+fn a_declared_beam_fires_only_in_the_registers_its_when_names() {
+    let dir = pulse_project(false);
+    support::rally_ok(dir.path(), &["test", "pulse_laser.toml"]);
+    let out = support::rally_ok(dir.path(), &["run", "pulse_laser.toml", "--trace"]);
+    let hit = out.find("R2  lasers          Robot A is hit by the pulse at [2, 0]");
+    assert!(hit.is_some(), "{out}");
+    assert!(!out.contains("R1  lasers"), "no beam in register 1:\n{out}");
+    let traced = "R2 element `pulse_laser` at [2, 0] (scripts/elements/pulse_laser.lua), step `fire` (effect): queued 1 hit";
+    assert!(out.contains(traced), "the trace names the effect:\n{out}");
+    assert!(
+        !out.contains("R1 element `pulse_laser`"),
+        "not acting in register 1:\n{out}"
+    );
+}
+
+/// A declared effect is still the function it stands for: a script calling an element's step
+/// (`rally.elements.pulse_laser.tile_steps.fire(ctx, tile)`) does what the engine does,
+/// `when` included.
+#[test]
+fn a_script_calls_a_declared_effect_as_a_function() {
+    let dir = pulse_project(true);
+    let out = support::rally(dir.path(), &["test", "pulse_laser.toml"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("robot A: damage: expected 1, got 2"),
+        "{text}"
     );
 }

@@ -236,3 +236,63 @@ fn the_docs_show_the_table_of_hooks() {
         }
     }
 }
+
+/// Issue 26 §1: a rule that can matter only to robots holding an option says so (`hears =
+/// "robots_with_options"`, as option_absorb and option_loss do), and the engine does not call
+/// it for the others; a value it does not know is refused where it is written.
+#[test]
+fn a_rule_that_hears_robots_with_options_is_not_called_for_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    support::copy_dir(&root.join("scripts"), &dir.path().join("scripts"));
+    // Two lasers, each hitting one robot: A holds no option, B holds brakes (and keeps them).
+    let scenario = r#"
+registers = 1
+[board]
+grid = """
+L . A
+L . B
+"""
+[board.legend]
+"." = "floor"
+"L" = { element = "laser", dir = "E" }
+"A" = "floor"
+"B" = "floor"
+[[robot]]
+name = "A"
+at = [2, 0]
+facing = "E"
+[[robot]]
+name = "B"
+at = [2, 1]
+facing = "E"
+options = ["brakes"]
+choices = { absorb = "no" }
+[expect.A]
+damage = 1
+[expect.B]
+damage = 1
+options = ["brakes"]
+"#;
+    std::fs::write(dir.path().join("s.toml"), scenario).unwrap();
+    support::rally_ok(dir.path(), &["test", "s.toml"]);
+    let out = support::rally_ok(dir.path(), &["run", "s.toml", "--trace"]);
+    let absorb: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains("rule `option_absorb`"))
+        .collect();
+    assert_eq!(absorb.len(), 1, "{out}");
+    assert!(absorb[0].contains("robot B"), "{out}");
+
+    let rule = dir.path().join("scripts/rules/option_absorb.lua");
+    let text = std::fs::read_to_string(&rule).unwrap();
+    let changed = text.replace("\"robots_with_options\"", "\"everyone\"");
+    assert_ne!(text, changed);
+    std::fs::write(&rule, changed).unwrap();
+    let out = support::rally_refused(dir.path(), &["run", "s.toml"]);
+    assert!(
+        out.contains("unknown variant `everyone`, expected `all_robots` or `robots_with_options`"),
+        "{out}"
+    );
+    assert!(out.contains("scripts/rules/option_absorb.lua:"), "{out}");
+}

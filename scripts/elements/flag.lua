@@ -19,10 +19,9 @@ return rally.element {
     b:solid()
   end,
   steps = {
-    touch = function(ctx, tile, robot)
-      ctx:touch_flag(robot, tile.number)
-      ctx:set_archive(robot, tile.at)
-    end,
+    -- A declared effect: as `function(ctx, tile, robot) ctx:touch_flag(robot, tile.number)
+    -- ctx:set_archive(robot, tile.at) end`.
+    touch = rally.effect.checkpoint("number"),
     end_of_turn = function(ctx, tile, robot)
       local here = robot.at.x == tile.x and robot.at.y == tile.y
       if here and ctx:has(tile.at, "repair") then return end

@@ -23,9 +23,9 @@ return rally.element {
       return parts
     end,
   },
+  -- A declared effect the engine runs itself: as `function(ctx, tile) ctx:fire_beam(tile.at,
+  -- tile.dir, tile.strength, { cause = "laser" }) end`.
   tile_steps = {
-    fire = function(ctx, tile)
-      ctx:fire_beam(tile.at, tile.dir, tile.strength, { cause = "laser" })
-    end,
+    fire = rally.effect.beam("dir", { strength = "strength", cause = "laser" }),
   },
 }

@@ -19,11 +19,10 @@ return rally.element {
     function(tile) return #tile.phases < 5 and { "badge", tile.phases, y = 43 } or nil end,
   },
   build = function(b) b:solid() end,
+  -- A declared effect the engine runs itself: as `function(ctx, tile, robot) if
+  -- rally.active(tile.phases, ctx.register) then ctx:queue_push(robot, tile.dir, "the pusher")
+  -- end end`.
   steps = {
-    pushers = function(ctx, tile, robot)
-      if rally.active(tile.phases, ctx.register) then
-        ctx:queue_push(robot, tile.dir, "the pusher")
-      end
-    end,
+    pushers = rally.effect.push("dir", { when = "phases", by = "the pusher" }),
   },
 }

@@ -20,9 +20,8 @@ return rally.element {
     end,
   },
   steps = {
-    touch = function(ctx, tile, robot)
-      ctx:set_archive(robot, tile.at)
-    end,
+    -- A declared effect: as `function(ctx, tile, robot) ctx:set_archive(robot, tile.at) end`.
+    touch = rally.effect.archive(),
     end_of_turn = function(ctx, tile, robot)
       if tile.wrenches == 2 and not robot.powered_down then
         local answer = ctx:choose(robot, "double_wrench", { "repairs", "option" }, {

@@ -7,6 +7,8 @@
 return rally.rule {
   name = "option_absorb",
   describe = "A robot may scrap an option card to cancel 1 point of damage, as often as it has options (§6.4).",
+  -- A robot without options has nothing to scrap: the engine does not call the rule for it.
+  hears = "robots_with_options",
   on_damage = function(ctx, robot, amount, info)
     if not info.absorb then return amount end
     while amount > 0 and #robot.options > 0 do

@@ -3,6 +3,7 @@
 return rally.rule {
   name = "option_loss",
   describe = "A destroyed robot scraps one option card of its player's choice (§6.5).",
+  hears = "robots_with_options",  -- nothing to lose without one: not called for the others
   on_destroyed = function(ctx, robot)
     local held = robot.options
     if #held == 0 then return end

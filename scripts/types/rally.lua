@@ -1269,6 +1269,14 @@ function Builder:start(number, facing) end
 ---rally.rule { name = "ice_rink", only_with = { "ice" }, on_enter = function(ctx, robot) end }
 ---```
 ---@field only_with? string[]
+---Which robots its hooks about a robot are called for: `"all_robots"` (the default) or
+---`"robots_with_options"`, for a rule that can matter only to a robot holding an option card
+---(the engine then does not call it for the others at all).
+---
+---```lua
+---rally.rule { name = "option_absorb", hears = "robots_with_options", on_damage = function(ctx, robot, amount, info) end }
+---```
+---@field hears? "all_robots"|"robots_with_options"
 ---The robot vars this script writes that every page of a playtest table may see (`rally
 ---serve`); a robot's other vars reach its own seat only.
 ---
@@ -1895,23 +1903,75 @@ function rally.effect.convey(param, opts) end
 ---@return rally.Effect
 function rally.effect.rotate(param, opts) end
 
----A declared effect, made with `rally.effect.*`: a value of an element's `steps`.
+---Queues a push of the robot towards the tile's direction parameter `param`, as
+---`function(ctx, tile, robot) ctx:queue_push(robot, tile[param], opts.by) end`: all pushes of
+---the step resolve together.
+---
+---```lua
+---steps = { pushers = rally.effect.push("dir", { when = "phases", by = "the pusher" }) },
+---```
+---@param param string a `rally.param.dir` of the element, never nil
+---@param opts? rally.EffectOpts `when`, `by`
+---@return rally.Effect
+function rally.effect.push(param, opts) end
+
+---A checkpoint's touch: touches the flag numbered by the tile's `param` and moves the archive
+---onto the tile, as `function(ctx, tile, robot) ctx:touch_flag(robot, tile[param])
+---ctx:set_archive(robot, tile.at) end`.
+---
+---```lua
+---steps = { touch = rally.effect.checkpoint("number") },
+---```
+---@param param string a `rally.param.int` of the element, never nil
+---@param opts? rally.EffectOpts `when`
+---@return rally.Effect
+function rally.effect.checkpoint(param, opts) end
+
+---Moves the robot's archive onto the tile, as `function(ctx, tile, robot)
+---ctx:set_archive(robot, tile.at) end` (a repair site's touch).
+---
+---```lua
+---steps = { touch = rally.effect.archive() },
+---```
+---@param opts? rally.EffectOpts `when`
+---@return rally.Effect
+function rally.effect.archive(opts) end
+
+---For `tile_steps`: fires a beam from the tile towards its direction parameter `param`, as
+---`function(ctx, tile) ctx:fire_beam(tile.at, tile[param], tile[opts.strength] or 1,
+---{ cause = opts.cause }) end`. It is the only effect of `tile_steps`; the others act on a
+---robot standing on the tile and belong in `steps`.
+---
+---```lua
+---tile_steps = { fire = rally.effect.beam("dir", { strength = "strength", cause = "laser" }) },
+---```
+---@param param string a `rally.param.dir` of the element, never nil
+---@param opts? rally.EffectOpts `when`, `strength`, `cause`
+---@return rally.Effect
+function rally.effect.beam(param, opts) end
+
+---A declared effect, made with `rally.effect.*`: a value of an element's `steps` (or, for
+---`beam`, `tile_steps`). It can still be called as the function it stands for
+---(`rally.elements.flag.steps.touch(ctx, tile, robot)`), `when` included.
 ---
 ---```lua
 ---steps = { belts = rally.effect.convey("dir") },
 ---```
 ---@class rally.Effect
----@field effect string `convey` or `rotate`
----@field param string the parameter it reads
+---@field effect string `convey`, `rotate`, `push`, `checkpoint`, `archive` or `beam`
+---@field param? string the parameter it reads (`archive` reads none)
 
 ---Options of the standard effects.
 ---
 ---```lua
 ---rally.effect.rotate("turn", { by = "gear", when = "powered" })
+---rally.effect.push("dir", { when = "phases" })
 ---```
 ---@class rally.EffectOpts
----@field when? string a `rally.param.bool` of the element: the effect happens only on tiles where it is true
----@field by? string `rotate` only: what turns the robot, as `on_rotate` sees it (default "script")
+---@field when? string a `rally.param.bool` of the element (the effect happens only on tiles where it is true) or a `rally.param.phases` (only in the registers it lists)
+---@field by? string `rotate` and `push`: the cause handlers and the log see (at most 256 bytes; `rotate`'s default "script")
+---@field strength? string `beam` only: a `rally.param.int` of the element, the damage per hit (1 without)
+---@field cause? string `beam` only: the cause the hits name (default "laser"; at most 256 bytes)
 
 ---A variant's parameters, as the game set them over the defaults of its variant.toml
 ---(variant scripts only).

@@ -13,7 +13,7 @@ use crate::geometry::{Dir, Pos, Rotation};
 use crate::script::args::{Whole, Word};
 use crate::script::{args, located, pos_table, sandbox, store, views};
 use crate::state::{is_event_field, RobotId, EVENT_FIELDS};
-use crate::world::{How, Shot};
+use crate::world::How;
 use mlua::{
     AnyUserData, Lua, LuaSerdeExt, LuaString, Table, UserData, UserDataFields, UserDataMethods,
     Value, Variadic,
@@ -715,12 +715,6 @@ impl UserData for Ctx {
                 let cause = cause
                     .map(|c| logged_text(lua, Some(c), "ctx:fire_beam: the cause", ""))
                     .transpose()?;
-                let hits = link.world.borrow().trace_beam(
-                    start,
-                    dir,
-                    shooter.is_some(),
-                    through.unwrap_or(0),
-                );
                 let cause = cause.unwrap_or_else(|| {
                     if shooter.is_some() {
                         "robot laser".into()
@@ -728,13 +722,10 @@ impl UserData for Ctx {
                         "laser".into()
                     }
                 });
-                let shot = Shot {
-                    from: start,
-                    shooter,
-                };
-                for &target in &hits {
-                    with_resolver(lua, |e| e.shoot(target, strength, &cause, dir, shot))?;
-                }
+                let through = through.unwrap_or(0);
+                let hits = with_resolver(lua, |e| {
+                    e.fire_beam(start, dir, strength, &cause, shooter, through)
+                })?;
                 let first = hits.first().map(|&i| link.robots[i].clone());
                 let views: Variadic<&AnyUserData> = hits.iter().map(|&i| &link.robots[i]).collect();
                 Ok((first, values::list(lua, views)?))

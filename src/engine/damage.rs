@@ -73,6 +73,34 @@ impl<'a> Resolver<'a> {
         }
     }
 
+    /// Fires a beam from `start` along `dir` (rules.md §6.1, §6.2; [`crate::world::trace`]:
+    /// from `start` itself for a board laser, from the next square for a robot's `shooter`,
+    /// going on through `through` walls or robots): every robot it hits takes `strength`
+    /// damage from `cause`. Returns those robots, nearest first.
+    pub fn fire_beam(
+        &self,
+        start: Pos,
+        dir: Dir,
+        strength: i32,
+        cause: &str,
+        shooter: Option<RobotId>,
+        through: u32,
+    ) -> Result<Vec<RobotId>> {
+        let hits = self
+            .link
+            .world
+            .borrow()
+            .trace_beam(start, dir, shooter.is_some(), through);
+        let shot = Shot {
+            from: start,
+            shooter,
+        };
+        for &target in &hits {
+            self.shoot(target, strength, cause, dir, shot)?;
+        }
+        Ok(hits)
+    }
+
     /// Damage from a beam travelling `dir`, fired as `shot` says: a [`Resolver::hit`] whose
     /// events name where the beam came from and who fired it.
     pub fn shoot(&self, id: RobotId, amount: i32, cause: &str, dir: Dir, shot: Shot) -> Result<()> {

@@ -6,6 +6,7 @@
 
 use super::*;
 use crate::hooks::{Guard, Hook, Listener};
+use crate::script::decl::Hears;
 
 /// Who a listener is: a rule, an option card (by definition) or a tile's element.
 #[derive(Clone, Copy, Debug)]
@@ -176,6 +177,9 @@ impl<'a> Resolver<'a> {
                         let Some(f) = rule.hooks.get(&hook) else {
                             continue;
                         };
+                        if rule.hears == Hears::RobotsWithOptions && !self.holds_options(subject) {
+                            continue;
+                        }
                         if !asked(subject) {
                             break;
                         }

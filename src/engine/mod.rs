@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::geometry::{Dir, Pos, Rotation};
 use crate::hooks::{Hook, Listener};
 use crate::order::{Native, Segment};
-use crate::script::decl::{Does, Step};
+use crate::script::decl::{Does, Step, When};
 use crate::script::sandbox::{Attached, Budget};
 use crate::script::store::Quota;
 use crate::script::{lua_message, Defs, RuleSet};
@@ -121,45 +121,106 @@ struct StepPlan {
     /// Does any option have a handler for the step (asked of the robots holding one)?
     options: bool,
     /// The tiles whose element has a `tile_steps` handler for it, in board order.
-    tiles: Vec<(usize, Function)>,
+    tiles: Vec<(usize, Act)>,
     /// Per tile, what its element does to the robots standing on it (`steps`); empty when
     /// no element on the board does anything, so the step never looks at the robots.
     standing: Vec<Option<Act>>,
 }
 
-/// What a tile does in a step to a robot standing on it: call its element's function, or a
-/// declared effect (`rally.effect.*`) with the tile's parameters read once, here.
-enum Act {
+/// What a tile does in a step: call its element's function, or a declared effect
+/// (`rally.effect.*`) with the tile's parameters read once, here.
+struct Act {
+    does: Deed,
+    /// The registers (bit `r` for register `r`) it acts in: every one, or those its `when`
+    /// lists (a pusher's phases). Outside the registers (bit 0) only an effect without one.
+    registers: u8,
+}
+
+enum Deed {
     Lua(Function),
     Convey(Dir),
     Rotate(Rotation, Rc<str>),
+    Push(Dir, Option<String>),
+    Checkpoint(u32),
+    Archive,
+    Beam {
+        dir: Dir,
+        strength: i32,
+        cause: Rc<str>,
+    },
 }
 
 impl Act {
     /// The tile's act for `step`; `None` when it does nothing there (an effect whose `when`
-    /// parameter is false on this tile).
+    /// parameter is false on this tile, or lists no register).
     fn new(step: &Step, tile: &crate::board::Tile) -> Option<Act> {
         let effect = match step {
-            Step::Lua(f) => return Some(Act::Lua(f.clone())),
+            Step::Lua(f) => {
+                return Some(Act {
+                    does: Deed::Lua(f.clone()),
+                    registers: u8::MAX,
+                })
+            }
             Step::Effect(e) => e,
         };
-        if let Some(when) = &effect.when {
-            if tile.params.get(when).and_then(serde_json::Value::as_bool) != Some(true) {
-                return None;
-            }
+        // The parameters an effect names are checked against its kind when the script
+        // loads, and every tile has them (required or defaulted).
+        let param = |name: &str| &tile.params[name];
+        let text = || {
+            let name = effect
+                .param
+                .as_deref()
+                .expect("the effect names its parameter");
+            param(name).as_str().expect("a checked parameter")
+        };
+        let registers = match &effect.when {
+            None => u8::MAX,
+            Some(When::Tile(name)) if param(name).as_bool() == Some(true) => u8::MAX,
+            Some(When::Tile(_)) => return None,
+            Some(When::Registers(name)) => param(name)
+                .as_array()
+                .expect("a checked list")
+                .iter()
+                .filter_map(serde_json::Value::as_u64)
+                .filter(|&r| (1..8).contains(&r))
+                .fold(0, |bits, r| bits | 1 << r),
+        };
+        if registers == 0 {
+            return None;
         }
-        let text = tile
-            .params
-            .get(&effect.param)
-            .and_then(serde_json::Value::as_str);
-        let text = text.expect("an effect's parameter is checked and always set");
-        Some(match &effect.does {
-            Does::Convey => Act::Convey(Dir::parse(text).expect("a checked direction")),
-            Does::Rotate { by } => Act::Rotate(
-                Rotation::parse(text).expect("a checked rotation"),
+        let does = match &effect.does {
+            Does::Convey => Deed::Convey(Dir::parse(text()).expect("a checked direction")),
+            Does::Rotate { by } => Deed::Rotate(
+                Rotation::parse(text()).expect("a checked rotation"),
                 by.as_str().into(),
             ),
-        })
+            Does::Push { by } => {
+                Deed::Push(Dir::parse(text()).expect("a checked direction"), by.clone())
+            }
+            Does::Checkpoint => {
+                let name = effect
+                    .param
+                    .as_deref()
+                    .expect("the effect names its parameter");
+                let number = param(name).as_u64().expect("a checked whole number");
+                Deed::Checkpoint(u32::try_from(number).unwrap_or(u32::MAX))
+            }
+            Does::Archive => Deed::Archive,
+            Does::Beam { strength, cause } => Deed::Beam {
+                dir: Dir::parse(text()).expect("a checked direction"),
+                strength: strength
+                    .as_deref()
+                    .and_then(|name| param(name).as_i64())
+                    .map_or(1, |n| i32::try_from(n).unwrap_or(i32::MAX)),
+                cause: cause.as_str().into(),
+            },
+        };
+        Some(Act { does, registers })
+    }
+
+    /// Does it act in `register` (0: outside the registers)?
+    fn acts_in(&self, register: u8) -> bool {
+        self.registers & (1 << register.min(7)) != 0
     }
 }
 
@@ -188,7 +249,7 @@ impl StepPlan {
                 .tiles
                 .iter()
                 .enumerate()
-                .filter_map(|(i, t)| Some((i, element(t).tile_steps.get(&step)?.clone())))
+                .filter_map(|(i, t)| Some((i, Act::new(element(t).tile_steps.get(&step)?, t)?)))
                 .collect(),
             standing: if standing.iter().any(Option::is_some) {
                 standing
@@ -461,10 +522,8 @@ impl<'a> Resolver<'a> {
                     }
                 }
                 Listener::Board => {
-                    for (t, f) in &plan.tiles {
-                        let what =
-                            || self.context(Who::Tile(*t), &format!("step `{}`", info.name), None);
-                        self.call(f, (&self.link.ctx, &self.link.tiles[*t]), what)?;
+                    for (t, act) in &plan.tiles {
+                        self.tile_step(step, *t, act)?;
                     }
                 }
                 Listener::Square => {
@@ -515,7 +574,6 @@ impl<'a> Resolver<'a> {
             v.sort_by_key(|(i, p)| (p.y, p.x, *i));
             v
         };
-        let name = &self.link.defs.order[step].name;
         for (id, at) in standing {
             for &t in board.tiles_at(at) {
                 let Some(act) = &handlers[t] else {
@@ -524,26 +582,80 @@ impl<'a> Resolver<'a> {
                 if !self.is_at(id, at) {
                     continue;
                 }
-                match act {
-                    Act::Lua(f) => {
-                        let what =
-                            || self.context(Who::Tile(t), &format!("step `{name}`"), Some(id));
-                        let args = (&self.link.ctx, &self.link.tiles[t], self.robot(id));
-                        self.call(f, args, what)?;
-                    }
-                    Act::Convey(dir) => {
-                        let what = || {
-                            self.context(Who::Tile(t), &format!("step `{name}` (effect)"), Some(id))
-                        };
-                        self.native_effect(what, || self.world().convey(id, *dir));
-                    }
-                    Act::Rotate(rotation, by) => {
-                        self.rotate(id, *rotation, by)?;
-                    }
-                }
+                self.standing_step(step, t, act, id)?;
             }
         }
         Ok(())
+    }
+
+    /// A tile's act in a step for the robot `id` standing on it.
+    fn standing_step(&self, step: usize, t: usize, act: &Act, id: RobotId) -> Result<()> {
+        let register = self.link.world.borrow().state.register;
+        if !act.acts_in(register) {
+            return Ok(());
+        }
+        let name = &self.link.defs.order[step].name;
+        let what = |effect: &'static str| {
+            move || self.context(Who::Tile(t), &format!("step `{name}`{effect}"), Some(id))
+        };
+        match &act.does {
+            Deed::Lua(f) => {
+                let args = (&self.link.ctx, &self.link.tiles[t], self.robot(id));
+                self.call(f, args, what(""))?;
+            }
+            Deed::Convey(dir) => self.native_effect(what(" (effect)"), || {
+                self.world().convey(id, *dir);
+                Ok(())
+            })?,
+            Deed::Rotate(rotation, by) => self.native_effect(what(" (effect)"), || {
+                self.rotate(id, *rotation, by).map(drop)
+            })?,
+            Deed::Push(dir, by) => self.native_effect(what(" (effect)"), || {
+                self.world().queue_push(id, *dir, by.clone());
+                Ok(())
+            })?,
+            Deed::Checkpoint(number) => self.native_effect(what(" (effect)"), || {
+                let at = self.board().tiles[t].at;
+                let mut w = self.world();
+                w.touch_flag(id, *number);
+                w.set_archive(id, at);
+                Ok(())
+            })?,
+            Deed::Archive => self.native_effect(what(" (effect)"), || {
+                let at = self.board().tiles[t].at;
+                self.world().set_archive(id, at);
+                Ok(())
+            })?,
+            Deed::Beam { .. } => unreachable!("a beam is checked to be a tile step"),
+        }
+        Ok(())
+    }
+
+    /// A tile's act in a step of its own (`tile_steps`), robot or not.
+    fn tile_step(&self, step: usize, t: usize, act: &Act) -> Result<()> {
+        let register = self.link.world.borrow().state.register;
+        if !act.acts_in(register) {
+            return Ok(());
+        }
+        let name = &self.link.defs.order[step].name;
+        let what = |effect: &'static str| {
+            move || self.context(Who::Tile(t), &format!("step `{name}`{effect}"), None)
+        };
+        match &act.does {
+            Deed::Lua(f) => self
+                .call(f, (&self.link.ctx, &self.link.tiles[t]), what(""))
+                .map(drop),
+            Deed::Beam {
+                dir,
+                strength,
+                cause,
+            } => self.native_effect(what(" (effect)"), || {
+                let at = self.board().tiles[t].at;
+                self.fire_beam(at, *dir, *strength, cause, None, 0)
+                    .map(drop)
+            }),
+            _ => unreachable!("only a beam is checked to be a tile step's effect"),
+        }
     }
 
     /// Tells a hook to a robot's listeners when the first element of its square that

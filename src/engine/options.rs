@@ -31,6 +31,11 @@ impl<'a> Resolver<'a> {
         Ok(())
     }
 
+    /// Does the robot hold any option card?
+    pub(super) fn holds_options(&self, id: RobotId) -> bool {
+        !self.link.world.borrow().state.robots[id].options.is_empty()
+    }
+
     /// The options a robot holds that the rule set defines, as (definition, name), in the
     /// order they were drawn. (One a hot reload removed is skipped.)
     pub(super) fn held_options(&self, id: RobotId) -> Vec<(usize, String)> {

@@ -80,14 +80,19 @@ impl Resolver<'_> {
     /// Runs a declared effect that calls no script (`rally.effect.convey`): `--trace` and
     /// `--profile` show it as the tile's handler, with no instructions, as the Lua step it
     /// replaces was shown.
-    pub(super) fn native_effect(&self, what: impl Fn() -> Context, f: impl FnOnce()) {
+    pub(super) fn native_effect(
+        &self,
+        what: impl Fn() -> Context,
+        f: impl FnOnce() -> Result<()>,
+    ) -> Result<()> {
         if !self.link.probe.on.get() {
             return f();
         }
         let mut begun = self.probe_begin(what(), self.link.depth.get());
         begun.used = self.link.budget.used();
-        f();
+        let done = f();
         self.probe_end(begun);
+        done
     }
 
     /// Notes the start of a call (`depth` 0: a top-level call, whose budget starts afresh).

@@ -387,13 +387,21 @@ pub fn handlers(defs: &Defs) -> Vec<Error> {
     let step = |place: &usize| format!("steps.{}", defs.order[*place].name);
     let tile_step = |place: &usize| format!("tile_steps.{}", defs.order[*place].name);
     for e in &defs.elements {
-        for place in e.steps.keys() {
-            if let Some(Step::Lua(f)) = e.steps.get(place) {
-                let expected = signature(Listener::Square, None);
-                parameters(&mut out, &e.file, &step(place), f, &expected);
+        for (handlers, listener, key) in [
+            (
+                &e.steps,
+                Listener::Square,
+                &step as &dyn Fn(&usize) -> String,
+            ),
+            (&e.tile_steps, Listener::Board, &tile_step),
+        ] {
+            for place in handlers.keys() {
+                if let Some(Step::Lua(f)) = handlers.get(place) {
+                    let expected = signature(listener, None);
+                    parameters(&mut out, &e.file, &key(place), f, &expected);
+                }
             }
         }
-        steps(&mut out, &e.file, &e.tile_steps, Listener::Board, tile_step);
         hooks(&mut out, &e.file, &e.hooks, Listener::Square);
     }
     for r in &defs.rules {

@@ -72,8 +72,9 @@ pub struct ElementDef {
     /// Step handlers called for each robot standing on a tile, by step id: functions or
     /// standard effects.
     pub steps: Handlers<usize, Step>,
-    /// Step handlers called once for every tile, occupied or not, by step id.
-    pub tile_steps: Handlers<usize>,
+    /// Step handlers called once for every tile, occupied or not, by step id: functions or
+    /// standard effects.
+    pub tile_steps: Handlers<usize, Step>,
     /// It replaced an element of the same name (`replace = true`).
     pub replaces: bool,
     /// The layer its file belongs to (an index into the rule set's layers: `super::layers`).
@@ -111,6 +112,19 @@ pub struct RuleDef {
     /// `public_vars = { "ice" }`: the robot vars it writes that everyone may see (at a
     /// playtest table a robot's other vars are its own seat's alone).
     pub public_vars: Vec<String>,
+    /// `hears = "robots_with_options"`: which robots its hooks are told about.
+    pub hears: Hears,
+}
+
+/// The robots a rule's hooks are told about (`hears`): every robot, or only those holding
+/// an option card, for a rule that can matter only to them (scrapping options to absorb
+/// damage, losing one when destroyed), so that it is not called for the others at all.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Hears {
+    #[default]
+    AllRobots,
+    RobotsWithOptions,
 }
 
 impl RuleDef {
@@ -256,15 +270,15 @@ fn step_table(
 }
 
 /// Reads `{ step_name = function ... }` where a step may also be a standard effect
-/// (`rally.effect.*`) when `params` are given: an element's `steps`, whose effects name its
-/// parameters.
+/// (`rally.effect.*`) when `place` says where it acts: an element's `steps` (the robots
+/// standing on its tiles) or `tile_steps` (each tile), whose effects name its parameters.
 fn step_entries(
     lua: &Lua,
     table: &Table,
     key: &str,
     steps: &Steps,
     what: &str,
-    params: Option<&ParamSpecs>,
+    place: Option<(Acts, &ParamSpecs)>,
 ) -> mlua::Result<Handlers<usize, Step>> {
     let mut out = Handlers::default();
     let Some(handlers) = table.get::<Option<Table>>(key)? else {
@@ -280,18 +294,21 @@ fn step_entries(
                 names.join(", ")
             ))
         })?;
-        match (handler, params) {
+        match (handler, place) {
             (Value::Function(f), _) => {
                 out.insert(id, Step::Lua(f));
             }
-            (Value::Table(t), Some(params)) if t.contains_key("effect")? => {
+            (Value::Table(t), Some((acts, params))) if t.contains_key("effect")? => {
                 let what = format!("{what}: `{key}.{name}`");
-                out.insert(id, Step::Effect(parse_effect(lua, &t, params, &what)?));
+                out.insert(
+                    id,
+                    Step::Effect(parse_effect(lua, &t, params, acts, &what)?),
+                );
             }
-            (other, params) => {
+            (other, place) => {
                 return Err(mlua::Error::runtime(format!(
                     "{what}: `{key}.{name}` must be a function{}, got a {}",
-                    if params.is_some() {
+                    if place.is_some() {
                         " or a rally.effect.*"
                     } else {
                         ""
@@ -304,8 +321,8 @@ fn step_entries(
     Ok(out)
 }
 
-/// What an element does in a step for a robot standing on one of its tiles: a script's
-/// function `(ctx, tile, robot)`, or a standard effect the engine runs itself, which calls
+/// What an element does in a step: a script's function (`(ctx, tile, robot)` in `steps`,
+/// `(ctx, tile)` in `tile_steps`), or a standard effect the engine runs itself, which calls
 /// no Lua and costs no instructions of the budget.
 #[derive(Clone, Debug)]
 pub enum Step {
@@ -318,10 +335,20 @@ pub enum Step {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Effect {
     pub does: Does,
-    /// The parameter holding the direction (`convey`) or the rotation (`rotate`).
-    pub param: String,
-    /// `when = "express"`: a bool parameter; the effect happens only on tiles where it is true.
-    pub when: Option<String>,
+    /// The parameter holding the direction (`convey`, `push`, `beam`), the rotation
+    /// (`rotate`) or the flag's number (`checkpoint`); `archive` reads none.
+    pub param: Option<String>,
+    /// `when = "express"` or `when = "phases"`: the tiles or registers where it happens.
+    pub when: Option<When>,
+}
+
+/// Where an effect happens, by a parameter the `when` option names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum When {
+    /// A bool parameter: only on tiles where it is true (an express belt).
+    Tile(String),
+    /// A list of registers (`rally.param.phases`): only in those (a pusher's active registers).
+    Registers(String),
 }
 
 /// The standard effects.
@@ -331,40 +358,108 @@ pub enum Does {
     Convey,
     /// `ctx:rotate(robot, tile[param], by)`.
     Rotate { by: String },
+    /// `ctx:queue_push(robot, tile[param], by)`.
+    Push { by: Option<String> },
+    /// `ctx:fire_beam(tile.at, tile[param], tile[strength], { cause = cause })`, with
+    /// `strength` a parameter or, absent, 1.
+    Beam {
+        strength: Option<String>,
+        cause: String,
+    },
+    /// `ctx:touch_flag(robot, tile[param])` and `ctx:set_archive(robot, tile.at)`.
+    Checkpoint,
+    /// `ctx:set_archive(robot, tile.at)`.
+    Archive,
+}
+
+/// Which effects a step table takes: those acting on the robots standing on a tile
+/// (`steps`) or those of the tile itself (`tile_steps`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Acts {
+    OnRobots,
+    OnTiles,
 }
 
 /// Reads `{ effect = "convey", param = "dir", when = "express" }`, as `rally.effect.*` makes
 /// it, checking that the parameters it names are declared with the kinds it reads.
-fn parse_effect(lua: &Lua, t: &Table, params: &ParamSpecs, what: &str) -> mlua::Result<Effect> {
+fn parse_effect(
+    lua: &Lua,
+    t: &Table,
+    params: &ParamSpecs,
+    acts: Acts,
+    what: &str,
+) -> mlua::Result<Effect> {
     let kind: String = t.get("effect")?;
-    let (does, expected, allowed) = match kind.as_str() {
-        "convey" => (Does::Convey, Kind::Dir, &["effect", "param", "when"][..]),
-        "rotate" => {
-            let by = t
-                .get::<Option<String>>("by")?
-                .unwrap_or_else(|| "script".into());
-            (
-                Does::Rotate { by },
-                Kind::Rotation,
-                &["effect", "param", "when", "by"][..],
-            )
+    // `by` and `cause`: the words the log and the handlers see, as short as a script's own.
+    let words = |key: &str| -> mlua::Result<Option<String>> {
+        let text: Option<String> = t
+            .get(key)
+            .map_err(|_| mlua::Error::runtime(format!("{what}: `{key}` must be a string")))?;
+        match text {
+            Some(text) if text.len() > 256 => Err(mlua::Error::runtime(format!(
+                "{what}: `{key}` is {} bytes; at most 256",
+                text.len()
+            ))),
+            text => Ok(text),
+        }
+    };
+    let by = || -> mlua::Result<String> { Ok(words("by")?.unwrap_or_else(|| "script".into())) };
+    let int = Kind::Int {
+        min: None,
+        max: None,
+    };
+    // (what it does, where it belongs, the kind of its `param`, its options)
+    let (does, belongs, expected, options) = match kind.as_str() {
+        "convey" => (Does::Convey, Acts::OnRobots, Some(Kind::Dir), &[][..]),
+        "rotate" => (
+            Does::Rotate { by: by()? },
+            Acts::OnRobots,
+            Some(Kind::Rotation),
+            &["by"][..],
+        ),
+        "push" => (
+            Does::Push { by: words("by")? },
+            Acts::OnRobots,
+            Some(Kind::Dir),
+            &["by"][..],
+        ),
+        "checkpoint" => (Does::Checkpoint, Acts::OnRobots, Some(int.clone()), &[][..]),
+        "archive" => (Does::Archive, Acts::OnRobots, None, &[][..]),
+        "beam" => {
+            let cause = words("cause")?.unwrap_or_else(|| "laser".into());
+            let beam = Does::Beam {
+                strength: None,
+                cause,
+            };
+            (beam, Acts::OnTiles, Some(Kind::Dir), &["strength", "cause"][..])
         }
         other => {
             return Err(mlua::Error::runtime(format!(
-                "{what}: unknown effect `{other}`, expected convey or rotate"
+                "{what}: unknown effect `{other}`, expected convey, rotate, push, checkpoint, archive or beam"
             )))
         }
     };
     let what = format!("{what} (rally.effect.{kind})");
-    check_keys(lua, t, allowed, &what)?;
-    let named = |key: &str, kind: &Kind, must_have: bool| -> mlua::Result<Option<String>> {
-        let kind_name = match kind {
-            Kind::Dir => "dir",
-            Kind::Rotation => "rotation",
-            _ => "bool",
+    if acts != belongs {
+        let (here, there) = match belongs {
+            Acts::OnRobots => (
+                "tile_steps",
+                "steps: it acts on a robot standing on the tile",
+            ),
+            Acts::OnTiles => ("steps", "tile_steps: it acts once per tile, robot or not"),
         };
+        return Err(mlua::Error::runtime(format!(
+            "{what}: not an effect of `{here}`; it belongs in {there}"
+        )));
+    }
+    let mut allowed = vec!["effect", "param", "when"];
+    allowed.extend(options);
+    check_keys(lua, t, &allowed, &what)?;
+    // The parameter a key names, checked to be one of `kinds` (`param` must be set on every
+    // tile: required or with a default).
+    let named = |key: &str, kinds: &[&Kind], needed: bool| -> mlua::Result<Option<String>> {
         let Some(name) = t.get::<Option<String>>(key)? else {
-            if must_have {
+            if needed {
                 return Err(mlua::Error::runtime(format!(
                     "{what}: `{key}` must name a parameter of the element"
                 )));
@@ -377,21 +472,66 @@ fn parse_effect(lua: &Lua, t: &Table, params: &ParamSpecs, what: &str) -> mlua::
                 crate::error::suggest(&name, params.keys().map(String::as_str))
             )));
         };
-        if spec.kind != *kind {
+        if !kinds.iter().any(|k| fits(k, &spec.kind)) {
+            let names: Vec<String> = kinds.iter().map(|k| kind_name(k)).collect();
             return Err(mlua::Error::runtime(format!(
-                "{what}: parameter `{name}` must be a rally.param.{kind_name} for `{key}`"
+                "{what}: parameter `{name}` must be a {} for `{key}`",
+                names.join(" or ")
             )));
         }
-        if must_have && !spec.required && spec.default.is_none() {
+        if key != "when" && !spec.required && spec.default.is_none() {
             return Err(mlua::Error::runtime(format!(
                 "{what}: parameter `{name}` is optional; an effect needs one every tile has"
             )));
         }
         Ok(Some(name))
     };
-    let param = named("param", &expected, true)?.expect("required");
-    let when = named("when", &Kind::Bool, false)?;
+    let param = match &expected {
+        Some(kind) => named("param", &[kind], true)?,
+        None if t.contains_key("param")? => {
+            return Err(mlua::Error::runtime(format!(
+                "{what}: takes no parameter, got `param`"
+            )))
+        }
+        None => None,
+    };
+    let registers = Kind::List(Box::new(int.clone()));
+    let when = match named("when", &[&Kind::Bool, &registers], false)? {
+        Some(name) if params[&name].kind == Kind::Bool => Some(When::Tile(name)),
+        Some(name) => Some(When::Registers(name)),
+        None => None,
+    };
+    let does = match does {
+        Does::Beam { cause, .. } => Does::Beam {
+            strength: named("strength", &[&int], false)?,
+            cause,
+        },
+        does => does,
+    };
     Ok(Effect { does, param, when })
+}
+
+/// Does a parameter of kind `have` give what an effect reads as `want`? Any whole number
+/// will do for an int, whatever its range.
+fn fits(want: &Kind, have: &Kind) -> bool {
+    match (want, have) {
+        (Kind::Int { .. }, Kind::Int { .. }) => true,
+        (Kind::List(a), Kind::List(b)) => fits(a, b),
+        (a, b) => a == b,
+    }
+}
+
+/// `rally.param.*` as a declaration writes it, for messages.
+fn kind_name(kind: &Kind) -> String {
+    match kind {
+        Kind::Dir => "rally.param.dir".into(),
+        Kind::Rotation => "rally.param.rotation".into(),
+        Kind::Bool => "rally.param.bool".into(),
+        Kind::Int { .. } => "rally.param.int".into(),
+        Kind::List(_) => "rally.param.phases".into(),
+        Kind::Str { .. } => "rally.param.string".into(),
+        Kind::DirMap(_) => "rally.param.dir_map".into(),
+    }
 }
 
 pub fn parse_kind(lua: &Lua, spec: &Table, what: &str) -> mlua::Result<Kind> {
@@ -524,6 +664,8 @@ struct RuleData {
     events: Sentences,
     #[serde(default)]
     public_vars: Vec<String>,
+    #[serde(default)]
+    hears: Hears,
 }
 
 /// The keys of `rally.option { ... }`.
@@ -894,7 +1036,10 @@ pub fn parse_element(
             params.insert(pname, parse_param(lua, &spec, &what)?);
         }
     }
-    let element_steps = step_entries(lua, decl, "steps", steps, &what, Some(&params))?;
+    let on_robots = Some((Acts::OnRobots, &params));
+    let element_steps = step_entries(lua, decl, "steps", steps, &what, on_robots)?;
+    let on_tiles = Some((Acts::OnTiles, &params));
+    let tile_steps = step_entries(lua, decl, "tile_steps", steps, &what, on_tiles)?;
     Ok((
         ElementDef {
             describe: data.describe,
@@ -904,7 +1049,7 @@ pub fn parse_element(
             draw: super::draw::parse(lua, decl, &what)?,
             build: optional_fn(decl, "build", &what)?,
             steps: element_steps,
-            tile_steps: step_table(lua, decl, "tile_steps", steps, &what)?,
+            tile_steps,
             hooks,
             replaces: data.replace,
             layer: 0,
@@ -940,6 +1085,7 @@ pub fn parse_rule(
             events: data.events,
             only_with: data.only_with,
             public_vars: data.public_vars,
+            hears: data.hears,
             name,
         },
         replace(data.replace),

@@ -84,6 +84,35 @@ rally.param = {
 -- Standard effects, declared as an element's step instead of a function and run by the
 -- engine itself (no Lua call, no instructions): `steps = { belts = rally.effect.convey("dir") }`.
 -- Each names the tile's parameters it reads; the declaration checks them (src/script/decl.rs).
+-- A declared effect can still be called as the function it stands for, so that a script
+-- doing what an element does (`rally.elements.flag.steps.touch(ctx, tile, robot)`, the
+-- Mechanical Arm) works whether that step is a function or an effect. What the engine does
+-- natively (src/engine/mod.rs, `Act`) is exactly this.
+local function applies(e, ctx, tile)
+  if e.when == nil then return true end
+  local w = tile[e.when]
+  if type(w) == "boolean" then return w end
+  return rally.active(w, ctx.register)
+end
+local perform = {
+  convey = function(e, ctx, tile, robot) ctx:convey(robot, tile[e.param]) end,
+  rotate = function(e, ctx, tile, robot) ctx:rotate(robot, tile[e.param], e.by or "script") end,
+  push = function(e, ctx, tile, robot) ctx:queue_push(robot, tile[e.param], e.by) end,
+  checkpoint = function(e, ctx, tile, robot)
+    ctx:touch_flag(robot, tile[e.param])
+    ctx:set_archive(robot, tile.at)
+  end,
+  archive = function(_, ctx, tile, robot) ctx:set_archive(robot, tile.at) end,
+  beam = function(e, ctx, tile)
+    local strength = e.strength and tile[e.strength] or 1
+    ctx:fire_beam(tile.at, tile[e.param], strength, { cause = e.cause or "laser" })
+  end,
+}
+local effect_meta = {
+  __call = function(e, ctx, tile, robot)
+    if applies(e, ctx, tile) then perform[e.effect](e, ctx, tile, robot) end
+  end,
+}
 local function effect(name, param, opts)
   local e = { effect = name, param = param }
   if opts ~= nil then
@@ -93,7 +122,7 @@ local function effect(name, param, opts)
     for k, v in pairs(opts) do e[k] = v end
     e.effect, e.param = name, param
   end
-  return e
+  return setmetatable(e, effect_meta)
 end
 rally.effect = {
   --- Queues a belt move of the robot towards the tile's `param` (`ctx:convey`); option
@@ -102,6 +131,17 @@ rally.effect = {
   --- Turns the robot by the tile's `param` (`ctx:rotate`, so `on_rotate` hears it); options
   --- `by = "gear"` (the cause handlers see), `when`.
   rotate = function(param, opts) return effect("rotate", param, opts) end,
+  --- Queues a push of the robot towards the tile's `param` (`ctx:queue_push`); options `by`
+  --- (the cause), `when = "phases"`: only in the registers a `rally.param.phases` lists.
+  push = function(param, opts) return effect("push", param, opts) end,
+  --- Touches the flag numbered by the tile's `param` and moves the archive onto the tile
+  --- (`ctx:touch_flag`, `ctx:set_archive`).
+  checkpoint = function(param, opts) return effect("checkpoint", param, opts) end,
+  --- Moves the robot's archive onto the tile (`ctx:set_archive`).
+  archive = function(opts) return effect("archive", nil, opts) end,
+  --- For `tile_steps`: fires a beam from the tile towards its `param` (`ctx:fire_beam`);
+  --- options `strength` (an int parameter; 1 without), `cause` (default "laser").
+  beam = function(param, opts) return effect("beam", param, opts) end,
 }
 
 --- For `on_card`: the card's first square is lost (water, oil: rules.md §4.28, §4.12).
