@@ -52,6 +52,13 @@ impl Question {
 pub trait Chooser {
     fn choose(&mut self, question: &Question) -> Option<String>;
 
+    /// Whether the answer just given (or left to the default) stands for a question nobody
+    /// answered in time: a table's dialog that timed out, or a replay of one. The `chose`
+    /// event then says `timed_out`, so the log does not pass a default off as a choice.
+    fn timed_out(&self) -> bool {
+        false
+    }
+
     /// The questions it was asked, in order, if it keeps them (a scenario's [`Fixed`]: its
     /// `asked` and `offered` expectations read them).
     fn asked(&self) -> &[Asked] {
@@ -153,12 +160,30 @@ impl Answer {
     }
 }
 
-/// Answers fixed by a scenario file (`choices = { brakes = "yes" }` in a `[[robot]]`).
-/// Anything not fixed gets the default. It keeps every question it was asked (outside
-/// rehearsals), so a scenario can check what was asked and offered.
+/// Answers fixed by a scenario file (`choices = { brakes = "yes" }` in a `[[robot]]`), or
+/// recorded in a game ([`Fixed::replaying`]). Anything not fixed gets the default. It keeps
+/// every question it was asked (outside rehearsals), so a scenario can check what was asked
+/// and offered.
 pub struct Fixed {
-    answers: BTreeMap<(String, String), (Answer, VecDeque<String>)>,
+    answers: BTreeMap<(String, String), Given>,
     asked: Vec<Asked>,
+    /// Whether the last answer given was a recorded time-out.
+    timed_out: bool,
+}
+
+/// What is left of one fixed answer.
+enum Given {
+    Always(String),
+    /// The answers not given yet, the next first.
+    InOrder(VecDeque<RecordedAnswer>),
+}
+
+/// One answer of a recorded game, in the order it was given.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordedAnswer {
+    pub answer: String,
+    /// Nobody answered in time: the answer is the default the table took.
+    pub timed_out: bool,
 }
 
 impl Fixed {
@@ -167,16 +192,41 @@ impl Fixed {
         let mut all = BTreeMap::new();
         for (robot, keys) in answers {
             for (key, answer) in keys {
-                let queue = match answer {
-                    Answer::Always(_) => VecDeque::new(),
-                    Answer::InOrder(list) => list.iter().cloned().collect(),
+                let given = match answer {
+                    Answer::Always(a) => Given::Always(a.clone()),
+                    Answer::InOrder(list) => Given::InOrder(
+                        list.iter()
+                            .map(|a| RecordedAnswer {
+                                answer: a.clone(),
+                                timed_out: false,
+                            })
+                            .collect(),
+                    ),
                 };
-                all.insert((robot.clone(), key.clone()), (answer.clone(), queue));
+                all.insert((robot.clone(), key.clone()), given);
             }
         }
         Fixed {
             answers: all,
             asked: Vec::new(),
+            timed_out: false,
+        }
+    }
+
+    /// The answers of a recorded game: robot name → question key → its answers in order,
+    /// each played back once, time-outs as time-outs.
+    pub fn replaying(answers: BTreeMap<String, BTreeMap<String, Vec<RecordedAnswer>>>) -> Fixed {
+        let answers = answers
+            .into_iter()
+            .flat_map(|(robot, keys)| {
+                keys.into_iter()
+                    .map(move |(key, list)| ((robot.clone(), key), Given::InOrder(list.into())))
+            })
+            .collect();
+        Fixed {
+            answers,
+            asked: Vec::new(),
+            timed_out: false,
         }
     }
 }
@@ -186,7 +236,12 @@ impl Chooser for Fixed {
         &self.asked
     }
 
+    fn timed_out(&self) -> bool {
+        self.timed_out
+    }
+
     fn choose(&mut self, q: &Question) -> Option<String> {
+        self.timed_out = false;
         if !q.rehearsal {
             self.asked.push(Asked {
                 robot: q.robot_name.clone(),
@@ -195,12 +250,15 @@ impl Chooser for Fixed {
                 turn: q.turn,
             });
         }
-        let (answer, queue) = self
+        match self
             .answers
-            .get_mut(&(q.robot_name.clone(), q.key.clone()))?;
-        match answer {
-            Answer::Always(a) => Some(a.clone()),
-            Answer::InOrder(_) => queue.pop_front(),
+            .get_mut(&(q.robot_name.clone(), q.key.clone()))?
+        {
+            Given::Always(a) => Some(a.clone()),
+            Given::InOrder(queue) => queue.pop_front().map(|r| {
+                self.timed_out = r.timed_out;
+                r.answer
+            }),
         }
     }
 }

@@ -1052,6 +1052,47 @@ fn run_replay_re_resolves_a_whole_game() {
     );
 }
 
+/// A question nobody answered in time is logged as such (`timed_out`), and a replay plays
+/// it back as a time-out: the same events, no change.
+#[test]
+fn run_replay_plays_a_timed_out_answer_back_as_a_time_out() {
+    let mut m = start("games/bots.toml");
+    m.play_out(&mut Bots::new(m.setup.seats.iter().map(|s| s.strength)))
+        .unwrap();
+    let mut replay = serde_json::to_value(m.replay(&[])).unwrap();
+    // Every default answer becomes one the table took when its time ran out.
+    fn time_out(v: &mut serde_json::Value, marked: &mut usize) {
+        match v {
+            serde_json::Value::Object(map) => {
+                if map.get("what") == Some(&serde_json::json!("chose"))
+                    && map.get("default") == Some(&serde_json::json!(true))
+                {
+                    map.insert("timed_out".into(), serde_json::Value::Bool(true));
+                    *marked += 1;
+                }
+                map.values_mut().for_each(|v| time_out(v, marked));
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(|v| time_out(v, marked)),
+            _ => {}
+        }
+    }
+    let mut marked = 0;
+    time_out(&mut replay, &mut marked);
+    assert!(marked > 0, "the bots' game asks questions");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bots.replay.json");
+    std::fs::write(&path, replay.to_string()).unwrap();
+    let out =
+        support::finish(support::rally_command(support::root(), &["run", "--replay"]).arg(&path));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("no change"), "{text}");
+}
+
 #[test]
 fn every_shipped_game_plays_to_the_end_with_bots() {
     let mut games: Vec<_> = std::fs::read_dir("games")

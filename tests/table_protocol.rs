@@ -1268,6 +1268,19 @@ fn a_robot_back_from_a_pit_faces_the_way_its_player_picks_or_keeps_its_facing_af
         assert_eq!(robots[0]["powered_down"], false, "{robots}");
         assert_eq!(robots[1]["facing"], kept, "{robots}");
         assert_eq!(robots[1]["lives"], 2, "{robots}");
+        // The log tells Ann's choice from the default Bob's silence left him.
+        let log: String = bob.frames.iter().map(|f| f.to_string()).collect();
+        let kept = kept.as_str().unwrap();
+        assert!(
+            log.contains(&format!(
+                "Robot Bob chooses to face {kept} (no answer in time: the default)"
+            )),
+            "{log}"
+        );
+        assert!(
+            log.contains(&format!("Robot Ann chooses to face {pick}\"")),
+            "{log}"
+        );
     });
 }
 

@@ -162,6 +162,8 @@ impl<'a> Resolver<'a> {
         // `default`: the answer is the question's default, whether the chooser said so or had
         // no opinion (a replay gives the same answer, so it logs the same event).
         let default = answer == question.default_answer();
+        // `timed_out`: nobody answered in time, so the default was taken for them.
+        let timed_out = self.link.chooser.borrow().timed_out();
         // `hidden = true`: the answer tells what is face down (Dual Processor's register); a
         // playtest table shows it to no one else.
         let hidden = question.detail.get("hidden") == Some(&serde_json::Value::Bool(true));
@@ -169,6 +171,9 @@ impl<'a> Resolver<'a> {
             let mut d = detail! {"question" => key.to_string(), "answer" => answer.clone(), "default" => default};
             if hidden {
                 d.insert("hidden", true);
+            }
+            if timed_out {
+                d.insert("timed_out", true);
             }
             d
         });

@@ -11,7 +11,7 @@ use super::save::GameRecord;
 use super::{Dealt, Game, Seats, Setup, TurnRecord};
 use crate::cards::Card;
 use crate::deal::Hand;
-use crate::decision::{Answer, Fixed};
+use crate::decision::{Fixed, RecordedAnswer};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::script::RuleSet;
@@ -33,7 +33,7 @@ pub struct Rerun {
 pub fn rerun(record: &GameRecord, setup: Setup, rules: RuleSet) -> Result<Rerun> {
     let mut game = Game::start(setup, rules)?;
     game.engine
-        .set_chooser(Box::new(Fixed::new(&recorded_answers(&record.turns))));
+        .set_chooser(Box::new(Fixed::replaying(recorded_answers(&record.turns))));
     let mut seats = Recorded {
         turns: &record.turns,
     };
@@ -69,8 +69,10 @@ pub fn rerun(record: &GameRecord, setup: Setup, rules: RuleSet) -> Result<Rerun>
 }
 
 /// Every recorded answer, per robot and question, in the order they were given.
-fn recorded_answers(turns: &[TurnRecord]) -> BTreeMap<String, BTreeMap<String, Answer>> {
-    let mut answers: BTreeMap<String, BTreeMap<String, Vec<String>>> = BTreeMap::new();
+fn recorded_answers(
+    turns: &[TurnRecord],
+) -> BTreeMap<String, BTreeMap<String, Vec<RecordedAnswer>>> {
+    let mut answers: BTreeMap<String, BTreeMap<String, Vec<RecordedAnswer>>> = BTreeMap::new();
     for e in turns
         .iter()
         .flat_map(|t| &t.events)
@@ -90,20 +92,13 @@ fn recorded_answers(turns: &[TurnRecord]) -> BTreeMap<String, BTreeMap<String, A
                 .or_default()
                 .entry(question)
                 .or_default()
-                .push(answer);
+                .push(RecordedAnswer {
+                    answer,
+                    timed_out: e.detail.get("timed_out") == Some(&serde_json::Value::Bool(true)),
+                });
         }
     }
     answers
-        .into_iter()
-        .map(|(robot, keys)| {
-            (
-                robot,
-                keys.into_iter()
-                    .map(|(k, list)| (k, Answer::InOrder(list)))
-                    .collect(),
-            )
-        })
-        .collect()
 }
 
 /// The seats of a recorded game: every program as it was chosen.

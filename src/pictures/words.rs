@@ -307,6 +307,10 @@ fn sentence(e: &Event) -> Option<String> {
             "{who} is powered down: {} damage discarded",
             text("discarded")
         ),
+        "chose" if e.detail.get("timed_out") == Some(&Value::Bool(true)) => format!(
+            "{} (no answer in time: the default)",
+            chose(&who, &text("question"), &text("answer"))
+        ),
         "chose" => chose(&who, &text("question"), &text("answer")),
         _ => return None,
     })
@@ -432,6 +436,14 @@ mod tests {
         assert_eq!(
             chose("conditional_program", "left@90"),
             "Robot Ann uses Conditional Program: Turn Left (90)"
+        );
+        assert_eq!(
+            said(
+                "chose",
+                json!({"question": "recompile", "answer": "no", "default": true, "timed_out": true})
+            ),
+            "Robot Ann does not use Recompile (no answer in time: the default)",
+            "a default nobody chose is not passed off as a choice"
         );
         assert_eq!(
             said("card_set", json!({"in_register": 1, "from": "a face-down card", "to": "left@230", "why": "abort switch"})),

@@ -449,7 +449,8 @@ pub(super) fn run(
     if ready.send(Ok(info)).is_err() {
         return;
     }
-    m.engine.set_chooser(Box::new(TableChooser(table.clone())));
+    m.engine
+        .set_chooser(Box::new(TableChooser::new(table.clone())));
     let mut seats = TableSeats {
         bots: Bots::new(m.setup.seats.iter().map(|s| s.strength)),
         table: table.clone(),
@@ -487,7 +488,8 @@ pub(super) fn run(
                 match rematch(&mut launch, &m, &table) {
                     Ok((next, hot)) => {
                         m = next;
-                        m.engine.set_chooser(Box::new(TableChooser(table.clone())));
+                        m.engine
+                            .set_chooser(Box::new(TableChooser::new(table.clone())));
                         seats.bots = Bots::new(m.setup.seats.iter().map(|s| s.strength));
                         seats.hot = hot;
                         break;
@@ -1828,13 +1830,20 @@ fn restore(desk: &mut Desk, kept: &KeptDesk, damage: i32) -> std::result::Result
     Ok(())
 }
 
+/// What became of a question put to a player: an answer (`None`: the default, as a bot or a
+/// player's "don't ask again" gives it), or nobody answered before its timeout.
+enum Reply {
+    Answered(Option<String>),
+    TimedOut,
+}
+
 /// Asks `robot`'s player `q` and waits for the answer, the timeout (the default), or a
 /// bot taking the seat over. The game as of the last stage is on disk before the question
 /// is shown: a table stopped while a person decides comes back to the same question.
-fn ask(table: &Shared, q: &Question) -> Option<String> {
+fn ask(table: &Shared, q: &Question) -> Reply {
     let bot = table.borrow().bot_decides(q.robot);
     if bot {
-        return table.borrow_mut().bots.choose(q);
+        return Reply::Answered(table.borrow_mut().bots.choose(q));
     }
     // Declined for this turn or the game: the default, unasked.
     let quiet = table.borrow().seats[q.robot]
@@ -1842,7 +1851,7 @@ fn ask(table: &Shared, q: &Question) -> Option<String> {
         .get(&q.key)
         .is_some_and(|h| h.covers(q.turn));
     if quiet {
-        return None;
+        return Reply::Answered(None);
     }
     table.borrow().settle();
     {
@@ -1887,13 +1896,16 @@ fn ask(table: &Shared, q: &Question) -> Option<String> {
         let mut t = table.borrow_mut();
         let p = t.question.as_ref().expect("asked");
         if let Some(a) = &p.answer {
-            break Some(a.clone());
+            break Reply::Answered(Some(a.clone()));
         }
-        if t.closed || Instant::now() >= p.deadline {
-            break None;
+        if t.closed {
+            break Reply::Answered(None);
+        }
+        if Instant::now() >= p.deadline {
+            break Reply::TimedOut;
         }
         if t.bot_decides(q.robot) {
-            break t.bots.choose(q);
+            break Reply::Answered(t.bots.choose(q));
         }
         let deadline = [Some(p.deadline), t.bot_deadline(q.robot)]
             .into_iter()
@@ -1912,21 +1924,45 @@ fn ask(table: &Shared, q: &Question) -> Option<String> {
 /// loop's power down, staying down and re-entry, `game::questions`) goes to the robot's
 /// player as a dialog; bots, absent players and rehearsals get the bots' answers. Power
 /// down was already announced on the desk while programming: that is the answer.
-struct TableChooser(Shared);
+struct TableChooser {
+    table: Shared,
+    /// The last question was left to its timeout.
+    timed_out: bool,
+}
+
+impl TableChooser {
+    fn new(table: Shared) -> TableChooser {
+        TableChooser {
+            table,
+            timed_out: false,
+        }
+    }
+}
 
 impl Chooser for TableChooser {
     fn choose(&mut self, q: &Question) -> Option<String> {
+        self.timed_out = false;
         if q.rehearsal {
-            return self.0.borrow_mut().bots.choose(q);
+            return self.table.borrow_mut().bots.choose(q);
         }
         if q.key == POWER_DOWN {
-            let t = self.0.borrow();
+            let t = self.table.borrow();
             let announced = t.desks[q.robot].as_ref().map(|d| d.power_down);
             if let (false, Some(down)) = (t.bot_decides(q.robot), announced) {
                 return Some(if down { "yes" } else { "no" }.into());
             }
         }
-        ask(&self.0, q)
+        match ask(&self.table, q) {
+            Reply::Answered(answer) => answer,
+            Reply::TimedOut => {
+                self.timed_out = true;
+                None
+            }
+        }
+    }
+
+    fn timed_out(&self) -> bool {
+        self.timed_out
     }
 }
 
