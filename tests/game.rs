@@ -8,6 +8,7 @@ use rally::deal::{self, Hand};
 use rally::decision::{Answer, Fixed};
 use rally::engine::Engine;
 use rally::game::bot::{Bots, Strength};
+use rally::game::preview::{self, Pose};
 use rally::game::save::Save;
 use rally::game::tally::Tally;
 use rally::game::{sim, Game, Outcome, Phase, Seats, Setup, Stage};
@@ -1091,6 +1092,72 @@ fn run_replay_plays_a_timed_out_answer_back_as_a_time_out() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(text.contains("no change"), "{text}");
+}
+
+/// A table's program preview (`game::preview`) is the engine's own rehearsal: belts and
+/// lasers act in it; the other robots play only their face-up cards (a card in another's
+/// open register, which a player could not see, changes nothing); the game is left exactly
+/// as it was.
+#[test]
+fn a_program_preview_is_the_engines_rehearsal_with_only_face_up_cards() {
+    let mut m = start("tests/games/table.toml");
+    let card = |c: &str| Some(Card::parse(c).unwrap());
+    // Bob, beside Ann, turned to face her with a hidden Move 2: played, he would push her
+    // off her dock before her U-Turn.
+    {
+        let mut state = m.engine.state_mut();
+        state.robots[1].facing = Dir::W;
+        state.robots[1].program = vec![card("move2@700"), None, None, None, None];
+    }
+    let before = serde_json::to_string(&*m.engine.state()).unwrap();
+    let pose = |register: u8, x: i32, y: i32, facing: Dir| Pose {
+        register,
+        at: Pos { x, y },
+        facing,
+        destroyed: false,
+    };
+    let program = [
+        card("uturn@10"),
+        card("uturn@20"),
+        card("move2@710"),
+        None,
+        card("right@80"),
+    ];
+    let poses = preview::preview(&mut m.engine, 0, &program).unwrap();
+    assert_eq!(
+        poses,
+        vec![
+            pose(1, 1, 6, Dir::S),
+            pose(2, 1, 6, Dir::N),
+            pose(3, 1, 4, Dir::N),
+            pose(4, 1, 4, Dir::N),
+            pose(5, 1, 4, Dir::E),
+        ],
+        "Bob's hidden card is not played; register 4, empty, is resolved all the same"
+    );
+    // Onto the belt (x = 2 carries south): the belt's step moves her in the same register.
+    let program = [card("right@80"), card("move1@490"), None, None, None];
+    assert_eq!(
+        preview::preview(&mut m.engine, 0, &program).unwrap(),
+        vec![pose(1, 1, 6, Dir::E), pose(2, 2, 6, Dir::E)],
+    );
+    let program = [
+        None,
+        card("move1@490"),
+        card("left@70"),
+        card("move1@500"),
+        None,
+    ];
+    let poses = preview::preview(&mut m.engine, 0, &program).unwrap();
+    assert_eq!(poses.len(), 4, "up to the last card: {poses:?}");
+    assert!(preview::preview(&mut m.engine, 0, &[None; 5])
+        .unwrap()
+        .is_empty());
+    assert_eq!(
+        serde_json::to_string(&*m.engine.state()).unwrap(),
+        before,
+        "the game as it was: robots, decks, RNG, events"
+    );
 }
 
 #[test]

@@ -108,6 +108,15 @@ fn two_players_and_a_bot_play_a_turn_in_two_browsers() {
 
     program(&ann);
     program(&bob);
+    // The program's preview: a dashed square where each register ends, the five registers
+    // numbered on them, and the same in words under the registers.
+    ann.wait_for(
+        "the program's preview",
+        "const gs = Array.from(document.querySelectorAll('#board-view #preview .rb-preview'));
+         return gs.flatMap(g => g.dataset.registers.split(' ')).map(Number).sort().join() === '1,2,3,4,5'
+           && document.getElementById('preview-note').textContent.startsWith('Preview');",
+        PATIENCE,
+    );
     ann.screenshot("programming");
     ann.click("#ready");
     bob.click("#ready");
@@ -146,6 +155,11 @@ fn two_players_and_a_bot_play_a_turn_in_two_browsers() {
             );
         }
     }
+    assert_eq!(
+        ann.run("return document.querySelectorAll('#board-view #preview .rb-preview').length;"),
+        json!(0),
+        "turn 2's programming begins without a preview"
+    );
     bob.screenshot("after-turn");
     // A state that came while the board played (the next turn's deal) waited for the board.
     for page in [&ann, &bob] {
@@ -720,6 +734,22 @@ fn a_player_on_a_phone_a_reentry_drawn_on_the_board_and_a_powered_down_seat_told
     );
     let rows = page.run("return new Set(Array.from(document.querySelectorAll('#registers .slot')).map(s => s.offsetTop)).size;");
     assert_eq!(rows, 1, "the registers in one row");
+    // A move card in register 1: the preview marks the pit she would fall into.
+    let hand: Vec<String> = serde_json::from_value(page.run(
+        "return Array.from(document.querySelectorAll('#hand .card')).map(c => c.dataset.card);",
+    ))
+    .unwrap();
+    let first = hand
+        .iter()
+        .position(|c| c.starts_with("move"))
+        .expect("a move card");
+    page.click(&format!("#hand .card[data-card='{}']", hand[first]));
+    page.wait_for(
+        "the preview of a fall",
+        "const g = document.querySelector('#board-view #preview .rb-preview.rb-lost');
+         return g !== null && g.dataset.registers === '1' && document.getElementById('preview-note').textContent.includes('after register 1 destroyed');",
+        PATIENCE,
+    );
     page.screenshot("phone-programming");
     // The board in words for a screen reader, and the phase line read out as it changes.
     let told = page.run("return document.getElementById('board-text').textContent;");
@@ -736,23 +766,13 @@ fn a_player_on_a_phone_a_reentry_drawn_on_the_board_and_a_powered_down_seat_told
 
     // Back to a desk's window. Ann walks into the pit; the turn is skipped through.
     page.viewport(1280, 800, false);
-    let hand: Vec<String> = serde_json::from_value(page.run(
-        "return Array.from(document.querySelectorAll('#hand .card')).map(c => c.dataset.card);",
-    ))
-    .unwrap();
-    let first = hand
+    let cards = hand
         .iter()
-        .position(|c| c.starts_with("move"))
-        .expect("a move card");
-    let mut cards = vec![hand[first].clone()];
-    cards.extend(
-        hand.iter()
-            .enumerate()
-            .filter(|(i, _)| *i != first)
-            .map(|(_, c)| c.clone())
-            .take(4),
-    );
-    for card in &cards {
+        .enumerate()
+        .filter(|(i, _)| *i != first)
+        .map(|(_, c)| c)
+        .take(4);
+    for card in cards {
         page.click(&format!("#hand .card[data-card='{card}']"));
     }
     page.wait_for(

@@ -1284,6 +1284,61 @@ fn a_robot_back_from_a_pit_faces_the_way_its_player_picks_or_keeps_its_facing_af
     });
 }
 
+/// The program preview: the seat's own desk says where its robot would stand after each
+/// register placed so far (the engine's rehearsal), again after every change; no other page
+/// learns anything of it.
+#[test]
+fn a_seat_sees_where_its_program_would_take_its_robot_and_no_one_else_does() {
+    let ws = Workspace::new();
+    let (server, tokens) = table(&ws, Settings::default());
+    runtime().block_on(async {
+        let mut spectator = Client::connect(&server, "t", &tokens.spectator).await;
+        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
+        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        let hand = ann.dealt().await;
+        assert_eq!(
+            ann.state["desk"]["preview"],
+            json!([]),
+            "nothing placed yet"
+        );
+        // Ann starts on her dock at [1, 6] facing N, the way is clear for three squares.
+        let (card, squares) = hand
+            .iter()
+            .find_map(|c| {
+                let n = ["move1", "move2", "move3"]
+                    .iter()
+                    .position(|m| c.starts_with(m))?;
+                Some((c.clone(), n as i64 + 1))
+            })
+            .expect("a move card in the hand");
+        ann.send(json!({"type": "place", "register": 2, "card": card}))
+            .await;
+        let placed = ann
+            .state_where(|s| {
+                s["desk"]["preview"]
+                    .as_array()
+                    .is_some_and(|p| !p.is_empty())
+            })
+            .await;
+        assert_eq!(
+            placed["desk"]["preview"],
+            json!([
+                {"register": 1, "at": [1, 6], "facing": "N", "destroyed": false},
+                {"register": 2, "at": [1, 6 - squares], "facing": "N", "destroyed": false},
+            ]),
+            "{card}"
+        );
+        ann.send(json!({"type": "clear", "register": 2})).await;
+        ann.state_where(|s| s["desk"]["preview"] == json!([])).await;
+        // A desk, and so a preview, is only ever in its own seat's frames.
+        bob.dealt().await;
+        assert_ne!(bob.state["desk"]["hand"], ann.state["desk"]["hand"]);
+        assert_eq!(bob.state["desk"]["preview"], json!([]));
+        spectator.until(|f| f["type"] == "state").await;
+        assert!(spectator.frames.iter().all(|f| f["desk"].is_null()));
+    });
+}
+
 /// Programs a move card first (the robots start facing the pits), then four more; Ready.
 async fn walk_forward(client: &mut Client) {
     let mut hand = client.dealt().await;

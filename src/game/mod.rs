@@ -12,6 +12,7 @@ pub mod bot;
 pub mod columns;
 pub mod journal;
 pub mod moment;
+pub mod preview;
 pub(crate) mod questions;
 pub(crate) mod rerun;
 pub mod save;

@@ -259,6 +259,9 @@ pub struct DeskView {
     pub ready: bool,
     /// Every register that must be filled is: the page enables Ready only then.
     pub complete: bool,
+    /// Where the robot would stand after each register of the program so far
+    /// (`game::preview`), for the page to draw as a preview; empty without a card placed.
+    pub preview: Vec<crate::game::preview::Pose>,
 }
 
 /// A question for one player (`ctx:choose`, re-entry, staying powered down).

@@ -30,6 +30,7 @@ use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::game::bot::Bots;
 use crate::game::journal::{self, Counted, Journal};
+use crate::game::preview::{self, Pose};
 use crate::game::save::{self, Save};
 use crate::game::{Driver, Game, Seats, Setup, Stage, TurnRecord};
 use crate::reload::{HotReload, Reloaded, WatchOptions};
@@ -321,6 +322,17 @@ pub(super) struct Table {
     rematch: bool,
     /// The host's debug panel.
     debug: debug::Panel,
+    /// Each person's program preview while programming, and what it was rehearsed from.
+    previews: Vec<Option<Previewed>>,
+}
+
+/// A seat's program preview (`game::preview`), with what it was rehearsed from: it is
+/// rehearsed again when the program, the rules or the robots change.
+struct Previewed {
+    program: [Option<Card>; REGISTERS],
+    generation: u64,
+    robots: Vec<Robot>,
+    poses: Vec<Pose>,
 }
 
 /// The robots' standing frame as last serialized, and what it was made of.
@@ -438,6 +450,7 @@ pub(super) fn run(
         chat: Chat::default(),
         standings: None,
         rematch: false,
+        previews: Vec::new(),
         debug: Default::default(),
     }));
     if let Some(kept) = kept {
@@ -1489,6 +1502,11 @@ impl Table {
                 can_power_down: self.robots[r].damage > 0,
                 ready: d.ready,
                 complete: d.complete(),
+                preview: self
+                    .previews
+                    .get(r)
+                    .and_then(Option::as_ref)
+                    .map_or_else(Vec::new, |p| p.poses.clone()),
             })
         });
         let question = self
@@ -1686,6 +1704,55 @@ impl TableSeats {
             .collect())
     }
 
+    /// Rehearses the program preview again for every person's desk whose program, rules or
+    /// robots changed since its last one; returns whether any preview changed. A script
+    /// failing in the rehearsal leaves that seat without a preview (the game itself is
+    /// untouched, and will say so if it fails the same way).
+    fn refresh_previews(&mut self, engine: &mut Engine) -> bool {
+        let stale: Vec<(RobotId, [Option<Card>; REGISTERS])> = {
+            let t = self.table.borrow();
+            let robots = &engine.state().robots;
+            t.desks
+                .iter()
+                .enumerate()
+                .filter(|&(r, _)| !t.bot_decides(r))
+                .filter_map(|(r, d)| Some((r, d.as_ref()?.registers)))
+                .filter(|(r, program)| {
+                    !t.previews
+                        .get(*r)
+                        .and_then(Option::as_ref)
+                        .is_some_and(|p| {
+                            p.program == *program
+                                && p.generation == t.generation
+                                && p.robots == *robots
+                        })
+                })
+                .collect()
+        };
+        let mut changed = false;
+        for (robot, program) in stale {
+            let poses = preview::preview(engine, robot, &program).unwrap_or_else(|e| {
+                tracing::debug!("no preview for robot {robot}: {e}");
+                Vec::new()
+            });
+            let robots = engine.state().robots.clone();
+            let mut t = self.table.borrow_mut();
+            let generation = t.generation;
+            if t.previews.len() <= robot {
+                t.previews.resize_with(robot + 1, || None);
+            }
+            let slot = &mut t.previews[robot];
+            changed |= slot.as_ref().is_none_or(|p| p.poses != poses);
+            *slot = Some(Previewed {
+                program,
+                generation,
+                robots,
+                poses,
+            });
+        }
+        changed
+    }
+
     /// How long to wait for commands before looking at deadlines and rule files again.
     fn tick(&self, deadline: Option<Instant>) -> Option<Duration> {
         let now = Instant::now();
@@ -1750,8 +1817,9 @@ impl Seats for TableSeats {
                     .expect("dealt")
                     .set_program(&program);
             }
+            let previewed = self.refresh_previews(engine);
             let mut t = self.table.borrow_mut();
-            if !for_bots.is_empty() || !shown {
+            if !for_bots.is_empty() || !shown || previewed {
                 t.broadcast();
                 shown = true;
             }
@@ -1799,6 +1867,7 @@ impl Seats for TableSeats {
         let mut t = self.table.borrow_mut();
         t.stand = Stand::Resolving;
         t.timer = None;
+        t.previews.clear();
         Ok(())
     }
 

@@ -34,6 +34,12 @@ const RallyBoard = (function () {
     .rb-ghost { opacity: 0.45; pointer-events: none; }
     .rb-mark-square { fill: #0072b2; fill-opacity: 0.18; stroke: #0072b2; stroke-width: 4; stroke-dasharray: 8 5; pointer-events: none; }
     .rb-mark-arrow { cursor: pointer; }
+    .rb-preview rect { fill: #fff; fill-opacity: 0.2; stroke: #111; stroke-width: 3; stroke-dasharray: 6 5; }
+    .rb-preview polygon { fill: #111; fill-opacity: 0.7; }
+    .rb-preview text { fill: #111; font-size: 13px; font-weight: bold; text-anchor: middle; paint-order: stroke; stroke: #fff; stroke-width: 4px; }
+    .rb-preview.rb-lost rect { stroke: #d55e00; fill-opacity: 0.6; }
+    .rb-preview.rb-lost text { fill: #d55e00; }
+    .rb-preview, .rb-preview * { pointer-events: none; }
     .rb-mark-arrow polygon { fill: #0072b2; stroke: #fff; stroke-width: 2; }
     .rb-mark-arrow text { fill: #fff; font-size: 13px; font-weight: bold; text-anchor: middle; pointer-events: none; }
     .rb-mark-arrow:hover polygon, .rb-mark-arrow:focus polygon { fill: #e69f00; }
@@ -108,6 +114,9 @@ const RallyBoard = (function () {
     parent.insertBefore(shots, robotsLayer.nextSibling);
     const marks = el("g", { id: "marks" });
     parent.insertBefore(marks, shots.nextSibling);
+    // Above the robots: a register may end where a robot stands now (its own, at the start).
+    const previews = el("g", { id: "preview" });
+    parent.insertBefore(previews, robotsLayer.nextSibling);
     let beams = svg.querySelector("#beams");
     if (!beams) {
       beams = el("g", { id: "beams" });
@@ -335,6 +344,34 @@ const RallyBoard = (function () {
       },
       /** The square's centre in the SVG's coordinates (for pages that draw more). */
       centre,
+      /**
+       * Draws a program's preview: a dashed square where the robot would stand after each
+       * register (`poses`: `{ register, at, facing, destroyed }`, as the table's desk has
+       * them), numbered with the registers that end there and pointing the way it faces; a
+       * register it is destroyed in is marked ✕. An empty list clears it.
+       */
+      preview(poses) {
+        previews.replaceChildren();
+        const squares = new Map();
+        for (const p of poses || []) {
+          const key = p.at.join(",");
+          if (!squares.has(key)) squares.set(key, []);
+          squares.get(key).push(p);
+        }
+        for (const here of squares.values()) {
+          const last = here[here.length - 1];
+          const lost = here.some((p) => p.destroyed);
+          const g = el("g", { class: "rb-preview" + (lost ? " rb-lost" : ""), "data-registers": here.map((p) => p.register).join(" ") }, previews);
+          const [x, y] = corner(last.at);
+          el("rect", { x: x + 6, y: y + 6, width: cell - 12, height: cell - 12, rx: 9 }, g);
+          const [cx, cy] = centre(last.at);
+          el("text", { x: cx, y: cy + 5 }, g).textContent = here.map((p) => p.register).join(",") + (lost ? " ✕" : "");
+          if (!lost) {
+            el("polygon", { points: `0,${-cell * 0.5 + 7} 7,${-cell * 0.5 + 16} -7,${-cell * 0.5 + 16}`,
+              transform: `translate(${cx},${cy}) rotate(${DEGREES[last.facing]})` }, g);
+          }
+        }
+      },
       /**
        * Marks a square a question is about, with an arrow on each side `facings` names
        * ("N", "E"...) that calls `pick(facing)` when clicked (or Enter on it); null clears.

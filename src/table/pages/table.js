@@ -266,10 +266,21 @@
     hint.className = level || "info";
   }
 
+  // The program's preview (the engine's rehearsal, `game::preview`): drawn on the board while
+  // programming, and said in words under the registers.
+  function preview(d) {
+    const poses = d ? d.preview : [];
+    if (board) board.preview(poses);
+    $("preview-note").hidden = poses.length === 0;
+    $("preview-note").textContent = poses.length === 0 ? "" : "Preview (dashed on the board; the others standing still, chance drawn afresh): " +
+      poses.map((p) => "after register " + p.register + (p.destroyed ? " destroyed" : " at [" + p.at.join(", ") + "] facing " + p.facing)).join("; ") + ".";
+  }
+
   function desk(s) {
     const d = s.desk;
     $("desk").hidden = !d;
     deskNote(s);
+    preview(s.phase === "programming" ? d : null);
     if (!d) { picked = null; return; }
     if (picked !== null && (d.ready || d.locked[picked - 1])) picked = null;
     const used = new Set(d.registers.filter(Boolean));
