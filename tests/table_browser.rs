@@ -681,6 +681,15 @@ fn a_player_changes_their_mind_with_clicks_keys_and_a_finger() {
 }
 
 /// Where an element is on the screen: [top, bottom, left, right] in CSS pixels.
+/// Nothing on the page is wider than a 390 px phone (`what` is shown).
+fn phone_fits(page: &Browser, what: &str) {
+    let width = page.run("return document.documentElement.scrollWidth;");
+    assert!(
+        width.as_f64().unwrap() <= 390.0,
+        "{what}: the page is {width} px wide on a 390 px phone"
+    );
+}
+
 fn rect(page: &Browser, css: &str) -> [f64; 4] {
     serde_json::from_value(page.run(&format!(
         "const r = document.querySelector({}).getBoundingClientRect(); return [r.top, r.bottom, r.left, r.right];",
@@ -717,11 +726,7 @@ fn a_player_on_a_phone_a_reentry_drawn_on_the_board_and_a_powered_down_seat_told
         "return document.body.dataset.phase === 'programming' && document.querySelectorAll('#hand .card').length === 9;",
         PATIENCE,
     );
-    let width = page.run("return document.documentElement.scrollWidth;");
-    assert!(
-        width.as_f64().unwrap() <= 390.0,
-        "the page is {width} px wide on a 390 px phone"
-    );
+    phone_fits(&page, "the hand");
     let board = rect(&page, "#board-view svg");
     let hand = rect(&page, "#hand");
     assert!(
@@ -798,6 +803,11 @@ fn a_player_on_a_phone_a_reentry_drawn_on_the_board_and_a_powered_down_seat_told
     let skipped = page.run("return window.rallyTable.played.some(p => p.skipped);");
     assert_eq!(skipped, true, "Skip showed the rest of the turn at once");
     page.screenshot("question-reentry");
+    // The same question on a phone: the marked square, the arrows and the buttons fit.
+    page.viewport(390, 844, true);
+    phone_fits(&page, "the re-entry question");
+    page.screenshot("question-reentry-phone");
+    page.viewport(1280, 800, false);
     // An arrow on the board answers; then whether to re-enter powered down: yes.
     page.run("document.querySelector('#marks .rb-mark-arrow[data-facing=\"E\"]').dispatchEvent(new MouseEvent('click', { bubbles: true })); return null;");
     page.wait_for(
@@ -832,6 +842,10 @@ fn a_player_on_a_phone_a_reentry_drawn_on_the_board_and_a_powered_down_seat_told
         "the facing picked on the board: {told}"
     );
     page.screenshot("powered-down");
+    page.viewport(390, 844, true);
+    phone_fits(&page, "the powered-down note");
+    page.screenshot("powered-down-phone");
+    page.viewport(1280, 800, false);
     // Another link of the table pasted into the tab: the page becomes the spectator's.
     page.run(&format!(
         "location.hash = '{}'; return null;",
