@@ -1026,14 +1026,7 @@ fn run_replay_re_resolves_a_whole_game() {
         )
     };
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let same = run(&root.join("scripts"));
-    let text = String::from_utf8_lossy(&same.stdout);
-    assert!(
-        same.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&same.stderr)
-    );
-    assert!(text.contains("no change"), "{text}");
+    no_change(&run(&root.join("scripts")));
 
     // Gears turn the other way: the game parts from the recording at the first gear turn.
     let scripts = dir.path().join("scripts");
@@ -1083,8 +1076,13 @@ fn run_replay_plays_a_timed_out_answer_back_as_a_time_out() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bots.replay.json");
     std::fs::write(&path, replay.to_string()).unwrap();
-    let out =
-        support::finish(support::rally_command(support::root(), &["run", "--replay"]).arg(&path));
+    no_change(&support::finish(
+        support::rally_command(support::root(), &["run", "--replay"]).arg(&path),
+    ));
+}
+
+/// `rally run --replay` found the game resolved again exactly as recorded.
+fn no_change(out: &std::process::Output) {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
