@@ -246,6 +246,17 @@ fn the_report_measures_every_row_and_prints_a_dated_table() {
     for round in ["round 1/2: ", "round 2/2: "] {
         assert!(stderr.contains(round), "no progress {round:?} in {stderr}");
     }
+    // The binary is built as this test is: a debug build is said to be one, loudly.
+    assert_eq!(
+        stderr.contains("warning: this is a debug build"),
+        cfg!(debug_assertions),
+        "{stderr}"
+    );
+    assert_eq!(
+        header.contains("debug build"),
+        cfg!(debug_assertions),
+        "{header}"
+    );
 }
 
 #[test]

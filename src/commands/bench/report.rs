@@ -264,10 +264,14 @@ pub fn run(plan: &Plan, common: &RuleFolders) -> Result<bool> {
         }
     }
     let build = if cfg!(debug_assertions) {
-        note(paint(
-            WARN,
-            "warning: this is a debug build: its figures are many times the release build's and say nothing about the engine; measure with `cargo run --release -- bench --report`",
-        ));
+        // A warning about the results: printed even with -q.
+        anstream::eprintln!(
+            "{}",
+            paint(
+                WARN,
+                "warning: this is a debug build: its figures are many times the release build's and say nothing about the engine; measure with `cargo run --release -- bench --report`",
+            )
+        );
         "debug build (not the engine's figures)"
     } else {
         "release build"
