@@ -1,6 +1,7 @@
 //! `rally bench`: times every scenario of a folder and summarises the medians; board parts
 //! beside the scenarios are skipped, a scenario that fails is named and makes the exit
 //! status 1, a missing path is an error (exit 2). `rally run --repeat` times the same way.
+//! `rally bench --report` measures every row of the performance table and prints it.
 
 use crate::support;
 
@@ -167,4 +168,118 @@ fn each_resolution_gets_the_files_answers_again() {
             "3",
         ],
     );
+}
+
+/// The commands the report's rows name, one per row, in the table's order (`--repeat 2
+/// --games 2` as the test asks).
+const REPORT_ROWS: [&str; 11] = [
+    "`rally run benches/fixtures/standard_turn.toml --repeat 2`",
+    "`rally run benches/fixtures/expansion_turn.toml --repeat 2`",
+    "`rally bench benches/fixtures/crowded --repeat 2`",
+    "`rally bench tests/scenarios --repeat 2`",
+    "`rally run benches/fixtures/tiny.toml --repeat 2`",
+    "`rally run benches/fixtures/tiny_end_of_turn.toml --repeat 2`",
+    "`cargo bench --bench turn -- rules/load`",
+    "`rally sim games/factory.toml --games 2`",
+    "`rally sim games/factory.toml --games 2 --threads 1`",
+    "`rally sim games/bots.toml --games 2`",
+    "`rally sim games/options.toml --games 2`",
+];
+
+/// The number a cell of the report starts with (`26.8 µs`, `2.76 ms a game (...)`).
+fn figure(cell: &str) -> f64 {
+    let number = cell.trim().split(' ').next().unwrap_or_default();
+    number
+        .parse()
+        .unwrap_or_else(|_| panic!("no figure in {cell:?}"))
+}
+
+#[test]
+fn the_report_measures_every_row_and_prints_a_dated_table() {
+    // A copy of what it measures, with one small folder of tests/scenarios, so that even
+    // the debug build makes the report in seconds.
+    let dir = support::copy_of(&[
+        "benches/fixtures",
+        "boards",
+        "games",
+        "tests/scenarios/gears",
+    ]);
+    let args = [
+        "bench", "--report", "--rounds", "2", "--repeat", "2", "--games", "2",
+    ];
+    let out = rally(dir.path(), &args);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stdout}{stderr}");
+    let header = stdout.lines().next().unwrap();
+    assert!(
+        header.starts_with("Measured 20")
+            && header.contains(" UTC by `rally bench --report --rounds 2 --repeat 2 --games 2`"),
+        "{header}"
+    );
+    for part in [
+        " build",
+        " cores (",
+        "load average (1, 5, 15 minutes) ",
+        " before, ",
+        " after.",
+    ] {
+        assert!(header.contains(part), "no {part:?} in {header}");
+    }
+    let table: Vec<&str> = stdout.lines().filter(|l| l.starts_with("| ")).collect();
+    assert_eq!(table[0], "| what | min | median | how |", "{stdout}");
+    assert_eq!(table.len(), 2 + REPORT_ROWS.len(), "{stdout}");
+    for (line, how) in table[2..].iter().zip(REPORT_ROWS) {
+        let cells: Vec<&str> = line.split(" | ").collect();
+        assert_eq!(cells.len(), 4, "{line}");
+        assert!(cells[3].starts_with(how), "{line}: not measured by {how}");
+        let (min, median) = (figure(cells[1]), figure(cells[2]));
+        assert!(0.0 < min && min <= median, "{line}");
+    }
+    assert!(stdout.contains("Not in the report"), "{stdout}");
+    assert!(
+        stdout.contains("cargo bench --bench turn -- bot/"),
+        "{stdout}"
+    );
+    for round in ["round 1/2: ", "round 2/2: "] {
+        assert!(stderr.contains(round), "no progress {round:?} in {stderr}");
+    }
+    // The binary is built as this test is: a debug build is said to be one, loudly.
+    assert_eq!(
+        stderr.contains("warning: this is a debug build"),
+        cfg!(debug_assertions),
+        "{stderr}"
+    );
+    assert_eq!(
+        header.contains("debug build"),
+        cfg!(debug_assertions),
+        "{header}"
+    );
+}
+
+#[test]
+fn the_report_is_refused_with_flags_it_does_not_take_and_outside_a_clone() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, said) in [
+        (&["bench", "--report", "--json"][..], "--json"),
+        (&["bench", "--report", "--each"], "--each"),
+        (&["bench", "--report", "--profile"], "--profile"),
+        (&["bench", "--report", "tests/scenarios"], "PATHS"),
+        (&["bench", "--rounds", "2"], "--report"),
+        (&["bench", "--games", "20"], "--report"),
+        (&["bench", "--report", "--rounds", "0"], "--rounds"),
+    ] {
+        let stderr = support::rally_refused(dir.path(), args);
+        assert!(stderr.contains(said), "rally {args:?}: {stderr}");
+    }
+    // Nothing to measure here: the first file it misses is named, before any measuring.
+    let stderr = support::rally_refused(dir.path(), &["bench", "--report"]);
+    assert!(
+        stderr.contains("benches/fixtures/standard_turn.toml: no such file or folder")
+            && stderr.contains("top folder"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("round 1/"), "{stderr}");
 }

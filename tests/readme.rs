@@ -181,3 +181,35 @@ fn anchors(text: &str) -> std::collections::HashSet<String> {
     }
     found
 }
+
+/// The README's performance table is `rally bench --report`'s output, dated, and the same
+/// as docs/performance.md's: one run of the report refreshes both, and neither page keeps a
+/// figure the report did not print.
+#[test]
+fn the_readme_performance_table_is_the_reports_output() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // From the report's first line to the end of its table.
+    let report = |page: &str| -> String {
+        let text = std::fs::read_to_string(root.join(page)).unwrap();
+        let from = text
+            .find("\nMeasured ")
+            .unwrap_or_else(|| panic!("{page} has no `Measured ...` line of rally bench --report"));
+        let lines: Vec<&str> = text[from + 1..].lines().collect();
+        let table_end = lines
+            .iter()
+            .skip(3)
+            .position(|l| !l.starts_with("| "))
+            .map_or(lines.len(), |n| n + 3);
+        lines[..table_end].join("\n")
+    };
+    let (readme, performance) = (report("README.md"), report("docs/performance.md"));
+    assert!(
+        readme.contains(" UTC by `rally bench --report")
+            && readme.contains("| what | min | median | how |"),
+        "{readme}"
+    );
+    assert_eq!(
+        readme, performance,
+        "README.md and docs/performance.md show different runs"
+    );
+}

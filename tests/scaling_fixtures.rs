@@ -96,18 +96,8 @@ fn robots_of(robots: usize, blocks: i32) -> String {
         })
         .collect();
     let mut rng = Rng::new((robots as u64) << 8 | blocks as u64);
-    let mut deck: Vec<Card> = Vec::new();
-    for i in 0..robots {
+    for (i, program) in deal(&mut rng, robots).into_iter().enumerate() {
         let (x, y) = squares[i * squares.len() / robots];
-        let program: Vec<String> = (0..5)
-            .map(|_| {
-                if deck.is_empty() {
-                    deck = Card::classic_deck();
-                    rng.shuffle(&mut deck);
-                }
-                format!("\"{}\"", deck.pop().unwrap().text())
-            })
-            .collect();
         writeln!(
             text,
             "\n[[robot]]\nname = \"R{:02}\"\nat = [{x}, {y}]\nfacing = \"{}\"\nprogram = [{}]",
@@ -118,6 +108,25 @@ fn robots_of(robots: usize, blocks: i32) -> String {
         .unwrap();
     }
     text
+}
+
+/// Five cards for each of `robots` robots, as quoted TOML strings, dealt from shuffled
+/// classic decks (a new deck when one runs out), so no two robots share a priority.
+pub fn deal(rng: &mut Rng, robots: usize) -> Vec<Vec<String>> {
+    let mut deck: Vec<Card> = Vec::new();
+    (0..robots)
+        .map(|_| {
+            (0..5)
+                .map(|_| {
+                    if deck.is_empty() {
+                        deck = Card::classic_deck();
+                        rng.shuffle(&mut deck);
+                    }
+                    format!("\"{}\"", deck.pop().unwrap().text())
+                })
+                .collect()
+        })
+        .collect()
 }
 
 #[test]

@@ -15,6 +15,7 @@ mod check;
 mod citations;
 mod cli;
 mod completions;
+mod crowded_fixtures;
 mod debugging;
 mod drawings;
 mod element_steps;

@@ -5,6 +5,10 @@
 //!
 //! Only the resolution is timed: the rules are loaded, the game started and the start state
 //! copied outside the clock, and the state a resolution replaces is dropped outside it too.
+//!
+//! `rally bench --report` measures every row of the performance table again (`report.rs`).
+
+mod report;
 
 use super::output::{self, paint, JSON_VERSION, WARN};
 use crate::engine::Engine;
@@ -17,11 +21,21 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Time every scenario under the paths: each one's median, and how the medians are distributed
+///
+/// Only the resolutions are timed (the rules loaded and the game started outside the clock),
+/// each scenario once untimed, then --repeat times from its start.
+///
+/// `rally bench --report` measures every figure of the performance table instead (a turn,
+/// the scenario sets, the tiniest cases, building the rules, bot games), in rounds that
+/// take the rows in turn, and prints the table docs/performance.md and the README show,
+/// with the command that measures each row alone. Run it from the clone's top folder with a
+/// release build (`cargo run --release -- bench --report`), on a machine as quiet as you
+/// can: the load average before and after is printed with the figures.
 #[derive(clap::Args)]
 pub struct Args {
     /// Scenario files or folders (searched recursively) [default: tests/scenarios]
     paths: Vec<PathBuf>,
-    /// Timed resolutions of each scenario (after one untimed)
+    /// Timed resolutions of each scenario (after one untimed); with --report, in each round
     #[arg(long, value_name = "N", default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
     repeat: u32,
     /// Print every scenario's median, min, spread and max, not only the five slowest
@@ -34,11 +48,32 @@ pub struct Args {
     /// per handler and per script, the costliest first (the times are then slower)
     #[arg(long, conflicts_with = "json")]
     profile: bool,
+    /// Measure every figure of the performance table again (docs/performance.md, the README)
+    /// and print the table as markdown: min and median over the rounds, the command that
+    /// measures each row alone, the date, the machine, the build and the load average. Run
+    /// it from the top folder of the clone, with a release build
+    #[arg(long, conflicts_with_all = ["paths", "each", "json", "profile"])]
+    report: bool,
+    /// With --report: how many times each figure is measured; every row takes its turn in
+    /// each round, so a burst of load spreads over the rows instead of spoiling one
+    #[arg(long, value_name = "N", default_value_t = 5, requires = "report", value_parser = clap::value_parser!(u32).range(1..))]
+    rounds: u32,
+    /// With --report: the bot games of each `rally sim` row in each round
+    #[arg(long, value_name = "N", default_value_t = 200, requires = "report", value_parser = clap::value_parser!(u64).range(1..))]
+    games: u64,
 }
 
 impl Args {
     /// Returns whether every scenario could be timed.
     pub fn exec(&self, common: &RuleFolders) -> Result<bool> {
+        if self.report {
+            let plan = report::Plan {
+                rounds: self.rounds,
+                repeat: self.repeat,
+                games: self.games,
+            };
+            return report::run(&plan, common);
+        }
         bench(&self.paths, self, common)
     }
 }
@@ -179,13 +214,8 @@ fn histogram(medians: &[f64]) -> Vec<(Option<f64>, Option<f64>, usize)> {
         .collect()
 }
 
-fn bench(paths: &[PathBuf], opts: &Args, common: &RuleFolders) -> Result<bool> {
-    let default = [PathBuf::from("tests/scenarios")];
-    let paths = if paths.is_empty() {
-        &default[..]
-    } else {
-        paths
-    };
+/// The scenarios under the paths, in file order.
+fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for file in scenario::collect(paths)? {
         // Folders hold board parts and variant files beside scenarios; a file named is
@@ -194,6 +224,17 @@ fn bench(paths: &[PathBuf], opts: &Args, common: &RuleFolders) -> Result<bool> {
             files.push(file);
         }
     }
+    Ok(files)
+}
+
+fn bench(paths: &[PathBuf], opts: &Args, common: &RuleFolders) -> Result<bool> {
+    let default = [PathBuf::from("tests/scenarios")];
+    let paths = if paths.is_empty() {
+        &default[..]
+    } else {
+        paths
+    };
+    let files = scenario_files(paths)?;
     let bar = output::progress_bar("bench", files.len() as u64, "scenarios");
     let mut timed: Vec<(PathBuf, Timing)> = Vec::new();
     let mut errors: Vec<(PathBuf, String)> = Vec::new();

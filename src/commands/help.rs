@@ -152,6 +152,14 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "rally bench x.toml --json | jq '.scenarios[0].median_us'",
                 "one scenario's times as JSON",
             ),
+            (
+                "rally bench --report > table.md",
+                "every figure of the performance table measured again, as markdown (a release build, from the clone's top folder; about a minute)",
+            ),
+            (
+                "rally bench --report --rounds 1 --repeat 20 --games 20",
+                "a quick, rougher look at the same rows",
+            ),
         ],
     ),
     (
