@@ -89,6 +89,10 @@ pub struct Board {
     /// so that each square a move or a beam crosses costs one lookup.
     robots_blocked: Vec<u8>,
     lasers_blocked: Vec<u8>,
+    /// Per square, per direction (`Dir::index`): how many squares a beam leaving it that way
+    /// crosses before a wall or the board's edge stops it, so that a beam is traced by
+    /// looking at the robots on its line, not square by square.
+    laser_reach: Vec<[u32; 4]>,
     /// Per flag of `facts.flags`, the walking distances to it, made when first asked.
     walks: Vec<std::sync::OnceLock<Walk>>,
 }
@@ -147,6 +151,7 @@ impl Board {
             robots_blocked: Vec::new(),
             walks: Vec::new(),
             lasers_blocked: Vec::new(),
+            laser_reach: Vec::new(),
             facts: Facts {
                 width: layout.width,
                 robots_out: vec![0; squares],
@@ -183,8 +188,48 @@ impl Board {
         let robots = blocked(&board.facts.robots_out, &board.facts.robots_in);
         let lasers = blocked(&board.facts.lasers_out, &board.facts.lasers_in);
         (board.robots_blocked, board.lasers_blocked) = (robots, lasers);
+        board.laser_reach = board.reaches();
         board.walks = vec![std::sync::OnceLock::new(); board.facts.flags.len()];
         Ok(board)
+    }
+
+    /// [`Board::laser_reach`] for every square: in each direction, a square's reach is its
+    /// neighbour's plus one if the beam can cross to it, so the squares are visited with the
+    /// neighbour first (from the far edge back).
+    fn reaches(&self) -> Vec<[u32; 4]> {
+        let mut reach = vec![[0; 4]; (self.width * self.height) as usize];
+        for dir in Dir::ALL {
+            let (dx, dy) = dir.delta();
+            let xs: Vec<i32> = if dx > 0 {
+                (0..self.width).rev().collect()
+            } else {
+                (0..self.width).collect()
+            };
+            let ys: Vec<i32> = if dy > 0 {
+                (0..self.height).rev().collect()
+            } else {
+                (0..self.height).collect()
+            };
+            for &y in &ys {
+                for &x in &xs {
+                    let at = Pos::new(x, y);
+                    let next = at.step(dir);
+                    if let (Some(i), Some(j)) = (self.index(at), self.index(next)) {
+                        if self.laser_can_cross(at, dir) {
+                            reach[i][dir.index()] = reach[j][dir.index()] + 1;
+                        }
+                    }
+                }
+            }
+        }
+        reach
+    }
+
+    /// How many squares a beam leaving `from` in `dir` crosses before a wall or the edge of
+    /// the board stops it (0 off the board).
+    pub fn laser_reach(&self, from: Pos, dir: Dir) -> u32 {
+        self.index(from)
+            .map_or(0, |i| self.laser_reach[i][dir.index()])
     }
 
     pub fn contains(&self, p: Pos) -> bool {
