@@ -1707,7 +1707,9 @@ impl TableSeats {
     /// Rehearses the program preview again for every person's desk whose program, rules or
     /// robots changed since its last one; returns whether any preview changed. A script
     /// failing in the rehearsal leaves that seat without a preview (the game itself is
-    /// untouched, and will say so if it fails the same way).
+    /// untouched, and will say so if it fails the same way). The messages that arrive while
+    /// it rehearses are all handled before the next refresh (`pump` drains the queue), so a
+    /// flood of card moves costs one rehearsal per seat and round, not one per message.
     fn refresh_previews(&mut self, engine: &mut Engine) -> bool {
         let stale: Vec<(RobotId, [Option<Card>; REGISTERS])> = {
             let t = self.table.borrow();
