@@ -9,7 +9,7 @@
 //! what the generator makes, that each one resolves and that its robots meet the elements;
 //! `RALLY_REGENERATE=1 cargo test --test tests crowded_fixtures` writes them again.
 
-use rally::formats::scenario::Scenario;
+use crate::support::fixtures;
 use rally::script::RuleSet;
 use rally::state::Rng;
 use std::collections::BTreeSet;
@@ -253,37 +253,12 @@ fn board_events(events: &[rally::state::Event]) -> (Vec<String>, usize) {
 
 #[test]
 fn the_committed_fixtures_are_generated_and_resolve() {
-    let regenerate = std::env::var_os("RALLY_REGENERATE").is_some();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    if regenerate {
-        std::fs::create_dir_all(folder()).unwrap();
-    }
     let mut rules: Option<RuleSet> = None;
     let mut seen = BTreeSet::new();
     for k in 0..SCENARIOS {
-        let (path, text) = (folder().join(file_name(k)), fixture(k));
-        if regenerate {
-            std::fs::write(&path, &text).unwrap();
-        }
-        let committed = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            committed == text,
-            "{} is not what the generator makes: RALLY_REGENERATE=1 cargo test --test tests crowded_fixtures",
-            path.display()
-        );
-        let scenario = Scenario::load(&path).unwrap();
-        let loaded = match rules.take() {
-            Some(r) => r,
-            None => {
-                let sources = scenario.sources(
-                    &rally::script::Project::folders(root.join("scripts"), root.join("variants")),
-                    &[],
-                );
-                RuleSet::load(&sources).unwrap()
-            }
-        };
-        let mut game = scenario.start(loaded).unwrap();
-        scenario.resolve(&mut game).unwrap();
+        let path = folder().join(file_name(k));
+        fixtures::check_committed(&path, &fixture(k), "crowded_fixtures");
+        let game = fixtures::resolve(&path, &mut rules);
         let (done, destroyed) = {
             let state = game.state();
             assert_eq!(state.robots.len(), ROBOTS);

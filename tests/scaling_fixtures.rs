@@ -8,8 +8,8 @@
 //! generator makes and that each one resolves; `RALLY_REGENERATE=1 cargo test --test
 //! tests scaling_fixtures` writes them again.
 
+use crate::support::fixtures;
 use rally::cards::Card;
-use rally::formats::scenario::Scenario;
 use rally::script::RuleSet;
 use rally::state::Rng;
 use std::fmt::Write;
@@ -131,8 +131,6 @@ pub fn deal(rng: &mut Rng, robots: usize) -> Vec<Vec<String>> {
 
 #[test]
 fn the_committed_fixtures_are_generated_and_resolve() {
-    let regenerate = std::env::var_os("RALLY_REGENERATE").is_some();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut rules: Option<RuleSet> = None;
     let courses = BLOCKS.into_iter().flat_map(|blocks| {
         ROBOTS
@@ -142,28 +140,8 @@ fn the_committed_fixtures_are_generated_and_resolve() {
     let floors = [1, 4].map(|blocks| (floor_name(blocks * BLOCK), bare_floor(blocks * BLOCK), 8));
     for (name, text, robots) in courses.chain(floors) {
         let path = folder().join(name);
-        if regenerate {
-            std::fs::write(&path, &text).unwrap();
-        }
-        let committed = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            committed == text,
-            "{} is not what the generator makes: RALLY_REGENERATE=1 cargo test --test tests scaling_fixtures",
-            path.display()
-        );
-        let scenario = Scenario::load(&path).unwrap();
-        let loaded = match rules.take() {
-            Some(r) => r,
-            None => {
-                let sources = scenario.sources(
-                    &rally::script::Project::folders(root.join("scripts"), root.join("variants")),
-                    &[],
-                );
-                RuleSet::load(&sources).unwrap()
-            }
-        };
-        let mut game = scenario.start(loaded).unwrap();
-        scenario.resolve(&mut game).unwrap();
+        fixtures::check_committed(&path, &text, "scaling_fixtures");
+        let game = fixtures::resolve(&path, &mut rules);
         assert_eq!(game.state().robots.len(), robots);
         rules = Some(game.into_rules());
     }

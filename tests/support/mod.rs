@@ -4,6 +4,7 @@
 //! Benchmarks include this file too.
 
 pub mod browser;
+pub mod fixtures;
 #[cfg(feature = "serve")]
 pub mod table_client;
 
