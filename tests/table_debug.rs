@@ -304,7 +304,7 @@ fn host_actions_are_events_every_page_tells_undo_restores_exactly_and_rewind_pla
             .await;
         assert_eq!(
             host_stage(&mut ann, "The host gave").await,
-            vec!["The host gave robot Bob the option ablative_coat"]
+            vec!["The host gave robot Bob the option card Ablative Coat"]
         );
         host.send(json!({"type": "option", "robot": "Bob", "option": "ablative_coat", "give": true}))
             .await;
@@ -532,6 +532,15 @@ fn in_the_browser_the_host_pauses_moves_a_robot_undoes_and_the_seat_sees_it() {
         "the change in the undo list",
         "return document.getElementById('debug-undo-list').textContent.includes('moved robot Ann to [4, 3]') && !document.getElementById('debug-undo').disabled;",
         PATIENCE,
+    );
+    // The panel lists the option cards by title, with what each does on hover.
+    let brakes = host.run(
+        "const o = document.querySelector('#debug-option-name option[value=\"brakes\"]'); return [o.textContent, o.title];",
+    );
+    assert_eq!(brakes[0], "Brakes", "{brakes}");
+    assert!(
+        brakes[1].as_str().is_some_and(|t| t.contains("Move 1")),
+        "the card's text on hover: {brakes}"
     );
     // An option given through the panel shows on the seat's page.
     host.run("document.getElementById('debug-option-name').value = 'brakes';");

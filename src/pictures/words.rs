@@ -327,6 +327,7 @@ fn host(e: &Event) -> Option<String> {
         let card = text("card");
         Card::parse(&card).map_or(card, |c| card_words(&c))
     };
+    let option = || option_words(&text("option"));
     Some(format!(
         "the host {}",
         match (did, &who) {
@@ -345,8 +346,8 @@ fn host(e: &Event) -> Option<String> {
             ("lives", Some(_)) => format!("set the lives {of} to {}", text("to")),
             ("flags", Some(_)) => format!("set the flags {of} to {}", text("to")),
             ("archive", Some(_)) => format!("moved the archive {of} to {}", text("to")),
-            ("gave_option", Some(w)) => format!("gave {w} the option {}", text("option")),
-            ("took_option", Some(w)) => format!("took the option {} from {w}", text("option")),
+            ("gave_option", Some(w)) => format!("gave {w} the option card {}", option()),
+            ("took_option", Some(w)) => format!("took the option card {} from {w}", option()),
             ("set_card", Some(_)) => {
                 format!("put {} in register {} {of}", card(), text("in_register"))
             }
@@ -503,7 +504,7 @@ mod tests {
         );
         assert_eq!(
             said(json!({"did": "gave_option", "option": "brakes"})),
-            "The host gave robot Ann the option brakes"
+            "The host gave robot Ann the option card Brakes"
         );
         let mut rewound = event(
             "host",

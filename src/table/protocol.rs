@@ -236,7 +236,7 @@ pub struct SeatView {
 }
 
 /// An option card a robot holds, in words (the seats table shows the text on hover or tap).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct OptionCard {
     /// The script's name (`gyroscopic_stabilizer`).
     pub name: String,
@@ -350,8 +350,8 @@ pub struct DebugView {
     pub undo: Vec<String>,
     /// Each robot's program (registers 1..=5, `null` empty) and archive square.
     pub robots: Vec<DebugRobot>,
-    /// The option cards the rules define.
-    pub options: Vec<String>,
+    /// The option cards the rules define, in words with their text (`uses_left` empty).
+    pub options: Vec<OptionCard>,
     /// The turn's deck: the cards a register can be given.
     pub deck: Vec<String>,
 }

@@ -52,9 +52,11 @@ window.RallyDebug = (function () {
     el("debug-program").textContent = "program: " + d.program.map((c, i) => (i + 1) + ":" + (c || "–")).join(" ");
   }
 
-  function options(select, values, labels) {
+  // A select's choices: `values` sent, `labels` shown, `hints` on hover (each optional).
+  function options(select, values, labels, hints) {
     const keep = select.value;
-    select.innerHTML = values.map((v, i) => '<option value="' + text(v) + '">' + text(labels ? labels[i] : v) + "</option>").join("");
+    select.innerHTML = values.map((v, i) => '<option value="' + text(v) + '"' + (hints && hints[i] ? ' title="' + text(hints[i]) + '"' : "") + ">" +
+      text(labels ? labels[i] : v) + "</option>").join("");
     if (values.includes(keep)) select.value = keep;
   }
 
@@ -70,7 +72,8 @@ window.RallyDebug = (function () {
     el("debug-undo").disabled = d.undo.length === 0;
     for (const id of ["debug-apply", "debug-give", "debug-take", "debug-set-card", "debug-rewind-go"]) el(id).disabled = !d.paused;
     options(el("debug-robot-name"), d.robots.map((r) => r.name));
-    options(el("debug-option-name"), d.options);
+    // By title, with what the card does on hover (the name is what the message carries).
+    options(el("debug-option-name"), d.options.map((o) => o.name), d.options.map((o) => o.title), d.options.map((o) => o.text));
     options(el("debug-card-name"), [""].concat(d.deck), ["(take the card out)"].concat(d.deck));
     const words = (t) => t.register === 0 ? "turn " + t.turn + ", before the deal" : "turn " + t.turn + ", register " + t.register;
     options(el("debug-rewind-to"), d.rewind.map((t) => t.turn + ":" + t.register), d.rewind.map(words));

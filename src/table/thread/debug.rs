@@ -17,7 +17,7 @@ use crate::game::{Game, Phase, Progress, Stage, TurnRecord};
 use crate::geometry::Pos;
 use crate::state::{HeldOption, Robot, State, REGISTERS};
 use crate::table::frames::{self, Secrets};
-use crate::table::protocol::{error_frame, DebugRobot, DebugView, Incoming, RewindTo};
+use crate::table::protocol::{error_frame, DebugRobot, DebugView, Incoming, OptionCard, RewindTo};
 use serde_json::json;
 use std::borrow::Cow;
 use std::time::{Duration, Instant};
@@ -47,7 +47,7 @@ pub(super) struct Panel {
     /// How many events at the start of the next stage's are the host's, told already.
     told: usize,
     /// The rules' option cards and the turn's deck, as of the last boundary.
-    options: Vec<String>,
+    options: Vec<OptionCard>,
     deck: Vec<String>,
 }
 
@@ -247,13 +247,19 @@ pub(super) fn boundary(m: &mut Game, seats: &mut TableSeats, extra: &[String]) {
         // A pause sent while the stage resolved (nothing is read meanwhile) holds here.
         t.pump(Some(Duration::ZERO));
         mark(m, &mut t);
-        t.debug.options = m
+        let options = m
             .engine
             .rules()
             .options
             .iter()
-            .map(|o| o.name.clone())
+            .map(|o| OptionCard {
+                name: o.name.clone(),
+                title: crate::pictures::words::option_words(&o.name),
+                text: t.option_texts.get(&o.name).cloned().unwrap_or_default(),
+                uses_left: None,
+            })
             .collect();
+        t.debug.options = options;
     }
     loop {
         let mut t = table.borrow_mut();
@@ -469,7 +475,10 @@ fn act(m: &mut Game, t: &mut Table, action: Incoming, extra: &[String]) -> Resul
                     format!(
                         "there is no option `{}`{}",
                         option.escape_debug(),
-                        crate::error::suggest(&option, t.debug.options.iter().map(String::as_str))
+                        crate::error::suggest(
+                            &option,
+                            t.debug.options.iter().map(|o| o.name.as_str())
+                        )
                     )
                 })?;
             let mut state = m.engine.state_mut();
