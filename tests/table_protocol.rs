@@ -17,6 +17,14 @@ fn table(ws: &Workspace, settings: Settings) -> (Server, Tokens) {
     (server, infos[0].tokens())
 }
 
+/// The pages most tests open, in this order: a spectator's, then Ann's and Bob's seats.
+async fn watcher_ann_and_bob(server: &Server, tokens: &Tokens) -> (Client, Client, Client) {
+    let spectator = Client::connect(server, "t", &tokens.spectator).await;
+    let ann = Client::connect(server, "t", &tokens.seats[0]).await;
+    let bob = Client::connect(server, "t", &tokens.seats[1]).await;
+    (spectator, ann, bob)
+}
+
 /// Every `"card"` string (quoted as in JSON) in a frame's text.
 fn mentions(frame: &Value, card: &str) -> bool {
     frame.to_string().contains(&format!("\"{card}\""))
@@ -273,9 +281,7 @@ fn hidden_cards_never_reach_another_seat_or_a_spectator() {
     let ws = Workspace::new();
     let (server, tokens) = table(&ws, Settings::default());
     runtime().block_on(async {
-        let mut spectator = Client::connect(&server, "t", &tokens.spectator).await;
-        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
-        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        let (mut spectator, mut ann, mut bob) = watcher_ann_and_bob(&server, &tokens).await;
         ann.state_where(|s| s["desk"].is_object()).await;
         let hand = ann.hand();
         assert_eq!(hand.len(), 9);
@@ -788,9 +794,7 @@ fn a_robots_script_vars_reach_its_seat_alone_unless_the_script_makes_them_public
     let (server, tokens) = table(&ws, Settings::default());
     runtime().block_on(async {
         let mut host = Client::connect(&server, "t", &tokens.host).await;
-        let mut spectator = Client::connect(&server, "t", &tokens.spectator).await;
-        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
-        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        let (mut spectator, mut ann, mut bob) = watcher_ann_and_bob(&server, &tokens).await;
         ann.program_and_ready().await;
         bob.program_and_ready().await;
         for client in [&mut host, &mut spectator, &mut ann, &mut bob] {
@@ -935,9 +939,7 @@ fn a_question_goes_to_its_player_alone_and_its_default_comes_after_the_timeout()
     let (_ws, server, infos) = option_table("conditional_program", 1);
     let tokens = &infos[0].tokens();
     runtime().block_on(async {
-        let mut spectator = Client::connect(&server, "t", &tokens.spectator).await;
-        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
-        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        let (mut spectator, mut ann, mut bob) = watcher_ann_and_bob(&server, tokens).await;
         let played = ann.program_and_ready().await;
         bob.program_and_ready().await;
         let asked = ann.state_where(|s| s["question"].is_object()).await;
@@ -1292,9 +1294,7 @@ fn a_seat_sees_where_its_program_would_take_its_robot_and_no_one_else_does() {
     let ws = Workspace::new();
     let (server, tokens) = table(&ws, Settings::default());
     runtime().block_on(async {
-        let mut spectator = Client::connect(&server, "t", &tokens.spectator).await;
-        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
-        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        let (mut spectator, mut ann, mut bob) = watcher_ann_and_bob(&server, &tokens).await;
         let hand = ann.dealt().await;
         assert_eq!(
             ann.state["desk"]["preview"],
@@ -1393,9 +1393,7 @@ fn a_page_that_joins_mid_game_gets_the_turn_log_so_far_without_a_secret() {
     let ws = Workspace::new();
     let (server, tokens) = table(&ws, Settings::default());
     runtime().block_on(async {
-        let mut spectator = Client::connect(&server, "t", &tokens.spectator).await;
-        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
-        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        let (mut spectator, mut ann, mut bob) = watcher_ann_and_bob(&server, &tokens).await;
         // A page that joins before anything happened gets no log.
         assert!(ann.frames.iter().all(|f| f["type"] != "log"));
         ann.state_where(|s| s["desk"].is_object()).await;
@@ -1446,9 +1444,7 @@ fn a_resumed_table_gives_the_log_of_the_game_before_the_resume_and_goes_on_numbe
     let ws = Workspace::new();
     let (server, tokens) = table(&ws, Settings::default());
     let before = runtime().block_on(async {
-        let mut spectator = Client::connect(&server, "t", &tokens.spectator).await;
-        let mut ann = Client::connect(&server, "t", &tokens.seats[0]).await;
-        let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
+        let (mut spectator, mut ann, mut bob) = watcher_ann_and_bob(&server, &tokens).await;
         ann.dealt().await;
         ann.program_and_ready().await;
         bob.program_and_ready().await;
