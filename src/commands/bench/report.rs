@@ -64,7 +64,7 @@ const ROWS: &[Row] = &[
         measure: Measure::Scenario("benches/fixtures/expansion_turn.toml"),
     },
     Row {
-        what: "crowded boards: 30 turns with the end of the turn, 8 robots on 12×12 among 20–60 elements; the median of their medians (target ≤ 4 µs)",
+        what: "crowded boards: 30 scenarios of one register and the end of the turn, 8 robots on 12×12 among 20–60 elements; the median of their medians (target ≤ 4 µs)",
         measure: Measure::Scenarios("benches/fixtures/crowded"),
     },
     Row {
