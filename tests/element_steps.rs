@@ -117,7 +117,7 @@ fn a_declared_effect_names_parameters_of_the_right_kind() {
     );
     refused(
         "springs = { effect = \"teleport\", param = \"dir\" }",
-        "unknown effect `teleport`, expected convey, rotate, push, checkpoint, archive or beam",
+        "unknown effect `teleport`, expected convey, rotate, push, checkpoint, archive, destroy or beam",
     );
     refused(
         "springs = rally.effect.convey(\"side\")",
@@ -178,5 +178,121 @@ fn a_script_calls_a_declared_effect_as_a_function() {
     assert!(
         text.contains("robot A: damage: expected 1, got 2"),
         "{text}"
+    );
+}
+
+/// A project of two elements destroying robots by declared effects: the snare in its hook
+/// (`on_enter`), the press in its step, in the registers its `when` names; and their scenario.
+fn destroying_project() -> tempfile::TempDir {
+    let dir = project(None);
+    let elements = dir.path().join("scripts/elements");
+    std::fs::write(
+        elements.join("snare.lua"),
+        "return rally.element {\n  name = \"snare\",\n  on_enter = rally.effect.destroy { cause = \"snare\" },\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        elements.join("press.lua"),
+        "return rally.element {\n  name = \"press\",\n  params = { phases = rally.param.phases() },\n  steps = { crushers = rally.effect.destroy { cause = \"press\", when = \"phases\" } },\n}\n",
+    )
+    .unwrap();
+    // A drives onto the snare in register 1; B turns on the press in registers 1 and 2, and
+    // the press closes in register 2 only.
+    let scenario = r#"registers = 2
+[board]
+grid = """
+.  S  .
+.  .  P
+"""
+[board.legend]
+"." = "floor"
+"S" = "snare"
+"P" = { element = "press", phases = [2] }
+
+[[robot]]
+name = "A"
+at = [0, 0]
+facing = "E"
+program = ["move1@500", "left@100"]
+
+[[robot]]
+name = "B"
+at = [2, 1]
+facing = "N"
+program = ["left@90", "left@80"]
+"#;
+    std::fs::write(dir.path().join("destroy.toml"), scenario).unwrap();
+    dir
+}
+
+/// Issue 26 §1: `rally.effect.destroy` in a step (a crusher, in its registers) and in an
+/// element's hook (a pit's `on_enter`), run without a Lua call and named so in the trace.
+#[test]
+fn a_declared_destroy_acts_in_a_hook_and_in_the_registers_of_a_step() {
+    let dir = destroying_project();
+    let out = support::rally_ok(dir.path(), &["run", "destroy.toml", "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let destroyed: Vec<(String, u64, String)> = json["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["what"] == "destroyed")
+        .map(|e| {
+            let robot = e["robot"].as_str().unwrap().to_string();
+            (
+                robot,
+                e["register"].as_u64().unwrap(),
+                e["cause"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        destroyed,
+        [
+            ("A".to_string(), 1, "snare".to_string()),
+            ("B".to_string(), 2, "press".to_string())
+        ],
+        "{out}"
+    );
+    let traced = support::rally_ok(dir.path(), &["run", "destroy.toml", "--trace"]);
+    for line in [
+        "R1 element `snare` at [1, 0] (scripts/elements/snare.lua), on_enter (effect), robot A",
+        "R2 element `press` at [2, 1] (scripts/elements/press.lua), step `crushers` (effect), robot B",
+    ] {
+        assert!(traced.contains(line), "no `{line}` in\n{traced}");
+    }
+    assert!(!traced.contains("R1 element `press`"), "{traced}");
+}
+
+/// An element's hook takes a function or `rally.effect.destroy` without `when`, nothing else.
+#[test]
+fn a_hook_refuses_an_effect_that_belongs_in_a_step() {
+    let refused = |hook: &str, message: &str| {
+        let pad = format!(
+            "return rally.element {{\n  name = \"spring_pad\",\n  params = {{ dir = rally.param.dir(), phases = rally.param.phases() }},\n  {hook},\n}}\n"
+        );
+        let dir = project(Some(&pad));
+        let out = support::rally_refused(dir.path(), &["run", "spring_pad.toml"]);
+        assert!(
+            out.contains("scripts/elements/spring_pad.lua:1: element `spring_pad`: `on_enter`"),
+            "{out}"
+        );
+        assert!(out.contains(message), "{out}");
+    };
+    refused(
+        "on_enter = rally.effect.convey(\"dir\")",
+        "a hook takes a function or rally.effect.destroy (without `when`); rally.effect.convey belongs in `steps`",
+    );
+    refused(
+        "on_enter = rally.effect.destroy { when = \"phases\" }",
+        "rally.effect.destroy with `when` belongs in `steps`",
+    );
+    refused(
+        "on_enter = rally.effect.destroy { cause = {} }",
+        "`cause` must be a string",
+    );
+    refused(
+        "on_enter = 7",
+        "`on_enter` must be a function or rally.effect.destroy, got an integer",
     );
 }

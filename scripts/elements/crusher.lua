@@ -12,10 +12,6 @@ return rally.element {
   },
   build = function(b) b:solid() end,
   steps = {
-    crushers = function(ctx, tile, robot)
-      if rally.active(tile.phases, ctx.register) then
-        ctx:destroy(robot, "crusher")
-      end
-    end,
+    crushers = rally.effect.destroy { cause = "crusher", when = "phases" },
   },
 }

@@ -11,7 +11,5 @@ return rally.element {
   build = function(b)
     b:hazard()            -- robots are never placed here (re-entry, teleports)
   end,
-  on_enter = function(ctx, tile, robot)
-    ctx:destroy(robot, "pit")
-  end,
+  on_enter = rally.effect.destroy { cause = "pit" },
 }

@@ -1937,6 +1937,18 @@ function rally.effect.checkpoint(param, opts) end
 ---@return rally.Effect
 function rally.effect.archive(opts) end
 
+---Destroys the robot, as `function(ctx, tile, robot) ctx:destroy(robot, opts.cause) end` (a
+---crusher in its registers). It may also be an element's hook, without `when` (a pit's
+---`on_enter`): it returns nothing there, as a handler returning nil.
+---
+---```lua
+---steps = { crushers = rally.effect.destroy { cause = "crusher", when = "phases" } },
+---on_enter = rally.effect.destroy { cause = "pit" },
+---```
+---@param opts? rally.EffectOpts `cause`, `when` (not in a hook)
+---@return rally.Effect
+function rally.effect.destroy(opts) end
+
 ---For `tile_steps`: fires a beam from the tile towards its direction parameter `param`, as
 ---`function(ctx, tile) ctx:fire_beam(tile.at, tile[param], tile[opts.strength] or 1,
 ---{ cause = opts.cause }) end`. It is the only effect of `tile_steps`; the others act on a
@@ -1951,15 +1963,15 @@ function rally.effect.archive(opts) end
 function rally.effect.beam(param, opts) end
 
 ---A declared effect, made with `rally.effect.*`: a value of an element's `steps` (or, for
----`beam`, `tile_steps`). It can still be called as the function it stands for
+---`beam`, `tile_steps`; for `destroy`, also a hook). It can still be called as the function it stands for
 ---(`rally.elements.flag.steps.touch(ctx, tile, robot)`), `when` included.
 ---
 ---```lua
 ---steps = { belts = rally.effect.convey("dir") },
 ---```
 ---@class rally.Effect
----@field effect string `convey`, `rotate`, `push`, `checkpoint`, `archive` or `beam`
----@field param? string the parameter it reads (`archive` reads none)
+---@field effect string `convey`, `rotate`, `push`, `checkpoint`, `archive`, `destroy` or `beam`
+---@field param? string the parameter it reads (`archive` and `destroy` read none)
 
 ---Options of the standard effects.
 ---
@@ -1971,7 +1983,7 @@ function rally.effect.beam(param, opts) end
 ---@field when? string a `rally.param.bool` of the element (the effect happens only on tiles where it is true) or a `rally.param.phases` (only in the registers it lists)
 ---@field by? string `rotate` and `push`: the cause handlers and the log see (at most 256 bytes; `rotate`'s default "script")
 ---@field strength? string `beam` only: a `rally.param.int` of the element, the damage per hit (1 without)
----@field cause? string `beam` only: the cause the hits name (default "laser"; at most 256 bytes)
+---@field cause? string `beam` and `destroy`: the cause the hits or the `destroyed` event name (default "laser" and "script"; at most 256 bytes)
 
 ---A variant's parameters, as the game set them over the defaults of its variant.toml
 ---(variant scripts only).

@@ -74,15 +74,17 @@ fn bit(hook: Hook) -> u32 {
     1 << hook as u32
 }
 
+/// The hooks any of `handlers` has a handler for, as bits.
+fn mask<'h, F: 'h>(handlers: impl Iterator<Item = &'h Handlers<Hook, F>>) -> u32 {
+    handlers.fold(0, |m, h| m | h.keys().fold(0, |m, &k| m | bit(k)))
+}
+
 impl Listening {
     pub fn new(defs: &Defs) -> Listening {
-        let mask = |hooks: &mut dyn Iterator<Item = &crate::script::decl::Handlers<Hook>>| {
-            hooks.fold(0, |m, h| m | h.keys().fold(0, |m, &k| m | bit(k)))
-        };
         Listening {
-            rules: mask(&mut defs.rules.iter().map(|r| &r.hooks)),
-            options: mask(&mut defs.options.iter().map(|o| &o.hooks)),
-            squares: mask(&mut defs.elements.iter().map(|e| &e.hooks)),
+            rules: mask(defs.rules.iter().map(|r| &r.hooks)),
+            options: mask(defs.options.iter().map(|o| &o.hooks)),
+            squares: mask(defs.elements.iter().map(|e| &e.hooks)),
         }
     }
 
@@ -218,7 +220,7 @@ impl<'a> Resolver<'a> {
                     'squares: for &square in about.squares.unwrap_or(&own) {
                         for &t in board.tiles_at(square) {
                             let def = &defs.elements[board.tiles[t].element];
-                            let Some(f) = def.hooks.get(&hook) else {
+                            let Some(handler) = def.hooks.get(&hook) else {
                                 continue;
                             };
                             if about.blocking.is_some_and(|b| b != def.blocks.is_some()) {
@@ -229,7 +231,15 @@ impl<'a> Resolver<'a> {
                                 break 'squares;
                             }
                             let who = Who::Tile(t);
-                            flow = ask(Heard::new(who, subject, Some(square), f, None))?;
+                            flow = match handler {
+                                Step::Lua(f) => {
+                                    ask(Heard::new(who, subject, Some(square), f, None))?
+                                }
+                                Step::Effect(effect) => {
+                                    self.hook_effect(t, spec.key, effect, subject)?;
+                                    Flow::Go
+                                }
+                            };
                             if flow != Flow::Go {
                                 break 'squares;
                             }
@@ -244,6 +254,20 @@ impl<'a> Resolver<'a> {
             }
         }
         Ok(())
+    }
+
+    /// An element's declared effect in a hook (a pit's `on_enter = rally.effect.destroy {
+    /// cause = "pit" }`), run as its Lua form in the prelude would, shown by `--trace` as the
+    /// tile's handler. Loading checked it is one that needs nothing of the tile.
+    fn hook_effect(&self, t: usize, key: &str, effect: &Effect, id: RobotId) -> Result<()> {
+        let what = || self.context(Who::Tile(t), &format!("{key} (effect)"), Some(id));
+        match &effect.does {
+            Does::Destroy { cause } => self.native_effect(what, || {
+                self.world().destroy(id, cause);
+                Ok(())
+            }),
+            other => unreachable!("a hook's effect is checked to be destroy, not {other:?}"),
+        }
     }
 
     /// Who a listener is and what it was told, for an error: `rule `robot_lasers`

@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::geometry::{Dir, Pos, Rotation};
 use crate::hooks::{Hook, Listener};
 use crate::order::{Native, Segment};
-use crate::script::decl::{Does, Step, When};
+use crate::script::decl::{Does, Effect, Handlers, Step, When};
 use crate::script::sandbox::{Attached, Budget};
 use crate::script::store::Quota;
 use crate::script::{lua_message, Defs, RuleSet};
@@ -143,6 +143,7 @@ enum Deed {
     Push(Dir, Option<String>),
     Checkpoint(u32),
     Archive,
+    Destroy(Rc<str>),
     Beam {
         dir: Dir,
         strength: i32,
@@ -206,6 +207,7 @@ impl Act {
                 Deed::Checkpoint(u32::try_from(number).unwrap_or(u32::MAX))
             }
             Does::Archive => Deed::Archive,
+            Does::Destroy { cause } => Deed::Destroy(cause.as_str().into()),
             Does::Beam { strength, cause } => Deed::Beam {
                 dir: Dir::parse(text()).expect("a checked direction"),
                 strength: strength
@@ -624,6 +626,10 @@ impl<'a> Resolver<'a> {
             Deed::Archive => self.native_effect(what(" (effect)"), || {
                 let at = self.board().tiles[t].at;
                 self.world().set_archive(id, at);
+                Ok(())
+            })?,
+            Deed::Destroy(cause) => self.native_effect(what(" (effect)"), || {
+                self.world().destroy(id, cause);
                 Ok(())
             })?,
             Deed::Beam { .. } => unreachable!("a beam is checked to be a tile step"),

@@ -402,15 +402,20 @@ pub fn handlers(defs: &Defs) -> Vec<Error> {
                 }
             }
         }
-        hooks(&mut out, &e.file, &e.hooks, Listener::Square);
+        // A declared effect (`rally.effect.destroy`) has no parameters to check.
+        let functions = e.hooks.iter().filter_map(|(hook, handler)| match handler {
+            Step::Lua(f) => Some((hook, f)),
+            Step::Effect(_) => None,
+        });
+        hooks(&mut out, &e.file, functions, Listener::Square);
     }
     for r in &defs.rules {
         steps(&mut out, &r.file, &r.steps, Listener::Rules, step);
-        hooks(&mut out, &r.file, &r.hooks, Listener::Rules);
+        hooks(&mut out, &r.file, r.hooks.iter(), Listener::Rules);
     }
     for o in &defs.options {
         steps(&mut out, &o.file, &o.steps, Listener::Options, step);
-        hooks(&mut out, &o.file, &o.hooks, Listener::Options);
+        hooks(&mut out, &o.file, o.hooks.iter(), Listener::Options);
         for (key, f) in &o.modify {
             let expected = ["ctx", "robot", "value", "option"];
             parameters(&mut out, &o.file, &format!("modify.{key}"), f, &expected);
@@ -442,12 +447,15 @@ fn steps(
     }
 }
 
-fn hooks(out: &mut Vec<Error>, file: &str, handlers: &Handlers<Hook>, listener: Listener) {
-    for hook in handlers.keys() {
-        if let Some(f) = handlers.get(hook) {
-            let expected = signature(listener, Some(*hook));
-            parameters(out, file, hook.key(), f, &expected);
-        }
+fn hooks<'h>(
+    out: &mut Vec<Error>,
+    file: &str,
+    handlers: impl Iterator<Item = (&'h Hook, &'h Function)>,
+    listener: Listener,
+) {
+    for (hook, f) in handlers {
+        let expected = signature(listener, Some(*hook));
+        parameters(out, file, hook.key(), f, &expected);
     }
 }
 

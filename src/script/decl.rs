@@ -44,6 +44,10 @@ impl<K: PartialEq, F> Handlers<K, F> {
     pub fn keys(&self) -> impl Iterator<Item = &K> {
         self.0.iter().map(|(k, _)| k)
     }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&K, &F)> {
+        self.0.iter().map(|(k, f)| (k, f))
+    }
 }
 
 impl<F> Handlers<usize, F> {
@@ -79,8 +83,9 @@ pub struct ElementDef {
     pub replaces: bool,
     /// The layer its file belongs to (an index into the rule set's layers: `super::layers`).
     pub layer: usize,
-    /// Handlers of the hooks a square's element hears (`on_enter`...: `crate::hooks`).
-    pub hooks: Handlers<Hook>,
+    /// Handlers of the hooks a square's element hears (`on_enter`...: `crate::hooks`):
+    /// functions, or an effect that needs no parameter of the tile (`rally.effect.destroy`).
+    pub hooks: Handlers<Hook, Step>,
     /// `blocks = { lasers = ... }`: its `on_cross` is asked before a robot crosses an edge of
     /// its square, and may refuse it (`{ block = true }`).
     pub blocks: Option<Blocks>,
@@ -370,6 +375,8 @@ pub enum Does {
     Checkpoint,
     /// `ctx:set_archive(robot, tile.at)`.
     Archive,
+    /// `ctx:destroy(robot, cause)`.
+    Destroy { cause: String },
 }
 
 /// Which effects a step table takes: those acting on the robots standing on a tile
@@ -425,6 +432,10 @@ fn parse_effect(
         ),
         "checkpoint" => (Does::Checkpoint, Acts::OnRobots, Some(int.clone()), &[][..]),
         "archive" => (Does::Archive, Acts::OnRobots, None, &[][..]),
+        "destroy" => {
+            let cause = words("cause")?.unwrap_or_else(|| "script".into());
+            (Does::Destroy { cause }, Acts::OnRobots, None, &["cause"][..])
+        }
         "beam" => {
             let cause = words("cause")?.unwrap_or_else(|| "laser".into());
             let beam = Does::Beam {
@@ -435,7 +446,7 @@ fn parse_effect(
         }
         other => {
             return Err(mlua::Error::runtime(format!(
-                "{what}: unknown effect `{other}`, expected convey, rotate, push, checkpoint, archive or beam"
+                "{what}: unknown effect `{other}`, expected convey, rotate, push, checkpoint, archive, destroy or beam"
             )))
         }
     };
@@ -991,6 +1002,50 @@ fn hooks(decl: &Table, listener: Listener, what: &str) -> mlua::Result<Handlers<
     Ok(out)
 }
 
+/// The handlers of the hooks an element hears, by key: functions, or `rally.effect.destroy`
+/// (a pit's `on_enter`), which the engine runs itself. An effect in a hook reads nothing of
+/// the tile and returns nothing (no change, as a handler returning nil), so only one that
+/// needs no parameter and no `when` may stand there.
+fn element_hooks(lua: &Lua, decl: &Table, what: &str) -> mlua::Result<Handlers<Hook, Step>> {
+    let mut out = Handlers::default();
+    for spec in Hook::heard_by(Listener::Square) {
+        let key = spec.key;
+        let handler = match decl.get::<Value>(key)? {
+            Value::Nil => continue,
+            Value::Function(f) => Step::Lua(f),
+            Value::Table(t) if t.contains_key("effect")? => {
+                let what = format!("{what}: `{key}`");
+                let kind = t.get::<Option<String>>("effect")?.unwrap_or_default();
+                if kind != "destroy" || t.contains_key("when")? {
+                    let with_when = if kind == "destroy" {
+                        " with `when`"
+                    } else {
+                        ""
+                    };
+                    return Err(mlua::Error::runtime(format!(
+                        "{what}: a hook takes a function or rally.effect.destroy (without `when`); rally.effect.{kind}{with_when} belongs in `steps`"
+                    )));
+                }
+                Step::Effect(parse_effect(
+                    lua,
+                    &t,
+                    &ParamSpecs::new(),
+                    Acts::OnRobots,
+                    &what,
+                )?)
+            }
+            other => {
+                return Err(mlua::Error::runtime(format!(
+                    "{what}: `{key}` must be a function or rally.effect.destroy, got {}",
+                    super::args::a(other.type_name())
+                )))
+            }
+        };
+        out.insert(spec.hook, handler);
+    }
+    Ok(out)
+}
+
 /// Adds the steps a declaration brings (`new_steps`) to the order of play, before its
 /// handlers name them.
 fn add_steps(steps: &mut Steps, new: &[NewStep], what: &str) -> mlua::Result<()> {
@@ -1019,7 +1074,7 @@ pub fn parse_element(
     let name = required_name(decl, "rally.element")?;
     let what = format!("element `{name}`");
     let hook_keys = hook_keys(Listener::Square);
-    let hooks = hooks(decl, Listener::Square, &what)?;
+    let hooks = element_hooks(lua, decl, &what)?;
     let data: ElementData = read(lua, decl, &hook_keys, ELEMENT_BY_NAME, &what)?;
     add_steps(steps, data.new_steps.as_deref().unwrap_or_default(), &what)?;
     let mut params = ParamSpecs::new();

@@ -82,7 +82,8 @@ rally.param = {
 }
 
 -- Standard effects, declared as an element's step instead of a function and run by the
--- engine itself (no Lua call, no instructions): `steps = { belts = rally.effect.convey("dir") }`.
+-- engine itself (no Lua call, no instructions): `steps = { belts = rally.effect.convey("dir") }`;
+-- `rally.effect.destroy` may also be an element's hook (`on_enter`).
 -- Each names the tile's parameters it reads; the declaration checks them (src/script/decl.rs).
 -- A declared effect can still be called as the function it stands for, so that a script
 -- doing what an element does (`rally.elements.flag.steps.touch(ctx, tile, robot)`, the
@@ -103,6 +104,7 @@ local perform = {
     ctx:set_archive(robot, tile.at)
   end,
   archive = function(_, ctx, tile, robot) ctx:set_archive(robot, tile.at) end,
+  destroy = function(e, ctx, _, robot) ctx:destroy(robot, e.cause or "script") end,
   beam = function(e, ctx, tile)
     local strength = e.strength and tile[e.strength] or 1
     ctx:fire_beam(tile.at, tile[e.param], strength, { cause = e.cause or "laser" })
@@ -139,6 +141,10 @@ rally.effect = {
   checkpoint = function(param, opts) return effect("checkpoint", param, opts) end,
   --- Moves the robot's archive onto the tile (`ctx:set_archive`).
   archive = function(opts) return effect("archive", nil, opts) end,
+  --- Destroys the robot (`ctx:destroy`); options `cause` (what the `destroyed` event says;
+  --- default "script"), `when = "phases"` in `steps`. Also an element's hook (a pit's
+  --- `on_enter`), there without `when`.
+  destroy = function(opts) return effect("destroy", nil, opts) end,
   --- For `tile_steps`: fires a beam from the tile towards its `param` (`ctx:fire_beam`);
   --- options `strength` (an int parameter; 1 without), `cause` (default "laser").
   beam = function(param, opts) return effect("beam", param, opts) end,
