@@ -42,6 +42,10 @@ pub struct Question {
     pub turn: u32,
 }
 
+/// What a question says: its text for a person and its detail, the hints for bots (made
+/// only for a chooser that reads them: [`Chooser::reads_words`]).
+pub type Words = (String, Map<String, Value>);
+
 impl Question {
     pub fn default_answer(&self) -> &str {
         &self.choices[0]
@@ -51,6 +55,14 @@ impl Question {
 /// Who answers questions. `None` means "the default" (the first choice).
 pub trait Chooser {
     fn choose(&mut self, question: &Question) -> Option<String>;
+
+    /// Whether it reads a question's `text` and `detail` (a person's dialog, a bot's hints).
+    /// One that answers by robot and key alone says no, and the engine does not compose
+    /// them: the sentence and a bot's advice (the way to the next flag) cost a turn more
+    /// than anything else about a question.
+    fn reads_words(&self) -> bool {
+        true
+    }
 
     /// Whether the answer just given (or left to the default) stands for a question nobody
     /// answered in time: a table's dialog that timed out, or a replay of one. The `chose`
@@ -81,6 +93,10 @@ pub struct Defaults;
 impl Chooser for Defaults {
     fn choose(&mut self, _: &Question) -> Option<String> {
         None
+    }
+
+    fn reads_words(&self) -> bool {
+        false
     }
 }
 
@@ -165,7 +181,8 @@ impl Answer {
 /// every question it was asked (outside rehearsals), so a scenario can check what was asked
 /// and offered.
 pub struct Fixed {
-    answers: BTreeMap<(String, String), Given>,
+    /// Robot name → question key → what is left to answer.
+    answers: BTreeMap<String, BTreeMap<String, Given>>,
     asked: Vec<Asked>,
     /// Whether the last answer given was a recorded time-out.
     timed_out: bool,
@@ -189,25 +206,25 @@ pub struct RecordedAnswer {
 impl Fixed {
     /// `answers`: robot name → question key → answer.
     pub fn new(answers: &BTreeMap<String, BTreeMap<String, Answer>>) -> Fixed {
-        let mut all = BTreeMap::new();
-        for (robot, keys) in answers {
-            for (key, answer) in keys {
-                let given = match answer {
-                    Answer::Always(a) => Given::Always(a.clone()),
-                    Answer::InOrder(list) => Given::InOrder(
-                        list.iter()
-                            .map(|a| RecordedAnswer {
-                                answer: a.clone(),
-                                timed_out: false,
-                            })
-                            .collect(),
-                    ),
-                };
-                all.insert((robot.clone(), key.clone()), given);
-            }
-        }
+        let given = |answer: &Answer| match answer {
+            Answer::Always(a) => Given::Always(a.clone()),
+            Answer::InOrder(list) => Given::InOrder(
+                list.iter()
+                    .map(|a| RecordedAnswer {
+                        answer: a.clone(),
+                        timed_out: false,
+                    })
+                    .collect(),
+            ),
+        };
         Fixed {
-            answers: all,
+            answers: answers
+                .iter()
+                .map(|(robot, keys)| {
+                    let keys = keys.iter().map(|(k, a)| (k.clone(), given(a))).collect();
+                    (robot.clone(), keys)
+                })
+                .collect(),
             asked: Vec::new(),
             timed_out: false,
         }
@@ -216,15 +233,17 @@ impl Fixed {
     /// The answers of a recorded game: robot name → question key → its answers in order,
     /// each played back once, time-outs as time-outs.
     pub fn replaying(answers: BTreeMap<String, BTreeMap<String, Vec<RecordedAnswer>>>) -> Fixed {
-        let answers = answers
-            .into_iter()
-            .flat_map(|(robot, keys)| {
-                keys.into_iter()
-                    .map(move |(key, list)| ((robot.clone(), key), Given::InOrder(list.into())))
-            })
-            .collect();
         Fixed {
-            answers,
+            answers: answers
+                .into_iter()
+                .map(|(robot, keys)| {
+                    let keys = keys
+                        .into_iter()
+                        .map(|(key, list)| (key, Given::InOrder(list.into())))
+                        .collect();
+                    (robot, keys)
+                })
+                .collect(),
             asked: Vec::new(),
             timed_out: false,
         }
@@ -240,6 +259,10 @@ impl Chooser for Fixed {
         self.timed_out
     }
 
+    fn reads_words(&self) -> bool {
+        false
+    }
+
     fn choose(&mut self, q: &Question) -> Option<String> {
         self.timed_out = false;
         if !q.rehearsal {
@@ -250,10 +273,7 @@ impl Chooser for Fixed {
                 turn: q.turn,
             });
         }
-        match self
-            .answers
-            .get_mut(&(q.robot_name.clone(), q.key.clone()))?
-        {
+        match self.answers.get_mut(&q.robot_name)?.get_mut(&q.key)? {
             Given::Always(a) => Some(a.clone()),
             Given::InOrder(queue) => queue.pop_front().map(|r| {
                 self.timed_out = r.timed_out;

@@ -892,7 +892,10 @@ impl UserData for Ctx {
                     Some(serde_json::Value::String(s)) => s,
                     _ => String::new(),
                 };
-                with_resolver(lua, |e| e.choose(id, &key, choices, text, detail))
+                let hidden = detail.get("hidden") == Some(&serde_json::Value::Bool(true));
+                with_resolver(lua, |e| {
+                    e.choose(id, &key, choices, hidden, || (text, detail))
+                })
             },
         );
         // `value` after every option the robot holds had its `modify[key]` say (held order).

@@ -16,7 +16,7 @@
 
 use crate::board::{Board, Layout};
 use crate::cards::Card;
-use crate::decision::{Chooser, Defaults, Question};
+use crate::decision::{Chooser, Defaults, Question, Words};
 use crate::detail;
 use crate::error::{Error, Result};
 use crate::geometry::{Dir, Pos, Rotation};

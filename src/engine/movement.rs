@@ -518,8 +518,12 @@ impl<'a> Resolver<'a> {
                     id,
                     crate::decision::REENTER_SQUARE,
                     choices.clone(),
-                    "Its archive is taken: which square beside it does it re-enter on?".into(),
-                    Default::default(),
+                    false,
+                    || {
+                        let text =
+                            "Its archive is taken: which square beside it does it re-enter on?";
+                        (text.into(), Default::default())
+                    },
                 )?;
                 choices.iter().position(|c| *c == answer).unwrap_or(0)
             } else {

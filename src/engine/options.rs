@@ -120,13 +120,15 @@ impl<'a> Resolver<'a> {
 
     /// Asks the robot's player a question (the decision interface, `crate::decision`) and
     /// logs `chose` with the answer. No answer from the chooser means the first choice.
+    /// `words` makes the question's text and its hints for bots, if the chooser reads them
+    /// ([`Chooser::reads_words`]); `hidden`: the answer tells what is face down.
     pub fn choose(
         &self,
         id: RobotId,
         key: &str,
         choices: Vec<String>,
-        text: String,
-        detail: serde_json::Map<String, serde_json::Value>,
+        hidden: bool,
+        words: impl FnOnce() -> Words,
     ) -> Result<String> {
         let name = self.robot_name(id);
         if choices.is_empty() {
@@ -134,6 +136,10 @@ impl<'a> Resolver<'a> {
                 "robot {name}: question `{key}` has no choices"
             )));
         }
+        let (text, detail) = match self.link.chooser.borrow().reads_words() {
+            true => words(),
+            false => Words::default(),
+        };
         let question = Question {
             robot: id,
             robot_name: name.clone(),
@@ -164,9 +170,8 @@ impl<'a> Resolver<'a> {
         let default = answer == question.default_answer();
         // `timed_out`: nobody answered in time, so the default was taken for them.
         let timed_out = self.link.chooser.borrow().timed_out();
-        // `hidden = true`: the answer tells what is face down (Dual Processor's register); a
+        // `hidden`: the answer tells what is face down (Dual Processor's register); a
         // playtest table shows it to no one else.
-        let hidden = question.detail.get("hidden") == Some(&serde_json::Value::Bool(true));
         self.world().state.log(Some(id), "chose", || {
             let mut d = detail! {"question" => key.to_string(), "answer" => answer.clone(), "default" => default};
             if hidden {

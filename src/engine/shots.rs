@@ -76,7 +76,7 @@ impl<'a> Resolver<'a> {
         );
         let text =
             format!("Your laser would hit {target_name}: fire it, or use an option instead?");
-        let answer = self.choose(shooter, "shot", choices, text, detail)?;
+        let answer = self.choose(shooter, "shot", choices, false, || (text, detail))?;
         if answer == "laser" {
             return Ok(false);
         }

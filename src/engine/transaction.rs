@@ -156,17 +156,16 @@ impl Engine {
     }
 
     /// Asks the robot's player through the decision interface, outside the registers (the
-    /// turn loop's decisions: power down, re-entry, `game::questions`), with hints for bots
-    /// in `detail`. Logged as `chose`.
+    /// turn loop's decisions: power down, re-entry, `game::questions`); `words` makes the
+    /// question's text and hints for bots, if the chooser reads them. Logged as `chose`.
     pub fn choose(
         &self,
         robot: RobotId,
         key: &str,
         choices: Vec<String>,
-        text: String,
-        detail: serde_json::Map<String, serde_json::Value>,
+        words: impl FnOnce() -> Words,
     ) -> Result<String> {
-        self.resolver().choose(robot, key, choices, text, detail)
+        self.resolver().choose(robot, key, choices, false, words)
     }
 
     /// Runs the programming-time hooks (`on_deal`, `on_program`) for the robots dealt cards
