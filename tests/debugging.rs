@@ -484,3 +484,43 @@ fn bench_profile_adds_up_every_scenario() {
     );
     assert!(out.contains("scripts/rules/spy.lua\n"), "{out}");
 }
+
+/// A failing handler at the start of a turn is rolled back as a register's is: the start of a
+/// turn copies the state for a rollback whenever something acts in it (it skips the copy
+/// only where nothing does).
+#[test]
+fn a_script_error_at_the_start_of_a_turn_is_rolled_back() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("scripts/elements")).unwrap();
+    std::fs::write(
+        dir.path().join("scripts/elements/probe.lua"),
+        r#"return rally.element {
+  name = "probe",
+  steps = {
+    turn_start = function(ctx, tile, robot)
+      ctx:rotate(robot, "left", "alarm")
+      if ctx.turn == 2 then local held = nil; return held.x end
+    end,
+  },
+}
+"#,
+    )
+    .unwrap();
+    let plan = format!("programs = [{PROGRAM}, {PROGRAM}]\n");
+    write_scenario(dir.path(), "turns = 2\n", &plan);
+    let out = rally(dir.path(), &["run", "s.toml"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("✗ script error in turn 2, step turn_start, the"),
+        "{stdout}"
+    );
+    let turned = stdout
+        .lines()
+        .filter(|l| l.contains("T2     turn_start") && l.contains("turns left"))
+        .collect::<Vec<_>>();
+    assert!(
+        turned.len() == 1 && turned[0].ends_with("(rolled back)"),
+        "{stdout}"
+    );
+}

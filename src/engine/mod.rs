@@ -490,6 +490,16 @@ impl<'a> Resolver<'a> {
         Ok(())
     }
 
+    /// Does nobody act in any step of `segment`, nor wait to be told of a destruction? Its
+    /// steps then only mark the moment ([`Resolver::run_step`]'s idle path), which cannot fail.
+    pub fn idle(&self, segment: Segment) -> bool {
+        let defs = &self.link.defs;
+        self.link.world.borrow().destroyed_now.is_empty()
+            && defs.order.iter().zip(&self.link.plans).all(|(step, plan)| {
+                step.segment != segment || (plan.is_idle() && step.native.is_none())
+            })
+    }
+
     fn run_step(&self, step: usize) -> Result<()> {
         let defs = &self.link.defs;
         let info = &defs.order[step];

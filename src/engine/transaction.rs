@@ -237,10 +237,17 @@ impl Engine {
     }
 
     pub fn start_turn(&mut self) -> Result<()> {
-        self.transaction(|e| {
+        let start = |e: &Resolver| {
             e.world().state.register = 0;
             e.run_steps(false, Some(Segment::TurnStart))
-        })
+        };
+        // Where nothing acts at the start of a turn (most boards), nothing can fail: there is
+        // no copy of the state to make for a rollback.
+        if self.resolver().idle(Segment::TurnStart) {
+            self.rolled_back = None;
+            return start(&self.resolver());
+        }
+        self.transaction(start)
     }
 
     /// Resolves register `register` (1..=5).
