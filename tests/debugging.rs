@@ -371,7 +371,7 @@ fn trace_prints_every_handler_call_in_order_with_what_it_did() {
     );
     assert!(
         calls[3].starts_with(
-            "  R1 rule `robot_lasers` (scripts/rules/robot_lasers.lua), step `fire`; "
+            "  R1 rule `robot_lasers` (scripts/rules/robot_lasers.lua), step `fire` (effect); "
         ),
         "{out}"
     );

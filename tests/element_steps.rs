@@ -112,12 +112,16 @@ fn a_declared_effect_names_parameters_of_the_right_kind() {
         "`by` must be a string",
     );
     refused(
+        "springs = rally.effect.robot_lasers()",
+        "(rally.effect.robot_lasers): not an effect of an element's steps; it belongs in a rule's steps: it acts for the whole game",
+    );
+    refused(
         "springs = { effect = \"archive\", param = \"dir\" }",
         "(rally.effect.archive): takes no parameter, got `param`",
     );
     refused(
         "springs = { effect = \"teleport\", param = \"dir\" }",
-        "unknown effect `teleport`, expected convey, rotate, push, checkpoint, archive, destroy or beam",
+        "unknown effect `teleport`, expected convey, rotate, push, checkpoint, archive, destroy, beam or robot_lasers",
     );
     refused(
         "springs = rally.effect.convey(\"side\")",
@@ -294,5 +298,22 @@ fn a_hook_refuses_an_effect_that_belongs_in_a_step() {
     refused(
         "on_enter = 7",
         "`on_enter` must be a function or rally.effect.destroy, got an integer",
+    );
+}
+
+/// A rule's step may be the game's effect (`rally.effect.robot_lasers`, the standard robot
+/// lasers' `fire`), not one of an element's.
+#[test]
+fn a_rule_takes_the_games_effects_only() {
+    let dir = project(None);
+    std::fs::write(
+        dir.path().join("scripts/rules/drift.lua"),
+        "return rally.rule {\n  name = \"drift\",\n  steps = { fire = rally.effect.convey(\"dir\") },\n}\n",
+    )
+    .unwrap();
+    let out = support::rally_refused(dir.path(), &["run", "spring_pad.toml"]);
+    assert!(
+        out.contains("scripts/rules/drift.lua:1: rule `drift`: `steps.fire` (rally.effect.convey): not an effect of a rule's `steps`; it belongs in an element's steps or tile_steps: it acts on a tile or a robot standing there"),
+        "{out}"
     );
 }

@@ -625,8 +625,12 @@ fn rally_play_runs_a_rule_saved_during_the_pause_in_the_next_register() {
     let dir = project_copy();
     let lasers = dir.path().join("scripts/rules/robot_lasers.lua");
     let text = std::fs::read_to_string(&lasers).unwrap();
-    assert!(text.contains("ctx:fire_robot_lasers()"));
-    let edited = text.replace("ctx:fire_robot_lasers()", "ctx:log(nil, \"nolaser\", {})");
+    let effect = "fire = rally.effect.robot_lasers(),";
+    assert!(text.contains(effect), "{text}");
+    let edited = text.replace(
+        effect,
+        "fire = function(ctx) ctx:log(nil, \"nolaser\", {}) end,",
+    );
     let out = play_until(
         dir.path(),
         &["games/bots.toml", "--save", "bots.save.json"],
@@ -1229,8 +1233,8 @@ fn rally_play_shows_the_state_at_a_script_error() {
     let lasers = dir.path().join("scripts/rules/robot_lasers.lua");
     let text = std::fs::read_to_string(&lasers).unwrap();
     let broken = text.replace(
-        "ctx:fire_robot_lasers()",
-        "if ctx.register == 2 then local held = nil; return held.x end ctx:fire_robot_lasers()",
+        "fire = rally.effect.robot_lasers(),",
+        "fire = function(ctx) if ctx.register == 2 then local held = nil; return held.x end ctx:fire_robot_lasers() end,",
     );
     // Saved during the pause after register 1: the bots programmed with the good rule (they
     // rehearse registers), and register 2 runs the broken one.

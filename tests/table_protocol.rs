@@ -1021,6 +1021,11 @@ fn a_question_goes_to_its_player_alone_and_its_default_comes_after_the_timeout()
     });
 }
 
+/// The standard robot lasers' step, and a function in its place that loads but fails when
+/// the lasers fire (at line 12 of the rule's file).
+const LASERS_EFFECT: &str = "fire = rally.effect.robot_lasers(),";
+const LASERS_FAILING: &str = "fire = function(ctx) ctx:fire_robot_lasers(nil + 1) end,";
+
 #[test]
 fn a_script_error_in_a_register_pauses_the_table_until_a_fix_is_saved() {
     let ws = Workspace::new();
@@ -1034,11 +1039,7 @@ fn a_script_error_in_a_register_pauses_the_table_until_a_fix_is_saved() {
         let mut bob = Client::connect(&server, "t", &tokens.seats[1]).await;
         ann.dealt().await;
         // A save that loads, with a mistake that shows only when the lasers fire.
-        std::fs::write(
-            &lasers,
-            good.replace("ctx:fire_robot_lasers()", "ctx:fire_robot_lasers(nil + 1)"),
-        )
-        .unwrap();
+        std::fs::write(&lasers, good.replace(LASERS_EFFECT, LASERS_FAILING)).unwrap();
         ann.until(|f| f["type"] == "notice" && f["rules"] == 2)
             .await;
         ann.program_and_ready().await;
@@ -1072,11 +1073,7 @@ fn a_script_error_at_a_table_without_hot_reload_stops_it_and_says_so_to_everyone
     let lasers = ws.path("scripts/rules/robot_lasers.lua");
     let good = std::fs::read_to_string(&lasers).unwrap();
     // A rule that loads but fails when the lasers fire, and no reloader to fix it.
-    std::fs::write(
-        &lasers,
-        good.replace("ctx:fire_robot_lasers()", "ctx:fire_robot_lasers(nil + 1)"),
-    )
-    .unwrap();
+    std::fs::write(&lasers, good.replace(LASERS_EFFECT, LASERS_FAILING)).unwrap();
     let (server, tokens) = table(&ws, Settings::default());
     runtime().block_on(async {
         let mut host = Client::connect(&server, "t", &tokens.host).await;

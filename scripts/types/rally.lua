@@ -1949,6 +1949,16 @@ function rally.effect.archive(opts) end
 ---@return rally.Effect
 function rally.effect.destroy(opts) end
 
+---For a rule's `steps`: every active robot fires its main laser forward, as
+---`function(ctx) ctx:fire_robot_lasers() end` (the standard `robot_lasers` rule's `fire`).
+---It is the only effect of a rule; the others act on a tile or a robot standing there.
+---
+---```lua
+---steps = { fire = rally.effect.robot_lasers() },
+---```
+---@return rally.Effect
+function rally.effect.robot_lasers() end
+
 ---For `tile_steps`: fires a beam from the tile towards its direction parameter `param`, as
 ---`function(ctx, tile) ctx:fire_beam(tile.at, tile[param], tile[opts.strength] or 1,
 ---{ cause = opts.cause }) end`. It is the only effect of `tile_steps`; the others act on a
@@ -1963,15 +1973,15 @@ function rally.effect.destroy(opts) end
 function rally.effect.beam(param, opts) end
 
 ---A declared effect, made with `rally.effect.*`: a value of an element's `steps` (or, for
----`beam`, `tile_steps`; for `destroy`, also a hook). It can still be called as the function it stands for
+---`beam`, `tile_steps`; for `destroy`, also a hook; for `robot_lasers`, a rule's `steps`). It can still be called as the function it stands for
 ---(`rally.elements.flag.steps.touch(ctx, tile, robot)`), `when` included.
 ---
 ---```lua
 ---steps = { belts = rally.effect.convey("dir") },
 ---```
 ---@class rally.Effect
----@field effect string `convey`, `rotate`, `push`, `checkpoint`, `archive`, `destroy` or `beam`
----@field param? string the parameter it reads (`archive` and `destroy` read none)
+---@field effect string `convey`, `rotate`, `push`, `checkpoint`, `archive`, `destroy`, `beam` or `robot_lasers`
+---@field param? string the parameter it reads (`archive`, `destroy` and `robot_lasers` read none)
 
 ---Options of the standard effects.
 ---

@@ -116,8 +116,8 @@ type SharedChooser = Rc<RefCell<Box<dyn Chooser>>>;
 /// Who acts in one step of the order of play on one board, so that the step loop visits
 /// only them (design.md principle 8: the core calls Lua only where a handler exists).
 struct StepPlan {
-    /// The rules with a handler for the step, in load order.
-    rules: Vec<(usize, Function)>,
+    /// The rules with a handler for the step, in load order: functions or a game's effect.
+    rules: Vec<(usize, Step)>,
     /// Does any option have a handler for the step (asked of the robots holding one)?
     options: bool,
     /// The tiles whose element has a `tile_steps` handler for it, in board order.
@@ -208,6 +208,7 @@ impl Act {
             }
             Does::Archive => Deed::Archive,
             Does::Destroy { cause } => Deed::Destroy(cause.as_str().into()),
+            Does::RobotLasers => unreachable!("a game's effect is checked to be a rule's step"),
             Does::Beam { strength, cause } => Deed::Beam {
                 dir: Dir::parse(text()).expect("a checked direction"),
                 strength: strength
@@ -522,10 +523,23 @@ impl<'a> Resolver<'a> {
         for listener in Hook::Step.spec().listeners {
             match listener {
                 Listener::Rules => {
-                    for (r, f) in &plan.rules {
-                        let what =
-                            || self.context(Who::Rule(*r), &format!("step `{}`", info.name), None);
-                        self.call(f, &self.link.ctx, what)?;
+                    for (r, handler) in &plan.rules {
+                        let what = |effect: &'static str| {
+                            move || {
+                                let hook = format!("step `{}`{effect}", info.name);
+                                self.context(Who::Rule(*r), &hook, None)
+                            }
+                        };
+                        match handler {
+                            Step::Lua(f) => self.call(f, &self.link.ctx, what("")).map(drop)?,
+                            Step::Effect(effect) => match effect.does {
+                                Does::RobotLasers => self
+                                    .native_effect(what(" (effect)"), || {
+                                        self.fire_robot_lasers()
+                                    })?,
+                                _ => unreachable!("a rule's effect is checked to be the game's"),
+                            },
+                        }
                     }
                 }
                 Listener::Options => {

@@ -402,19 +402,20 @@ pub fn handlers(defs: &Defs) -> Vec<Error> {
                 }
             }
         }
-        // A declared effect (`rally.effect.destroy`) has no parameters to check.
-        let functions = e.hooks.iter().filter_map(|(hook, handler)| match handler {
-            Step::Lua(f) => Some((hook, f)),
-            Step::Effect(_) => None,
-        });
-        hooks(&mut out, &e.file, functions, Listener::Square);
+        hooks(&mut out, &e.file, functions(&e.hooks), Listener::Square);
     }
     for r in &defs.rules {
-        steps(&mut out, &r.file, &r.steps, Listener::Rules, step);
+        steps(
+            &mut out,
+            &r.file,
+            functions(&r.steps),
+            Listener::Rules,
+            step,
+        );
         hooks(&mut out, &r.file, r.hooks.iter(), Listener::Rules);
     }
     for o in &defs.options {
-        steps(&mut out, &o.file, &o.steps, Listener::Options, step);
+        steps(&mut out, &o.file, o.steps.iter(), Listener::Options, step);
         hooks(&mut out, &o.file, o.hooks.iter(), Listener::Options);
         for (key, f) in &o.modify {
             let expected = ["ctx", "robot", "value", "option"];
@@ -433,18 +434,24 @@ pub fn handlers(defs: &Defs) -> Vec<Error> {
     out
 }
 
-fn steps(
+fn steps<'h>(
     out: &mut Vec<Error>,
     file: &str,
-    handlers: &Handlers<usize>,
+    handlers: impl Iterator<Item = (&'h usize, &'h Function)>,
     listener: Listener,
     key: impl Fn(&usize) -> String,
 ) {
-    for place in handlers.keys() {
-        if let Some(f) = handlers.get(place) {
-            parameters(out, file, &key(place), f, &signature(listener, None));
-        }
+    for (place, f) in handlers {
+        parameters(out, file, &key(place), f, &signature(listener, None));
     }
+}
+
+/// The functions among step or hook handlers (a declared effect has no parameters to check).
+fn functions<K: PartialEq>(handlers: &Handlers<K, Step>) -> impl Iterator<Item = (&K, &Function)> {
+    handlers.iter().filter_map(|(key, handler)| match handler {
+        Step::Lua(f) => Some((key, f)),
+        Step::Effect(_) => None,
+    })
 }
 
 fn hooks<'h>(

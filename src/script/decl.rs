@@ -102,7 +102,9 @@ pub struct RuleDef {
     pub name: String,
     pub describe: String,
     pub file: String,
-    pub steps: Handlers<usize>,
+    /// Step handlers by step id: functions or a game's standard effect
+    /// (`rally.effect.robot_lasers`).
+    pub steps: Handlers<usize, Step>,
     /// Handlers of the hooks the rules hear (`crate::hooks`).
     pub hooks: Handlers<Hook>,
     /// It replaced a rule of the same name (`replace = true`).
@@ -377,14 +379,18 @@ pub enum Does {
     Archive,
     /// `ctx:destroy(robot, cause)`.
     Destroy { cause: String },
+    /// `ctx:fire_robot_lasers()`: every active robot fires its main laser (a rule's step).
+    RobotLasers,
 }
 
-/// Which effects a step table takes: those acting on the robots standing on a tile
-/// (`steps`) or those of the tile itself (`tile_steps`).
+/// Which effects a step table takes: those acting on the robots standing on a tile (an
+/// element's `steps`), those of the tile itself (`tile_steps`) or the game's (a rule's
+/// `steps`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Acts {
     OnRobots,
     OnTiles,
+    OnGame,
 }
 
 /// Reads `{ effect = "convey", param = "dir", when = "express" }`, as `rally.effect.*` makes
@@ -432,6 +438,7 @@ fn parse_effect(
         ),
         "checkpoint" => (Does::Checkpoint, Acts::OnRobots, Some(int.clone()), &[][..]),
         "archive" => (Does::Archive, Acts::OnRobots, None, &[][..]),
+        "robot_lasers" => (Does::RobotLasers, Acts::OnGame, None, &[][..]),
         "destroy" => {
             let cause = words("cause")?.unwrap_or_else(|| "script".into());
             (Does::Destroy { cause }, Acts::OnRobots, None, &["cause"][..])
@@ -446,21 +453,29 @@ fn parse_effect(
         }
         other => {
             return Err(mlua::Error::runtime(format!(
-                "{what}: unknown effect `{other}`, expected convey, rotate, push, checkpoint, archive, destroy or beam"
+                "{what}: unknown effect `{other}`, expected convey, rotate, push, checkpoint, archive, destroy, beam or robot_lasers"
             )))
         }
     };
     let what = format!("{what} (rally.effect.{kind})");
     if acts != belongs {
-        let (here, there) = match belongs {
-            Acts::OnRobots => (
-                "tile_steps",
+        let (here, there) = match (acts, belongs) {
+            (Acts::OnGame, _) => (
+                "a rule's `steps`",
+                "an element's steps or tile_steps: it acts on a tile or a robot standing there",
+            ),
+            (_, Acts::OnGame) => (
+                "an element's steps",
+                "a rule's steps: it acts for the whole game",
+            ),
+            (_, Acts::OnRobots) => (
+                "`tile_steps`",
                 "steps: it acts on a robot standing on the tile",
             ),
-            Acts::OnTiles => ("steps", "tile_steps: it acts once per tile, robot or not"),
+            (_, Acts::OnTiles) => ("`steps`", "tile_steps: it acts once per tile, robot or not"),
         };
         return Err(mlua::Error::runtime(format!(
-            "{what}: not an effect of `{here}`; it belongs in {there}"
+            "{what}: not an effect of {here}; it belongs in {there}"
         )));
     }
     let mut allowed = vec!["effect", "param", "when"];
@@ -1127,13 +1142,15 @@ pub fn parse_rule(
     let what = format!("rule `{name}`");
     let hook_keys = hook_keys(Listener::Rules);
     let hooks = hooks(decl, Listener::Rules, &what)?;
+    let no_params = ParamSpecs::new();
+    let game = Some((Acts::OnGame, &no_params));
     let data: RuleData = read(lua, decl, &hook_keys, RULE_BY_NAME, &what)?;
     add_steps(steps, data.new_steps.as_deref().unwrap_or_default(), &what)?;
     Ok((
         RuleDef {
             describe: data.describe,
             file: file.to_string(),
-            steps: step_table(lua, decl, "steps", steps, &what)?,
+            steps: step_entries(lua, decl, "steps", steps, &what, game)?,
             hooks,
             replaces: data.replace,
             layer: 0,

@@ -83,7 +83,8 @@ rally.param = {
 
 -- Standard effects, declared as an element's step instead of a function and run by the
 -- engine itself (no Lua call, no instructions): `steps = { belts = rally.effect.convey("dir") }`;
--- `rally.effect.destroy` may also be an element's hook (`on_enter`).
+-- `rally.effect.destroy` may also be an element's hook (`on_enter`), and
+-- `rally.effect.robot_lasers` is a rule's step.
 -- Each names the tile's parameters it reads; the declaration checks them (src/script/decl.rs).
 -- A declared effect can still be called as the function it stands for, so that a script
 -- doing what an element does (`rally.elements.flag.steps.touch(ctx, tile, robot)`, the
@@ -105,6 +106,7 @@ local perform = {
   end,
   archive = function(_, ctx, tile, robot) ctx:set_archive(robot, tile.at) end,
   destroy = function(e, ctx, _, robot) ctx:destroy(robot, e.cause or "script") end,
+  robot_lasers = function(_, ctx) ctx:fire_robot_lasers() end,
   beam = function(e, ctx, tile)
     local strength = e.strength and tile[e.strength] or 1
     ctx:fire_beam(tile.at, tile[e.param], strength, { cause = e.cause or "laser" })
@@ -145,6 +147,8 @@ rally.effect = {
   --- default "script"), `when = "phases"` in `steps`. Also an element's hook (a pit's
   --- `on_enter`), there without `when`.
   destroy = function(opts) return effect("destroy", nil, opts) end,
+  --- For a rule's `steps`: every active robot fires its main laser (`ctx:fire_robot_lasers`).
+  robot_lasers = function() return effect("robot_lasers") end,
   --- For `tile_steps`: fires a beam from the tile towards its `param` (`ctx:fire_beam`);
   --- options `strength` (an int parameter; 1 without), `cause` (default "laser").
   beam = function(param, opts) return effect("beam", param, opts) end,
