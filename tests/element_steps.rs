@@ -65,6 +65,15 @@ fn a_new_step_must_have_a_place_and_a_new_name() {
     );
 }
 
+/// Checks that the spring pad written as `pad` is refused, the error at one of `at` and
+/// saying `message`.
+fn refuses(pad: &str, at: &[&str], message: &str) {
+    let dir = project(Some(pad));
+    let out = support::rally_refused(dir.path(), &["run", "spring_pad.toml"]);
+    assert!(at.iter().any(|place| out.contains(place)), "{out}");
+    assert!(out.contains(message), "{out}");
+}
+
 /// Issue 26 §1: a step may be a declared effect (`rally.effect.*`); what it names is checked
 /// where the element is declared, with the script's line.
 #[test]
@@ -73,15 +82,12 @@ fn a_declared_effect_names_parameters_of_the_right_kind() {
         let pad = format!(
             "return rally.element {{\n  name = \"spring_pad\",\n  params = {{ dir = rally.param.dir(), on = rally.param.bool {{ default = true }}, side = rally.param.dir {{ optional = true }} }},\n  new_steps = {{ {{ name = \"springs\", after = \"crushers\" }} }},\n  steps = {{ {steps} }},\n}}\n"
         );
-        let dir = project(Some(&pad));
-        let out = support::rally_refused(dir.path(), &["run", "spring_pad.toml"]);
         // At the declaration, or at the misspelt key itself (`rally check`'s caret).
-        assert!(
-            out.contains("scripts/elements/spring_pad.lua:1: element `spring_pad`")
-                || out.contains("scripts/elements/spring_pad.lua:5:52: element `spring_pad`"),
-            "{out}"
-        );
-        assert!(out.contains(message), "{out}");
+        let at = [
+            "scripts/elements/spring_pad.lua:1: element `spring_pad`",
+            "scripts/elements/spring_pad.lua:5:52: element `spring_pad`",
+        ];
+        refuses(&pad, &at, message);
     };
     refused(
         "springs = rally.effect.convey(\"dri\")",
@@ -275,13 +281,8 @@ fn a_hook_refuses_an_effect_that_belongs_in_a_step() {
         let pad = format!(
             "return rally.element {{\n  name = \"spring_pad\",\n  params = {{ dir = rally.param.dir(), phases = rally.param.phases() }},\n  {hook},\n}}\n"
         );
-        let dir = project(Some(&pad));
-        let out = support::rally_refused(dir.path(), &["run", "spring_pad.toml"]);
-        assert!(
-            out.contains("scripts/elements/spring_pad.lua:1: element `spring_pad`: `on_enter`"),
-            "{out}"
-        );
-        assert!(out.contains(message), "{out}");
+        let at = ["scripts/elements/spring_pad.lua:1: element `spring_pad`: `on_enter`"];
+        refuses(&pad, &at, message);
     };
     refused(
         "on_enter = rally.effect.convey(\"dir\")",

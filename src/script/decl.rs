@@ -388,9 +388,9 @@ pub enum Does {
 /// `steps`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Acts {
-    OnRobots,
-    OnTiles,
-    OnGame,
+    Standing,
+    Tile,
+    Game,
 }
 
 /// Reads `{ effect = "convey", param = "dir", when = "express" }`, as `rally.effect.*` makes
@@ -423,25 +423,25 @@ fn parse_effect(
     };
     // (what it does, where it belongs, the kind of its `param`, its options)
     let (does, belongs, expected, options) = match kind.as_str() {
-        "convey" => (Does::Convey, Acts::OnRobots, Some(Kind::Dir), &[][..]),
+        "convey" => (Does::Convey, Acts::Standing, Some(Kind::Dir), &[][..]),
         "rotate" => (
             Does::Rotate { by: by()? },
-            Acts::OnRobots,
+            Acts::Standing,
             Some(Kind::Rotation),
             &["by"][..],
         ),
         "push" => (
             Does::Push { by: words("by")? },
-            Acts::OnRobots,
+            Acts::Standing,
             Some(Kind::Dir),
             &["by"][..],
         ),
-        "checkpoint" => (Does::Checkpoint, Acts::OnRobots, Some(int.clone()), &[][..]),
-        "archive" => (Does::Archive, Acts::OnRobots, None, &[][..]),
-        "robot_lasers" => (Does::RobotLasers, Acts::OnGame, None, &[][..]),
+        "checkpoint" => (Does::Checkpoint, Acts::Standing, Some(int.clone()), &[][..]),
+        "archive" => (Does::Archive, Acts::Standing, None, &[][..]),
+        "robot_lasers" => (Does::RobotLasers, Acts::Game, None, &[][..]),
         "destroy" => {
             let cause = words("cause")?.unwrap_or_else(|| "script".into());
-            (Does::Destroy { cause }, Acts::OnRobots, None, &["cause"][..])
+            (Does::Destroy { cause }, Acts::Standing, None, &["cause"][..])
         }
         "beam" => {
             let cause = words("cause")?.unwrap_or_else(|| "laser".into());
@@ -449,7 +449,7 @@ fn parse_effect(
                 strength: None,
                 cause,
             };
-            (beam, Acts::OnTiles, Some(Kind::Dir), &["strength", "cause"][..])
+            (beam, Acts::Tile, Some(Kind::Dir), &["strength", "cause"][..])
         }
         other => {
             return Err(mlua::Error::runtime(format!(
@@ -460,19 +460,19 @@ fn parse_effect(
     let what = format!("{what} (rally.effect.{kind})");
     if acts != belongs {
         let (here, there) = match (acts, belongs) {
-            (Acts::OnGame, _) => (
+            (Acts::Game, _) => (
                 "a rule's `steps`",
                 "an element's steps or tile_steps: it acts on a tile or a robot standing there",
             ),
-            (_, Acts::OnGame) => (
+            (_, Acts::Game) => (
                 "an element's steps",
                 "a rule's steps: it acts for the whole game",
             ),
-            (_, Acts::OnRobots) => (
+            (_, Acts::Standing) => (
                 "`tile_steps`",
                 "steps: it acts on a robot standing on the tile",
             ),
-            (_, Acts::OnTiles) => ("`steps`", "tile_steps: it acts once per tile, robot or not"),
+            (_, Acts::Tile) => ("`steps`", "tile_steps: it acts once per tile, robot or not"),
         };
         return Err(mlua::Error::runtime(format!(
             "{what}: not an effect of {here}; it belongs in {there}"
@@ -1045,7 +1045,7 @@ fn element_hooks(lua: &Lua, decl: &Table, what: &str) -> mlua::Result<Handlers<H
                     lua,
                     &t,
                     &ParamSpecs::new(),
-                    Acts::OnRobots,
+                    Acts::Standing,
                     &what,
                 )?)
             }
@@ -1106,9 +1106,9 @@ pub fn parse_element(
             params.insert(pname, parse_param(lua, &spec, &what)?);
         }
     }
-    let on_robots = Some((Acts::OnRobots, &params));
+    let on_robots = Some((Acts::Standing, &params));
     let element_steps = step_entries(lua, decl, "steps", steps, &what, on_robots)?;
-    let on_tiles = Some((Acts::OnTiles, &params));
+    let on_tiles = Some((Acts::Tile, &params));
     let tile_steps = step_entries(lua, decl, "tile_steps", steps, &what, on_tiles)?;
     Ok((
         ElementDef {
@@ -1143,7 +1143,7 @@ pub fn parse_rule(
     let hook_keys = hook_keys(Listener::Rules);
     let hooks = hooks(decl, Listener::Rules, &what)?;
     let no_params = ParamSpecs::new();
-    let game = Some((Acts::OnGame, &no_params));
+    let game = Some((Acts::Game, &no_params));
     let data: RuleData = read(lua, decl, &hook_keys, RULE_BY_NAME, &what)?;
     add_steps(steps, data.new_steps.as_deref().unwrap_or_default(), &what)?;
     Ok((
