@@ -318,3 +318,70 @@ fn a_rule_takes_the_games_effects_only() {
         "{out}"
     );
 }
+
+/// A bell rings (logs) when a robot enters its square, unless its tile is `muted`: a muted
+/// tile's `build` says `b:ignore("on_enter")`, so the handler is not called there at all.
+const BELL: &str = r#"return rally.element {
+  name = "bell",
+  params = { muted = rally.param.bool { default = false } },
+  build = function(b, tile)
+    if tile.muted then b:ignore("on_enter") end
+  end,
+  on_enter = function(ctx, tile, robot)
+    ctx:log(robot, "rang", { at = tile.at })
+  end,
+}
+"#;
+
+/// Issue 26 §2: a tile may not hear a hook of its element (`b:ignore`), and its handler is
+/// not called there; the other tiles of the element still hear it.
+#[test]
+fn a_tile_that_ignores_a_hook_is_not_told_it() {
+    let dir = project(None);
+    std::fs::write(dir.path().join("scripts/elements/bell.lua"), BELL).unwrap();
+    let scenario = r#"registers = 2
+[board]
+grid = """
+.  M  B
+"""
+[board.legend]
+"." = "floor"
+"B" = "bell"
+"M" = { element = "bell", muted = true }
+
+[[robot]]
+name = "A"
+at = [0, 0]
+facing = "E"
+program = ["move1@500", "move1@600"]
+"#;
+    std::fs::write(dir.path().join("bells.toml"), scenario).unwrap();
+    let out = support::rally_ok(dir.path(), &["run", "bells.toml", "--trace"]);
+    let rang: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains("robots_move     Robot A rang"))
+        .collect();
+    assert!(
+        rang == ["  R2  robots_move     Robot A rang at=[2, 0]"],
+        "the loud bell rings in register 2, the muted one never:\n{out}"
+    );
+    assert!(!out.contains("R1 element `bell`"), "{out}");
+}
+
+/// `b:ignore` takes a hook an element hears, named as its key.
+#[test]
+fn ignoring_a_hook_names_one_an_element_hears() {
+    let dir = project(None);
+    let bell = BELL.replace("b:ignore(\"on_enter\")", "b:ignore(\"on_entre\")");
+    std::fs::write(dir.path().join("scripts/elements/bell.lua"), bell).unwrap();
+    std::fs::write(
+        dir.path().join("bells.toml"),
+        "[board]\ngrid = \"M\"\n[board.legend]\n\"M\" = { element = \"bell\", muted = true }\n",
+    )
+    .unwrap();
+    let out = support::rally_refused(dir.path(), &["run", "bells.toml"]);
+    assert!(
+        out.contains("b:ignore: `on_entre` is not a hook an element hears (did you mean `on_enter`?); they are on_"),
+        "{out}"
+    );
+}

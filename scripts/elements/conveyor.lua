@@ -18,11 +18,13 @@ return rally.element {
       describe = "a junction: the turn per direction of travel on arrival",
     }),
   },
-  -- A curve and a junction at once would be drawn as one and followed as the other.
-  build = function(_, tile)
+  -- A curve and a junction at once would be drawn as one and followed as the other. A
+  -- straight belt turns nobody: its tiles do not hear `on_conveyed` (no call for nothing).
+  build = function(b, tile)
     if tile.turn and tile.turns then
       error("a conveyor takes `turn` (a curve) or `turns` (a junction), not both")
     end
+    if not (tile.turn or tile.turns) then b:ignore("on_conveyed") end
   end,
   glyph = function(tile)
     local a = arrows[tile.dir]

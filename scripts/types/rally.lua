@@ -740,6 +740,16 @@ function Builder:hazard() end
 ---```
 function Builder:solid() end
 
+---This tile does not hear its element's hook `key` (`"on_conveyed"`...): where the handler
+---cannot matter (a straight belt turns nobody), it is not called at all; the element's other
+---tiles still hear it. A turn spends no Lua call on a tile that would do nothing.
+---
+---```lua
+---build = function(b, tile) if not tile.turn then b:ignore("on_conveyed") end end,
+---```
+---@param key string one of the hooks an element hears (`on_enter`, `on_conveyed`, ...)
+function Builder:ignore(key) end
+
 ---This square is flag `number`.
 ---
 ---```lua

@@ -14,6 +14,7 @@ pub use walk::Walk;
 
 use crate::error::{Error, Result};
 use crate::geometry::{Dir, Pos};
+use crate::hooks::Hook;
 use params::ParamSpecs;
 use serde_json::{Map, Value};
 
@@ -53,6 +54,10 @@ pub struct Facts {
     solid: Vec<bool>,
     pub flags: Vec<(u32, Pos)>,
     pub starts: Vec<Start>,
+    /// Per tile (by index), the hooks of its element it does not hear (`b:ignore`), as bits
+    /// (`1 << hook`): its handler cannot matter on that tile (a straight belt's
+    /// `on_conveyed`), so it is not called there.
+    pub ignored: Vec<u32>,
 }
 
 /// A start square (docking bay), as its element's `build` declares it (`b:start(n, facing)`).
@@ -68,8 +73,8 @@ pub struct Start {
 pub trait Catalogue {
     /// The element's index and declared parameters, or a message (with a suggestion).
     fn element(&self, name: &str) -> std::result::Result<(usize, &ParamSpecs), String>;
-    /// Runs the element's `build` declaration for one tile, if it has one.
-    fn build(&self, tile: &Tile, facts: &mut Facts) -> Result<()>;
+    /// Runs the element's `build` declaration for tile `index`, if it has one.
+    fn build(&self, index: usize, tile: &Tile, facts: &mut Facts) -> Result<()>;
 }
 
 #[derive(Clone, Debug)]
@@ -140,6 +145,7 @@ impl Board {
         // Each tile's placement stays beside it until `build` has run, so that a tile its
         // element's `build` refuses is reported where the board file (or map) places it.
         let (tiles, placements): (Vec<Tile>, Vec<&file::Placement>) = tiles.into_iter().unzip();
+        let count = tiles.len();
         let mut board = Board {
             name: layout.name.clone(),
             description: layout.description.clone(),
@@ -162,6 +168,7 @@ impl Board {
                 solid: vec![false; squares],
                 flags: Vec::new(),
                 starts: Vec::new(),
+                ignored: vec![0; count],
             },
         };
         for (index, (tile, placement)) in board.tiles.iter().zip(placements).enumerate() {
@@ -169,7 +176,7 @@ impl Board {
                 board.by_square[square].push(index);
             }
             catalogue
-                .build(tile, &mut board.facts)
+                .build(index, tile, &mut board.facts)
                 .map_err(|e| placement.error(e.to_string()))?;
         }
         board.facts.flags.sort();
@@ -301,6 +308,12 @@ impl Board {
         self.index(p).is_some_and(|i| self.facts.solid[i])
     }
 
+    /// Does tile `t` hear `hook`? Every tile hears its element's hooks unless its `build`
+    /// said `b:ignore` for one.
+    pub fn hears(&self, t: usize, hook: Hook) -> bool {
+        self.facts.ignored[t] & 1 << hook as u32 == 0
+    }
+
     /// `(number, square)` of every flag, in order.
     pub fn flags(&self) -> &[(u32, Pos)] {
         &self.facts.flags
@@ -348,5 +361,10 @@ impl Facts {
     pub fn set_solid(&mut self, at: Pos) {
         let i = self.index(at);
         self.solid[i] = true;
+    }
+
+    /// Tile `index` does not hear `hook` (`b:ignore`).
+    pub fn ignore(&mut self, index: usize, hook: Hook) {
+        self.ignored[index] |= 1 << hook as u32;
     }
 }

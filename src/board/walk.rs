@@ -84,7 +84,7 @@ mod tests {
             let index = ["flag", "wall_e", "pit"].iter().position(|e| *e == name);
             index.map(|i| (i, &self.0)).ok_or(format!("no {name}"))
         }
-        fn build(&self, tile: &Tile, facts: &mut Facts) -> crate::error::Result<()> {
+        fn build(&self, _: usize, tile: &Tile, facts: &mut Facts) -> crate::error::Result<()> {
             match tile.name.as_str() {
                 "flag" => facts.flags.push((1, tile.at)),
                 "wall_e" => facts.add_wall(

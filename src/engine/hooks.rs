@@ -219,6 +219,9 @@ impl<'a> Resolver<'a> {
                     let own = [now];
                     'squares: for &square in about.squares.unwrap_or(&own) {
                         for &t in board.tiles_at(square) {
+                            if !board.hears(t, hook) {
+                                continue;
+                            }
                             let def = &defs.elements[board.tiles[t].element];
                             let Some(handler) = def.hooks.get(&hook) else {
                                 continue;

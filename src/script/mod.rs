@@ -27,6 +27,7 @@ use crate::board::{Blocking, Catalogue, Facts, Start, Tile};
 use crate::error::{Error, Result};
 use crate::files::display_path;
 use crate::geometry::{Dir, Pos};
+use crate::hooks::{Hook, Listener};
 use crate::order::Step;
 use crate::script::variant::{Choice, Variant};
 use decl::Replace;
@@ -1063,6 +1064,8 @@ pub fn pos_table(lua: &Lua, p: Pos) -> mlua::Result<Table> {
 /// The builder `build(b, tile)` declarations write static facts through.
 struct FactsBuilder<'a> {
     facts: &'a mut Facts,
+    /// The tile being built: its index and square.
+    tile: usize,
     at: Pos,
 }
 
@@ -1092,7 +1095,7 @@ impl Catalogue for RuleSet {
         }
     }
 
-    fn build(&self, tile: &Tile, facts: &mut Facts) -> Result<()> {
+    fn build(&self, index: usize, tile: &Tile, facts: &mut Facts) -> Result<()> {
         let def = &self.elements[tile.element];
         // `blocks = { lasers = true }`: beams stop at every edge of its square, both ways.
         if def.blocks.is_some_and(|b| b.lasers) {
@@ -1109,7 +1112,11 @@ impl Catalogue for RuleSet {
         let Some(build) = &def.build else {
             return Ok(());
         };
-        let builder = RefCell::new(FactsBuilder { facts, at: tile.at });
+        let builder = RefCell::new(FactsBuilder {
+            facts,
+            tile: index,
+            at: tile.at,
+        });
         let table = self
             .tile_table(tile)
             .map_err(|e| Error::Script(lua_message(&e)))?;
@@ -1165,6 +1172,24 @@ impl Catalogue for RuleSet {
                             let mut b = this.borrow_mut();
                             let at = b.at;
                             b.facts.set_solid(at);
+                            Ok(())
+                        });
+                        reg.add_method("ignore", |lua, this, key: String| {
+                            let hooks = || Hook::heard_by(Listener::Square).map(|s| s.key);
+                            let Some(spec) = Hook::heard_by(Listener::Square).find(|s| s.key == key)
+                            else {
+                                return Err(located(
+                                    lua,
+                                    format!(
+                                        "b:ignore: `{key}` is not a hook an element hears{}; they are {}",
+                                        crate::error::suggest(&key, hooks()),
+                                        hooks().collect::<Vec<_>>().join(", ")
+                                    ),
+                                ));
+                            };
+                            let mut b = this.borrow_mut();
+                            let tile = b.tile;
+                            b.facts.ignore(tile, spec.hook);
                             Ok(())
                         });
                         reg.add_method("flag", |_, this, number: u32| {
