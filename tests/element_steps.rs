@@ -69,9 +69,15 @@ fn a_new_step_must_have_a_place_and_a_new_name() {
 /// saying `message`.
 fn refuses(pad: &str, at: &[&str], message: &str) {
     let dir = project(Some(pad));
-    let out = support::rally_refused(dir.path(), &["run", "spring_pad.toml"]);
+    let out = assert_refused(dir.path(), "spring_pad.toml", message);
     assert!(at.iter().any(|place| out.contains(place)), "{out}");
+}
+
+/// Checks that `rally run scenario` in `dir` is refused saying `message`; its output.
+fn assert_refused(dir: &Path, scenario: &str, message: &str) -> String {
+    let out = support::rally_refused(dir, &["run", scenario]);
     assert!(out.contains(message), "{out}");
+    out
 }
 
 /// Issue 26 §1: a step may be a declared effect (`rally.effect.*`); what it names is checked
@@ -312,11 +318,8 @@ fn a_rule_takes_the_games_effects_only() {
         "return rally.rule {\n  name = \"drift\",\n  steps = { fire = rally.effect.convey(\"dir\") },\n}\n",
     )
     .unwrap();
-    let out = support::rally_refused(dir.path(), &["run", "spring_pad.toml"]);
-    assert!(
-        out.contains("scripts/rules/drift.lua:1: rule `drift`: `steps.fire` (rally.effect.convey): not an effect of a rule's `steps`; it belongs in an element's steps or tile_steps: it acts on a tile or a robot standing there"),
-        "{out}"
-    );
+    let message = "scripts/rules/drift.lua:1: rule `drift`: `steps.fire` (rally.effect.convey): not an effect of a rule's `steps`; it belongs in an element's steps or tile_steps: it acts on a tile or a robot standing there";
+    assert_refused(dir.path(), "spring_pad.toml", message);
 }
 
 /// A bell rings (logs) when a robot enters its square, unless its tile is `muted`: a muted
@@ -379,9 +382,6 @@ fn ignoring_a_hook_names_one_an_element_hears() {
         "[board]\ngrid = \"M\"\n[board.legend]\n\"M\" = { element = \"bell\", muted = true }\n",
     )
     .unwrap();
-    let out = support::rally_refused(dir.path(), &["run", "bells.toml"]);
-    assert!(
-        out.contains("b:ignore: `on_entre` is not a hook an element hears (did you mean `on_enter`?); they are on_"),
-        "{out}"
-    );
+    let message = "b:ignore: `on_entre` is not a hook an element hears (did you mean `on_enter`?); they are on_";
+    assert_refused(dir.path(), "bells.toml", message);
 }
