@@ -136,10 +136,9 @@ impl<'a> Resolver<'a> {
                 "robot {name}: question `{key}` has no choices"
             )));
         }
-        let (text, detail) = match self.link.chooser.borrow().reads_words() {
-            true => words(),
-            false => Words::default(),
-        };
+        // Read before `words` runs, which may look at the game but never at the chooser.
+        let reads = self.link.chooser.borrow().reads_words();
+        let (text, detail) = if reads { words() } else { Words::default() };
         let question = Question {
             robot: id,
             robot_name: name.clone(),
