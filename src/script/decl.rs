@@ -328,9 +328,10 @@ fn step_entries(
     Ok(out)
 }
 
-/// What an element does in a step: a script's function (`(ctx, tile, robot)` in `steps`,
-/// `(ctx, tile)` in `tile_steps`), or a standard effect the engine runs itself, which calls
-/// no Lua and costs no instructions of the budget.
+/// What an element or a rule does in a step, or an element in a hook: a script's function
+/// (`(ctx, tile, robot)` in an element's `steps`, `(ctx, tile)` in `tile_steps`, `(ctx)` in a
+/// rule's `steps`), or a standard effect the engine runs itself, which calls no Lua and costs
+/// no instructions of the budget.
 #[derive(Clone, Debug)]
 pub enum Step {
     Lua(Function),
