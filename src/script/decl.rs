@@ -344,7 +344,8 @@ pub enum Step {
 pub struct Effect {
     pub does: Does,
     /// The parameter holding the direction (`convey`, `push`, `beam`), the rotation
-    /// (`rotate`) or the flag's number (`checkpoint`); `archive` reads none.
+    /// (`rotate`) or the flag's number (`checkpoint`); `archive`, `destroy` and `robot_lasers`
+    /// read none.
     pub param: Option<String>,
     /// `when = "express"` or `when = "phases"`: the tiles or registers where it happens.
     pub when: Option<When>,
