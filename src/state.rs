@@ -23,7 +23,8 @@ pub const REENTRY_DAMAGE: i32 = 2;
 
 #[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub struct Robot {
-    pub name: String,
+    /// Shared with the events that name the robot: logging one copies no text.
+    pub name: Arc<str>,
     pub at: Pos,
     pub facing: Dir,
     pub damage: i32,
@@ -64,17 +65,22 @@ pub struct Robot {
 
 /// `Clone` for the state's types, whose `clone_from` reuses the allocations of the value it
 /// overwrites: a register's transaction and a bot's rehearsals copy the state over and over.
-/// The destructuring is exhaustive, so a new field cannot be forgotten.
+/// The destructuring is exhaustive, so a new field cannot be forgotten. The maps (after
+/// `maps:`) are copied only when one of the two holds something: a map's own `clone_from`
+/// drops and rebuilds it even when both are empty, as most robots' are.
 macro_rules! clone_reusing {
-    ($ty:ident { $($field:ident),* $(,)? }) => {
+    ($ty:ident { $($field:ident),* $(,)? } maps: { $($map:ident),* $(,)? }) => {
         impl Clone for $ty {
             fn clone(&self) -> $ty {
-                $ty { $($field: self.$field.clone()),* }
+                $ty { $($field: self.$field.clone(),)* $($map: self.$map.clone()),* }
             }
 
             fn clone_from(&mut self, source: &$ty) {
-                let $ty { $($field),* } = self;
+                let $ty { $($field,)* $($map),* } = self;
                 $($field.clone_from(&source.$field);)*
+                $(if !($map.is_empty() && source.$map.is_empty()) {
+                    $map.clone_from(&source.$map);
+                })*
             }
         }
     };
@@ -90,21 +96,18 @@ clone_reusing!(Robot {
     archive,
     destroyed,
     powered_down,
-    vars,
     options,
     program,
     hand,
-    kept,
     tokens,
     destroyed_order,
-});
+} maps: { vars, kept });
 
 clone_reusing!(State {
     turn,
     register,
     robots,
     rng,
-    vars,
     events,
     destructions,
     segment,
@@ -113,12 +116,11 @@ clone_reusing!(State {
     deck,
     copied,
     finished,
-    names,
     quiet,
-});
+} maps: { vars });
 
 impl Robot {
-    pub fn new(name: impl Into<String>, at: Pos, facing: Dir) -> Robot {
+    pub fn new(name: impl Into<Arc<str>>, at: Pos, facing: Dir) -> Robot {
         Robot {
             name: name.into(),
             at,
@@ -317,6 +319,8 @@ pub enum Field {
     /// A name that lives as long as the program (a direction, how a robot moved).
     Name(&'static str),
     Text(String),
+    /// A robot's name, shared with the robot.
+    Shared(Arc<str>),
     Int(i64),
     Bool(bool),
     Pos(Pos),
@@ -330,6 +334,7 @@ impl Field {
             Field::Json(v) => v.clone(),
             Field::Name(s) => Value::from(*s),
             Field::Text(s) => Value::from(s.as_str()),
+            Field::Shared(s) => Value::from(&**s),
             Field::Int(n) => Value::from(*n),
             Field::Bool(b) => Value::from(*b),
             Field::Pos(p) => Value::from(vec![p.x, p.y]),
@@ -344,6 +349,7 @@ impl Serialize for Field {
             Field::Json(v) => v.serialize(serializer),
             Field::Name(s) => serializer.serialize_str(s),
             Field::Text(s) => serializer.serialize_str(s),
+            Field::Shared(s) => serializer.serialize_str(s),
             Field::Int(n) => serializer.serialize_i64(*n),
             Field::Bool(b) => serializer.serialize_bool(*b),
             Field::Pos(p) => p.serialize(serializer),
@@ -367,6 +373,12 @@ impl From<&'static str> for Field {
 impl From<String> for Field {
     fn from(s: String) -> Field {
         Field::Text(s)
+    }
+}
+
+impl From<Arc<str>> for Field {
+    fn from(s: Arc<str>) -> Field {
+        Field::Shared(s)
     }
 }
 
@@ -428,10 +440,11 @@ impl Detail {
         Detail::default()
     }
 
-    /// An empty detail with room for `n` fields (`detail!` knows how many it writes).
-    pub fn with_capacity(n: usize) -> Detail {
+    /// Details already in the order of their names, each name once (what `detail!` builds).
+    pub fn sorted(fields: Vec<(Cow<'static, str>, Field)>) -> Detail {
+        debug_assert!(fields.windows(2).all(|w| w[0].0 < w[1].0), "{fields:?}");
         Detail {
-            fields: Vec::with_capacity(n),
+            fields,
             json: OnceLock::new(),
         }
     }
@@ -446,6 +459,15 @@ impl Detail {
         );
         let value = value.into();
         self.json.take();
+        // A name after the last needs no search.
+        if self
+            .fields
+            .last()
+            .is_none_or(|(k, _)| k.as_ref() < key.as_ref())
+        {
+            self.fields.push((key, value));
+            return;
+        }
         match self
             .fields
             .binary_search_by(|(k, _)| k.as_ref().cmp(key.as_ref()))
@@ -575,10 +597,6 @@ pub struct State {
     /// others are ranked behind it (rules.md §7.1). Omitted while empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub finished: Vec<String>,
-    /// The robots' names as events carry them: made once, then shared by every event (and
-    /// every copy of the state). Not part of the state; made again whenever it is missing.
-    #[serde(skip)]
-    names: Vec<Arc<str>>,
     /// Log nothing: a bot rehearsing programs reads only where the robots end up, and the
     /// events it would log are most of what a rehearsal allocates. Not part of the state.
     #[serde(skip)]
@@ -601,7 +619,6 @@ impl State {
             deck: None,
             copied: Vec::new(),
             finished: Vec::new(),
-            names: Vec::new(),
             quiet: false,
         }
     }
@@ -613,23 +630,7 @@ impl State {
     }
 
     pub fn find(&self, name: &str) -> Option<RobotId> {
-        self.robots.iter().position(|r| r.name == name)
-    }
-
-    /// Robot `id`'s name as events carry it (shared, not copied).
-    fn name(&mut self, id: RobotId) -> Arc<str> {
-        let fresh = self
-            .names
-            .get(id)
-            .is_some_and(|n| **n == *self.robots[id].name);
-        if !fresh {
-            self.names = self
-                .robots
-                .iter()
-                .map(|r| Arc::from(r.name.as_str()))
-                .collect();
-        }
-        self.names[id].clone()
+        self.robots.iter().position(|r| *r.name == *name)
     }
 
     /// Records an event. Names are usually static text, so logging allocates little: the log
@@ -645,7 +646,7 @@ impl State {
         if self.quiet {
             return;
         }
-        let robot = robot.map(|id| self.name(id));
+        let robot = robot.map(|id| self.robots[id].name.clone());
         self.events.push(Event {
             turn: self.turn,
             register: self.register,
@@ -697,17 +698,47 @@ impl<F: FnOnce() -> Detail> IntoDetail for F {
     }
 }
 
-/// Builds an event's detail map: `detail!{"to" => pos, "dir" => dir}`.
+/// Builds an event's details: `detail!{"dir" => dir, "to" => pos}`. The names are written
+/// in their order (checked as the program compiles), so the details are built as they are
+/// kept, sorted, without a comparison as the game runs.
 #[macro_export]
 macro_rules! detail {
-    (@one $key:expr) => { () };
-    ($($key:expr => $value:expr),* $(,)?) => {{
-        #[allow(unused_mut)]
-        let mut detail =
-            $crate::state::Detail::with_capacity(<[()]>::len(&[$($crate::detail!(@one $key)),*]));
-        $(detail.insert($key, $crate::state::Field::from($value));)*
-        detail
+    () => {
+        $crate::state::Detail::new()
+    };
+    ($($key:literal => $value:expr),+ $(,)?) => {{
+        const _: () = assert!(
+            $crate::state::in_order(&[$($key),+]),
+            "the names of a `detail!` are written in their order"
+        );
+        $crate::state::Detail::sorted(vec![
+            $((::std::borrow::Cow::Borrowed($key), $crate::state::Field::from($value))),+
+        ])
     }};
+}
+
+/// Whether `names` are in strictly increasing order (`detail!` checks its names with it as
+/// the program compiles).
+pub const fn in_order(names: &[&str]) -> bool {
+    let mut i = 1;
+    while i < names.len() {
+        let (a, b) = (names[i - 1].as_bytes(), names[i].as_bytes());
+        let mut j = 0;
+        loop {
+            if j == b.len() {
+                return false;
+            }
+            if j == a.len() || a[j] < b[j] {
+                break;
+            }
+            if a[j] > b[j] {
+                return false;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    true
 }
 
 #[cfg(test)]
@@ -722,7 +753,7 @@ mod tests {
             segment: "robots_move".into(),
             robot: Some(Arc::from("Ann")),
             what: "card_set".into(),
-            detail: crate::detail! {"in_register" => 4u8, "from" => "move1@490".to_string()},
+            detail: crate::detail! {"from" => "move1@490".to_string(), "in_register" => 4u8},
         };
         let text = serde_json::to_string(&event).unwrap();
         assert_eq!(serde_json::from_str::<Event>(&text).unwrap(), event);
@@ -736,6 +767,16 @@ mod tests {
         ] {
             assert!(serde_json::from_str::<Event>(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn detail_names_are_in_order_when_each_comes_after_the_last() {
+        assert!(in_order(&[]) && in_order(&["to"]));
+        assert!(in_order(&["dir", "how", "to"]));
+        assert!(in_order(&["a", "ab", "b"]), "a prefix comes first");
+        assert!(!in_order(&["ab", "a"]));
+        assert!(!in_order(&["to", "dir"]));
+        assert!(!in_order(&["dir", "dir"]), "a name twice");
     }
 
     #[test]

@@ -257,7 +257,7 @@ impl World {
         }
         noted.push(StepSnapshot {
             step: step.to_string(),
-            robot: robot.map(|id| robots[id].name.clone()),
+            robot: robot.map(|id| robots[id].name.to_string()),
             events,
             robots: robots.clone(),
         });
@@ -296,7 +296,7 @@ impl World {
             self.state.robots[rid].at = to;
             let what = if i == 0 { "moved" } else { "pushed" };
             self.state.log(Some(rid), what, || {
-                let mut detail = detail! {"dir" => dir, "to" => to, "how" => how.name()};
+                let mut detail = detail! {"dir" => dir, "how" => how.name(), "to" => to};
                 caused(&mut detail, by);
                 detail
             });
@@ -334,7 +334,7 @@ impl World {
     /// its square.
     fn refusal(&self, tile: usize, dir: Dir) -> Detail {
         let tile = &self.board.tiles[tile];
-        detail! {"dir" => dir, "element" => tile.name.clone(), "at" => tile.at}
+        detail! {"at" => tile.at, "dir" => dir, "element" => tile.name.clone()}
     }
 
     /// The robot and the robots in line ahead of it in `dir`, up to the first free square
@@ -443,7 +443,7 @@ impl World {
             let to = self.state.robots[id].at.step(dir);
             self.state.robots[id].at = to;
             self.state.log(Some(id), "pushed", || {
-                let mut detail = detail! {"dir" => dir, "to" => to, "how" => "push"};
+                let mut detail = detail! {"dir" => dir, "how" => "push", "to" => to};
                 caused(&mut detail, by);
                 detail
             });
@@ -488,7 +488,7 @@ impl World {
     ) -> Option<Arrival> {
         self.state.robots[id].at = at;
         self.state.log(Some(id), "placed", || {
-            let mut detail = detail! {"to" => at, "how" => how.name()};
+            let mut detail = detail! {"how" => how.name(), "to" => at};
             caused(&mut detail, by);
             detail
         });
@@ -507,7 +507,7 @@ impl World {
         self.state.log(
             Some(id),
             "turned",
-            || detail! {"rotation" => rotation.name(), "facing" => facing},
+            || detail! {"facing" => facing, "rotation" => rotation.name()},
         );
     }
 
@@ -673,10 +673,10 @@ impl World {
         });
         for id in arrivals {
             let name = self.state.robots[id].name.clone();
-            if self.state.finished.contains(&name) {
+            if self.state.finished.iter().any(|f| **f == *name) {
                 continue;
             }
-            self.state.finished.push(name);
+            self.state.finished.push(name.to_string());
             let place = self.state.finished.len();
             if place == 1 {
                 self.state.log(Some(id), "won", || detail! {});
@@ -690,7 +690,7 @@ impl World {
     /// Did the robot count a flag earlier in this register? The log of this register says.
     fn counted_flag_this_register(&self, id: RobotId) -> bool {
         let (turn, register) = (self.state.turn, self.state.register);
-        let name = self.state.robots[id].name.as_str();
+        let name = &*self.state.robots[id].name;
         self.state
             .events
             .iter()
@@ -908,7 +908,7 @@ impl World {
         self.state.log(
             Some(id),
             "reentered",
-            || detail! {"at" => at, "facing" => facing, "damage" => damage},
+            || detail! {"at" => at, "damage" => damage, "facing" => facing},
         );
     }
 }
@@ -984,7 +984,7 @@ impl World {
             self.state.log(
                 Some(id),
                 "card_unkept",
-                || detail! {"key" => name.to_string(), "card" => kept.card.text()},
+                || detail! {"card" => kept.card.text(), "key" => name.to_string()},
             );
         }
         true

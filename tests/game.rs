@@ -845,11 +845,7 @@ start = 1
     let rules = RuleSet::load(&sources(&setup)).unwrap();
     let m = Game::start(setup, rules).unwrap();
     let state = m.engine.state();
-    let robots: Vec<(&str, Pos)> = state
-        .robots
-        .iter()
-        .map(|r| (r.name.as_str(), r.at))
-        .collect();
+    let robots: Vec<(&str, Pos)> = state.robots.iter().map(|r| (&*r.name, r.at)).collect();
     assert_eq!(
         robots,
         [("First", Pos::new(0, 0)), ("Second", Pos::new(1, 0))]
@@ -964,7 +960,7 @@ fn rally_replay_plays_a_whole_game_stage_by_stage() {
         .iter()
         .map(|r| {
             (
-                r.name.clone(),
+                r.name.to_string(),
                 r.at,
                 r.facing.to_string(),
                 r.damage,
@@ -1301,7 +1297,7 @@ name = "plain"
         .state()
         .robots
         .iter()
-        .map(|r| (r.name.clone(), r.facing))
+        .map(|r| (r.name.to_string(), r.facing))
         .collect();
     assert_eq!(
         facings,

@@ -277,11 +277,11 @@ impl<'a> Session<'a> {
             None => format!(
                 "there is no robot `{}`{}; the robots are {}\n",
                 name.escape_debug(),
-                crate::error::suggest(name, state.robots.iter().map(|r| r.name.as_str())),
+                crate::error::suggest(name, state.robots.iter().map(|r| &*r.name)),
                 state
                     .robots
                     .iter()
-                    .map(|r| r.name.as_str())
+                    .map(|r| &*r.name)
                     .collect::<Vec<_>>()
                     .join(", ")
             ),

@@ -337,7 +337,7 @@ fn robot_field_slow(lua: &Lua, (robot, key): (AnyUserData, Value)) -> mlua::Resu
         Read::Bool(b) => Ok(Value::Boolean(b)),
         Read::Str(s) => lua.create_string(s).map(Value::String),
         Read::Pos(p) => pos_table(lua, p).map(Value::Table),
-        Read::Name => lua.create_string(&r.name).map(Value::String),
+        Read::Name => lua.create_string(&*r.name).map(Value::String),
         // The names of the option cards it holds, in the order drawn.
         Read::Options(_) => {
             values::strings(lua, r.options.iter().map(|o| o.name.as_str())).map(Value::Table)
@@ -1095,7 +1095,7 @@ impl UserData for Ctx {
                 w.state.log(
                     Some(id),
                     "card_kept",
-                    crate::detail! {"key" => key, "card" => card.to_string()},
+                    crate::detail! {"card" => card.to_string(), "key" => key},
                 );
                 Ok(true)
             },
@@ -1126,7 +1126,7 @@ impl UserData for Ctx {
                 w.state.log(
                     Some(id),
                     "card_unkept",
-                    crate::detail! {"key" => key, "card" => kept.card.to_string()},
+                    crate::detail! {"card" => kept.card.to_string(), "key" => key},
                 );
                 drop(w);
                 card_table(lua, &kept.card).map(Some)

@@ -391,7 +391,7 @@ impl<'a> Resolver<'a> {
     }
 
     fn robot_name(&self, id: RobotId) -> String {
-        self.link.world.borrow().state.robots[id].name.clone()
+        self.link.world.borrow().state.robots[id].name.to_string()
     }
 
     /// Calls a script handler under the instruction budget (shared by nested calls) and turns

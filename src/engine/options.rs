@@ -172,7 +172,7 @@ impl<'a> Resolver<'a> {
         // `hidden`: the answer tells what is face down (Dual Processor's register); a
         // playtest table shows it to no one else.
         self.world().state.log(Some(id), "chose", || {
-            let mut d = detail! {"question" => key.to_string(), "answer" => answer.clone(), "default" => default};
+            let mut d = detail! {"answer" => answer.clone(), "default" => default, "question" => key.to_string()};
             if hidden {
                 d.insert("hidden", true);
             }

@@ -86,7 +86,7 @@ impl<'a> Resolver<'a> {
         w.state.log(
             Some(id),
             "card_set",
-            || detail! {"in_register" => register, "from" => shown(before), "to" => shown(card), "why" => why.to_string()},
+            || detail! {"from" => shown(before), "in_register" => register, "to" => shown(card), "why" => why.to_string()},
         );
         Ok(())
     }

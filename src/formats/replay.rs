@@ -91,7 +91,7 @@ impl ReplayLog {
                 .robots
                 .iter()
                 .map(|r| RecordedRobot {
-                    name: r.name.clone(),
+                    name: r.name.to_string(),
                     at: r.at,
                     facing: r.facing,
                     damage: r.damage,
@@ -160,7 +160,7 @@ impl ReplayLog {
             .robots
             .iter()
             .map(|r| {
-                let mut robot = Robot::new(&r.name, r.at, r.facing);
+                let mut robot = Robot::new(r.name.as_str(), r.at, r.facing);
                 robot.damage = r.damage;
                 robot.lives = r.lives;
                 robot.flags = r.flags;

@@ -188,8 +188,8 @@ fn expectations(
 ) -> Result<Vec<(String, Expect)>> {
     let mut expect = Vec::new();
     for (name, e) in tables {
-        if !robots.iter().any(|r| r.name == name) {
-            let known: Vec<&str> = robots.iter().map(|r| r.name.as_str()).collect();
+        if !robots.iter().any(|r| *r.name == *name) {
+            let known: Vec<&str> = robots.iter().map(|r| &*r.name).collect();
             return Err(source.error_at(
                 e.span().start,
                 format!(
@@ -458,7 +458,7 @@ impl Scenario {
                     other.name, r.name
                 )));
             }
-            if robots.iter().any(|o| o.name == r.name) {
+            if robots.iter().any(|o| *o.name == *r.name) {
                 return Err(at_err(format!("two robots are named `{}`", r.name)));
             }
             if r.program.len() > REGISTERS {
@@ -494,7 +494,7 @@ impl Scenario {
             if r.facing.is_none() {
                 unfaced.push(robots.len());
             }
-            let mut robot = Robot::new(&r.name, at, r.facing.unwrap_or(Dir::N));
+            let mut robot = Robot::new(r.name.as_str(), at, r.facing.unwrap_or(Dir::N));
             robot.damage = r.damage;
             robot.lives = r.lives;
             robot.flags = r.flags;
@@ -616,7 +616,7 @@ impl Scenario {
         let mut failures = Vec::new();
         for (name, e) in expect {
             // Names are checked at load; a state from elsewhere (a replay) may lack one.
-            let Some(robot) = state.robots.iter().find(|r| &r.name == name) else {
+            let Some(robot) = state.robots.iter().find(|r| *r.name == **name) else {
                 failures.push(Failure::missing(name));
                 continue;
             };

@@ -326,7 +326,7 @@ impl Setup {
                         ))
                     })?;
                 let facing = seat.facing.or(start.facing).unwrap_or(Dir::N);
-                let mut robot = Robot::new(&seat.name, start.at, facing);
+                let mut robot = Robot::new(seat.name.as_str(), start.at, facing);
                 robot.lives = self.lives;
                 for name in &seat.options {
                     let def = rules.option_def(name).ok_or_else(|| {
@@ -783,10 +783,10 @@ impl TurnLoop<'_> {
                 state.log(
                     Some(hand.robot),
                     "programmed",
-                    || detail! {"program" => shown, "power_down" => power_down},
+                    || detail! {"power_down" => power_down, "program" => shown},
                 );
                 records.push(Dealt {
-                    robot: state.robots[hand.robot].name.clone(),
+                    robot: state.robots[hand.robot].name.to_string(),
                     hand: hand.cards.clone(),
                     program,
                     power_down,
@@ -824,7 +824,7 @@ impl TurnLoop<'_> {
         self.progress.phase = match winner {
             Some(id) => {
                 self.progress.outcome = Some(Outcome::Won {
-                    robot: state.robots[id].name.clone(),
+                    robot: state.robots[id].name.to_string(),
                     turn: state.turn,
                 });
                 Phase::Over

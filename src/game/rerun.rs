@@ -118,7 +118,7 @@ impl Recorded<'_> {
             (state.turn, state.robots[robot].name.clone())
         };
         self.turn(engine)
-            .and_then(|t| t.dealt.iter().find(|d| d.robot == name))
+            .and_then(|t| t.dealt.iter().find(|d| *d.robot == *name))
             .ok_or_else(|| {
                 Error::Other(format!(
                     "the recording has no program for {name} in turn {turn}"

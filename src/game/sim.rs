@@ -58,10 +58,10 @@ impl Counter {
     /// placing).
     fn sync(&mut self, state: &State) {
         for r in state.robots.iter().filter(|r| r.is_active()) {
-            match self.at.get_mut(r.name.as_str()) {
+            match self.at.get_mut(&*r.name) {
                 Some(at) => *at = r.at,
                 None => {
-                    self.at.insert(Arc::from(r.name.as_str()), r.at);
+                    self.at.insert(r.name.clone(), r.at);
                 }
             }
         }

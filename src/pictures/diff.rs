@@ -56,7 +56,7 @@ pub fn compare(before: &Resolution, after: &Resolution) -> Diff {
         match after.robots.iter().find(|a| a.name == b.name) {
             Some(a) => robots.extend(robot_differences(b, a)),
             None => robots.push(Difference {
-                robot: b.name.clone(),
+                robot: b.name.to_string(),
                 what: "robot",
                 before: "present".into(),
                 after: "gone".into(),
@@ -66,7 +66,7 @@ pub fn compare(before: &Resolution, after: &Resolution) -> Diff {
     for a in &after.robots {
         if !before.robots.iter().any(|b| b.name == a.name) {
             robots.push(Difference {
-                robot: a.name.clone(),
+                robot: a.name.to_string(),
                 what: "robot",
                 before: "absent".into(),
                 after: "new".into(),
@@ -113,7 +113,7 @@ fn robot_differences(b: &Robot, a: &Robot) -> Vec<Difference> {
         .into_iter()
         .filter(|(_, before, after)| before != after)
         .map(|(what, before, after)| Difference {
-            robot: b.name.clone(),
+            robot: b.name.to_string(),
             what,
             before,
             after,

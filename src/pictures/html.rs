@@ -212,7 +212,7 @@ pub fn game_frames(turns: &[TurnRecord]) -> Vec<Frame> {
         let programs = |robots: &[Robot]| -> Vec<Robot> {
             let mut robots = robots.to_vec();
             for robot in &mut robots {
-                if let Some(dealt) = turn.dealt.iter().find(|d| d.robot == robot.name) {
+                if let Some(dealt) = turn.dealt.iter().find(|d| *d.robot == *robot.name) {
                     robot.program.clone_from(&dealt.program);
                 }
             }

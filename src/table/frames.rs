@@ -413,7 +413,7 @@ mod tests {
     fn the_answer_to_a_hidden_question_is_hidden() {
         let secrets = Secrets::new(&[], 0, &[]);
         let chose = |hidden: bool| {
-            let mut detail = crate::detail! {"question" => "dual_processor", "answer" => "4", "default" => false};
+            let mut detail = crate::detail! {"answer" => "4", "default" => false, "question" => "dual_processor"};
             if hidden {
                 detail.insert("hidden", true);
             }

@@ -26,7 +26,7 @@ pub fn of(robots: &[Robot], history: &[TurnRecord]) -> Vec<Standing> {
     let mut out: Vec<Standing> = robots
         .iter()
         .map(|r| Standing {
-            robot: r.name.clone(),
+            robot: r.name.to_string(),
             player: None,
             flags: r.flags,
             lives: r.lives.max(0),

@@ -154,11 +154,11 @@ fn view(
             let shown = match frame.moment.stage.as_str() {
                 "start" => 0,
                 "end" => 5,
-                _ if cards_done || acted.contains(&r.name) => frame.moment.register,
+                _ if cards_done || acted.contains(&*r.name) => frame.moment.register,
                 _ => frame.moment.register.saturating_sub(1),
             };
             RobotView {
-                name: r.name.clone(),
+                name: r.name.to_string(),
                 color: svg::robot_color(i, r),
                 at: r.at,
                 facing: r.facing,
@@ -253,7 +253,7 @@ fn beams(board: &Board, robots: &[Robot]) -> Vec<BeamView> {
                     .get("strength")
                     .and_then(Value::as_i64)
                     .unwrap_or(1),
-                hit: beam.hits.first().map(|&r| robots[r].name.clone()),
+                hit: beam.hits.first().map(|&r| robots[r].name.to_string()),
             })
         })
         .collect()
@@ -274,10 +274,7 @@ fn shots(robots: &[Robot], events: &[Event]) -> Vec<ShotView> {
         else {
             continue;
         };
-        let Some(target) = robots
-            .iter()
-            .find(|r| Some(r.name.as_str()) == e.robot.as_deref())
-        else {
+        let Some(target) = robots.iter().find(|r| Some(&*r.name) == e.robot.as_deref()) else {
             continue;
         };
         let text = |k: &str| e.detail.get(k).and_then(Value::as_str).map(String::from);
@@ -289,14 +286,14 @@ fn shots(robots: &[Robot], events: &[Event]) -> Vec<ShotView> {
         let shooter = text("shooter");
         match shots
             .iter_mut()
-            .find(|s| s.from == from && s.shooter == shooter && s.target == target.name)
+            .find(|s| s.from == from && s.shooter == shooter && *s.target == *target.name)
         {
             Some(shot) => shot.amount += dealt,
             None => shots.push(ShotView {
                 from,
                 to: target.at,
                 shooter,
-                target: target.name.clone(),
+                target: target.name.to_string(),
                 amount: dealt,
                 cause: text("cause").unwrap_or_default(),
             }),

@@ -138,7 +138,7 @@ impl Panel {
             robots: robots
                 .iter()
                 .map(|r| DebugRobot {
-                    name: r.name.clone(),
+                    name: r.name.to_string(),
                     program: (0..REGISTERS)
                         .map(|i| r.program.get(i).copied().flatten().map(|c| c.to_string()))
                         .collect(),
@@ -606,7 +606,7 @@ fn robot_id(m: &Game, name: &str) -> Result<usize, String> {
         format!(
             "there is no robot `{}`{}",
             name.escape_debug(),
-            crate::error::suggest(name, state.robots.iter().map(|r| r.name.as_str()))
+            crate::error::suggest(name, state.robots.iter().map(|r| &*r.name))
         )
     })
 }
