@@ -711,11 +711,16 @@ macro_rules! detail {
             $crate::state::in_order(&[$($key),+]),
             "the names of a `detail!` are written in their order"
         );
-        $crate::state::Detail::sorted(vec![
-            $((::std::borrow::Cow::Borrowed($key), $crate::state::Field::from($value))),+
-        ])
+        let mut fields = ::std::vec::Vec::with_capacity($crate::state::DETAIL_ROOM);
+        $(fields.push((::std::borrow::Cow::Borrowed($key), $crate::state::Field::from($value)));)+
+        $crate::state::Detail::sorted(fields)
     }};
 }
+
+/// The details a `detail!` makes room for: an event's details are few, and the engine adds
+/// one or two to some after the macro (a shot's source, what caused a move), which then need
+/// no second allocation.
+pub const DETAIL_ROOM: usize = 6;
 
 /// Whether `names` are in strictly increasing order (`detail!` checks its names with it as
 /// the program compiles).

@@ -8,7 +8,13 @@ use crate::board::Board;
 use crate::detail;
 use crate::geometry::{Dir, Pos, Rotation};
 use crate::state::{Detail, Robot, RobotId, State, StepSnapshot, LETHAL_DAMAGE};
+use smallvec::SmallVec;
 use std::rc::Rc;
+use std::sync::Arc;
+
+/// A few robots (a chain of pushes, a beam's hits, the robots a step moved): held without an
+/// allocation of their own up to a crowded chain, as they are made on every step.
+pub type Robots = SmallVec<[RobotId; 4]>;
 
 /// How a robot came to enter a square; scripts see it as `how` ("card", "push", ...).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,15 +86,15 @@ pub struct Closed {
 /// and the chain that moved, the mover first and each robot pushed by the one before it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stepped {
-    pub arrivals: Vec<Arrival>,
-    pub chain: Vec<RobotId>,
+    pub arrivals: SmallVec<[Arrival; 2]>,
+    pub chain: Robots,
 }
 
 /// What resolving the board pushers' pushes did (`World::flush_pushes`).
 pub type FlushedPushes = (
     Vec<(Arrival, Option<RobotId>)>,
     Vec<Blocked>,
-    Vec<(Vec<RobotId>, Dir)>,
+    Vec<(Robots, Dir)>,
 );
 
 /// Damage waiting to be applied at the end of a step (segment D fires all at once).
@@ -96,7 +102,8 @@ pub type FlushedPushes = (
 pub struct Hit {
     pub robot: RobotId,
     pub amount: i32,
-    pub cause: String,
+    /// What dealt it (`laser`, `robot laser`, a script's cause), shared with its events.
+    pub cause: Arc<str>,
     /// The side of the robot the damage came from (a beam's source), if it has one:
     /// Power-Down Shield blocks 1 point per side (rules.md §6.4).
     pub from: Option<Dir>,
@@ -113,7 +120,7 @@ pub struct Hit {
 impl Hit {
     /// `amount` damage to `robot` from a beam travelling in `dir` (so it comes from the
     /// opposite side), which its player may cancel by scrapping options.
-    pub fn beam(robot: RobotId, amount: i32, cause: String, dir: Dir, shot: Shot) -> Hit {
+    pub fn beam(robot: RobotId, amount: i32, cause: Arc<str>, dir: Dir, shot: Shot) -> Hit {
         Hit {
             robot,
             amount,
@@ -289,7 +296,7 @@ impl World {
             self.log_blocked(id, what, &chain, blocked);
             return Err(blocked);
         }
-        let mut arrivals = Vec::with_capacity(chain.len());
+        let mut arrivals = SmallVec::with_capacity(chain.len());
         for (i, &rid) in chain.iter().enumerate().rev() {
             let how = if i == 0 { how } else { How::Push };
             let to = self.state.robots[rid].at.step(dir);
@@ -340,8 +347,8 @@ impl World {
     /// The robot and the robots in line ahead of it in `dir`, up to the first free square
     /// (rules.md §3.2), and where a wall (or an edge an element closed to that robot) stops
     /// the chain, if one does.
-    pub fn chain(&self, id: RobotId, dir: Dir) -> (Vec<RobotId>, Option<Blocked>) {
-        let mut chain = vec![id];
+    pub fn chain(&self, id: RobotId, dir: Dir) -> (Robots, Option<Blocked>) {
+        let mut chain = Robots::from_elem(id, 1);
         let mut p = self.state.robots[id].at;
         loop {
             let robot = *chain.last().expect("the chain starts with the mover");
@@ -387,7 +394,7 @@ impl World {
         struct Push {
             dir: Dir,
             by: Option<String>,
-            chain: Vec<RobotId>,
+            chain: Robots,
             walled: Option<Blocked>,
             /// The square the front of the chain moves into.
             front: Pos,
@@ -795,7 +802,7 @@ impl World {
     }
 
     /// The robots a beam from `from` in `dir` hits, in order ([`trace`] on this game).
-    pub fn trace_beam(&self, from: Pos, dir: Dir, skip_start: bool, through: u32) -> Vec<RobotId> {
+    pub fn trace_beam(&self, from: Pos, dir: Dir, skip_start: bool, through: u32) -> Robots {
         trace(
             &self.board,
             &self.state.robots,
@@ -1048,7 +1055,7 @@ pub struct Sight {
 /// square of the robot that stopped it, or the last one before a wall or the board's edge).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Beam {
-    pub hits: Vec<RobotId>,
+    pub hits: Robots,
     pub end: Pos,
 }
 
@@ -1124,7 +1131,7 @@ pub fn trace(
         }
         nearest.map(|(_, i)| (i, robots[i].at))
     };
-    let mut hits = Vec::new();
+    let mut hits = Robots::new();
     let mut passes = through;
     // Each obstacle either stops the beam or uses up one pass.
     let mut stops = || {
@@ -1363,8 +1370,8 @@ mod tests {
                     let beam = trace(&board, &robots, from, dir, skip_start, through);
                     let (hits, end) = walked(&board, &robots, from, dir, skip_start, through);
                     prop_assert_eq!(
-                        &beam.hits,
-                        &hits,
+                        &beam.hits[..],
+                        &hits[..],
                         "from {} {} through {}",
                         from,
                         dir,

@@ -715,13 +715,11 @@ impl UserData for Ctx {
                 let cause = cause
                     .map(|c| logged_text(lua, Some(c), "ctx:fire_beam: the cause", ""))
                     .transpose()?;
-                let cause = cause.unwrap_or_else(|| {
-                    if shooter.is_some() {
-                        "robot laser".into()
-                    } else {
-                        "laser".into()
-                    }
-                });
+                let cause: std::sync::Arc<str> = match cause {
+                    Some(c) => c.into(),
+                    None if shooter.is_some() => "robot laser".into(),
+                    None => "laser".into(),
+                };
                 let through = through.unwrap_or(0);
                 let hits = with_resolver(lua, |e| {
                     e.fire_beam(start, dir, strength, &cause, shooter, through)
@@ -773,7 +771,7 @@ impl UserData for Ctx {
                     e.hit(crate::world::Hit {
                         robot: id,
                         amount,
-                        cause,
+                        cause: cause.into(),
                         from,
                         absorb: absorb.unwrap_or(true),
                         shot: None,

@@ -4,6 +4,10 @@
 
 use super::values;
 use super::*;
+use std::sync::{Arc, LazyLock};
+
+/// The cause of a robot's main laser's damage, made once.
+static ROBOT_LASER: LazyLock<Arc<str>> = LazyLock::new(|| Arc::from("robot laser"));
 
 impl<'a> Resolver<'a> {
     /// Every robot on the board that is not powered down fires its main laser forward
@@ -42,7 +46,7 @@ impl<'a> Resolver<'a> {
                 shooter: Some(id),
             };
             for target in hits {
-                self.shoot(target, strength, "robot laser", facing, shot)?;
+                self.shoot(target, strength, &ROBOT_LASER, facing, shot)?;
             }
         }
         Ok(())
@@ -82,10 +86,10 @@ impl<'a> Resolver<'a> {
         start: Pos,
         dir: Dir,
         strength: i32,
-        cause: &str,
+        cause: &Arc<str>,
         shooter: Option<RobotId>,
         through: u32,
-    ) -> Result<Vec<RobotId>> {
+    ) -> Result<crate::world::Robots> {
         let hits = self
             .link
             .world
@@ -103,8 +107,15 @@ impl<'a> Resolver<'a> {
 
     /// Damage from a beam travelling `dir`, fired as `shot` says: a [`Resolver::hit`] whose
     /// events name where the beam came from and who fired it.
-    pub fn shoot(&self, id: RobotId, amount: i32, cause: &str, dir: Dir, shot: Shot) -> Result<()> {
-        self.hit(Hit::beam(id, amount, cause.to_string(), dir, shot))
+    pub fn shoot(
+        &self,
+        id: RobotId,
+        amount: i32,
+        cause: &Arc<str>,
+        dir: Dir,
+        shot: Shot,
+    ) -> Result<()> {
+        self.hit(Hit::beam(id, amount, cause.clone(), dir, shot))
     }
 
     /// Deals a hit's damage: queued while the step fires a volley (segment D), otherwise at

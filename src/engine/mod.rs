@@ -147,7 +147,7 @@ enum Deed {
     Beam {
         dir: Dir,
         strength: i32,
-        cause: Rc<str>,
+        cause: std::sync::Arc<str>,
     },
 }
 

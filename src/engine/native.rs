@@ -528,11 +528,13 @@ unsafe fn quick_beam(state: *mut ffi::lua_State) -> Option<Hits> {
     if traced.len() > MAX_HITS {
         return None;
     }
-    let cause = cause.unwrap_or(if shooter.is_some() {
-        "robot laser"
-    } else {
-        "laser"
-    });
+    let cause: std::sync::Arc<str> = cause
+        .unwrap_or(if shooter.is_some() {
+            "robot laser"
+        } else {
+            "laser"
+        })
+        .into();
     let shot = Shot {
         from: start,
         shooter,
@@ -543,7 +545,7 @@ unsafe fn quick_beam(state: *mut ffi::lua_State) -> Option<Hits> {
     };
     for (i, &target) in traced.iter().enumerate() {
         hits.ids[i] = target;
-        world.queue_hit(Hit::beam(target, strength, cause.to_string(), dir, shot));
+        world.queue_hit(Hit::beam(target, strength, cause.clone(), dir, shot));
     }
     Some(hits)
 }
