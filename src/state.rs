@@ -603,6 +603,9 @@ pub struct State {
     pub quiet: bool,
 }
 
+/// Events a log makes room for when it begins: about what a crowded register logs.
+const LOG_ROOM: usize = 32;
+
 impl State {
     pub fn new(robots: Vec<Robot>, seed: u64) -> State {
         State {
@@ -647,6 +650,11 @@ impl State {
             return;
         }
         let robot = robot.map(|id| self.robots[id].name.clone());
+        if self.events.capacity() == 0 {
+            // A stage's log starts empty (the last one was handed on): room for a register's
+            // events at once, rather than four reallocations on the way there.
+            self.events.reserve(LOG_ROOM);
+        }
         self.events.push(Event {
             turn: self.turn,
             register: self.register,

@@ -592,6 +592,24 @@ fn the_native_belt_and_pusher_methods_say_what_is_wrong_as_the_others_do() {
 }
 
 #[test]
+fn the_native_repair_says_what_is_wrong_as_the_others_do() {
+    // `ctx:repair` is done natively when called right (native.rs); a wrong call goes to
+    // mlua's method.
+    handler_says(
+        "ctx:repair(robot, -1)",
+        "`ctx:repair`: argument `amount` must be 0 or more, got -1",
+    );
+    handler_says(
+        "ctx:repair(robot, 1.5)",
+        "`ctx:repair`: argument `amount` must be a whole number or nil, got the number 1.5, which has a fraction",
+    );
+    handler_says(
+        "ctx:repair(tile)",
+        "`ctx:repair`: argument `robot` must be a robot, got a table (a tile or a square? a robot is a handler's `robot`, or comes from ctx:robot_at(square) or ctx:robots())",
+    );
+}
+
+#[test]
 fn the_native_beam_says_what_is_wrong_as_the_others_do() {
     // In the laser step `ctx:fire_beam` is done natively when called right (native.rs); a
     // wrong call goes to mlua's method.

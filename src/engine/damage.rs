@@ -153,18 +153,23 @@ impl<'a> Resolver<'a> {
         }
         let defs = self.link.defs.clone();
         let names = &self.link.names;
-        // `info` = { cause, from, absorb }, made by `calls.damage` in the handler's call.
-        let cause = names
-            .cause(self.lua, &hit.cause)
-            .map_err(|e| Error::Script(lua_message(&e)))?;
+        // `info` = { cause, from, absorb }, made by `calls.damage` in the handler's call (only
+        // if a handler listens: most hits are heard by nobody).
         let from = hit.from.map(|d| names.dir(d));
+        let cause = std::cell::OnceCell::new();
         // Each listener sees what the ones before it left of the damage.
         let amount = Cell::new(hit.amount);
         self.hear(
             Hook::Damage,
             About::robot(&id),
             Some(&names.calls.damage),
-            |_| Ok((amount.get(), &cause, from, hit.absorb)),
+            |_| {
+                if cause.get().is_none() {
+                    _ = cause.set(names.cause(self.lua, &hit.cause)?);
+                }
+                let cause = cause.get().expect("set just now");
+                Ok((amount.get(), cause, from, hit.absorb))
+            },
             |heard, returned| {
                 let before = amount.get();
                 let new = taken_damage(&returned, before)?;

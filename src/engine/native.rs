@@ -2,8 +2,8 @@
 //! reading a robot's or ctx's fields (`robot.x`, `ctx.register`), the belt and pusher
 //! primitives, which only queue a move (`ctx:convey`, `ctx:queue_push`), and a board laser's
 //! beam in the laser step, where its hits are only queued (`ctx:fire_beam`), a turn no
-//! `on_rotate` handler may change (`ctx:rotate`, gears), `ctx:robot_at`, and `ctx:log` with
-//! flat details.
+//! `on_rotate` handler may change (`ctx:rotate`, gears), a repair site's `ctx:repair`,
+//! `ctx:robot_at`, and `ctx:log` with flat details.
 //!
 //! Through mlua a field read was a Lua function (mlua's `__index`) and a Rust callback, about
 //! 200 ns, more than most handlers spend on their own work (`#robot.options`, read by the
@@ -289,6 +289,27 @@ unsafe extern "C-unwind" fn rotate(state: *mut ffi::lua_State) -> c_int {
     }
     ffi::lua_pushboolean(state, 1);
     1
+}
+
+/// `ctx:repair(robot, amount)` (a repair site's end of turn) with a plain whole amount of 0 or
+/// more, or none (1); `None`, untouched, for anything mlua's method must judge.
+unsafe fn quick_repair(state: *mut ffi::lua_State) -> Option<()> {
+    let game = ctx_call(state, 2..=3)?;
+    let id = robot_arg(state, &game, 2)?;
+    let amount = int_arg::<i32>(state, 3)?.unwrap_or(1);
+    if amount < 0 {
+        return None;
+    }
+    game.world.try_borrow_mut().ok()?.repair(id, amount);
+    Some(())
+}
+
+unsafe extern "C-unwind" fn repair(state: *mut ffi::lua_State) -> c_int {
+    // Everything `quick_repair` held is dropped before the call below, which may raise.
+    if quick_repair(state).is_none() {
+        return slow_method(state);
+    }
+    0
 }
 
 /// `ctx:robot_at(square)` for a tile's `at` or a plain `{ x =, y = }` of integers: `Some`
@@ -577,14 +598,15 @@ unsafe extern "C-unwind" fn fire_beam(state: *mut ffi::lua_State) -> c_int {
 }
 
 /// Puts the native `ctx:convey`, `ctx:queue_push`, `ctx:fire_beam`, `ctx:rotate`,
-/// `ctx:robot_at` and `ctx:log` in ctx's method table
-/// `methods`, in front of mlua's (their upvalues). Once per Lua state.
+/// `ctx:repair`, `ctx:robot_at` and `ctx:log` in ctx's method table `methods`, in front of
+/// mlua's (their upvalues). Once per Lua state.
 pub fn install_methods(lua: &Lua, methods: &mlua::Table) -> mlua::Result<()> {
-    let natives: [(&str, ffi::lua_CFunction); 6] = [
+    let natives: [(&str, ffi::lua_CFunction); 7] = [
         ("convey", convey),
         ("queue_push", queue_push),
         ("fire_beam", fire_beam),
         ("rotate", rotate),
+        ("repair", repair),
         ("robot_at", robot_at),
         ("log", log),
     ];
