@@ -80,11 +80,20 @@ fn mask<'h, F: 'h>(handlers: impl Iterator<Item = &'h Handlers<Hook, F>>) -> u32
 }
 
 impl Listening {
-    pub fn new(defs: &Defs) -> Listening {
+    /// The rule set's listeners on `board`: the squares' are those of the tiles on it, less
+    /// the hooks a tile ignores (an element loaded but on no square of this board listens
+    /// to nothing).
+    pub fn new(defs: &Defs, board: &Board) -> Listening {
+        let heard = |t: usize| {
+            let hooks = defs.elements[board.tiles[t].element].hooks.keys();
+            hooks
+                .filter(|&&hook| board.hears(t, hook))
+                .fold(0, |m, &hook| m | bit(hook))
+        };
         Listening {
             rules: mask(defs.rules.iter().map(|r| &r.hooks)),
             options: mask(defs.options.iter().map(|o| &o.hooks)),
-            squares: mask(defs.elements.iter().map(|e| &e.hooks)),
+            squares: (0..board.tiles.len()).fold(0, |m, t| m | heard(t)),
         }
     }
 

@@ -317,7 +317,7 @@ impl Link {
             tiles,
             squares,
             plans,
-            listening: Listening::new(&rules.defs),
+            listening: Listening::new(&rules.defs, &board),
             any_blocking,
             handled: rally.get("HANDLED")?,
             // Host code: it runs without the count hook, whatever the budget says.
