@@ -243,7 +243,8 @@ impl Board {
         p.x >= 0 && p.y >= 0 && p.x < self.width && p.y < self.height
     }
 
-    fn index(&self, p: Pos) -> Option<usize> {
+    /// The square's index in row order, if it is on the board.
+    pub fn index(&self, p: Pos) -> Option<usize> {
         self.contains(p).then(|| (p.y * self.width + p.x) as usize)
     }
 

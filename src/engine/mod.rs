@@ -125,6 +125,9 @@ struct StepPlan {
     /// Per tile, what its element does to the robots standing on it (`steps`); empty when
     /// no element on the board does anything, so the step never looks at the robots.
     standing: Vec<Option<Act>>,
+    /// Per square (`Board::index`), whether a tile there acts on a robot standing on it: a
+    /// robot elsewhere is passed over at a glance.
+    acting: Vec<bool>,
 }
 
 /// What a tile does in a step: call its element's function, or a declared effect
@@ -240,6 +243,15 @@ impl StepPlan {
             .iter()
             .map(|t| Act::new(element(t).steps.get(&step)?, t))
             .collect();
+        let acting = match standing.iter().any(Option::is_some) {
+            true => (0..board.width * board.height)
+                .map(|i| {
+                    let at = Pos::new(i % board.width, i / board.width);
+                    board.tiles_at(at).iter().any(|&t| standing[t].is_some())
+                })
+                .collect(),
+            false => Vec::new(),
+        };
         StepPlan {
             rules: rules
                 .rules
@@ -254,11 +266,12 @@ impl StepPlan {
                 .enumerate()
                 .filter_map(|(i, t)| Some((i, Act::new(element(t).tile_steps.get(&step)?, t)?)))
                 .collect(),
-            standing: if standing.iter().any(Option::is_some) {
-                standing
-            } else {
+            standing: if acting.is_empty() {
                 Vec::new()
+            } else {
+                standing
             },
+            acting,
         }
     }
 }
@@ -554,7 +567,7 @@ impl<'a> Resolver<'a> {
                 }
                 Listener::Square => {
                     if !plan.standing.is_empty() {
-                        self.standing_steps(step, &plan.standing)?;
+                        self.standing_steps(step, plan)?;
                     }
                 }
             }
@@ -583,26 +596,24 @@ impl<'a> Resolver<'a> {
 
     /// Calls the handlers of a step for the robots standing on tiles that have one, robots in
     /// board order; a robot moved during the step is not visited again on its new square.
-    fn standing_steps(&self, step: usize, handlers: &[Option<Act>]) -> Result<()> {
+    fn standing_steps(&self, step: usize, plan: &StepPlan) -> Result<()> {
         let board = self.board();
-        let standing: Vec<(RobotId, Pos)> = {
+        let standing: smallvec::SmallVec<[(RobotId, Pos); 8]> = {
             let w = self.link.world.borrow();
-            let mut v: Vec<(RobotId, Pos)> = w
+            let mut v: smallvec::SmallVec<[(RobotId, Pos); 8]> = w
                 .state
                 .robots
                 .iter()
                 .enumerate()
-                .filter(|(_, r)| {
-                    r.is_active() && board.tiles_at(r.at).iter().any(|&t| handlers[t].is_some())
-                })
+                .filter(|(_, r)| r.is_active() && board.index(r.at).is_some_and(|i| plan.acting[i]))
                 .map(|(i, r)| (i, r.at))
                 .collect();
-            v.sort_by_key(|(i, p)| (p.y, p.x, *i));
+            v.sort_unstable_by_key(|&(i, p)| (p.y, p.x, i));
             v
         };
         for (id, at) in standing {
             for &t in board.tiles_at(at) {
-                let Some(act) = &handlers[t] else {
+                let Some(act) = &plan.standing[t] else {
                     continue;
                 };
                 if !self.is_at(id, at) {
