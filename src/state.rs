@@ -67,19 +67,29 @@ pub struct Robot {
 /// overwrites: a register's transaction and a bot's rehearsals copy the state over and over.
 /// The destructuring is exhaustive, so a new field cannot be forgotten. The maps (after
 /// `maps:`) are copied only when one of the two holds something: a map's own `clone_from`
-/// drops and rebuilds it even when both are empty, as most robots' are.
+/// drops and rebuilds it even when both are empty, as most robots' are. The shared values
+/// (after `shared:`, `Arc`s) are copied only when the two differ: the copy and the drop of
+/// an `Arc` are two atomic operations, for a value that is almost always the same one.
 macro_rules! clone_reusing {
-    ($ty:ident { $($field:ident),* $(,)? } maps: { $($map:ident),* $(,)? }) => {
+    ($ty:ident { $($field:ident),* $(,)? } maps: { $($map:ident),* $(,)? }
+        shared: { $($arc:ident),* $(,)? }) => {
         impl Clone for $ty {
             fn clone(&self) -> $ty {
-                $ty { $($field: self.$field.clone(),)* $($map: self.$map.clone()),* }
+                $ty {
+                    $($field: self.$field.clone(),)*
+                    $($map: self.$map.clone(),)*
+                    $($arc: self.$arc.clone(),)*
+                }
             }
 
             fn clone_from(&mut self, source: &$ty) {
-                let $ty { $($field,)* $($map),* } = self;
+                let $ty { $($field,)* $($map,)* $($arc),* } = self;
                 $($field.clone_from(&source.$field);)*
                 $(if !($map.is_empty() && source.$map.is_empty()) {
                     $map.clone_from(&source.$map);
+                })*
+                $(if !Arc::ptr_eq($arc, &source.$arc) {
+                    $arc.clone_from(&source.$arc);
                 })*
             }
         }
@@ -87,7 +97,6 @@ macro_rules! clone_reusing {
 }
 
 clone_reusing!(Robot {
-    name,
     at,
     facing,
     damage,
@@ -101,7 +110,7 @@ clone_reusing!(Robot {
     hand,
     tokens,
     destroyed_order,
-} maps: { vars, kept });
+} maps: { vars, kept } shared: { name });
 
 clone_reusing!(State {
     turn,
@@ -117,7 +126,7 @@ clone_reusing!(State {
     copied,
     finished,
     quiet,
-} maps: { vars });
+} maps: { vars } shared: {});
 
 impl Robot {
     pub fn new(name: impl Into<Arc<str>>, at: Pos, facing: Dir) -> Robot {

@@ -40,9 +40,12 @@ impl<'a> Resolver<'a> {
     /// order they were drawn. (One a hot reload removed is skipped.)
     pub(super) fn held_options(&self, id: RobotId) -> Vec<(usize, String)> {
         let w = self.link.world.borrow();
-        w.state.robots[id]
-            .options
-            .iter()
+        let held = &w.state.robots[id].options;
+        if held.is_empty() {
+            // Most robots hold none, and every hook asks for each robot it is about.
+            return Vec::new();
+        }
+        held.iter()
             .filter_map(|o| {
                 let def = self
                     .link
