@@ -35,7 +35,9 @@ pub struct Robot {
     pub destroyed: bool,
     pub powered_down: bool,
     /// What scripts remember about this robot (an ice robot's speed, a portal cooldown...).
-    pub vars: Map<String, Value>,
+    /// Shared with the copies of the state until a script writes (`ctx:set_var`), so a
+    /// register's copy for a rollback, or a bot's rehearsal, copies no map.
+    pub vars: Vars,
     /// Option cards held, in the order they were drawn (rules.md §6.6). Omitted from the
     /// JSON while empty, so games without options print what they always printed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -62,6 +64,9 @@ pub struct Robot {
     #[serde(skip)]
     pub destroyed_order: Option<u64>,
 }
+
+/// Script memory (`ctx:set_var`, `ctx:set_game_var`): copied on write.
+pub type Vars = Arc<Map<String, Value>>;
 
 /// `Clone` for the state's types, whose `clone_from` reuses the allocations of the value it
 /// overwrites: a register's transaction and a bot's rehearsals copy the state over and over.
@@ -110,7 +115,7 @@ clone_reusing!(Robot {
     hand,
     tokens,
     destroyed_order,
-} maps: { vars, kept } shared: { name });
+} maps: { kept } shared: { name, vars });
 
 clone_reusing!(State {
     turn,
@@ -126,7 +131,7 @@ clone_reusing!(State {
     copied,
     finished,
     quiet,
-} maps: { vars } shared: {});
+} maps: {} shared: { vars });
 
 impl Robot {
     pub fn new(name: impl Into<Arc<str>>, at: Pos, facing: Dir) -> Robot {
@@ -140,7 +145,7 @@ impl Robot {
             archive: at,
             destroyed: false,
             powered_down: false,
-            vars: Map::new(),
+            vars: Vars::default(),
             options: Vec::new(),
             program: Vec::new(),
             hand: Vec::new(),
@@ -579,8 +584,8 @@ pub struct State {
     pub register: u8,
     pub robots: Vec<Robot>,
     pub rng: Rng,
-    /// Game-wide script memory.
-    pub vars: Map<String, Value>,
+    /// Game-wide script memory, shared as a robot's is.
+    pub vars: Vars,
     pub events: Vec<Event>,
     /// Counts destructions, so re-entry can follow their order.
     pub destructions: u64,
@@ -622,7 +627,7 @@ impl State {
             register: 0,
             robots,
             rng: Rng::new(seed),
-            vars: Map::new(),
+            vars: Vars::default(),
             events: Vec::new(),
             destructions: 0,
             segment: "setup".into(),

@@ -191,6 +191,34 @@ fn a_runtime_error_rolls_the_register_back() {
 }
 
 #[test]
+fn vars_written_in_a_failed_register_are_as_they_were() {
+    // The copy of the state kept for a rollback shares the vars with the game until a
+    // script writes: a write must go to the game's own copy, never to the shared map.
+    let run = |fail: bool| {
+        let element = format!(
+            "return rally.element {{ name = 'trap', on_card = function(ctx, tile, robot, card)\n\
+             ctx:set_var(robot, 'n', robot.vars.n + 1)\nctx:set_game_var('g', 2)\n\
+             if {fail} then error('boom') end\nend }}"
+        );
+        let (dir, rules) = load(&element);
+        let path = dir.path().join("s.toml");
+        let scenario = harness::TRAP_BOARD.replace("program =", "vars = { n = 1 }\nprogram =");
+        std::fs::write(&path, scenario).unwrap();
+        let scenario = Scenario::load(&path).unwrap();
+        let mut game = scenario.start(rules.unwrap()).unwrap();
+        let failed = scenario.resolve(&mut game).is_err();
+        let state = game.state();
+        (
+            failed,
+            state.robots[0].vars["n"].clone(),
+            state.vars.get("g").cloned(),
+        )
+    };
+    assert_eq!(run(true), (true, 1.into(), None), "rolled back");
+    assert_eq!(run(false), (false, 2.into(), Some(2.into())), "kept");
+}
+
+#[test]
 fn tiles_are_read_only() {
     let (_, _, err) = run_trap("tile.dir = 'N'");
     assert!(err.contains("read-only"), "{err}");

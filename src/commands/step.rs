@@ -321,7 +321,7 @@ fn vars(r: &crate::state::Robot) -> String {
         return format!("  {} has no vars\n", r.name);
     }
     let mut out = String::new();
-    for (key, value) in &r.vars {
+    for (key, value) in r.vars.iter() {
         let _ = writeln!(out, "  {key} = {value}");
     }
     crate::text::clean(&out).into_owned()

@@ -277,7 +277,7 @@ fn set_var(
     lua: &Lua,
     key: String,
     value: Value,
-    vars: impl FnOnce(&mut crate::world::World) -> &mut serde_json::Map<String, serde_json::Value>,
+    vars: impl FnOnce(&mut crate::world::World) -> &mut crate::state::Vars,
     what: &str,
 ) -> mlua::Result<()> {
     store::text(lua, &key, &format!("{what}: the key"))?;
@@ -296,7 +296,8 @@ fn set_var(
             .sum()
     })?;
     let mut w = link.world.borrow_mut();
-    let vars = vars(&mut w);
+    // The map is copied here only if a copy of the state still shares it.
+    let vars = std::sync::Arc::make_mut(vars(&mut w));
     if json.is_null() {
         vars.remove(&key);
     } else {

@@ -99,7 +99,7 @@ impl ReplayLog {
                     flags: r.flags,
                     archive: r.archive,
                     powered_down: r.powered_down,
-                    vars: r.vars.clone(),
+                    vars: (*r.vars).clone(),
                     program: r.program.clone(),
                 })
                 .collect(),
@@ -166,7 +166,7 @@ impl ReplayLog {
                 robot.flags = r.flags;
                 robot.archive = r.archive;
                 robot.powered_down = r.powered_down;
-                robot.vars = r.vars.clone();
+                robot.vars = r.vars.clone().into();
                 robot.program = r.program.clone();
                 robot
             })

@@ -500,7 +500,7 @@ impl Scenario {
             robot.flags = r.flags;
             robot.archive = r.archive.map(Pos::from).unwrap_or(at);
             robot.powered_down = r.powered_down;
-            robot.vars = r.vars.clone();
+            robot.vars = r.vars.clone().into();
             robot.program = r.program.iter().map(|s| s.0).collect();
             robot.options = r
                 .options

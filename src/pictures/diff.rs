@@ -89,7 +89,7 @@ fn same_event(a: &Event, b: &Event) -> bool {
 }
 
 fn robot_differences(b: &Robot, a: &Robot) -> Vec<Difference> {
-    let vars = |r: &Robot| serde_json::Value::Object(r.vars.clone()).to_string();
+    let vars = |r: &Robot| serde_json::Value::Object((*r.vars).clone()).to_string();
     let properties: [(&'static str, String, String); 9] = [
         ("at", b.at.to_string(), a.at.to_string()),
         ("facing", b.facing.to_string(), a.facing.to_string()),

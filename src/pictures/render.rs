@@ -197,7 +197,11 @@ pub fn robot(r: &crate::state::Robot) -> String {
         line.push_str(", powered down");
     }
     if !r.vars.is_empty() {
-        let _ = write!(line, ", vars {}", serde_json::Value::Object(r.vars.clone()));
+        let _ = write!(
+            line,
+            ", vars {}",
+            serde_json::Value::Object((*r.vars).clone())
+        );
     }
     format!("{}\n", crate::text::clean_line(&line))
 }

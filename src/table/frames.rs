@@ -91,12 +91,13 @@ fn face_up(robots: &[Robot], revealed: usize, public: &BTreeSet<String>) -> Vec<
             program: (0..REGISTERS)
                 .map(|i| r.program.get(i).copied().flatten().filter(|_| i < revealed))
                 .collect(),
-            vars: r
-                .vars
-                .iter()
-                .filter(|(k, _)| public.contains(*k))
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
+            vars: std::sync::Arc::new(
+                r.vars
+                    .iter()
+                    .filter(|(k, _)| public.contains(*k))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            ),
             ..r.clone()
         })
         .collect()

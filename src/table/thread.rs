@@ -1549,7 +1549,7 @@ impl Table {
             rules: self.generation,
             seats,
             desk,
-            vars: robot.map(|r| self.robots[r].vars.clone()),
+            vars: robot.map(|r| (*self.robots[r].vars).clone()),
             question,
             timer_ms: self
                 .timer

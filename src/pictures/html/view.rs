@@ -167,7 +167,7 @@ fn view(
                 flags: r.flags,
                 destroyed: r.destroyed,
                 powered_down: r.powered_down,
-                vars: r.vars.clone(),
+                vars: (*r.vars).clone(),
                 options: r.options.iter().map(|o| o.name.clone()).collect(),
                 path: before.map_or_else(Vec::new, |b| path(board, b, r, &frame.events)),
                 was_facing: before.map(|b| b.facing).filter(|&f| f != r.facing),
