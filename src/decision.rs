@@ -12,6 +12,7 @@ use crate::state::RobotId;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, VecDeque};
+use std::path::{Path, PathBuf};
 
 /// The keys of the questions the turn loop itself asks (`game::questions`), for the
 /// choosers that recognise them.
@@ -75,6 +76,13 @@ pub trait Chooser {
     /// `asked` and `offered` expectations read them).
     fn asked(&self) -> &[Asked] {
         &[]
+    }
+
+    /// The file its answers were written in, if they were (a scenario's `choices`): an
+    /// answer that is not among a question's choices is then that file's mistake, and the
+    /// error names it. A chooser that picks among the choices it is offered has none.
+    fn origin(&self) -> Option<&Path> {
+        None
     }
 }
 
@@ -186,6 +194,8 @@ pub struct Fixed {
     asked: Vec<Asked>,
     /// Whether the last answer given was a recorded time-out.
     timed_out: bool,
+    /// The file the answers were written in ([`Chooser::origin`]).
+    origin: Option<PathBuf>,
 }
 
 /// What is left of one fixed answer.
@@ -227,6 +237,15 @@ impl Fixed {
                 .collect(),
             asked: Vec::new(),
             timed_out: false,
+            origin: None,
+        }
+    }
+
+    /// The same answers, said to be written in `file` ([`Chooser::origin`]).
+    pub fn written_in(self, file: &Path) -> Fixed {
+        Fixed {
+            origin: Some(file.to_path_buf()),
+            ..self
         }
     }
 
@@ -246,6 +265,7 @@ impl Fixed {
                 .collect(),
             asked: Vec::new(),
             timed_out: false,
+            origin: None,
         }
     }
 }
@@ -261,6 +281,10 @@ impl Chooser for Fixed {
 
     fn reads_words(&self) -> bool {
         false
+    }
+
+    fn origin(&self) -> Option<&Path> {
+        self.origin.as_deref()
     }
 
     fn choose(&mut self, q: &Question) -> Option<String> {

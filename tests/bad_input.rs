@@ -45,6 +45,8 @@ fn each_mistake_gets_file_line_and_exit_2() {
         (format!("{}[[robot]]\nname = \"B\"\nat = [1, 0]\nfacing = \"N\"\ndock = 1\n", robot("")), "s.toml:4:1: robot `A` has no `dock`: give every robot a dock number, or none"),
         (format!("{}[[robot]]\nname = \"B\"\nat = [1, 0]\nfacing = \"N\"\ndock = 2\n", robot("dock = 2\n")), "robots `A` and `B` both have dock 2"),
         (robot("program = [\"move1\", \"--\"]\n"), "unknown card `--`"),
+        // An answer is checked when the question is asked: the mistake is still the file's.
+        (format!("turns = 1\n{}", robot("damage = 1\nprograms = [[\"move1\"]]\nchoices = { power_down = \"maybe\" }\n")), "s.toml: robot `A`'s `choices`: `maybe` is not an answer to `power_down`; expected one of no, yes"),
     ];
     for (text, wanted) in cases {
         let out = run(&text);
@@ -59,5 +61,38 @@ fn each_mistake_gets_file_line_and_exit_2() {
             stderr.contains(wanted),
             "expected `{wanted}` for:\n{text}\ngot: {stderr}"
         );
+    }
+}
+
+/// `rally test` says which file failed once: a mistake in the file itself already begins
+/// with the file's name, a script's error is said after it.
+#[test]
+fn rally_test_names_the_failing_file_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let option = format!(
+        "{}options = [\"Nonesuch\"]\n[expect.A]\nat = [0, 0]\n",
+        robot("")
+    );
+    std::fs::write(dir.path().join("option.toml"), option).unwrap();
+    let answer = format!(
+        "turns = 1\n{}",
+        robot("damage = 1\nprograms = [[]]\nchoices = { power_down = \"maybe\" }\n[expect.A]\nat = [0, 0]\n")
+    );
+    std::fs::write(dir.path().join("answer.toml"), answer).unwrap();
+    let out = support::rally(dir.path(), &["test", "."]);
+    assert_eq!(out.status.code(), Some(1), "{}", support::text(&out));
+    let said = support::text(&out);
+    for (file, wanted) in [
+        ("option.toml", "there is no option `Nonesuch`"),
+        (
+            "answer.toml",
+            "robot `A`'s `choices`: `maybe` is not an answer",
+        ),
+    ] {
+        let line = said
+            .lines()
+            .find(|l| l.contains(wanted))
+            .unwrap_or_else(|| panic!("no `{wanted}` in:\n{said}"));
+        assert_eq!(line.matches(file).count(), 1, "{line}");
     }
 }

@@ -161,10 +161,17 @@ impl<'a> Resolver<'a> {
             None => question.default_answer().to_string(),
             Some(a) if question.choices.contains(&a) => a,
             Some(a) => {
-                return Err(Error::Script(format!(
-                    "robot {name}: `{a}` is not an answer to `{key}`; expected one of {}",
+                let wrong = format!(
+                    "`{a}` is not an answer to `{key}`; expected one of {}",
                     question.choices.join(", ")
-                )))
+                );
+                return Err(match self.link.chooser.borrow().origin() {
+                    Some(file) => Error::File {
+                        file: file.to_path_buf(),
+                        message: format!("robot `{name}`'s `choices`: {wrong}"),
+                    },
+                    None => Error::Script(format!("robot {name}: {wrong}")),
+                });
             }
         };
         // `default`: the answer is the question's default, whether the chooser said so or had

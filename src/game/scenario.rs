@@ -53,12 +53,12 @@ pub fn test_file(file: &Path, folders: &RuleFolders) -> Verdict {
         .and_then(|rules| scenario.start(rules))
         .and_then(|mut game| scenario.resolve(&mut game).map(|f| (game, f)));
     match result {
-        Err(e) => Verdict::Error(format!("{}: {e}", file.display())),
+        Err(e) => Verdict::Error(in_file(file, &e)),
         Ok((game, mut failures)) => {
             failures.extend(scenario.check(&game.state()));
             match scenario.check_game(&game) {
                 Ok(more) => failures.extend(more),
-                Err(e) => return Verdict::Error(format!("{}: {e}", file.display())),
+                Err(e) => return Verdict::Error(in_file(file, &e)),
             }
             if failures.is_empty() {
                 Verdict::Passed
@@ -66,6 +66,17 @@ pub fn test_file(file: &Path, folders: &RuleFolders) -> Verdict {
                 Verdict::Failed(failures)
             }
         }
+    }
+}
+
+/// `error` said as an error of the scenario `file`: after the file's name, unless it begins
+/// with it already (a mistake in the file itself, rather than in a script it ran).
+fn in_file(file: &Path, error: &Error) -> String {
+    match error {
+        Error::File { file: named, .. } | Error::At { file: named, .. } if named == file => {
+            error.to_string()
+        }
+        _ => format!("{}: {error}", file.display()),
     }
 }
 
@@ -111,7 +122,7 @@ impl Scenario {
                 robot.facing = facing;
             }
         }
-        engine.set_chooser(Box::new(Fixed::new(&self.choices)));
+        engine.set_chooser(self.answers());
         Ok(engine)
     }
 
@@ -119,7 +130,7 @@ impl Scenario {
     /// answers to questions all still to give, to resolve it again (`rally run --repeat`,
     /// `rally bench`). Returns the state it replaces.
     pub fn rewind(&self, engine: &mut Engine, start: State) -> State {
-        engine.set_chooser(Box::new(Fixed::new(&self.choices)));
+        engine.set_chooser(self.answers());
         engine.restore(start)
     }
 
@@ -346,6 +357,11 @@ impl Scenario {
             }
         }
         Ok(())
+    }
+
+    /// Who answers the questions: the file's `choices`, the rest by default.
+    fn answers(&self) -> Box<Fixed> {
+        Box::new(Fixed::new(&self.choices).written_in(&self.path))
     }
 
     fn error(&self, message: String) -> Error {
