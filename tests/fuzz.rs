@@ -1,5 +1,6 @@
 //! Fuzzing every kind of input file rally reads (issue 10): scenarios (with inline boards),
-//! board files, game files, saves, game replays and Tiled maps (JSON and XML), each mutated
+//! board files, game files, saves, game replays, Tiled maps (JSON and XML) and the Lua
+//! scripts of a project's elements and options, each mutated
 //! from a valid file (bytes flipped, tokens inserted, numbers made extreme, lines doubled,
 //! the file cut short) or made of random bytes. Whatever comes in, rally must not panic,
 //! must not hang, and its errors must name the file. Runs in `cargo test` with a fixed
@@ -55,30 +56,91 @@ const TOKENS: &[&str] = &[
     "true",
 ];
 
+/// Tokens worth inserting into a Lua script: the sandbox's edges (endless loops, huge
+/// strings, deep recursion), primitives given nonsense, and the language's own punctuation.
+const LUA_TOKENS: &[&str] = &[
+    "while true do end",
+    "for i = 1, 1e9 do end",
+    "string.rep('x', 2^30)",
+    "string.format('%99d', 1)",
+    "local function f() return f() + 1 end f()",
+    "setmetatable({}, { __index = function(t, k) return t[k] end }).x",
+    "coroutine.wrap(function() coroutine.yield() end)()",
+    "pcall(error)",
+    "error({})",
+    "collectgarbage()",
+    "load('return 1')",
+    "rawset(_G, 'x', 1)",
+    "ctx:move(robot, 1e308)",
+    "ctx:damage(robot, -1)",
+    "ctx:rotate(robot, 'sideways')",
+    "ctx:set_var(robot, 'k', { {} })",
+    "ctx:log('x', { a = {} })",
+    "ctx:choose(robot, 'k', {})",
+    "robot.x = 1",
+    "return nil",
+    "return {}",
+    "return ctx",
+    "rally.effect.rotate('turn')",
+    "ctx",
+    "robot",
+    "info",
+    "function",
+    "local",
+    "end",
+    "(",
+    ")",
+    "{",
+    "}",
+    "..",
+    "#",
+    "nil",
+    "0/0",
+    "math.huge",
+    "2^63",
+    "-1",
+    "\"",
+    "\n",
+];
+
+/// The tokens for an input named `name`.
+fn tokens_for(name: &str) -> &'static [&'static str] {
+    if name.ends_with(".lua") {
+        LUA_TOKENS
+    } else {
+        TOKENS
+    }
+}
+
 #[derive(Clone, Debug)]
 enum Mutation {
     Flip(Index, u8),
-    Insert(Index, usize),
+    /// Inserts a token (an index into the input's tokens).
+    Insert(Index, Index),
     Delete(Index, usize),
     /// Replaces the n-th run of digits with a token.
-    Number(Index, usize),
+    Number(Index, Index),
     DoubleLine(Index),
+    /// Inserts a token as a line of its own, before the n-th line: in a script, a statement
+    /// where one may stand, so that the script still runs and its calls are what is tried.
+    InsertLine(Index, Index),
     Truncate(Index),
 }
 
 fn mutation() -> impl Strategy<Value = Mutation> {
     prop_oneof![
         (any::<Index>(), any::<u8>()).prop_map(|(i, b)| Mutation::Flip(i, b)),
-        (any::<Index>(), 0..TOKENS.len()).prop_map(|(i, t)| Mutation::Insert(i, t)),
+        (any::<Index>(), any::<Index>()).prop_map(|(i, t)| Mutation::Insert(i, t)),
         (any::<Index>(), 1usize..40).prop_map(|(i, n)| Mutation::Delete(i, n)),
-        (any::<Index>(), 0..TOKENS.len()).prop_map(|(i, t)| Mutation::Number(i, t)),
-        (any::<Index>(), 0..TOKENS.len()).prop_map(|(i, t)| Mutation::Number(i, t)),
+        (any::<Index>(), any::<Index>()).prop_map(|(i, t)| Mutation::Number(i, t)),
+        (any::<Index>(), any::<Index>()).prop_map(|(i, t)| Mutation::Number(i, t)),
         any::<Index>().prop_map(Mutation::DoubleLine),
+        (any::<Index>(), any::<Index>()).prop_map(|(i, t)| Mutation::InsertLine(i, t)),
         any::<Index>().prop_map(Mutation::Truncate),
     ]
 }
 
-fn apply(bytes: &mut Vec<u8>, m: &Mutation) {
+fn apply(bytes: &mut Vec<u8>, m: &Mutation, tokens: &[&str]) {
     if bytes.is_empty() {
         bytes.push(b' ');
     }
@@ -89,7 +151,7 @@ fn apply(bytes: &mut Vec<u8>, m: &Mutation) {
         }
         Mutation::Insert(i, t) => {
             let at = i.index(bytes.len() + 1);
-            bytes.splice(at..at, TOKENS[*t].bytes());
+            bytes.splice(at..at, tokens[t.index(tokens.len())].bytes());
         }
         Mutation::Delete(i, n) => {
             let at = i.index(bytes.len());
@@ -114,21 +176,11 @@ fn apply(bytes: &mut Vec<u8>, m: &Mutation) {
             }
             if !runs.is_empty() {
                 let run = runs[i.index(runs.len())].clone();
-                bytes.splice(run, TOKENS[*t].bytes());
+                bytes.splice(run, tokens[t.index(tokens.len())].bytes());
             }
         }
         Mutation::DoubleLine(i) => {
-            let lines: Vec<usize> = std::iter::once(0)
-                .chain(
-                    bytes
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, b)| **b == b'\n')
-                        .map(|(k, _)| k + 1),
-                )
-                .filter(|&k| k < bytes.len())
-                .collect();
-            let start = lines[i.index(lines.len())];
+            let start = line_start(bytes, i);
             let end = bytes[start..]
                 .iter()
                 .position(|&b| b == b'\n')
@@ -136,11 +188,31 @@ fn apply(bytes: &mut Vec<u8>, m: &Mutation) {
             let line = bytes[start..end].to_vec();
             bytes.splice(start..start, line);
         }
+        Mutation::InsertLine(i, t) => {
+            let start = line_start(bytes, i);
+            let line = format!("{}\n", tokens[t.index(tokens.len())]);
+            bytes.splice(start..start, line.into_bytes());
+        }
         Mutation::Truncate(i) => {
             let at = i.index(bytes.len());
             bytes.truncate(at);
         }
     }
+}
+
+/// Where the line `i` picks begins (`bytes` is not empty).
+fn line_start(bytes: &[u8], i: &Index) -> usize {
+    let lines: Vec<usize> = std::iter::once(0)
+        .chain(
+            bytes
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| **b == b'\n')
+                .map(|(k, _)| k + 1),
+        )
+        .filter(|&k| k < bytes.len())
+        .collect();
+    lines[i.index(lines.len())]
 }
 
 /// The fuzz cases under way: each one's thread and when it began, for the watchdog. Only
@@ -257,6 +329,7 @@ fn fuzz(name: &str, seed: Option<Vec<u8>>, beside: &[(&str, Vec<u8>)], target: T
         std::fs::write(dir.path().join(file), bytes).unwrap();
     }
     let path = dir.path().join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     let config = Config {
         cases: std::env::var("PROPTEST_CASES")
             .ok()
@@ -268,12 +341,13 @@ fn fuzz(name: &str, seed: Option<Vec<u8>>, beside: &[(&str, Vec<u8>)], target: T
     // A fixed seed: the suite checks the same inputs every run (CI is repeatable).
     let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]);
     let mut runner = TestRunner::new_with_rng(config, rng);
+    let tokens = tokens_for(name);
     let input = match seed {
         Some(seed) => proptest::collection::vec(mutation(), 1..6)
             .prop_map(move |ms| {
                 let mut bytes = seed.clone();
                 for m in &ms {
-                    apply(&mut bytes, m);
+                    apply(&mut bytes, m, tokens);
                 }
                 bytes
             })
@@ -455,4 +529,47 @@ fn saves_and_replays() {
     fuzz("s.json", Some(place(save_text)), &[], save);
     fuzz("r.json", Some(place(replay_text.clone())), &[], replay);
     fuzz("r.json", None, &[], replay);
+}
+
+/// A project's script (`scripts/elements/NAME.lua` or `scripts/options/NAME.lua`, replacing
+/// the built-in one of that name) and the scenario `s.toml` beside `scripts/`, which uses it:
+/// the rules are loaded again for each case and the scenario resolved with them.
+fn script(path: &Path) -> rally::Result<()> {
+    let scenario_file = path.ancestors().nth(3).unwrap().join("s.toml");
+    let scenario = Scenario::load(&scenario_file)?;
+    let rules = RuleFolders::default().rules(Some(&scenario_file), Vec::new())?;
+    let mut game = scenario.start(rules)?;
+    scenario.resolve(&mut game).map(|_| ())
+}
+
+/// Elements' and options' scripts: one declaring its steps as effects (the gear), ones whose
+/// steps and hooks are Lua (oil, portals), an option's hooks (Ablative Coat). Whatever the
+/// script says, the sandbox holds: an error naming a file, no panic, no hang.
+#[test]
+fn scripts() {
+    for (script_file, scenario) in [
+        (
+            "scripts/elements/gear.lua",
+            "tests/acceptance/core/belt_then_gear.toml",
+        ),
+        (
+            "scripts/elements/oil.lua",
+            "tests/scenarios/expansion/oil/pushed_onto_oil_slides.toml",
+        ),
+        (
+            "scripts/elements/portal.lua",
+            "tests/scenarios/expansion/portal/back_up_through_portal.toml",
+        ),
+        (
+            "scripts/options/ablative_coat.lua",
+            "tests/scenarios/options/ablative_coat/over_registers.toml",
+        ),
+    ] {
+        fuzz(
+            script_file,
+            Some(read(script_file)),
+            &[("s.toml", read(scenario))],
+            script,
+        );
+    }
 }
